@@ -1,0 +1,40 @@
+# Kollect developer targets. `make help` lists them.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO        ?= go
+TOOLS_DIR := $(shell bash deploy/tools/build.sh dir)
+export KOLLECT_TOOLS_DIR := $(TOOLS_DIR)
+TEST_FLAGS ?= -count=1 -timeout 45m
+PKGS      ?= ./...
+
+.PHONY: help tools tools-dir generate build lint test
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
+
+tools: ## Build the real test peers (kube-apiserver, etcd, kubectl, sink servers) into the per-user cache.
+	@bash deploy/tools/build.sh
+
+tools-dir: ## Print the folder holding the built tools.
+	@echo $(TOOLS_DIR)
+
+generate: ## Regenerate deepcopy code, CRDs and generated docs.
+	$(GO) tool controller-gen object paths=./api/...
+	$(GO) tool controller-gen crd paths=./api/... output:crd:artifacts:config=deploy/crds
+	$(GO) test ./pkg/bus -run TestDocs -update >/dev/null
+
+build: ## Compile every package and the service binaries into bin/.
+	$(GO) build ./...
+	@mkdir -p bin
+	@for m in $$(find services -path '*/cmd/main.go' 2>/dev/null); do \
+	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); \
+	  echo "go build -o bin/$$n ./$$d"; $(GO) build -o bin/$$n ./$$d; done
+
+lint: ## gofmt and go vet must be clean.
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+test: tools ## Run every test against the real peers.
+	$(GO) test $(TEST_FLAGS) $(PKGS)

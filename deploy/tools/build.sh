@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the real test peers from the Go module proxy at pinned versions into a
+# per-user cache shared by every clone on this machine. What is present is not
+# rebuilt. Usage: build.sh [all|bigquery]   (prints progress on stderr)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# Bump PIN when any version below or a tools module changes: a new folder is built.
+PIN=k8s-1.37.2_etcd-3.6.16_r1
+K8S_VERSION=v1.37.2
+VERSITYGW_VERSION=v1.8.0
+FAKE_GCS_VERSION=v1.56.1
+dir=${KOLLECT_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kollect/tools/$PIN}
+
+case "${1:-all}" in
+dir) echo "$dir"; exit 0 ;;
+esac
+
+mkdir -p "$dir/envtest" "$dir/bin"
+export CGO_ENABLED=0 GOFLAGS=-mod=mod
+
+step() { printf '[tools] %s\n' "$*" >&2; }
+have() { [ -x "$1" ] && { step "present: $1"; return 0; }; return 1; }
+timed() { local t0=$SECONDS; "$@"; step "  done in $((SECONDS - t0))s"; }
+
+kube_ldflags="-s -w \
+ -X k8s.io/component-base/version.gitVersion=$K8S_VERSION \
+ -X k8s.io/component-base/version.gitMajor=1 \
+ -X k8s.io/component-base/version.gitMinor=37 \
+ -X k8s.io/component-base/version.gitTreeState=clean \
+ -X k8s.io/component-base/version.buildDate=2026-01-01T00:00:00Z \
+ -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION \
+ -X k8s.io/client-go/pkg/version.gitMajor=1 \
+ -X k8s.io/client-go/pkg/version.gitMinor=37"
+
+build_in() { # module-dir output package [ldflags]
+  local mod=$1 out=$2 pkg=$3 ld=${4:--s -w}
+  have "$out" && return 0
+  step "building $(basename "$out") ($pkg); the first build takes minutes"
+  (cd "$here/$mod" && timed go build -trimpath -ldflags "$ld" -o "$out.tmp" "$pkg") && mv "$out.tmp" "$out"
+}
+
+install_at() { # output module-path@version
+  local out=$1 pkg=$2
+  have "$out" && return 0
+  step "building $(basename "$out") ($pkg)"
+  local gobin; gobin=$(mktemp -d)
+  GOBIN=$gobin GOFLAGS= timed go install -trimpath -ldflags "-s -w" "$pkg"
+  mv "$gobin"/* "$out" && rmdir "$gobin"
+}
+
+build_in etcd "$dir/envtest/etcd" .
+build_in kube "$dir/envtest/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"
+build_in kube "$dir/envtest/kubectl" k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
+build_in ferretdb "$dir/bin/ferretdb" .
+install_at "$dir/bin/versitygw" "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+install_at "$dir/bin/fake-gcs-server" "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
+step "tools ready in $dir"
