@@ -1,0 +1,147 @@
+package busv1
+
+import "encoding/json"
+
+// Compiled config entries are written by control into the config KV bucket,
+// one key per object, with a key prefix per kind (see pkg/bus ConfigKey). The
+// kind in the key says which of TargetConfig, InventoryConfig or SinkConfig the
+// value holds. Deleting the object deletes the key (a KV tombstone); other
+// services converge on the latest value, level-based.
+
+// TargetConfig is the compiled desired state of a KollectTarget or a
+// KollectClusterTarget: the Target with its Profile and Scope resolved and
+// validated, everything the collector needs to select and extract.
+type TargetConfig struct {
+	// Kind is KindTarget or KindClusterTarget.
+	Kind Kind `json:"kind"`
+	// Namespace of the Target; empty for a ClusterTarget.
+	Namespace string `json:"namespace"`
+	// Name of the Target.
+	Name string `json:"name"`
+	// UID of the Target object.
+	UID string `json:"uid"`
+	// Generation is the Target's metadata.generation this entry was compiled
+	// from; status reports about it quote it back.
+	Generation int64 `json:"generation"`
+	// Suspend stops collection while true; existing rows are kept.
+	Suspend bool `json:"suspend,omitempty"`
+	// ProfileRef names the KollectProfile the Target references.
+	ProfileRef NamespacedName `json:"profileRef"`
+	// ProfileGeneration is the Profile's metadata.generation compiled in.
+	ProfileGeneration int64 `json:"profileGeneration"`
+	// Profile is the resolved KollectProfile spec (v1alpha1
+	// KollectProfileSpec as JSON), already validated by control.
+	Profile json.RawMessage `json:"profile"`
+	// Selection is the Target's spec (v1alpha1 KollectTargetSpec or
+	// KollectClusterTargetSpec as JSON): namespace and object selection,
+	// watch mode.
+	Selection json.RawMessage `json:"selection"`
+	// Scope is the spec of the Scope that bounds this Target (v1alpha1
+	// KollectScopeSpec or KollectClusterScopeSpec as JSON), absent when no
+	// Scope applies. The collector re-checks namespaces that appear later
+	// against it.
+	Scope json.RawMessage `json:"scope,omitempty"`
+}
+
+// InventoryConfig is the compiled desired state of a KollectInventory or a
+// KollectClusterInventory: the inventory with its sink bindings resolved and
+// its effective cadence computed, everything the aggregator needs.
+type InventoryConfig struct {
+	// Kind is KindInventory or KindClusterInventory.
+	Kind Kind `json:"kind"`
+	// Namespace of the inventory; empty for a ClusterInventory.
+	Namespace string `json:"namespace"`
+	// Name of the inventory.
+	Name string `json:"name"`
+	// UID of the inventory object.
+	UID string `json:"uid"`
+	// Generation is the inventory's metadata.generation compiled.
+	Generation int64 `json:"generation"`
+	// Suspend stops snapshots and exports while true.
+	Suspend bool `json:"suspend,omitempty"`
+	// DeletionPolicy says what happens to exported data when the inventory
+	// is deleted.
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy"`
+	// Dedupe is the ClusterInventory's dedupe mode; empty for namespaced
+	// inventories.
+	Dedupe Dedupe `json:"dedupe,omitempty"`
+	// TargetRefs are the names of the ClusterTargets a ClusterInventory
+	// rolls up, with targetSelector already resolved. Empty for namespaced
+	// inventories, whose rows are those of every Target in their namespace.
+	TargetRefs []string `json:"targetRefs,omitempty"`
+	// Namespaces restricts a ClusterInventory to rows from these source
+	// namespaces (namespaceSelector and namespaces[] resolved). null means
+	// no restriction; an empty list means no namespace matched.
+	Namespaces []string `json:"namespaces"`
+	// Bindings are the resolved sinks this inventory exports to, sorted by
+	// family, namespace and name.
+	Bindings []Binding `json:"bindings"`
+	// MinExportInterval is the Scope floor for every interval of this
+	// inventory, already applied to each binding's EffectiveInterval; zero
+	// when no Scope sets one.
+	MinExportInterval Duration `json:"minExportInterval"`
+}
+
+// Binding is one resolved (inventory, sink) pair with its effective cadence
+// and size limit.
+type Binding struct {
+	SinkRef
+	// EffectiveInterval is the periodic re-export interval of an unchanged
+	// snapshot: per-binding override, else sink default, else inventory
+	// default, raised to the Scope floor.
+	EffectiveInterval Duration `json:"effectiveInterval"`
+	// MaxExportBytes is the largest single message or file part for sinks
+	// that need parts; zero means no limit.
+	MaxExportBytes int64 `json:"maxExportBytes,omitempty"`
+	// SinkGeneration is the sink's metadata.generation when the binding was
+	// resolved, so an exporter can wait for the matching SinkConfig.
+	SinkGeneration int64 `json:"sinkGeneration"`
+}
+
+// SinkConfig is the compiled desired state of a family sink
+// (KollectSnapshotSink, KollectDatabaseSink or KollectEventSink). It never
+// holds secret material: exporters read the referenced Secret themselves.
+type SinkConfig struct {
+	// Family of the sink.
+	Family Family `json:"family"`
+	// Type is the sink's spec.type within its family (git, s3, postgres,
+	// kafka, ...).
+	Type string `json:"type"`
+	// Namespace of the sink.
+	Namespace string `json:"namespace"`
+	// Name of the sink.
+	Name string `json:"name"`
+	// UID of the sink object.
+	UID string `json:"uid"`
+	// Generation is the sink's metadata.generation compiled.
+	Generation int64 `json:"generation"`
+	// Cluster is the sink's fleet partition key (spec.cluster, defaulted),
+	// stamped into every envelope written to it.
+	Cluster string `json:"cluster"`
+	// Spec is the sink's defaulted spec (v1alpha1 sink spec as JSON).
+	Spec json.RawMessage `json:"spec"`
+}
+
+// DeletionPolicy is an inventory's spec.deletionPolicy.
+type DeletionPolicy string
+
+// The deletion policies.
+const (
+	// DeletionRetain leaves exported data in place when the inventory is
+	// deleted.
+	DeletionRetain DeletionPolicy = "Retain"
+	// DeletionDelete removes exported data from snapshot stores and
+	// databases and sends a final empty snapshot to event sinks.
+	DeletionDelete DeletionPolicy = "Delete"
+)
+
+// Dedupe is a ClusterInventory's spec.dedupe.
+type Dedupe string
+
+// The dedupe modes.
+const (
+	// DedupeKeepAll keeps one row per (target, object).
+	DedupeKeepAll Dedupe = "keepAll"
+	// DedupeByResourceUID keeps one row per object uid across targets.
+	DedupeByResourceUID Dedupe = "byResourceUID"
+)

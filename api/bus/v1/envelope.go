@@ -1,0 +1,72 @@
+package busv1
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SchemaVersion is the envelope schemaVersion of CONTRACT.md.
+const SchemaVersion = "kollect.dev/v1alpha1"
+
+// Envelope is the canonical snapshot of one inventory, exactly the envelope of
+// CONTRACT.md. The aggregator builds it with Cluster and ExportedAt unset,
+// because both belong to a delivery: each exporter calls Stamp with its sink's
+// cluster and the export time before writing. Checksum covers the items only,
+// so stamping never changes it.
+type Envelope struct {
+	// SchemaVersion is always SchemaVersion.
+	SchemaVersion string `json:"schemaVersion"`
+	// Checksum is the sha256 hex of the canonical JSON of the sorted items.
+	Checksum string `json:"checksum"`
+	// Revision increases monotonically per inventory.
+	Revision uint64 `json:"revision"`
+	// Generation is the inventory's metadata.generation.
+	Generation int64 `json:"generation"`
+	// Cluster is the sink's cluster, set by Stamp; always serialised.
+	Cluster string `json:"cluster"`
+	// Inventory names the inventory; Namespace is empty for a
+	// ClusterInventory.
+	Inventory NamespacedName `json:"inventory"`
+	// ItemCount is the number of rows in the whole snapshot, across parts.
+	ItemCount int `json:"itemCount"`
+	// ExportedAt is when the exporter wrote this envelope, set by Stamp;
+	// serialised as RFC 3339 in UTC.
+	ExportedAt time.Time `json:"exportedAt"`
+	// PartIndex is the zero-based index of this part; serialised, with
+	// PartTotal, only when PartTotal > 0.
+	PartIndex int `json:"partIndex,omitempty"`
+	// PartTotal is the number of parts, or zero when the snapshot is not
+	// split.
+	PartTotal int `json:"partTotal,omitempty"`
+	// Items are the rows in canonical order (see CompareRows); serialised as
+	// [] when empty, never null.
+	Items []Row `json:"items"`
+}
+
+// Stamp returns a copy of e addressed to one sink: its cluster and the export
+// time (converted to UTC). Items are shared, not copied.
+func (e Envelope) Stamp(cluster string, exportedAt time.Time) Envelope {
+	e.Cluster = cluster
+	e.ExportedAt = exportedAt.UTC()
+	return e
+}
+
+// MarshalJSON writes the envelope of CONTRACT.md: items as [] when empty,
+// exportedAt in UTC, partIndex and partTotal only for split snapshots.
+func (e Envelope) MarshalJSON() ([]byte, error) {
+	type plain Envelope
+	out := struct {
+		plain
+		ExportedAt time.Time `json:"exportedAt"`
+		PartIndex  *int      `json:"partIndex,omitempty"`
+		PartTotal  *int      `json:"partTotal,omitempty"`
+		Items      []Row     `json:"items"`
+	}{plain: plain(e), ExportedAt: e.ExportedAt.UTC(), Items: e.Items}
+	if e.PartTotal > 0 {
+		out.PartIndex, out.PartTotal = &e.PartIndex, &e.PartTotal
+	}
+	if out.Items == nil {
+		out.Items = []Row{}
+	}
+	return json.Marshal(out)
+}

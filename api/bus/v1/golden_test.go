@@ -1,0 +1,86 @@
+package busv1
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// compactRaw compares raw JSON by content: the golden file indents it.
+var compactRaw = cmp.Transformer("compactRaw", func(r json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, r); err != nil {
+		return "invalid JSON: " + string(r)
+	}
+	return b.String()
+})
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		file  string
+		value any
+	}{
+		{"a namespaced target config carries profile, selection and scope", "TargetConfig", targetConfig()},
+		{"a suspended cluster target config has no namespace", "TargetConfig-cluster", clusterTargetConfig()},
+		{"an inventory config carries resolved bindings with durations as strings", "InventoryConfig", inventoryConfig()},
+		{"a cluster inventory config carries dedupe, target refs and namespaces", "InventoryConfig-cluster", clusterInventoryConfig()},
+		{"a sink config carries family, type, cluster and spec", "SinkConfig", sinkConfig()},
+		{"a row is exactly the contract row", "Row", podRow()},
+		{"a row key of a cluster target says so", "RowKey", nodeRow().Key()},
+		{"a row entry wraps the row with generation and time", "RowEntry", RowEntry{Row: podRow(), TargetGeneration: 7, ObservedAt: t0}},
+		{"an envelope is exactly the contract envelope", "Envelope", envelope()},
+		{"a snapshot event carries the envelope inline with a delta", "SnapshotEvent", snapshotEventInline()},
+		{"a periodic snapshot event references a large envelope in the object store", "SnapshotEvent-ref", snapshotEventRef()},
+		{"a deletion snapshot event carries an empty envelope and the policy", "SnapshotEvent-deleted", snapshotEventDeleted()},
+		{"a target status report carries counts and the last error", "StatusReport-target", targetStatusReport()},
+		{"a forbidden target status report carries reason and message", "StatusReport-forbidden", forbiddenStatusReport()},
+		{"an inventory status report carries next due times per binding", "StatusReport-inventory", inventoryStatusReport()},
+		{"an export status report carries a permanent failure", "StatusReport-export", exportStatusReport()},
+		{"a connection status report carries latency", "StatusReport-connection", connectionStatusReport()},
+		{"export state records the last delivery per binding", "ExportState", exportState()},
+		{"a connection test request names the sink and its generation", "ConnectionTestRequest",
+			ConnectionTestRequest{RequestID: "01J0K4Z8Q6", Sink: gitSink(), SinkGeneration: 4}},
+		{"a connection test reply carries outcome and latency", "ConnectionTestReply",
+			ConnectionTestReply{RequestID: "01J0K4Z8Q6", LatencyMs: 2003, Permanent: true,
+				Outcome: Outcome{Reason: "ConnectionTestFailed", Message: "connect git.example.com:443: certificate signed by unknown authority"}}},
+		{"a dead letter keeps subject, headers and reason", "DeadLetter", deadLetter()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.MarshalIndent(tt.value, "", "  ")
+			if err != nil {
+				t.Fatalf("marshal: %v", err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", tt.file+".golden")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read golden file (run with -update to create it): %v", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("%s is stale (-golden +marshalled), run go test -update:\n%s", path, diff)
+			}
+			back := reflect.New(reflect.TypeOf(tt.value))
+			if err := json.Unmarshal(want, back.Interface()); err != nil {
+				t.Fatalf("unmarshal golden file: %v", err)
+			}
+			if diff := cmp.Diff(tt.value, back.Elem().Interface(), compactRaw); diff != "" {
+				t.Errorf("round trip through %s changed the value (-want +got):\n%s", path, diff)
+			}
+		})
+	}
+}

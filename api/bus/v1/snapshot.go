@@ -1,0 +1,86 @@
+package busv1
+
+import "time"
+
+// SnapshotEvent is what the aggregator publishes on an inventory's snapshot
+// subject each time the inventory must be delivered: on a material change, on
+// a periodic re-export and on deletion. Exactly one of Envelope and
+// EnvelopeRef is set. Exporters never apply an event whose Revision is older
+// than the last one they delivered for a binding.
+type SnapshotEvent struct {
+	// Inventory names the inventory; Namespace is empty for a
+	// ClusterInventory.
+	Inventory NamespacedName `json:"inventory"`
+	// Revision increases monotonically per inventory; equal to the
+	// envelope's revision.
+	Revision uint64 `json:"revision"`
+	// Generation is the inventory's metadata.generation the snapshot was
+	// built for.
+	Generation int64 `json:"generation"`
+	// Checksum is the envelope's checksum.
+	Checksum string `json:"checksum"`
+	// ItemCount is the envelope's item count.
+	ItemCount int `json:"itemCount"`
+	// CreatedAt is when the aggregator built the event.
+	CreatedAt time.Time `json:"createdAt"`
+	// Reason says why the event was published.
+	Reason SnapshotReason `json:"reason"`
+	// Envelope is the snapshot inline, without cluster or exportedAt (see
+	// Envelope.Stamp); nil when EnvelopeRef is set.
+	Envelope *Envelope `json:"envelope,omitempty"`
+	// EnvelopeRef points to the envelope in the bus object store when it is
+	// larger than the bus message limit; nil when Envelope is set.
+	EnvelopeRef *ObjectRef `json:"envelopeRef,omitempty"`
+	// Delta is the change against the previous snapshot of this inventory,
+	// for exporters that apply only what changed; nil for the first snapshot
+	// or when the aggregator no longer has the base.
+	Delta *Delta `json:"delta,omitempty"`
+	// Bindings are the sinks this event is addressed to: every binding on a
+	// change or deletion, the one binding that is due on a periodic
+	// re-export.
+	Bindings []Binding `json:"bindings"`
+	// DeletionPolicy is the inventory's policy; set when Reason is
+	// ReasonDeleted.
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// SnapshotReason says why a snapshot event was published.
+type SnapshotReason string
+
+// The snapshot reasons.
+const (
+	// ReasonChange is a material change of rows or of the inventory spec.
+	ReasonChange SnapshotReason = "change"
+	// ReasonPeriodic is the periodic re-export of an unchanged snapshot.
+	ReasonPeriodic SnapshotReason = "periodic"
+	// ReasonDeleted is the inventory's deletion; the envelope is empty and
+	// DeletionPolicy says what exporters do with exported data.
+	ReasonDeleted SnapshotReason = "deleted"
+)
+
+// ObjectRef points to an object in the bus object store.
+type ObjectRef struct {
+	// Bucket is the object store name.
+	Bucket string `json:"bucket"`
+	// Name is the object name.
+	Name string `json:"name"`
+	// Size is the object size in bytes.
+	Size int64 `json:"size"`
+	// Digest is the object store's digest of the object ("SHA-256=<base64>").
+	Digest string `json:"digest"`
+}
+
+// Delta is the change from the snapshot at BaseRevision to this one.
+// Applying it to a projection that holds BaseRevision (checksum BaseChecksum)
+// yields this snapshot; a consumer at any other revision uses the full
+// envelope instead.
+type Delta struct {
+	// BaseRevision is the revision the delta applies to.
+	BaseRevision uint64 `json:"baseRevision"`
+	// BaseChecksum is the checksum of the base snapshot.
+	BaseChecksum string `json:"baseChecksum"`
+	// Upserts are the rows added or changed, in canonical order.
+	Upserts []Row `json:"upserts"`
+	// Deletes are the keys of rows removed, in canonical order.
+	Deletes []RowKey `json:"deletes"`
+}
