@@ -1,0 +1,106 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Token encoding. A token is one dot-separated element of a subject or of a
+// KV key. NATS forbids '.', '*', '>' and whitespace in a subject token, and KV
+// keys allow only [-/_=.a-zA-Z0-9]; a token uses only [-_=a-zA-Z0-9], valid in
+// both, so one encoded name serves as a subject token and as a key element.
+//
+//   - ASCII letters, digits and '-' stand for themselves: a DNS-1123 label is
+//     its own token.
+//   - '.' becomes '_', so a DNS-1123 subdomain stays readable: my.app is
+//     my_app.
+//   - Every other byte, '_' and '=' included, becomes '=' followed by two
+//     upper-case hex digits: a_b is a=5Fb.
+//   - The empty string, a cluster-scoped object's namespace, is EmptyToken.
+//
+// Every string round-trips, and the encoding is canonical: DecodeToken accepts
+// exactly the outputs of EncodeToken.
+
+// EmptyToken is the token of the empty string: the namespace of a
+// cluster-scoped object (ClusterTarget, ClusterInventory). No other string
+// encodes to it, because escapes use upper-case hex digits only.
+const EmptyToken = "=cluster"
+
+const upperHex = "0123456789ABCDEF"
+
+// ErrInvalidToken is returned (wrapped) when a token is not an output of
+// EncodeToken.
+var ErrInvalidToken = errors.New("invalid token")
+
+// EncodeToken encodes s as a token valid both in a NATS subject and in a KV
+// key. It never fails.
+func EncodeToken(s string) string {
+	if s == "" {
+		return EmptyToken
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isLiteral(c):
+			b.WriteByte(c)
+		case c == '.':
+			b.WriteByte('_')
+		default:
+			b.WriteByte('=')
+			b.WriteByte(upperHex[c>>4])
+			b.WriteByte(upperHex[c&0x0f])
+		}
+	}
+	return b.String()
+}
+
+// DecodeToken inverts EncodeToken. It rejects any token EncodeToken cannot
+// produce, so that each string has exactly one token.
+func DecodeToken(tok string) (string, error) {
+	if tok == EmptyToken {
+		return "", nil
+	}
+	if tok == "" {
+		return "", fmt.Errorf("%w: empty", ErrInvalidToken)
+	}
+	var b strings.Builder
+	b.Grow(len(tok))
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case isLiteral(c):
+			b.WriteByte(c)
+		case c == '_':
+			b.WriteByte('.')
+		case c == '=':
+			v, ok := unhex(tok, i+1)
+			if !ok || isLiteral(v) || v == '.' {
+				return "", fmt.Errorf("%w %q: bad escape at byte %d", ErrInvalidToken, tok, i)
+			}
+			b.WriteByte(v)
+			i += 2
+		default:
+			return "", fmt.Errorf("%w %q: byte %q at %d", ErrInvalidToken, tok, c, i)
+		}
+	}
+	return b.String(), nil
+}
+
+func isLiteral(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-'
+}
+
+// unhex reads two upper-case hex digits at tok[i:i+2].
+func unhex(tok string, i int) (byte, bool) {
+	if i+2 > len(tok) {
+		return 0, false
+	}
+	hi, lo := strings.IndexByte(upperHex, tok[i]), strings.IndexByte(upperHex, tok[i+1])
+	if hi < 0 || lo < 0 {
+		return 0, false
+	}
+	return byte(hi<<4 | lo), true
+}
