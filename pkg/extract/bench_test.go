@@ -1,0 +1,27 @@
+package extract
+
+import "testing"
+
+// benchSpec is the acceptance profile of issue 3.
+func benchSpec() Spec {
+	return attrs(
+		Attribute{Name: "image", Path: "$.spec.template.spec.containers[0].image"},
+		Attribute{Name: "images", Path: "$.spec.template.spec.containers[*].image", Type: TypeList},
+		Attribute{Name: "containerCount", Path: "cel:size(object.spec.template.spec.containers)"},
+		Attribute{Name: "replicas", Path: "$.spec.replicas", Type: TypeInt},
+	)
+}
+
+func BenchmarkExtract(b *testing.B) {
+	e := mustCompile(b, benchSpec())
+	obj := loadObject(b, "deployment.json")
+	if _, err := e.Extract(obj); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Extract(obj); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

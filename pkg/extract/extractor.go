@@ -1,0 +1,141 @@
+package extract
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Extractor is a compiled Profile. It is immutable and safe for concurrent use.
+type Extractor struct {
+	attrs  []compiledAttr
+	export *resourceExport
+	rules  *Rules
+	fields *FieldSet
+	states sync.Pool // *evalState, so an evaluation allocates no scratch space
+}
+
+// compiledAttr is one attribute with exactly one of native, fallback, cel or helm set.
+type compiledAttr struct {
+	name       string
+	typ        Type
+	optional   bool
+	redactName bool // the attribute's own name is on the denylist
+	multi      bool // always a list
+	native     *jsonPath
+	fallback   *fallbackPath
+	cel        *celExpr
+	helm       helmField
+}
+
+// evalState is per-evaluation scratch: the CEL activation and the decoded Helm release.
+type evalState struct {
+	act  objectActivation
+	helm helmCache
+}
+
+// AttributeError is an evaluation error on a required attribute. The message names the
+// attribute and never quotes object values.
+type AttributeError struct {
+	Attribute string
+	Err       error
+}
+
+func (e *AttributeError) Error() string {
+	return fmt.Sprintf("attribute %q: %v", e.Attribute, e.Err)
+}
+
+func (e *AttributeError) Unwrap() error { return e.Err }
+
+// Extract evaluates the Profile on obj (as in unstructured.Unstructured.Object) and returns the
+// row's attributes: required attributes that are missing are present as nil, optional ones are
+// omitted; with export mode Resource the embedded copy is under its "as" key. Values are
+// redacted. obj is never modified; the result may share unchanged maps and lists with it, so
+// treat both as read-only. An evaluation or type error on a required attribute is returned as
+// an *AttributeError and no attributes; on an optional attribute the key is omitted.
+func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
+	st, _ := e.states.Get().(*evalState)
+	if st == nil {
+		st = &evalState{}
+	}
+	st.act.object = obj
+	defer func() {
+		*st = evalState{}
+		e.states.Put(st)
+	}()
+	n := len(e.attrs)
+	if e.export != nil {
+		n++
+	}
+	out := make(map[string]any, n)
+	for i := range e.attrs {
+		a := &e.attrs[i]
+		v, found, err := a.value(obj, st)
+		if err == nil && found {
+			v, err = a.enforce(v)
+		}
+		switch {
+		case err != nil:
+			if a.optional {
+				continue
+			}
+			return nil, &AttributeError{Attribute: a.name, Err: err}
+		case !found:
+			if !a.optional {
+				out[a.name] = nil
+			}
+			continue
+		}
+		if a.redactName {
+			v = Redacted(ReasonSensitiveKey)
+		} else {
+			v, _ = e.rules.redact(v)
+		}
+		out[a.name] = v
+	}
+	if e.export != nil {
+		out[e.export.as] = e.export.build(obj, e.rules)
+	}
+	return out, nil
+}
+
+func (a *compiledAttr) value(obj map[string]any, st *evalState) (any, bool, error) {
+	switch {
+	case a.native != nil && a.multi:
+		l, ok := a.native.all(obj)
+		if l == nil && ok {
+			l = []any{}
+		}
+		return l, ok, nil
+	case a.native != nil:
+		v, ok := a.native.single(obj)
+		return v, ok, nil
+	case a.fallback != nil && a.multi:
+		l, ok := a.fallback.all(obj)
+		return l, ok, nil
+	case a.fallback != nil:
+		v, ok := a.fallback.single(obj)
+		return v, ok, nil
+	case a.cel != nil:
+		return a.cel.eval(&st.act)
+	default:
+		return st.helm.value(obj, a.helm)
+	}
+}
+
+func (a *compiledAttr) enforce(v any) (any, error) {
+	if !a.multi {
+		return a.typ.enforce(v)
+	}
+	if a.typ == TypeAny || a.typ == TypeList {
+		return v, nil // every list is fine; do not re-box the slice
+	}
+	return a.typ.enforceEach(v.([]any))
+}
+
+// Fields reports the object paths the Profile reads (attributes and the embedded copy), for an
+// informer transform; see Prune. Identity fields the collector needs itself are not included.
+// The set is a copy the caller may extend.
+func (e *Extractor) Fields() *FieldSet { return NewFieldSet(e.fields.Paths()...) }
+
+// NeedsWholeObject reports whether the Profile may read any part of the object.
+func (e *Extractor) NeedsWholeObject() bool { return e.fields.Whole() }

@@ -1,0 +1,119 @@
+package extract
+
+import (
+	"maps"
+	"slices"
+)
+
+// FieldSet is a set of object paths, kept as a tree: what a Profile reads. A path covers the
+// whole value under it. Lists are transparent: a path continues into every element, so
+// spec.containers.image keeps only image in each container. The zero value is empty.
+type FieldSet struct {
+	whole    bool
+	children map[string]*FieldSet
+}
+
+// NewFieldSet returns a set holding paths; an empty path means the whole object.
+func NewFieldSet(paths ...[]string) *FieldSet {
+	f := &FieldSet{}
+	for _, p := range paths {
+		f.Insert(p...)
+	}
+	return f
+}
+
+// Insert adds a path; with no elements it makes the set cover the whole value.
+func (f *FieldSet) Insert(path ...string) {
+	n := f
+	for _, k := range path {
+		if n.whole {
+			return
+		}
+		c, ok := n.children[k]
+		if !ok {
+			if n.children == nil {
+				n.children = map[string]*FieldSet{}
+			}
+			c = &FieldSet{}
+			n.children[k] = c
+		}
+		n = c
+	}
+	n.whole, n.children = true, nil
+}
+
+// Union adds every path of o to f.
+func (f *FieldSet) Union(o *FieldSet) {
+	for _, p := range o.Paths() {
+		f.Insert(p...)
+	}
+}
+
+// Whole reports whether the set covers the whole object.
+func (f *FieldSet) Whole() bool { return f.whole }
+
+// Has reports whether the set reads anything at or under the top-level key k.
+func (f *FieldSet) Has(k string) bool {
+	_, ok := f.children[k]
+	return f.whole || ok
+}
+
+// Paths lists the covered paths in sorted order; the whole object is one empty path.
+func (f *FieldSet) Paths() [][]string {
+	var out [][]string
+	f.paths(nil, &out)
+	return out
+}
+
+func (f *FieldSet) paths(prefix []string, out *[][]string) {
+	if f.whole {
+		*out = append(*out, slices.Clone(prefix))
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.children)) {
+		f.children[k].paths(append(prefix, k), out)
+	}
+}
+
+// Prune returns obj reduced to the union of sets, for an informer transform that drops what no
+// Profile reads before objects are cached. obj is never modified: pruned maps and lists are
+// new, kept values are shared, and obj itself comes back when a set covers it whole.
+func Prune(obj map[string]any, sets ...*FieldSet) map[string]any {
+	u := &FieldSet{}
+	for _, s := range sets {
+		if s.whole {
+			return obj
+		}
+		u.Union(s)
+	}
+	out, _ := u.prune(obj)
+	return out.(map[string]any)
+}
+
+func (f *FieldSet) prune(v any) (any, bool) {
+	if f.whole {
+		return v, false
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, min(len(t), len(f.children)))
+		changed := false
+		for k, c := range f.children {
+			if cv, ok := t[k]; ok {
+				nv, ch := c.prune(cv)
+				out[k] = nv
+				changed = changed || ch
+			}
+		}
+		if !changed && len(out) == len(t) {
+			return v, false
+		}
+		return out, true
+	case []any:
+		return editList(t, func(e any) (any, bool, bool) {
+			ne, changed := f.prune(e)
+			return ne, true, changed
+		})
+	}
+	return v, false
+}

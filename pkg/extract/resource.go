@@ -1,0 +1,111 @@
+package extract
+
+import (
+	"maps"
+)
+
+// DefaultPrunedAnnotations are removed from the embedded copy when prune.defaults is on: they
+// repeat the object or change without any change to it, and would make every export differ.
+var DefaultPrunedAnnotations = []string{
+	"kubectl.kubernetes.io/last-applied-configuration",
+	"control-plane.alpha.kubernetes.io/leader",
+	"autoscaling.alpha.kubernetes.io/conditions",
+	"autoscaling.alpha.kubernetes.io/current-metrics",
+	"endpoints.kubernetes.io/last-change-trigger-time",
+}
+
+// DefaultPrunedMetadata are the metadata fields prune.defaults removes. creationTimestamp is
+// kept: it never changes and inventories use it for age.
+var DefaultPrunedMetadata = []string{"managedFields", "resourceVersion", "generation", "selfLink"}
+
+// identityMetadata is what dedupeIdentity removes: the row already carries it.
+var identityMetadata = []string{"name", "namespace", "uid"}
+
+// resourceExport builds the embedded copy of spec.export.mode Resource.
+type resourceExport struct {
+	as             string
+	include        Include
+	dedupe         bool
+	defaults       bool
+	pointers       [][]string
+	paths          []*jsonPath
+	secret         bool // the GVK is core v1 Secret
+	keepSecretData bool // both opt-ins: annotation and include All
+}
+
+func (i Include) spec() bool {
+	return i == IncludeSpecOnly || i == IncludeSpecAndStatus || i == IncludeAll
+}
+
+func (i Include) status() bool {
+	return i == IncludeStatusOnly || i == IncludeSpecAndStatus || i == IncludeAll
+}
+
+// build returns the embedded copy: the included sections, pruned metadata, Secret data
+// withheld, pointers and paths removed, then redacted. obj is never modified.
+func (r *resourceExport) build(obj map[string]any, rules *Rules) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		switch k {
+		case "apiVersion", "kind":
+			out[k] = v
+		case "metadata":
+			if m, ok := v.(map[string]any); ok {
+				if pm := r.metadata(m); len(pm) > 0 {
+					out[k] = pm
+				}
+			}
+		case "status":
+			if r.include.status() {
+				out[k] = v
+			}
+		default:
+			if r.include.spec() {
+				out[k] = v
+			}
+		}
+	}
+	if r.secret && !r.keepSecretData {
+		for _, k := range []string{"data", "stringData"} {
+			if _, ok := out[k]; ok {
+				out[k] = Redacted(ReasonSecretData)
+			}
+		}
+	}
+	var v any = out
+	for _, p := range r.pointers {
+		v, _ = removePointer(v, p)
+	}
+	for _, p := range r.paths {
+		v, _ = removeMatches(v, p.steps)
+	}
+	v, _ = rules.redact(v)
+	return v.(map[string]any)
+}
+
+func (r *resourceExport) metadata(m map[string]any) map[string]any {
+	out := maps.Clone(m)
+	if r.dedupe {
+		for _, k := range identityMetadata {
+			delete(out, k)
+		}
+	}
+	if !r.defaults {
+		return out
+	}
+	for _, k := range DefaultPrunedMetadata {
+		delete(out, k)
+	}
+	if ann, ok := out["annotations"].(map[string]any); ok {
+		kept := maps.Clone(ann)
+		for _, k := range DefaultPrunedAnnotations {
+			delete(kept, k)
+		}
+		if len(kept) == 0 {
+			delete(out, "annotations")
+		} else {
+			out["annotations"] = kept
+		}
+	}
+	return out
+}
