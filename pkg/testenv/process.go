@@ -44,6 +44,7 @@ type process struct {
 	logPath string
 	log     *os.File
 	stopSig syscall.Signal
+	grace   time.Duration // how long stop waits before killing the group
 	done    chan struct{}
 	waitErr error // valid once done is closed
 
@@ -72,7 +73,7 @@ func startProcess(name, logPath string, stopSig syscall.Signal, cmd *exec.Cmd) (
 	if stopSig == 0 {
 		stopSig = syscall.SIGTERM
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, log: f, stopSig: stopSig, done: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, logPath: logPath, log: f, stopSig: stopSig, grace: stopTimeout, done: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)
@@ -105,7 +106,7 @@ func (p *process) waitReady(ready func() error) error {
 }
 
 // stop signals the leader, kills the whole group if it does not exit within
-// stopTimeout, and reports an exit that happened before it was asked to.
+// the grace period (stopTimeout), and reports an exit that happened before it was asked to.
 // Later calls return the first call's result.
 func (p *process) stop() error {
 	p.stopOnce.Do(func() { p.stopErr = p.terminate() })
@@ -122,7 +123,7 @@ func (p *process) terminate() error {
 	default:
 	}
 	_ = syscall.Kill(pid, p.stopSig)
-	timer := time.NewTimer(stopTimeout)
+	timer := time.NewTimer(p.grace)
 	defer timer.Stop()
 	select {
 	case <-p.done:
