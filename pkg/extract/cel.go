@@ -1,13 +1,16 @@
 package extract
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
 )
@@ -17,9 +20,13 @@ const celVar = "object"
 
 // celAssumedMaxSize bounds every list, map and string of the object when estimating an
 // expression's worst-case cost at compile time. Objects are not schema-typed here, so without a
-// bound every comprehension would look unbounded; nested comprehensions over realistic sizes
-// are still rejected, and the runtime cost limit guards the rest.
-const celAssumedMaxSize = 10_000
+// bound every comprehension would look unbounded. With 256, two nested comprehensions
+// (containers × ports) pass under the default limit and three are rejected; the runtime cost
+// limit guards objects that are larger than assumed.
+const celAssumedMaxSize = 256
+
+// celInterruptCheck is how many comprehension iterations pass between timeout checks.
+const celInterruptCheck = 100
 
 // celEnv is built once: it is immutable and safe for concurrent use.
 var celEnv = sync.OnceValues(func() (*cel.Env, error) {
@@ -38,12 +45,13 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 
 // celExpr is one compiled cel: path.
 type celExpr struct {
-	prg cel.Program
+	prg     cel.Program
+	timeout time.Duration // 0: cost bounded whatever the object, no runtime tracking
 }
 
 // compileCEL parses, type-checks and plans src once, checking its result type against t and
-// its estimated worst-case cost against limit.
-func compileCEL(src string, t Type, limit uint64) (*celExpr, *cel.Ast, error) {
+// its estimated worst-case cost against the limit.
+func compileCEL(src string, t Type, o Options) (*celExpr, *cel.Ast, error) {
 	env, err := celEnv()
 	if err != nil {
 		return nil, nil, fmt.Errorf("build CEL environment: %w", err)
@@ -59,15 +67,20 @@ func compileCEL(src string, t Type, limit uint64) (*celExpr, *cel.Ast, error) {
 	if err := checkCELOutput(ast.OutputType(), t); err != nil {
 		return nil, nil, err
 	}
-	opts, err := costOptions(env, ast, limit)
+	opts, err := costOptions(env, ast, o.celCostLimit())
 	if err != nil {
 		return nil, nil, err
 	}
-	prg, err := env.Program(ast, append(opts, cel.EvalOptions(cel.OptOptimize))...)
+	c := &celExpr{}
+	if len(opts) > 0 {
+		c.timeout = o.celTimeout()
+		opts = append(opts, cel.InterruptCheckFrequency(celInterruptCheck))
+	}
+	c.prg, err = env.Program(ast, append(opts, cel.EvalOptions(cel.OptOptimize))...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("plan CEL: %w", err)
 	}
-	return &celExpr{prg: prg}, ast, nil
+	return c, ast, nil
 }
 
 // costOptions checks the estimated worst-case cost and returns the runtime cost limit option.
@@ -121,7 +134,15 @@ func checkCELOutput(out *cel.Type, t Type) error {
 // eval runs the program. found is false for a null or empty optional result and for a missing
 // key or index ("no such key", "index out of bounds"), which is how CEL reports absent fields.
 func (c *celExpr) eval(act interpreter.Activation) (any, bool, error) {
-	v, _, err := c.prg.Eval(act)
+	var v ref.Val
+	var err error
+	if c.timeout == 0 {
+		v, _, err = c.prg.Eval(act)
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+		v, _, err = c.prg.ContextEval(ctx, act)
+		cancel()
+	}
 	if err != nil {
 		msg := err.Error()
 		if strings.HasPrefix(msg, "no such key") || strings.HasPrefix(msg, "index out of bounds") {

@@ -67,7 +67,7 @@ func (f *FieldSet) Paths() [][]string {
 
 func (f *FieldSet) paths(prefix []string, out *[][]string) {
 	if f.whole {
-		*out = append(*out, slices.Clone(prefix))
+		*out = append(*out, append([]string{}, prefix...))
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.children)) {

@@ -14,10 +14,7 @@ type Predicate struct {
 // CompilePredicate compiles src, which must yield a bool, once. limit is the
 // CEL cost limit (0 means DefaultCELCostLimit).
 func CompilePredicate(src string, limit uint64) (*Predicate, error) {
-	if limit == 0 {
-		limit = DefaultCELCostLimit
-	}
-	e, _, err := compileCEL(src, TypeBool, limit)
+	e, _, err := compileCEL(src, TypeBool, Options{CELCostLimit: limit})
 	if err != nil {
 		return nil, err
 	}

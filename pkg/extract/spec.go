@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -110,11 +112,26 @@ type Options struct {
 	// CELCostLimit bounds one CEL evaluation (runtime cost units) and the estimated
 	// worst-case cost checked at compile time; 0 means DefaultCELCostLimit.
 	CELCostLimit uint64
+	// CELTimeout bounds the wall time of one evaluation of an expression whose cost depends
+	// on the object's size; 0 means DefaultCELTimeout. cel-go's runtime cost tracking is
+	// quadratic in the number of comprehension iterations, so the cost limit alone does not
+	// bound time on very large lists.
+	CELTimeout time.Duration
 }
 
 // DefaultCELCostLimit is the per-expression cost limit, the same as the Kubernetes API
 // server's per-call limit for validation rules.
 const DefaultCELCostLimit = 1_000_000
+
+// DefaultCELTimeout is the default CELTimeout.
+const DefaultCELTimeout = 100 * time.Millisecond
+
+func (o Options) celTimeout() time.Duration {
+	if o.CELTimeout <= 0 {
+		return DefaultCELTimeout
+	}
+	return o.CELTimeout
+}
 
 func (o Options) celCostLimit() uint64 {
 	if o.CELCostLimit == 0 {
