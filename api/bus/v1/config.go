@@ -32,6 +32,10 @@ type TargetConfig struct {
 	// Profile is the resolved KollectProfile spec (v1alpha1
 	// KollectProfileSpec as JSON), already validated by control.
 	Profile json.RawMessage `json:"profile"`
+	// ProfileAnnotations are the Profile's extraction opt-in annotations
+	// (kollect.dev/allow-secret-extraction,
+	// kollect.dev/allow-full-resource-export) and no others.
+	ProfileAnnotations map[string]string `json:"profileAnnotations,omitempty"`
 	// Selection is the Target's spec (v1alpha1 KollectTargetSpec or
 	// KollectClusterTargetSpec as JSON): namespace and object selection,
 	// watch mode.
