@@ -1,0 +1,115 @@
+package rowstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+func rowsBucket(t *testing.T) (context.Context, *testenv.NATS, jetstream.KeyValue) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	n := testenv.StartNATS(t)
+	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := n.JS.KeyValue(ctx, bus.BucketRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, n, kv
+}
+
+func row(target, uid, image string) busv1.Row {
+	return busv1.Row{TargetNamespace: "team-a", TargetName: target, Namespace: "team-a", Name: "web-" + uid,
+		UID: uid, Group: "apps", Version: "v1", Kind: "Deployment", Attributes: map[string]any{"image": image}}
+}
+
+func revisionOf(ctx context.Context, t *testing.T, kv jetstream.KeyValue, r busv1.Row) uint64 {
+	t.Helper()
+	e, err := kv.Get(ctx, bus.RowKey(r.Key()))
+	if err != nil {
+		t.Fatalf("get %s: %v", bus.RowKey(r.Key()), err)
+	}
+	return e.Revision()
+}
+
+func TestPutWritesOnlyChangedRows(t *testing.T) {
+	ctx, _, kv := rowsBucket(t)
+	s, err := Open(ctx, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := row("web", "u1", "nginx:1")
+	if wrote, err := s.Put(ctx, r, 1); err != nil || !wrote {
+		t.Fatalf("first Put = %v, %v; want a write", wrote, err)
+	}
+	rev := revisionOf(ctx, t, kv, r)
+	if wrote, err := s.Put(ctx, row("web", "u1", "nginx:1"), 1); err != nil || wrote {
+		t.Fatalf("identical Put = %v, %v; want no write", wrote, err)
+	}
+	if got := revisionOf(ctx, t, kv, r); got != rev {
+		t.Errorf("identical Put changed the bucket revision from %d to %d", rev, got)
+	}
+	if wrote, err := s.Put(ctx, row("web", "u1", "nginx:2"), 1); err != nil || !wrote {
+		t.Fatalf("changed Put = %v, %v; want a write", wrote, err)
+	}
+}
+
+func TestOpenLoadsWhatAnEarlierCollectorWrote(t *testing.T) {
+	ctx, _, kv := rowsBucket(t)
+	first, err := Open(ctx, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []busv1.Row{row("web", "u1", "a"), row("web", "u2", "b"), row("db", "u3", "c")} {
+		if _, err := first.Put(ctx, r, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := first.Delete(ctx, row("web", "u2", "b").Key()); err != nil {
+		t.Fatal(err)
+	}
+
+	second, err := Open(ctx, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := second.Len(); got != 2 {
+		t.Errorf("reopened store holds %d rows, want 2 (the deleted row is a tombstone)", got)
+	}
+	if keys := second.Keys("team-a", "web"); len(keys) != 1 || keys[0].UID != "u1" {
+		t.Errorf("Keys(team-a, web) = %v, want only u1", keys)
+	}
+	if wrote, err := second.Put(ctx, row("web", "u1", "a"), 2); err != nil || wrote {
+		t.Errorf("Put of an unchanged row after reopening = %v, %v; want no write", wrote, err)
+	}
+}
+
+func TestDeleteRemovesTheRowOnce(t *testing.T) {
+	ctx, _, kv := rowsBucket(t)
+	s, err := Open(ctx, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := row("web", "u1", "a")
+	if _, err := s.Put(ctx, r, 1); err != nil {
+		t.Fatal(err)
+	}
+	if deleted, err := s.Delete(ctx, r.Key()); err != nil || !deleted {
+		t.Fatalf("Delete = %v, %v; want a delete", deleted, err)
+	}
+	if _, err := kv.Get(ctx, bus.RowKey(r.Key())); err == nil {
+		t.Error("the row is still in the bucket after Delete")
+	}
+	if deleted, err := s.Delete(ctx, r.Key()); err != nil || deleted {
+		t.Errorf("second Delete = %v, %v; want nothing to do", deleted, err)
+	}
+}
