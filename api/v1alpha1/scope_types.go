@@ -1,0 +1,143 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ScopeRules are the ceilings a Scope sets. Every list follows one rule: an
+// absent list means no restriction, a present empty list allows nothing.
+type ScopeRules struct {
+	// allowedGVKs are the kinds Profiles may target.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=256
+	AllowedGVKs []AllowedGVK `json:"allowedGVKs,omitzero"`
+
+	// allowedNamespaces are the namespaces targets may collect from.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	AllowedNamespaces []string `json:"allowedNamespaces,omitzero"`
+
+	// deniedNamespaces are namespaces targets may never collect from; they
+	// win over allowedNamespaces.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	DeniedNamespaces []string `json:"deniedNamespaces,omitzero"`
+
+	// minExportInterval is the floor for every exportMinInterval (of
+	// inventories, sinks and bindings) in scope, between 0s and 24h.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('24h')",message="minExportInterval must be between 0s and 24h"
+	MinExportInterval *metav1.Duration `json:"minExportInterval,omitempty"`
+
+	// snapshotSinkRefs are the names of the KollectSnapshotSinks
+	// inventories may bind.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	SnapshotSinkRefs []string `json:"snapshotSinkRefs,omitzero"`
+
+	// databaseSinkRefs are the names of the KollectDatabaseSinks
+	// inventories may bind.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	DatabaseSinkRefs []string `json:"databaseSinkRefs,omitzero"`
+
+	// eventSinkRefs are the names of the KollectEventSinks inventories may
+	// bind.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	EventSinkRefs []string `json:"eventSinkRefs,omitzero"`
+}
+
+// AllowedGVK matches kinds a Scope allows.
+type AllowedGVK struct {
+	// group of the kind; empty means the core group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$`
+	Group string `json:"group,omitempty"`
+
+	// version of the kind; empty matches every version.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$`
+	Version string `json:"version,omitempty"`
+
+	// kind, for example Deployment.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9]*$`
+	Kind string `json:"kind"`
+}
+
+// ScopeStatus is the observed state of a Scope.
+type ScopeStatus struct {
+	// observedGeneration is the metadata.generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Ready (False with ScopeConflict when another Scope is
+	// honoured instead).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// KollectScope is the ceiling for one team namespace: the kinds its Profiles
+// may target, the namespaces its Targets may reach, the sinks its
+// Inventories may bind and the shortest export interval. It is enforced at
+// admission and again at reconcile, so a Scope created later degrades what
+// it forbids. At most one Scope per namespace is honoured (the oldest); any
+// other is Ready=False.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=kscope,categories=kollect
+// +kubebuilder:printcolumn:name="Min Interval",type=string,JSONPath=`.spec.minExportInterval`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type KollectScope struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec holds the ceilings.
+	// +optional
+	// +kubebuilder:default={}
+	Spec ScopeRules `json:"spec,omitempty"`
+
+	// status is written by the control service.
+	// +optional
+	Status ScopeStatus `json:"status,omitempty"`
+}
+
+// KollectScopeList is a list of KollectScopes.
+// +kubebuilder:object:root=true
+type KollectScopeList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the scopes.
+	Items []KollectScope `json:"items"`
+}

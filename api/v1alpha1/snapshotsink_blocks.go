@@ -1,0 +1,203 @@
+package v1alpha1
+
+// SnapshotSerialization chooses file format and compression.
+type SnapshotSerialization struct {
+	// format of the files. git and gitlab: yaml (their default), json or
+	// ndjson. s3 and gcs: json (their default), ndjson or parquet.
+	// +optional
+	// +kubebuilder:validation:Enum=yaml;json;ndjson;parquet
+	Format string `json:"format,omitempty"`
+
+	// compression of objects written to s3 and gcs: none (the default),
+	// gzip or zstd. Not allowed for git and gitlab.
+	// +optional
+	// +kubebuilder:validation:Enum=none;gzip;zstd
+	Compression string `json:"compression,omitempty"`
+}
+
+// GitLayout chooses how snapshot files are laid out in a repository.
+// +kubebuilder:validation:XValidation:rule="!has(self.pathTemplate) || (has(self.mode) && self.mode != 'document')",message="layout.pathTemplate applies to the perResource and split modes only; document mode writes spec.pathTemplate",fieldPath=".pathTemplate"
+type GitLayout struct {
+	// mode is document (the default: one file holding every row, at
+	// spec.pathTemplate), perResource (one file per row at
+	// layout.pathTemplate; files of rows no longer in the snapshot are
+	// removed) or split (an index file at spec.pathTemplate plus the
+	// perResource tree).
+	// +optional
+	// +kubebuilder:default=document
+	// +kubebuilder:validation:Enum=document;perResource;split
+	Mode string `json:"mode,omitempty"`
+
+	// content of each row's file or entry: item (the default: the row),
+	// attributes (only the attributes) or manifest (the embedded object,
+	// which needs a Profile with export.mode Resource).
+	// +optional
+	// +kubebuilder:default=item
+	// +kubebuilder:validation:Enum=item;attributes;manifest
+	Content string `json:"content,omitempty"`
+
+	// pathTemplate is the path of each row's file in the perResource and
+	// split modes. Default
+	// {cluster}/{sourceNamespace}/{kind}/{sourceName}{extension}.
+	// Placeholders: {cluster} {targetNamespace} {targetName}
+	// {sourceNamespace} {sourceName} {group} {kind} {uid} {extension};
+	// segments are sanitised and {kind} is lower-cased. Two rows rendering
+	// to one path are told apart by their uid. Must not contain ".." or
+	// start with "/".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="layout.pathTemplate must not contain '..'"
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/')",message="layout.pathTemplate must not start with '/'"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([^{}]|[{](cluster|targetNamespace|targetName|sourceNamespace|sourceName|group|kind|uid|extension)[}])*$')",message="layout.pathTemplate placeholders are {cluster}, {targetNamespace}, {targetName}, {sourceNamespace}, {sourceName}, {group}, {kind}, {uid} and {extension}"
+	PathTemplate string `json:"pathTemplate,omitempty"`
+}
+
+// GitSink holds the settings of a git sink.
+type GitSink struct {
+	// branch to commit to. Default: the remote's default branch, or main
+	// when the repository is empty.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._/-]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..') && !self.startsWith('/') && !self.endsWith('/') && !self.endsWith('.lock')",message="branch must be a valid git branch name"
+	Branch string `json:"branch,omitempty"`
+
+	// pushPolicy is Commit (the default: a fast-forward commit on top of the
+	// remote branch) or ForcePush (replace the branch with Kollect's
+	// history, for repositories nobody else writes to).
+	// +optional
+	// +kubebuilder:default=Commit
+	// +kubebuilder:validation:Enum=Commit;ForcePush
+	PushPolicy string `json:"pushPolicy,omitempty"`
+
+	// auth chooses how the Secret's keys authenticate. Without it, the
+	// method follows the endpoint: ssh-privatekey for ssh:// and user@host:
+	// remotes, token or username/password otherwise.
+	// +optional
+	Auth *GitAuth `json:"auth,omitempty"`
+
+	// commitMessage is the subject of each commit. Placeholders {cluster}
+	// {namespace} {name} {itemCount} {checksum} ({checksum} is 12 hex
+	// digits). Default "chore({cluster}/{namespace}/{name}): export
+	// {itemCount} items @ {checksum}". Revision and checksum trailers are
+	// always added.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	CommitMessage string `json:"commitMessage,omitempty"`
+
+	// author of the commits, default kollect <kollect@kollect.dev>.
+	// +optional
+	Author *GitAuthor `json:"author,omitempty"`
+
+	// prune (default true) removes files of rows that left the snapshot in
+	// the perResource and split layouts. With false they stay.
+	// +optional
+	// +kubebuilder:default=true
+	Prune *bool `json:"prune,omitempty"`
+}
+
+// GitAuth chooses the Git authentication method.
+type GitAuth struct {
+	// type is token (Secret key token, sent as an HTTP password), basic
+	// (username and password) or ssh (ssh-privatekey).
+	// +required
+	// +kubebuilder:validation:Enum=token;ssh;basic
+	Type string `json:"type"`
+}
+
+// GitAuthor is a commit author.
+type GitAuthor struct {
+	// name of the author.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name"`
+
+	// email of the author.
+	// +required
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[^@\s]+@[^@\s]+$`
+	Email string `json:"email"`
+}
+
+// GitLabSink holds the settings of a gitlab sink.
+type GitLabSink struct {
+	// project is the numeric ID or full path (group/subgroup/project) of the
+	// GitLab project.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	Project string `json:"project"`
+
+	// branch to commit to (direct mode), default the project's default
+	// branch.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._/-]+$`
+	Branch string `json:"branch,omitempty"`
+
+	// mergeRequest chooses between committing directly and proposing
+	// changes through a merge request.
+	// +optional
+	MergeRequest *GitLabMergeRequest `json:"mergeRequest,omitempty"`
+}
+
+// GitLabMergeRequest configures merge-request delivery.
+// +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'merge_request') || !(has(self.targetBranch) || has(self.branchPrefix) || has(self.titleTemplate))",message="targetBranch, branchPrefix and titleTemplate apply to mode merge_request only"
+type GitLabMergeRequest struct {
+	// mode is direct (the default: commit to branch) or merge_request
+	// (commit to a stable branch per inventory and keep one merge request
+	// open from it).
+	// +optional
+	// +kubebuilder:default=direct
+	// +kubebuilder:validation:Enum=direct;merge_request
+	Mode string `json:"mode,omitempty"`
+
+	// targetBranch the merge request targets, default gitlab.branch or the
+	// project's default branch.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._/-]+$`
+	TargetBranch string `json:"targetBranch,omitempty"`
+
+	// branchPrefix of the per-inventory source branch
+	// (<branchPrefix><namespace>-<name>), default "kollect/".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._/-]+$`
+	BranchPrefix string `json:"branchPrefix,omitempty"`
+
+	// titleTemplate is the merge request title; placeholders as in
+	// git.commitMessage. Default "Kollect inventory {namespace}/{name}".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	TitleTemplate string `json:"titleTemplate,omitempty"`
+}
+
+// ObjectStoreSink holds the settings of s3 and gcs sinks.
+type ObjectStoreSink struct {
+	// format is an alias of serialization.format: json (the default),
+	// ndjson or parquet. When both are set they must agree.
+	// +optional
+	// +kubebuilder:validation:Enum=json;ndjson;parquet
+	Format string `json:"format,omitempty"`
+
+	// hotAttributes are attribute names that get their own typed column
+	// (attr_<name>) in parquet files, next to the attributes JSON column.
+	// Parquet only.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	HotAttributes []string `json:"hotAttributes,omitempty"`
+}

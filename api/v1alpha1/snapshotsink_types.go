@@ -1,0 +1,136 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SnapshotSinkType is the kind of store a snapshot sink writes files to.
+// +kubebuilder:validation:Enum=git;gitlab;s3;gcs
+type SnapshotSinkType string
+
+// Snapshot sink types.
+const (
+	SnapshotGit    SnapshotSinkType = "git"
+	SnapshotGitLab SnapshotSinkType = "gitlab"
+	SnapshotS3     SnapshotSinkType = "s3"
+	SnapshotGCS    SnapshotSinkType = "gcs"
+)
+
+// KollectSnapshotSinkSpec describes a Git repository, GitLab project or
+// object-store bucket that receives inventory snapshots as files.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.git) || self.type == 'git'",message="git is allowed only when type is git",fieldPath=".git"
+// +kubebuilder:validation:XValidation:rule="!has(self.gitlab) || self.type == 'gitlab'",message="gitlab is allowed only when type is gitlab",fieldPath=".gitlab"
+// +kubebuilder:validation:XValidation:rule="self.type != 'gitlab' || has(self.gitlab)",message="gitlab is required when type is gitlab (gitlab.project has no default)",fieldPath=".gitlab"
+// +kubebuilder:validation:XValidation:rule="!has(self.objectStore) || self.type == 's3' || self.type == 'gcs'",message="objectStore is allowed only when type is s3 or gcs",fieldPath=".objectStore"
+// +kubebuilder:validation:XValidation:rule="!has(self.layout) || self.type == 'git' || self.type == 'gitlab'",message="layout is allowed only when type is git or gitlab",fieldPath=".layout"
+// +kubebuilder:validation:XValidation:rule="!has(self.serialization) || !has(self.serialization.format) || ((self.type == 'git' || self.type == 'gitlab') ? self.serialization.format in ['yaml', 'json', 'ndjson'] : self.serialization.format in ['json', 'ndjson', 'parquet'])",message="serialization.format must be yaml, json or ndjson for git and gitlab, and json, ndjson or parquet for s3 and gcs",fieldPath=".serialization.format"
+// +kubebuilder:validation:XValidation:rule="!has(self.serialization) || !has(self.serialization.compression) || self.type == 's3' || self.type == 'gcs'",message="serialization.compression is allowed only for object stores (s3, gcs)",fieldPath=".serialization.compression"
+// +kubebuilder:validation:XValidation:rule="!has(self.objectStore) || !has(self.objectStore.format) || !has(self.serialization) || !has(self.serialization.format) || self.objectStore.format == self.serialization.format",message="objectStore.format is an alias of serialization.format; set one, or both to the same value",fieldPath=".objectStore.format"
+// +kubebuilder:validation:XValidation:rule="!has(self.objectStore) || !has(self.objectStore.hotAttributes) || (has(self.objectStore.format) && self.objectStore.format == 'parquet') || (has(self.serialization) && has(self.serialization.format) && self.serialization.format == 'parquet')",message="objectStore.hotAttributes need the parquet format",fieldPath=".objectStore.hotAttributes"
+// +kubebuilder:validation:XValidation:rule="!has(self.pathTemplate) || !((has(self.objectStore) && has(self.objectStore.format) && self.objectStore.format == 'parquet') || (has(self.serialization) && has(self.serialization.format) && self.serialization.format == 'parquet'))",message="pathTemplate does not apply to parquet, whose keys follow a fixed partitioned layout",fieldPath=".pathTemplate"
+// +kubebuilder:validation:XValidation:rule="!has(self.git) || !has(self.git.auth) || has(self.secretRef)",message="git.auth needs secretRef, the Secret holding the credentials",fieldPath=".secretRef"
+// +kubebuilder:validation:XValidation:rule="self.type != 'git' || self.endpoint.matches('^(https?|ssh|git|file)://') || self.endpoint.matches('^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:')",message="a git endpoint must be an http(s)://, ssh://, git:// or file:// URL, or user@host:path",fieldPath=".endpoint"
+// +kubebuilder:validation:XValidation:rule="self.type != 'gitlab' || self.endpoint.matches('^https?://')",message="a gitlab endpoint must be the http(s):// URL of the GitLab server",fieldPath=".endpoint"
+// +kubebuilder:validation:XValidation:rule="self.type != 's3' || self.endpoint.matches('^(s3|https?)://[^/]+')",message="an s3 endpoint must be s3://bucket[/prefix] or http(s)://host/bucket[/prefix]",fieldPath=".endpoint"
+// +kubebuilder:validation:XValidation:rule="self.type != 'gcs' || self.endpoint.matches('^(gs|https?)://[^/]+')",message="a gcs endpoint must be gs://bucket[/prefix] or http(s)://host/bucket[/prefix]",fieldPath=".endpoint"
+type KollectSnapshotSinkSpec struct {
+	// type is git, gitlab, s3 or gcs.
+	// +required
+	Type SnapshotSinkType `json:"type"`
+
+	// endpoint locates the store; it never carries credentials.
+	//   - git: the repository URL, https://, ssh://, git://, file:// or
+	//     user@host:path. Secret keys: username/password (basic), token
+	//     (token), ssh-privatekey (ssh).
+	//   - gitlab: the GitLab server URL, e.g. https://gitlab.com. Secret
+	//     key: token.
+	//   - s3: s3://bucket[/prefix] (AWS) or https://host/bucket[/prefix]
+	//     (path-style, any S3 server). Secret keys: accessKeyID,
+	//     secretAccessKey; without secretRef the default credential chain.
+	//   - gcs: gs://bucket[/prefix], or http(s)://host/bucket[/prefix] for
+	//     an emulator. Secret key: credentials.json; without secretRef the
+	//     default credentials.
+	// The address is checked against private and link-local ranges at
+	// admission and on every connection.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^https?://[^/]*@') && !self.matches('^[A-Za-z][A-Za-z0-9+.-]*://[^/@]*:[^/@]*@')",message="endpoint must not carry credentials; put them in the Secret named by secretRef"
+	Endpoint string `json:"endpoint"`
+
+	SinkCommon `json:",inline"`
+
+	// pathTemplate is the path of the inventory's file (document layout),
+	// index file (split layout) or object key, relative to the repository
+	// root or the endpoint's prefix. Placeholders: {cluster} {namespace}
+	// {name} {generation} {extension}. It must contain {namespace} and
+	// {name}, must not contain "..", and must not start with "/". Default
+	// inventory/{namespace}/{name}{extension}. Not used with parquet.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self.contains('{namespace}') && self.contains('{name}')",message="pathTemplate must contain {namespace} and {name}"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="pathTemplate must not contain '..'"
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/')",message="pathTemplate must not start with '/'"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([^{}]|[{](cluster|namespace|name|generation|extension)[}])*$')",message="pathTemplate placeholders are {cluster}, {namespace}, {name}, {generation} and {extension}"
+	PathTemplate string `json:"pathTemplate,omitempty"`
+
+	// serialization chooses the file format and, for object stores, the
+	// compression.
+	// +optional
+	Serialization *SnapshotSerialization `json:"serialization,omitempty"`
+
+	// layout chooses how Git and GitLab sinks lay files out (git and
+	// gitlab only).
+	// +optional
+	Layout *GitLayout `json:"layout,omitempty"`
+
+	// git holds settings of type git.
+	// +optional
+	Git *GitSink `json:"git,omitempty"`
+
+	// gitlab holds settings of type gitlab; required for that type.
+	// +optional
+	GitLab *GitLabSink `json:"gitlab,omitempty"`
+
+	// objectStore holds settings of types s3 and gcs.
+	// +optional
+	ObjectStore *ObjectStoreSink `json:"objectStore,omitempty"`
+}
+
+// KollectSnapshotSink is a Git repository, GitLab project, S3 bucket or GCS
+// bucket that receives each bound inventory's snapshot as files.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=ksnap,categories=kollect
+// +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.type`
+// +kubebuilder:printcolumn:name="Endpoint",type=string,JSONPath=`.spec.endpoint`,priority=1
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Verified",type=string,JSONPath=`.status.conditions[?(@.type=="ConnectionVerified")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type KollectSnapshotSink struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec describes the store.
+	// +required
+	Spec KollectSnapshotSinkSpec `json:"spec"`
+
+	// status is written by the control service.
+	// +optional
+	Status SinkStatus `json:"status,omitempty"`
+}
+
+// KollectSnapshotSinkList is a list of KollectSnapshotSinks.
+// +kubebuilder:object:root=true
+type KollectSnapshotSinkList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the snapshot sinks.
+	Items []KollectSnapshotSink `json:"items"`
+}
