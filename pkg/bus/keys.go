@@ -131,9 +131,11 @@ func ParseEnvelopeObjectName(name string) (busv1.NamespacedName, uint64, error) 
 	return busv1.NamespacedName{Namespace: v[0], Name: v[1]}, rev, nil
 }
 
-// SnapshotMsgID returns the Nats-Msg-Id header of a snapshot event, so that a
-// snapshot published twice within the stream's duplicate window is stored
-// once.
-func SnapshotMsgID(inv busv1.NamespacedName, revision uint64) string {
-	return EnvelopeObjectName(inv, revision)
+// SnapshotMsgID returns the Nats-Msg-Id header of a snapshot event:
+// <namespace>.<inventory>.<revision>.<reason>.<createdAt in Unix nanoseconds>.
+// A publish retried with the same event value is stored once, while the
+// periodic re-exports of one unchanged revision stay distinct events.
+func SnapshotMsgID(e busv1.SnapshotEvent) string {
+	return join(nil, e.Inventory.Namespace, e.Inventory.Name) + "." + strconv.FormatUint(e.Revision, 10) + "." +
+		EncodeToken(string(e.Reason)) + "." + strconv.FormatInt(e.CreatedAt.UnixNano(), 10)
 }

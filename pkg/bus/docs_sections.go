@@ -1,0 +1,109 @@
+package bus
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+func writeEncoding(w writer) {
+	w("## How names become tokens\n\n")
+	w("Subject tokens cannot contain `.`, `*`, `>` or whitespace, and KV keys allow only\n")
+	w("`[-/_=.a-zA-Z0-9]`. Every Kubernetes name in a subject, key or object name is encoded to a token\n")
+	w("using only `[-_=a-zA-Z0-9]`, valid in both, and decodes back exactly:\n\n")
+	w("| input | rule | token |\n|---|---|---|\n")
+	for _, e := range []struct{ in, rule string }{
+		{"team-a", "letters, digits and `-` are kept"},
+		{"web.apps", "`.` becomes `_`"},
+		{"", "the empty namespace of a cluster-scoped object"},
+		{"a_b", "any other byte, `_` and `=` included, is `=` and two upper-case hex digits"},
+		{"ns/ä", "multi-byte characters are escaped byte by byte"},
+	} {
+		in := "`" + e.in + "`"
+		if e.in == "" {
+			in = "(empty)"
+		}
+		w("| %s | %s | `%s` |\n", in, e.rule, EncodeToken(e.in))
+	}
+	w("\nSo a DNS-1123 name reads as itself with dots as underscores, and a token never contains `.`:\n")
+	w("wildcards such as `kollect.snapshots.team-a.*` select exactly one namespace's inventories.\n\n")
+}
+
+func (l Listing) writePermissions(w writer) {
+	w("## Permissions per service\n\n")
+	w("Give each service its own NATS user (or account user) with these permissions, in nats-server\n")
+	w("configuration syntax. KV and object-store reads are granted per bucket; writes are narrowed to\n")
+	w("the service's own status subjects and, for exporters, to their family's dead letters and\n")
+	w("export-state keys. Provisioning needs `$JS.API.>` in addition (see above).\n\n")
+	for _, p := range l.Permissions {
+		w("### %s\n\n```\npermissions: {\n  publish: { allow: [\n", p.Service)
+		for _, s := range p.Publish {
+			w("    %q\n", s)
+		}
+		w("  ] }\n  subscribe: { allow: [\n")
+		for _, s := range p.Subscribe {
+			w("    %q\n", s)
+		}
+		w("  ] }\n")
+		if p.AllowResponses {
+			w("  allow_responses: true\n")
+		}
+		w("}\n```\n\n")
+	}
+}
+
+func (l Listing) writeSizing(w writer) {
+	o := l.Options
+	w("## Sizing\n\n")
+	w("- **Message size.** The server's `max_payload` must be at least %s (`MaxMessageBytes`). A row\n", size(int64(o.MaxMessageBytes)))
+	w("  averages a few hundred bytes with attributes and a few KiB with a full resource, so an inline\n")
+	w("  envelope holds roughly a few thousand rows; larger envelopes go to `%s`.\n", ObjectStoreEnvelopes)
+	w("- **Snapshots.** At most %s events per inventory for %s: plan `inventories × %s × envelope size`\n",
+		count(o.SnapshotHistory), age(o.SnapshotMaxAge), count(o.SnapshotHistory))
+	w("  (each event also carries its delta), capped at `inventories × %s × %s` for inline events.\n",
+		count(o.SnapshotHistory), size(int64(o.MaxMessageBytes)))
+	w("  A periodic re-export publishes an event per due binding, so short intervals fill the history\n")
+	w("  faster: the history covers `%s × the shortest interval` of an unchanged inventory.\n", count(o.SnapshotHistory))
+	w("- **Large envelopes.** One object per large snapshot revision, kept %s: plan\n", age(o.SnapshotMaxAge))
+	w("  `large inventories × revisions per %s × envelope size`, or bound it with `EnvelopeStoreMaxBytes`.\n",
+		age(o.SnapshotMaxAge))
+	w("- **Rows.** One value per collected object and Target: `objects × average row size` plus about\n")
+	w("  100 bytes of key and header per entry; 100 000 objects of 1 KiB need about 110 MiB.\n")
+	w("- **Config, status, export state.** One small value per custom resource, per (service, object,\n")
+	w("  binding) and per binding: a few MiB for thousands of objects.\n")
+	w("- **Dead letters.** At most %s messages for %s.\n", count(o.DeadLetterMaxMsgs), age(o.DeadLetterMaxAge))
+	w("- **Replicas.** Every byte above is stored once per replica.\n\n")
+}
+
+func (l Listing) writeOptions(w writer) {
+	o := l.Options
+	w("## Provisioning options\n\n")
+	w("`bus.Options` (defaults shown) sets every limit above.\n\n| option | default |\n|---|---|\n")
+	for _, r := range [][2]string{
+		{"Replicas", count(int64(o.Replicas))},
+		{"Storage", storageName(o)},
+		{"MaxMessageBytes", size(int64(o.MaxMessageBytes))},
+		{"SnapshotHistory", count(o.SnapshotHistory)},
+		{"SnapshotMaxAge", age(o.SnapshotMaxAge)},
+		{"StatusMaxAge", age(o.StatusMaxAge)},
+		{"DeadLetterMaxAge", age(o.DeadLetterMaxAge)},
+		{"DeadLetterMaxMsgs", count(o.DeadLetterMaxMsgs)},
+		{"EnvelopeStoreMaxBytes", size(o.EnvelopeStoreMaxBytes)},
+		{"ExporterAckWait", age(o.ExporterAckWait)},
+		{"ExporterMaxAckPending", count(int64(o.ExporterMaxAckPending))},
+	} {
+		w("| `%s` | %s |\n", r[0], r[1])
+	}
+}
+
+// indentJSON renders v as indented JSON; the jetstream config types always
+// marshal.
+func indentJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "marshal: " + err.Error()
+	}
+	return strings.TrimSpace(b.String())
+}

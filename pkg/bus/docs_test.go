@@ -1,0 +1,72 @@
+package bus
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/bus.md and the golden files in testdata")
+
+// checkFile compares got with the file at path, rewriting it with -update.
+func checkFile(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s (run go test ./pkg/bus -run TestDocs -update): %v", path, err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s is stale; run go test ./pkg/bus -run TestDocs -update (-file +generated):\n%s", path, diff)
+	}
+}
+
+func TestDocs(t *testing.T) {
+	l := Catalogue()
+	t.Run("docs/bus.md is rendered from the catalogue", func(t *testing.T) {
+		checkFile(t, filepath.Join("..", "..", "docs", "bus.md"), l.Markdown())
+	})
+	t.Run("the catalogue matches its golden file", func(t *testing.T) {
+		checkFile(t, filepath.Join("testdata", "catalogue.golden"), []byte(indentJSON(l)+"\n"))
+	})
+}
+
+func TestCatalogueIsComplete(t *testing.T) {
+	l := Catalogue()
+	doc := string(l.Markdown())
+	names := []string{StreamSnapshots, StreamStatus, StreamDeadLetters, BucketConfig, BucketRows,
+		BucketExportState, ObjectStoreEnvelopes}
+	for _, c := range l.Consumers {
+		names = append(names, c.Config.Durable)
+	}
+	for _, n := range names {
+		t.Run(n+" is documented", func(t *testing.T) {
+			if !strings.Contains(doc, "`"+n+"`") {
+				t.Errorf("docs/bus.md does not mention `%s`", n)
+			}
+		})
+	}
+	t.Run("every stored subject pattern belongs to a listed stream", func(t *testing.T) {
+		streams := map[string]string{}
+		for _, s := range l.Streams {
+			streams[s.Config.Name] = strings.TrimSuffix(s.Config.Subjects[0], ">")
+		}
+		for _, s := range l.Subjects {
+			if s.Stream == "" {
+				continue
+			}
+			prefix, ok := streams[s.Stream]
+			if !ok || !strings.HasPrefix(s.Example, prefix) {
+				t.Errorf("subject %s (stream %q) is not captured by a listed stream", s.Example, s.Stream)
+			}
+		}
+	})
+}

@@ -1,0 +1,94 @@
+package bus
+
+import (
+	busv1 "kollect.dev/kollect/api/bus/v1"
+)
+
+// Example objects for the catalogue; the examples in docs/bus.md are built
+// from them by the same builders services call.
+var (
+	exampleInventory = busv1.NamespacedName{Namespace: "team-a", Name: "web.apps"}
+	exampleCluster   = busv1.NamespacedName{Name: "fleet"}
+	exampleSink      = busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: "team-a", Name: "git-main"}
+)
+
+func subjectEntries() []SubjectEntry {
+	return []SubjectEntry{
+		{
+			Pattern: "kollect.snapshots.<namespace>.<inventory>", Example: SnapshotSubject(exampleInventory),
+			Purpose: "Every snapshot of one inventory: on a material change, on each binding's periodic re-export, " +
+				"on deletion. Header Nats-Msg-Id is `<namespace>.<inventory>.<revision>.<reason>.<createdAt ns>` (SnapshotMsgID).",
+			Message: "SnapshotEvent", Stream: StreamSnapshots,
+			Publishers: services(busv1.ServiceAggregator), Subscribers: withExporters(busv1.ServiceAggregator),
+		},
+		{
+			Pattern: "kollect.status.<service>.<kind>.<namespace>.<name>",
+			Example: StatusSubject(StatusAddress{Service: busv1.ServiceCollector, Kind: busv1.KindClusterTarget, Name: "nodes"}),
+			Purpose: "A service's latest report on one object: target counts and errors, inventory revision, sink connection.",
+			Message: "StatusReport", Stream: StreamStatus,
+			Publishers:  withExporters(busv1.ServiceCollector, busv1.ServiceAggregator),
+			Subscribers: services(busv1.ServiceControl),
+		},
+		{
+			Pattern: "kollect.status.<service>.<kind>.<namespace>.<name>.<family>.<sinkNamespace>.<sink>",
+			Example: StatusSubject(StatusAddress{Service: busv1.ServiceSnapshotExporter, Kind: busv1.KindInventory,
+				Namespace: exampleInventory.Namespace, Name: exampleInventory.Name, Sink: &exampleSink}),
+			Purpose: "An exporter's latest result for one binding of an inventory.",
+			Message: "StatusReport", Stream: StreamStatus,
+			Publishers: exporters, Subscribers: services(busv1.ServiceControl),
+		},
+		{
+			Pattern: "kollect.conntest.<family>", Example: ConnTestSubject(busv1.FamilyEvent),
+			Purpose: "Connection-test requests from control; one replica of the family's exporter (queue group " +
+				"<family>-exporter) replies with a ConnectionTestReply. Core NATS request-reply, not stored.",
+			Message:    "ConnectionTestRequest",
+			Publishers: services(busv1.ServiceControl), Subscribers: exporters,
+		},
+		{
+			Pattern: "kollect.deadletter.<family>.<namespace>.<inventory>",
+			Example: DeadLetterSubject(busv1.FamilyDatabase, exampleCluster),
+			Purpose: "A snapshot event the family's exporter terminated after a permanent failure.",
+			Message: "DeadLetter", Stream: StreamDeadLetters, Publishers: exporters,
+		},
+	}
+}
+
+func keyEntries() []KeyEntry {
+	var out []KeyEntry
+	for _, k := range configKinds {
+		e := KeyEntry{
+			Bucket: BucketConfig, Pattern: string(k) + ".<namespace>.<name>",
+			Example: ConfigKey(ConfigRef{Kind: k, Namespace: "team-a", Name: "example"}),
+			Writer:  busv1.ServiceControl,
+		}
+		switch k {
+		case busv1.KindTarget, busv1.KindClusterTarget:
+			e.Message, e.Readers = "TargetConfig", services(busv1.ServiceCollector)
+		case busv1.KindInventory, busv1.KindClusterInventory:
+			e.Message, e.Readers = "InventoryConfig", services(busv1.ServiceAggregator)
+		default:
+			e.Message, e.Readers = "SinkConfig", exporters
+		}
+		if k == busv1.KindClusterTarget || k == busv1.KindClusterInventory {
+			e.Example = ConfigKey(ConfigRef{Kind: k, Name: "example"})
+		}
+		out = append(out, e)
+	}
+	return append(out,
+		KeyEntry{
+			Bucket: BucketRows, Pattern: "<targetNamespace>.<target>.<uid>",
+			Example: RowKey(busv1.RowKey{TargetNamespace: "team-a", TargetName: "pods", UID: "5b0c1f6e-1d2a-4c39-9a51-0f3c2a9d1e77"}),
+			Message: "RowEntry", Writer: busv1.ServiceCollector, Readers: services(busv1.ServiceCollector, busv1.ServiceAggregator),
+		},
+		KeyEntry{
+			Bucket: BucketExportState, Pattern: "<namespace>.<inventory>.<family>.<sinkNamespace>.<sink>",
+			Example: ExportStateKey(exampleInventory, exampleSink),
+			Message: "ExportState", Writer: "<family>-exporter", Readers: withExporters(busv1.ServiceAggregator),
+		},
+		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "<namespace>.<inventory>.<revision>",
+			Example: EnvelopeObjectName(exampleInventory, 42),
+			Message: "Envelope (JSON)", Writer: busv1.ServiceAggregator, Readers: exporters,
+		},
+	)
+}

@@ -1,0 +1,91 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Options are the limits Provision applies. DefaultOptions suits one cluster
+// of a few thousand inventories on a three-node NATS cluster with Replicas
+// raised to 3; docs/bus.md explains how to size them.
+type Options struct {
+	// Replicas of every stream, bucket and object store (1 to 5).
+	Replicas int
+	// Storage of every stream, bucket and object store.
+	Storage jetstream.StorageType
+	// MaxMessageBytes is the largest message any stream or bucket accepts;
+	// it must not exceed the server's max_payload. An envelope larger than
+	// this goes to ObjectStoreEnvelopes.
+	MaxMessageBytes int32
+	// SnapshotHistory is how many snapshot events are kept per inventory for
+	// replay.
+	SnapshotHistory int64
+	// SnapshotMaxAge is how long snapshot events, and large envelopes, are
+	// kept; zero keeps them until SnapshotHistory evicts them.
+	SnapshotMaxAge time.Duration
+	// StatusMaxAge is how long a status report is kept when no newer report
+	// replaces it; zero keeps it forever.
+	StatusMaxAge time.Duration
+	// DeadLetterMaxAge is how long dead letters are kept; zero keeps them
+	// until DeadLetterMaxMsgs evicts them.
+	DeadLetterMaxAge time.Duration
+	// DeadLetterMaxMsgs bounds the dead-letter stream; the oldest go first.
+	DeadLetterMaxMsgs int64
+	// EnvelopeStoreMaxBytes bounds the envelope object store; -1 is
+	// unlimited.
+	EnvelopeStoreMaxBytes int64
+	// ExporterAckWait is how long an exporter may hold a snapshot event
+	// before it is redelivered; exporters extend it while they work.
+	ExporterAckWait time.Duration
+	// ExporterMaxAckPending bounds the snapshot events in flight per exporter
+	// family.
+	ExporterMaxAckPending int
+}
+
+// DefaultOptions returns the defaults: one replica on file storage, 1 MiB
+// messages, 16 snapshots per inventory for 7 days, status for 7 days, 10000
+// dead letters for 14 days.
+func DefaultOptions() Options {
+	return Options{
+		Replicas:              1,
+		Storage:               jetstream.FileStorage,
+		MaxMessageBytes:       1 << 20,
+		SnapshotHistory:       16,
+		SnapshotMaxAge:        7 * 24 * time.Hour,
+		StatusMaxAge:          7 * 24 * time.Hour,
+		DeadLetterMaxAge:      14 * 24 * time.Hour,
+		DeadLetterMaxMsgs:     10000,
+		EnvelopeStoreMaxBytes: -1,
+		ExporterAckWait:       2 * time.Minute,
+		ExporterMaxAckPending: 256,
+	}
+}
+
+// Validate reports every option out of range.
+func (o Options) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(o.Replicas >= 1 && o.Replicas <= 5, "replicas %d: must be 1 to 5", o.Replicas)
+	check(o.Storage == jetstream.FileStorage || o.Storage == jetstream.MemoryStorage, "storage %v: must be file or memory", o.Storage)
+	check(o.MaxMessageBytes > 0, "maxMessageBytes %d: must be positive", o.MaxMessageBytes)
+	check(o.SnapshotHistory >= 1, "snapshotHistory %d: must be at least 1", o.SnapshotHistory)
+	check(o.SnapshotMaxAge >= 0, "snapshotMaxAge %v: must not be negative", o.SnapshotMaxAge)
+	check(o.StatusMaxAge >= 0, "statusMaxAge %v: must not be negative", o.StatusMaxAge)
+	check(o.DeadLetterMaxAge >= 0, "deadLetterMaxAge %v: must not be negative", o.DeadLetterMaxAge)
+	check(o.DeadLetterMaxMsgs >= 1, "deadLetterMaxMsgs %d: must be at least 1", o.DeadLetterMaxMsgs)
+	check(o.EnvelopeStoreMaxBytes == -1 || o.EnvelopeStoreMaxBytes > 0,
+		"envelopeStoreMaxBytes %d: must be positive or -1", o.EnvelopeStoreMaxBytes)
+	check(o.ExporterAckWait >= time.Second, "exporterAckWait %v: must be at least 1s", o.ExporterAckWait)
+	check(o.ExporterMaxAckPending >= 1, "exporterMaxAckPending %d: must be at least 1", o.ExporterMaxAckPending)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("bus options: %w", err)
+	}
+	return nil
+}
