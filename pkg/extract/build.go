@@ -115,7 +115,7 @@ func readsSecretData(path string, fs *FieldSet) bool {
 }
 
 func compileCELAttribute(ca *compiledAttr, path string, opts Options, fs *FieldSet) error {
-	expr, ast, err := compileCEL(strings.TrimPrefix(path, celPrefix), ca.typ, opts)
+	expr, ast, err := compileCELAt(strings.TrimPrefix(path, celPrefix), len(celPrefix), ca.typ, opts)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,12 @@ type celExpr struct {
 // compileCEL parses, type-checks and plans src once, checking its result type against t and
 // its estimated worst-case cost against the limit.
 func compileCEL(src string, t Type, o Options) (*celExpr, *cel.Ast, error) {
+	return compileCELAt(src, 0, t, o)
+}
+
+// compileCELAt compiles src, which starts at column offset of what the user wrote (after a
+// "cel:" prefix), so error locations point into the user's text.
+func compileCELAt(src string, offset int, t Type, o Options) (*celExpr, *cel.Ast, error) {
 	env, err := celEnv()
 	if err != nil {
 		return nil, nil, fmt.Errorf("build CEL environment: %w", err)
@@ -60,7 +66,11 @@ func compileCEL(src string, t Type, o Options) (*celExpr, *cel.Ast, error) {
 	if iss.Err() != nil {
 		msgs := make([]string, 0, len(iss.Errors()))
 		for _, e := range iss.Errors() {
-			msgs = append(msgs, fmt.Sprintf("%d:%d: %s", e.Location.Line(), e.Location.Column()+1, e.Message))
+			col := e.Location.Column() + 1
+			if e.Location.Line() == 1 {
+				col += offset
+			}
+			msgs = append(msgs, fmt.Sprintf("%d:%d: %s", e.Location.Line(), col, e.Message))
 		}
 		return nil, nil, fmt.Errorf("invalid CEL: %s", strings.Join(msgs, "; "))
 	}
