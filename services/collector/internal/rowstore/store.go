@@ -20,13 +20,14 @@ type Store struct {
 	kv  jetstream.KeyValue
 	now func() time.Time
 
-	mu    sync.Mutex
-	known map[busv1.RowKey]uint64 // row content hash of what is on the bus
+	mu     sync.Mutex
+	known  map[busv1.RowKey]uint64      // row content hash of what is on the bus
+	counts map[busv1.NamespacedName]int // rows per Target, for Count
 }
 
 // Open loads the keys and content hashes of every row already in kv.
 func Open(ctx context.Context, kv jetstream.KeyValue) (*Store, error) {
-	s := &Store{kv: kv, now: time.Now, known: map[busv1.RowKey]uint64{}}
+	s := &Store{kv: kv, now: time.Now, known: map[busv1.RowKey]uint64{}, counts: map[busv1.NamespacedName]int{}}
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, fmt.Errorf("watch rows bucket %s: %w", kv.Bucket(), err)
@@ -60,8 +61,20 @@ func (s *Store) load(e jetstream.KeyValueEntry) error {
 	if err != nil {
 		return err
 	}
-	s.known[key] = h
+	s.set(key, h)
 	return nil
+}
+
+// set records key's hash; s.mu is held, or s is not shared yet.
+func (s *Store) set(key busv1.RowKey, h uint64) {
+	if _, ok := s.known[key]; !ok {
+		s.counts[targetOf(key)]++
+	}
+	s.known[key] = h
+}
+
+func targetOf(k busv1.RowKey) busv1.NamespacedName {
+	return busv1.NamespacedName{Namespace: k.TargetNamespace, Name: k.TargetName}
 }
 
 // Put writes row unless the bus already holds the same content. It reports
@@ -86,7 +99,7 @@ func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64) 
 		return false, fmt.Errorf("put row %s: %w", bus.RowKey(key), err)
 	}
 	s.mu.Lock()
-	s.known[key] = h
+	s.set(key, h)
 	s.mu.Unlock()
 	return true, nil
 }
@@ -104,7 +117,14 @@ func (s *Store) Delete(ctx context.Context, key busv1.RowKey) (bool, error) {
 		return false, fmt.Errorf("delete row %s: %w", bus.RowKey(key), err)
 	}
 	s.mu.Lock()
-	delete(s.known, key)
+	if _, ok := s.known[key]; ok {
+		delete(s.known, key)
+		if t := targetOf(key); s.counts[t] <= 1 {
+			delete(s.counts, t)
+		} else {
+			s.counts[t]--
+		}
+	}
 	s.mu.Unlock()
 	return true, nil
 }
@@ -119,6 +139,26 @@ func (s *Store) Keys(targetNamespace, targetName string) []busv1.RowKey {
 		if k.TargetNamespace == targetNamespace && k.TargetName == targetName {
 			out = append(out, k)
 		}
+	}
+	return out
+}
+
+// Count returns the number of rows of one Target (targetNamespace empty for a
+// ClusterTarget).
+func (s *Store) Count(targetNamespace, targetName string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[busv1.NamespacedName{Namespace: targetNamespace, Name: targetName}]
+}
+
+// Targets returns every Target that has at least one row, in no particular
+// order; Namespace is empty for ClusterTargets.
+func (s *Store) Targets() []busv1.NamespacedName {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]busv1.NamespacedName, 0, len(s.counts))
+	for t := range s.counts {
+		out = append(out, t)
 	}
 	return out
 }

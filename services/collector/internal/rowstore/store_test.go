@@ -2,8 +2,12 @@ package rowstore
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -111,5 +115,44 @@ func TestDeleteRemovesTheRowOnce(t *testing.T) {
 	}
 	if deleted, err := s.Delete(ctx, r.Key()); err != nil || deleted {
 		t.Errorf("second Delete = %v, %v; want nothing to do", deleted, err)
+	}
+}
+
+func TestCountAndTargetsFollowPutsAndDeletes(t *testing.T) {
+	ctx, _, kv := rowsBucket(t)
+	s, err := Open(ctx, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := busv1.Row{TargetName: "nodes", Name: "n1", UID: "u9", Version: "v1", Kind: "Node"}
+	for _, r := range []busv1.Row{row("web", "u1", "a"), row("web", "u2", "b"), row("db", "u3", "c"), cluster} {
+		if _, err := s.Put(ctx, r, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Put(ctx, row("web", "u1", "changed"), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(ctx, row("db", "u3", "c").Key()); err != nil {
+		t.Fatal(err)
+	}
+	reopened, err := Open(ctx, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, st := range map[string]*Store{"the writing store": s, "a reopened store": reopened} {
+		t.Run(name+" counts rows per target", func(t *testing.T) {
+			got := map[string]int{"team-a/web": st.Count("team-a", "web"), "team-a/db": st.Count("team-a", "db"),
+				"nodes": st.Count("", "nodes")}
+			want := map[string]int{"team-a/web": 2, "team-a/db": 0, "nodes": 1}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("counts (-want +got):\n%s", diff)
+			}
+			targets := st.Targets()
+			slices.SortFunc(targets, func(a, b busv1.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
+			if diff := cmp.Diff([]busv1.NamespacedName{{Name: "nodes"}, {Namespace: "team-a", Name: "web"}}, targets); diff != "" {
+				t.Errorf("targets (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
