@@ -1,0 +1,65 @@
+package target
+
+import (
+	"encoding/json"
+	"fmt"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+// ConfigForTarget builds the compiled-config entry of a namespaced Target.
+// scope is the ceiling of the Target's namespace, nil when none applies.
+func ConfigForTarget(t *v1alpha1.KollectTarget, p *v1alpha1.KollectProfile, scope *v1alpha1.ScopeRules) (busv1.TargetConfig, error) {
+	cfg := busv1.TargetConfig{
+		Kind: busv1.KindTarget, Namespace: t.Namespace, Name: t.Name, UID: string(t.UID),
+		Generation: t.Generation, Suspend: t.Spec.Suspend,
+	}
+	return fill(cfg, t.Spec, p, scope)
+}
+
+// ConfigForClusterTarget builds the compiled-config entry of a ClusterTarget.
+func ConfigForClusterTarget(t *v1alpha1.KollectClusterTarget, p *v1alpha1.KollectProfile, scope *v1alpha1.ScopeRules) (busv1.TargetConfig, error) {
+	cfg := busv1.TargetConfig{
+		Kind: busv1.KindClusterTarget, Name: t.Name, UID: string(t.UID),
+		Generation: t.Generation, Suspend: t.Spec.Suspend,
+	}
+	return fill(cfg, t.Spec, p, scope)
+}
+
+func fill(cfg busv1.TargetConfig, selection any, p *v1alpha1.KollectProfile, scope *v1alpha1.ScopeRules) (busv1.TargetConfig, error) {
+	var err error
+	cfg.ProfileRef = busv1.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+	cfg.ProfileGeneration = p.Generation
+	cfg.ProfileAnnotations = optIns(p.Annotations)
+	if cfg.Profile, err = json.Marshal(p.Spec); err != nil {
+		return cfg, fmt.Errorf("encode profile %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	if cfg.Selection, err = json.Marshal(selection); err != nil {
+		return cfg, fmt.Errorf("encode target %s: %w", cfg.Name, err)
+	}
+	if scope != nil {
+		if cfg.Scope, err = json.Marshal(scope); err != nil {
+			return cfg, fmt.Errorf("encode scope of %s: %w", cfg.Name, err)
+		}
+	}
+	return cfg, nil
+}
+
+// optIns keeps only the Profile annotations extraction reads, so no other
+// annotation (which might hold anything) travels on the bus.
+func optIns(a map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{v1alpha1.AnnotationAllowSecretExtraction, v1alpha1.AnnotationAllowFullResourceExport} {
+		if v, ok := a[k]; ok {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Config is the compiled-config entry of a Target or ClusterTarget.
+type Config = busv1.TargetConfig

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// ExitError carries a command's exit status.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Streams are the command's standard streams.
+type Streams struct {
+	Out, Err io.Writer
+}
+
+// NewCommand returns the root `kollect` command.
+func NewCommand(s Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kollect",
+		Short:         "Collect a declared inventory of Kubernetes objects",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.AddCommand(newCollectCommand(s), newValidateCommand(s))
+	return root
+}
+
+// Main runs the command line with args and returns the process exit status.
+func Main(ctx context.Context, args []string, s Streams) int {
+	cmd := NewCommand(s)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintln(s.Err, "kollect:", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(s.Err, "kollect:", err)
+	return 2
+}
+
+// isTerminal reports whether w is a terminal, for progress lines.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

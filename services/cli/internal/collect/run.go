@@ -1,0 +1,249 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/services/cli/internal/manifests"
+)
+
+// Exit codes of CONTRACT.md.
+const (
+	ExitOK      = 0 // everything collected
+	ExitPartial = 1 // some contexts, kinds or objects failed
+	ExitNothing = 2 // nothing collected, or invalid input
+)
+
+// Options configure a collection.
+type Options struct {
+	// Kubeconfig is the kubeconfig path; empty uses the usual loading rules.
+	Kubeconfig string
+	// Contexts are context names or globs; empty means the current context.
+	Contexts []string
+	// Namespace is given to namespaced objects of the config folder that
+	// have none.
+	Namespace string
+	// Format is ndjson, json or yaml.
+	Format string
+	// Output is "-" for standard output or a folder to write files into.
+	Output string
+	// PageSize is the list page size.
+	PageSize int64
+	// Extract are operator-level extraction options.
+	Extract extract.Options
+	// Progress receives a progress line per step when not nil.
+	Progress io.Writer
+	// Now is the export time; zero means time.Now.
+	Now time.Time
+}
+
+// Run collects from every selected context and writes the records to out
+// (or to files under Output). It returns the exit code and the errors that
+// explain it.
+func Run(ctx context.Context, objs []manifests.Object, opts Options, out io.Writer) (int, error) {
+	set, err := manifests.Sort(withNamespace(objs, opts.Namespace))
+	if err != nil {
+		return ExitNothing, err
+	}
+	p, err := compile(set, opts.Extract)
+	if err != nil {
+		return ExitNothing, err
+	}
+	if len(p.targets) == 0 {
+		return ExitNothing, errors.New("the config folder has no KollectTarget or KollectClusterTarget to collect")
+	}
+	w, err := newWriter(opts.Format, opts.Output, out)
+	if err != nil {
+		return ExitNothing, err
+	}
+	contexts, err := selectContexts(opts.Kubeconfig, opts.Contexts)
+	if err != nil {
+		return ExitNothing, err
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	results := make([]contextResult, len(contexts))
+	var wg sync.WaitGroup
+	for i, c := range contexts {
+		wg.Go(func() { results[i] = collectContext(ctx, set, p, c, opts, w.ext) })
+	}
+	wg.Wait()
+	var errs []error
+	collected := 0
+	for _, r := range results {
+		errs = append(errs, r.errs...)
+		if r.err != nil {
+			errs = append(errs, r.err)
+			continue
+		}
+		for _, rec := range r.records {
+			if err := w.write(rec); err != nil {
+				return ExitPartial, errors.Join(append(errs, err)...)
+			}
+		}
+		collected++
+	}
+	if err := w.close(); err != nil {
+		errs = append(errs, err)
+	}
+	switch {
+	case collected == 0:
+		return ExitNothing, errors.Join(errs...)
+	case len(errs) > 0:
+		return ExitPartial, errors.Join(errs...)
+	}
+	return ExitOK, nil
+}
+
+type contextResult struct {
+	records []Record
+	errs    []error // partial failures
+	err     error   // the context produced nothing
+}
+
+func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeContext, opts Options, ext string) contextResult {
+	cfg, err := kctx.config()
+	if err != nil {
+		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
+	}
+	cfg.QPS, cfg.Burst = 100, 200
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
+	}
+	mapper, err := restMapper(cfg)
+	if err != nil {
+		return contextResult{err: fmt.Errorf("context %s: discover API resources: %w", kctx.name, err)}
+	}
+	namespaces, err := listNamespaces(ctx, dyn, opts.PageSize)
+	if err != nil {
+		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
+	}
+	var res contextResult
+	var rows []busv1.Row
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for gvk, targets := range p.byGVK {
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			res.errs = append(res.errs, fmt.Errorf("context %s: %s: %w", kctx.name, gvk, err))
+			continue
+		}
+		wg.Go(func() {
+			r, err := collectGVK(ctx, dyn, mapping, targets, namespaces, opts.PageSize)
+			mu.Lock()
+			defer mu.Unlock()
+			rows = append(rows, r.rows...)
+			res.errs = append(res.errs, r.failures...)
+			if err != nil {
+				res.errs = append(res.errs, fmt.Errorf("context %s: %w", kctx.name, err))
+			}
+			progress(opts.Progress, "%s: %s: %d rows", kctx.name, gvk.Kind, len(r.rows))
+		})
+	}
+	wg.Wait()
+	res.records, res.err = buildRecords(set, p, rows, namespaces, kctx.name, kctx.name, ext, opts.Now)
+	return res
+}
+
+func restMapper(cfg *rest.Config) (*restmapper.DeferredDiscoveryRESTMapper, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return restmapper.NewDeferredDiscoveryRESTMapper(memCache(dc)), nil
+}
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, "\r\033[K"+format, args...)
+	}
+}
+
+// kubeContext is one kubeconfig context to collect from.
+type kubeContext struct {
+	name   string
+	loader clientcmd.ClientConfigLoadingRules
+}
+
+func (k kubeContext) config() (*rest.Config, error) {
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(&k.loader,
+		&clientcmd.ConfigOverrides{CurrentContext: k.name}).ClientConfig()
+}
+
+// selectContexts expands context names and globs against the kubeconfig.
+func selectContexts(kubeconfig string, patterns []string) ([]kubeContext, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if kubeconfig != "" {
+		rules.ExplicitPath = kubeconfig
+	}
+	raw, err := rules.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	if len(patterns) == 0 {
+		if raw.CurrentContext == "" {
+			return nil, errors.New("the kubeconfig has no current context; pass --context")
+		}
+		return []kubeContext{{name: raw.CurrentContext, loader: *rules}}, nil
+	}
+	var names []string
+	for _, pat := range patterns {
+		matched := false
+		for name := range raw.Contexts {
+			if ok, err := path.Match(pat, name); err != nil {
+				return nil, fmt.Errorf("--context %q: %w", pat, err)
+			} else if ok && !slices.Contains(names, name) {
+				names, matched = append(names, name), true
+			} else if ok {
+				matched = true
+			}
+		}
+		if !matched {
+			return nil, fmt.Errorf("--context %q matches no context of the kubeconfig", pat)
+		}
+	}
+	slices.Sort(names)
+	out := make([]kubeContext, len(names))
+	for i, n := range names {
+		out[i] = kubeContext{name: n, loader: *rules}
+	}
+	return out, nil
+}
+
+// withNamespace gives namespaced kollect objects without a namespace the
+// --namespace value, as kubectl -n would.
+func withNamespace(objs []manifests.Object, ns string) []manifests.Object {
+	if ns == "" {
+		return objs
+	}
+	for _, o := range objs {
+		if o.Object.GetNamespace() == "" && !clusterScoped(o.Object.GetKind()) {
+			o.Object.SetNamespace(ns)
+		}
+	}
+	return objs
+}
+
+func clusterScoped(kind string) bool {
+	switch kind {
+	case "KollectClusterTarget", "KollectClusterInventory", "KollectClusterScope", "Namespace":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,93 @@
+package manifests
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// Object is one decoded document.
+type Object struct {
+	// File is the path the document was read from.
+	File string
+	// Index is the document's position in the file, from 0.
+	Index int
+	// Object is the document as read.
+	Object *unstructured.Unstructured
+}
+
+// Source names where the object came from: "file.yaml" or "file.yaml#2".
+func (o Object) Source() string {
+	if o.Index == 0 {
+		return o.File
+	}
+	return fmt.Sprintf("%s#%d", o.File, o.Index)
+}
+
+// Load reads every .yaml, .yml and .json file under dir (or the single file
+// dir names), in lexical order. Empty documents are skipped; a document that
+// is not a Kubernetes object (no apiVersion or kind) is an error naming the
+// file.
+func Load(dir string) ([]Object, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() {
+				files = append(files, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	slices.Sort(files)
+	var out []Object
+	var errs []error
+	for _, f := range files {
+		objs, err := loadFile(f)
+		errs = append(errs, err)
+		out = append(out, objs...)
+	}
+	return out, errors.Join(errs...)
+}
+
+func loadFile(path string) ([]Object, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+	var out []Object
+	for i := 0; ; i++ {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return out, fmt.Errorf("%s: document %d: %w", path, i, err)
+		}
+		if len(m) == 0 {
+			i--
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		if u.GetAPIVersion() == "" || u.GetKind() == "" {
+			return out, fmt.Errorf("%s: document %d: not a Kubernetes object (apiVersion and kind are required)", path, i)
+		}
+		out = append(out, Object{File: path, Index: i, Object: u})
+	}
+}
