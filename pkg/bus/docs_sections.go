@@ -33,7 +33,10 @@ func (l Listing) writePermissions(w writer) {
 	w("Give each service its own NATS user (or account user) with these permissions, in nats-server\n")
 	w("configuration syntax. KV and object-store reads are granted per bucket; writes are narrowed to\n")
 	w("the service's own status subjects and, for exporters, to their family's dead letters and\n")
-	w("export-state keys. Provisioning needs `$JS.API.>` in addition (see above).\n\n")
+	w("export-state keys. A test runs each service's bus operations as a user holding only these\n")
+	w("permissions, and checks that writes outside them are refused. Provisioning needs `$JS.API.>`\n")
+	w("(see above); `kollect replay` needs the read subjects listed here for `%s` and\n", StreamSnapshots)
+	w("`%s`.\n\n", ObjectStoreStreamName(ObjectStoreEnvelopes))
 	for _, p := range l.Permissions {
 		w("### %s\n\n```\npermissions: {\n  publish: { allow: [\n", p.Service)
 		for _, s := range p.Publish {

@@ -23,12 +23,16 @@ var compactRaw = cmp.Transformer("compactRaw", func(r json.RawMessage) string {
 	return b.String()
 })
 
-func TestGolden(t *testing.T) {
-	tests := []struct {
-		name  string
-		file  string
-		value any
-	}{
+// goldenCase is one representative value and its golden file,
+// testdata/<file>.golden.
+type goldenCase struct {
+	name  string
+	file  string
+	value any
+}
+
+func goldenCases() []goldenCase {
+	return []goldenCase{
 		{"a namespaced target config carries profile, selection and scope", "TargetConfig", targetConfig()},
 		{"a suspended cluster target config has no namespace", "TargetConfig-cluster", clusterTargetConfig()},
 		{"an inventory config carries resolved bindings with durations as strings", "InventoryConfig", inventoryConfig()},
@@ -54,7 +58,10 @@ func TestGolden(t *testing.T) {
 				Outcome: Outcome{Reason: "ConnectionTestFailed", Message: "connect git.example.com:443: certificate signed by unknown authority"}}},
 		{"a dead letter keeps subject, headers and reason", "DeadLetter", deadLetter()},
 	}
-	for _, tt := range tests {
+}
+
+func TestGolden(t *testing.T) {
+	for _, tt := range goldenCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := json.MarshalIndent(tt.value, "", "  ")
 			if err != nil {

@@ -1,0 +1,132 @@
+package bus
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+)
+
+// Shared names of the permission scenario; each step builds on the previous.
+var (
+	permInv    = busv1.NamespacedName{Namespace: "team-a", Name: "apps"}
+	permTarget = ConfigRef{Kind: busv1.KindTarget, Namespace: "team-a", Name: "pods"}
+	permRow    = busv1.RowKey{TargetNamespace: "team-a", TargetName: "pods", UID: "u1"}
+)
+
+// TestPermissionsAllowEachServiceItsWorkAndNoMore runs every service's bus
+// operations, in pipeline order, as a NATS user holding only the permissions
+// docs/bus.md lists.
+func TestPermissionsAllowEachServiceItsWorkAndNoMore(t *testing.T) {
+	as := securedNATS(t)
+	steps := []struct {
+		name string
+		run  func(*testing.T, func(busv1.Service) serviceConn)
+	}{
+		{"control writes config and may not write rows", controlWritesConfig},
+		{"the collector watches config, writes rows and its status, and may not publish snapshots", collectorWritesRows},
+		{"the aggregator reads rows, publishes snapshots and stores envelopes", aggregatorPublishesSnapshots},
+		{"an exporter consumes snapshots, reads envelopes and writes its own state", exporterConsumesSnapshots},
+		{"control asks an exporter for a connection test and reads status", controlTestsConnections},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) { s.run(t, as) })
+	}
+}
+
+func controlWritesConfig(t *testing.T, as func(busv1.Service) serviceConn) {
+	ctx := testContext(t)
+	c := as(busv1.ServiceControl)
+	kv := must[jetstream.KeyValue](t, "bind config")(c.js.KeyValue(ctx, BucketConfig))
+	must[uint64](t, "put config")(kv.Put(ctx, ConfigKey(permTarget), []byte(`{}`)))
+	c.noViolation(t)
+	c.denied(t, "$KV."+BucketRows+"."+RowKey(permRow))
+}
+
+func collectorWritesRows(t *testing.T, as func(busv1.Service) serviceConn) {
+	ctx := testContext(t)
+	c := as(busv1.ServiceCollector)
+	watchOnce(ctx, t, c.js, BucketConfig, ConfigKeyFilter(busv1.KindTarget))
+	kv := must[jetstream.KeyValue](t, "bind rows")(c.js.KeyValue(ctx, BucketRows))
+	must[uint64](t, "put row")(kv.Put(ctx, RowKey(permRow), []byte(`{}`)))
+	must[jetstream.KeyValueEntry](t, "get row")(kv.Get(ctx, RowKey(permRow)))
+	watchedKeys(ctx, t, kv, RowKeyFilter("team-a", "pods"))
+	report := busv1.StatusReport{Service: busv1.ServiceCollector, Kind: busv1.KindTarget, Namespace: "team-a", Name: "pods"}
+	must[*jetstream.PubAck](t, "publish status")(c.js.Publish(ctx, StatusSubjectFor(report), []byte(`{}`)))
+	c.noViolation(t)
+	c.denied(t, SnapshotSubject(permInv))
+	c.denied(t, "$KV."+BucketConfig+"."+ConfigKey(permTarget))
+}
+
+func aggregatorPublishesSnapshots(t *testing.T, as func(busv1.Service) serviceConn) {
+	ctx := testContext(t)
+	c := as(busv1.ServiceAggregator)
+	watchOnce(ctx, t, c.js, BucketConfig, ConfigKeyFilter(busv1.KindInventory))
+	watchOnce(ctx, t, c.js, BucketRows, RowNamespaceFilter("team-a"))
+	watchOnce(ctx, t, c.js, BucketExportState, ">")
+	ev := busv1.SnapshotEvent{Inventory: permInv, Revision: 1, Reason: busv1.ReasonChange, CreatedAt: time.Now()}
+	must[*jetstream.PubAck](t, "publish snapshot")(c.js.Publish(ctx, SnapshotSubject(permInv), []byte(`{}`),
+		jetstream.WithMsgID(SnapshotMsgID(ev))))
+	s := must[jetstream.Stream](t, "bind snapshots")(c.js.Stream(ctx, StreamSnapshots))
+	must[*jetstream.RawStreamMsg](t, "read last snapshot")(s.GetLastMsgForSubject(ctx, SnapshotSubject(permInv)))
+	obs := must[jetstream.ObjectStore](t, "bind envelopes")(c.js.ObjectStore(ctx, ObjectStoreEnvelopes))
+	must[*jetstream.ObjectInfo](t, "put envelope")(obs.PutBytes(ctx, EnvelopeObjectName(permInv, 1), []byte(`{"items":[]}`)))
+	c.noViolation(t)
+	c.denied(t, "kollect.status.collector.KollectTarget.team-a.pods")
+}
+
+func exporterConsumesSnapshots(t *testing.T, as func(busv1.Service) serviceConn) {
+	ctx := testContext(t)
+	c := as(busv1.ServiceSnapshotExporter)
+	watchOnce(ctx, t, c.js, BucketConfig, ConfigKeyFilter(busv1.KindSnapshotSink))
+	cons := must[jetstream.Consumer](t, "bind consumer")(c.js.Consumer(ctx, StreamSnapshots, ExporterConsumer(busv1.FamilySnapshot)))
+	batch := must[jetstream.MessageBatch](t, "fetch")(cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second)))
+	got := 0
+	for m := range batch.Messages() {
+		got++
+		if err := m.DoubleAck(ctx); err != nil {
+			t.Errorf("ack: %v", err)
+		}
+	}
+	if got != 1 {
+		t.Errorf("fetched %d snapshot events, want 1 (batch error %v)", got, batch.Error())
+	}
+	obs := must[jetstream.ObjectStore](t, "bind envelopes")(c.js.ObjectStore(ctx, ObjectStoreEnvelopes))
+	must[[]byte](t, "get envelope")(obs.GetBytes(ctx, EnvelopeObjectName(permInv, 1)))
+	state := must[jetstream.KeyValue](t, "bind export state")(c.js.KeyValue(ctx, BucketExportState))
+	must[uint64](t, "put export state")(state.Put(ctx, ExportStateKey(permInv, gitMain), []byte(`{}`)))
+	must[*jetstream.PubAck](t, "publish dead letter")(c.js.Publish(ctx, DeadLetterSubject(busv1.FamilySnapshot, permInv), []byte(`{}`)))
+	c.noViolation(t)
+	c.denied(t, "$KV."+BucketExportState+"."+ExportStateKey(permInv, warehouse))
+	c.denied(t, DeadLetterSubject(busv1.FamilyDatabase, permInv))
+}
+
+func controlTestsConnections(t *testing.T, as func(busv1.Service) serviceConn) {
+	ctx := testContext(t)
+	exp := as(busv1.ServiceEventExporter)
+	sub, err := exp.nc.QueueSubscribe(ConnTestSubject(busv1.FamilyEvent), ConnTestQueue(busv1.FamilyEvent),
+		func(m *nats.Msg) { _ = m.Respond([]byte(`{"ok":true}`)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := exp.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	c := as(busv1.ServiceControl)
+	reply, err := c.nc.RequestWithContext(ctx, ConnTestSubject(busv1.FamilyEvent), []byte(`{}`))
+	if err != nil || string(reply.Data) != `{"ok":true}` {
+		t.Errorf("connection test request = %v, %v", reply, err)
+	}
+	cons := must[jetstream.Consumer](t, "status consumer")(c.js.OrderedConsumer(ctx, StreamStatus, jetstream.OrderedConsumerConfig{}))
+	batch := must[jetstream.MessageBatch](t, "fetch status")(cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second)))
+	for range batch.Messages() {
+	}
+	if batch.Error() != nil {
+		t.Errorf("fetch status: %v", batch.Error())
+	}
+	c.noViolation(t)
+	exp.noViolation(t)
+}
