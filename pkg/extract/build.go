@@ -35,6 +35,7 @@ func Compile(spec Spec, opts Options) (*Extractor, field.ErrorList) {
 		errs = append(errs, aerrs...)
 		if len(aerrs) == 0 {
 			ca.redactName = rules.SensitiveKey(a.Name)
+			e.stateful = e.stateful || ca.cel != nil || ca.helm != ""
 			e.attrs = append(e.attrs, ca)
 			e.fields.Union(fs)
 		}

@@ -30,7 +30,13 @@ const celInterruptCheck = 100
 
 // celEnv is built once: it is immutable and safe for concurrent use.
 var celEnv = sync.OnceValues(func() (*cel.Env, error) {
+	reg, err := types.NewRegistry()
+	if err != nil {
+		return nil, err
+	}
 	return cel.NewEnv(
+		cel.CustomTypeProvider(reg),
+		cel.CustomTypeAdapter(jsonAdapter{reg}),
 		cel.Variable(celVar, cel.DynType),
 		cel.OptionalTypes(),
 		cel.CrossTypeNumericComparisons(true),

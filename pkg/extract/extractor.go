@@ -11,7 +11,8 @@ type Extractor struct {
 	export *resourceExport
 	rules  *Rules
 	fields *FieldSet
-	states sync.Pool // *evalState, so an evaluation allocates no scratch space
+	stateful bool      // some attribute is CEL or Helm and needs an evalState
+	states   sync.Pool // *evalState, so an evaluation allocates no scratch space
 }
 
 // compiledAttr is one attribute with exactly one of native, fallback, cel or helm set.
@@ -53,15 +54,11 @@ func (e *AttributeError) Unwrap() error { return e.Err }
 // treat both as read-only. An evaluation or type error on a required attribute is returned as
 // an *AttributeError and no attributes; on an optional attribute the key is omitted.
 func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
-	st, _ := e.states.Get().(*evalState)
-	if st == nil {
-		st = &evalState{}
+	var st *evalState
+	if e.stateful {
+		st = e.state(obj)
+		defer e.release(st)
 	}
-	st.act.object = obj
-	defer func() {
-		*st = evalState{}
-		e.states.Put(st)
-	}()
 	n := len(e.attrs)
 	if e.export != nil {
 		n++
@@ -96,6 +93,20 @@ func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
 		out[e.export.as] = e.export.build(obj, e.rules)
 	}
 	return out, nil
+}
+
+func (e *Extractor) state(obj map[string]any) *evalState {
+	st, _ := e.states.Get().(*evalState)
+	if st == nil {
+		st = &evalState{}
+	}
+	st.act.object = obj
+	return st
+}
+
+func (e *Extractor) release(st *evalState) {
+	*st = evalState{} // drop the object and the decoded release
+	e.states.Put(st)
 }
 
 func (a *compiledAttr) value(obj map[string]any, st *evalState) (any, bool, error) {
