@@ -7,10 +7,10 @@ import (
 
 // Extractor is a compiled Profile. It is immutable and safe for concurrent use.
 type Extractor struct {
-	attrs  []compiledAttr
-	export *resourceExport
-	rules  *Rules
-	fields *FieldSet
+	attrs    []compiledAttr
+	export   *resourceExport
+	rules    *Rules
+	fields   *FieldSet
 	stateful bool      // some attribute is CEL or Helm and needs an evalState
 	states   sync.Pool // *evalState, so an evaluation allocates no scratch space
 }
