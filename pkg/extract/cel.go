@@ -142,7 +142,7 @@ func checkCELOutput(out *cel.Type, t Type) error {
 		ok = out.Kind() == types.MapKind
 	}
 	if !ok {
-		return fmt.Errorf("CEL expression yields %s, attribute type is %s", out, t)
+		return fmt.Errorf("CEL expression yields %s, want %s", out, t)
 	}
 	return nil
 }

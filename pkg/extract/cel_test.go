@@ -79,7 +79,7 @@ func TestCELCompileErrors(t *testing.T) {
 	}{
 		{"a syntax error has a location", "object.spec.(", TypeAny, 0, "invalid CEL: 1:13:"},
 		{"an undeclared variable", "self.spec", TypeAny, 0, "undeclared reference to 'self'"},
-		{"a result that can never be the declared type", `"x" + "y"`, TypeInt, 0, "CEL expression yields string, attribute type is int"},
+		{"a result that can never be the declared type", `"x" + "y"`, TypeInt, 0, "CEL expression yields string, want int"},
 		{"a bool declared as a map", "true", TypeMap, 0, "yields bool"},
 		{"nested comprehensions over the object", "object.a.all(x, object.b.all(y, object.c.all(z, x == y && y == z)))", TypeAny, 0, "estimated worst-case CEL cost"},
 		{"a comprehension under a small limit", "object.items.all(x, x > 0)", TypeAny, 100, "exceeds the limit 100"},
