@@ -1,0 +1,116 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/rest"
+
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/services/collector/internal/configwatch"
+	"kollect.dev/kollect/services/collector/internal/engine"
+	"kollect.dev/kollect/services/collector/internal/informers"
+	"kollect.dev/kollect/services/collector/internal/metrics"
+	"kollect.dev/kollect/services/collector/internal/rowstore"
+	"kollect.dev/kollect/services/collector/internal/status"
+)
+
+// deps are what every term of the active collector shares.
+type deps struct {
+	cfg     Config
+	log     logr.Logger
+	rest    *rest.Config
+	js      jetstream.JetStream
+	metrics *metrics.Metrics
+
+	active atomic.Pointer[engine.Engine] // nil on standby
+}
+
+// ready reports whether the active collector applied its Targets; a
+// standby is ready.
+func (d *deps) ready() error {
+	if e := d.active.Load(); e != nil && !e.Configured() {
+		return errors.New("targets not loaded yet")
+	}
+	return nil
+}
+
+// runActive collects until ctx is cancelled: it loads the rows already on
+// the bus, follows the config bucket and the cluster, and keeps the rows
+// bucket equal to what it sees.
+func (d *deps) runActive(ctx context.Context) error {
+	configKV, err := retry(ctx, d.log, "open the config bucket", func() (jetstream.KeyValue, error) {
+		return d.js.KeyValue(ctx, bus.BucketConfig)
+	})
+	if err != nil {
+		return nil // cancelled
+	}
+	rows, err := retry(ctx, d.log, "load the rows bucket", func() (*rowstore.Store, error) {
+		kv, err := d.js.KeyValue(ctx, bus.BucketRows)
+		if err != nil {
+			return nil, fmt.Errorf("open rows bucket: %w", err)
+		}
+		return rowstore.Open(ctx, kv)
+	})
+	if err != nil {
+		return nil
+	}
+	mgr, err := informers.New(informers.Config{Rest: d.rest, Log: d.log, MaxRetryInterval: d.cfg.DiscoveryRetryMax})
+	if err != nil {
+		return err
+	}
+	observe := func(t time.Duration) {
+		d.metrics.BusPublishDuration.WithLabelValues(metrics.OpStatus).Observe(t.Seconds())
+	}
+	rep := status.New(d.js, d.cfg.StatusInterval, d.log, observe)
+	eng := engine.New(engine.Config{Informers: mgr, Rows: rows, Metrics: d.metrics, Status: rep,
+		Extract: extract.Options{ScrubKeys: d.cfg.ScrubKeys, CELCostLimit: d.cfg.CELCostLimit},
+		Workers: d.cfg.Workers, Log: d.log})
+	watcher := &configwatch.Watcher{KV: configKV, Handler: eng, Log: d.log, MaxBackoff: 30 * time.Second}
+
+	d.active.Store(eng)
+	d.metrics.SetInformerObjects(mgr.ObjectCounts)
+	d.metrics.Leader.Set(1)
+	defer func() {
+		d.metrics.Leader.Set(0)
+		d.metrics.SetInformerObjects(nil)
+		d.metrics.Profiles.Reset()
+		d.active.Store(nil)
+	}()
+	d.log.Info("collecting", "rowsOnBus", rows.Len())
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return mgr.Run(ctx, eng) })
+	g.Go(func() error { return eng.Run(ctx) })
+	g.Go(func() error { return rep.Run(ctx, eng) })
+	g.Go(func() error { return watcher.Run(ctx) })
+	return g.Wait()
+}
+
+// retry calls f with backoff until it succeeds or ctx ends; it logs each
+// failure.
+func retry[T any](ctx context.Context, log logr.Logger, what string, f func() (T, error)) (T, error) {
+	backoff := 200 * time.Millisecond
+	for {
+		v, err := f()
+		if err == nil {
+			return v, nil
+		}
+		if ctx.Err() != nil {
+			return v, ctx.Err()
+		}
+		log.Error(err, "cannot "+what+"; retrying", "retryIn", backoff.String())
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}

@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/pkg/target"
+	"kollect.dev/kollect/services/collector/internal/informers"
+	"kollect.dev/kollect/services/collector/internal/logging"
+)
+
+// Ref returns the config reference of a Target's entry.
+func Ref(cfg busv1.TargetConfig) bus.ConfigRef {
+	return bus.ConfigRef{Kind: cfg.Kind, Namespace: cfg.Namespace, Name: cfg.Name}
+}
+
+// Reset makes cfgs the whole set of Targets: Targets not in it are removed
+// with their rows, and so are rows of Targets nobody configures (deleted
+// while the collector was down).
+func (e *Engine) Reset(ctx context.Context, cfgs []busv1.TargetConfig) error {
+	want := make(map[bus.ConfigRef]bool, len(cfgs))
+	for _, cfg := range cfgs {
+		want[Ref(cfg)] = true
+	}
+	e.mu.RLock()
+	var gone []bus.ConfigRef
+	for ref := range e.targets {
+		if !want[ref] {
+			gone = append(gone, ref)
+		}
+	}
+	e.mu.RUnlock()
+	var errs []error
+	for _, ref := range gone {
+		errs = append(errs, e.Delete(ctx, ref))
+	}
+	for _, cfg := range cfgs {
+		errs = append(errs, e.Put(ctx, cfg))
+	}
+	for _, t := range e.cfg.Rows.Targets() {
+		ref := bus.ConfigRef{Kind: busv1.KindTarget, Namespace: t.Namespace, Name: t.Name}
+		if t.Namespace == "" {
+			ref.Kind = busv1.KindClusterTarget
+		}
+		if !want[ref] {
+			errs = append(errs, e.purge(ctx, ref))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	e.configured.Store(true)
+	e.cfg.Log.Info("targets loaded", logging.KeyCount, len(cfgs))
+	return nil
+}
+
+// Put adds or changes a Target: its GVK's informer is told what it needs,
+// its objects are evaluated again and its rows swept once the cache is full.
+func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
+	ref := Ref(cfg)
+	compiled, err := target.Compile(cfg, e.cfg.Extract)
+	if err != nil {
+		e.cfg.Log.Error(err, "target does not compile; keeping its rows", logging.KeyTarget, ref.Name,
+			logging.KeyNamespace, ref.Namespace, logging.KeyGeneration, cfg.Generation)
+	}
+	e.mu.Lock()
+	ts, ok := e.targets[ref]
+	if !ok {
+		ts = newTargetState(ref)
+		e.targets[ref] = ts
+	}
+	ts.mu.Lock()
+	if ok && reflect.DeepEqual(ts.cfg, cfg) {
+		ts.mu.Unlock()
+		e.mu.Unlock()
+		return nil
+	}
+	oldGVK, wasActive := ts.gvk(), ts.active()
+	if ts.cfg.Generation != cfg.Generation || ts.cfg.ProfileGeneration != cfg.ProfileGeneration {
+		ts.resetFailures()
+	}
+	ts.cfg, ts.compiled, ts.invalid = cfg, compiled, err
+	newGVK, active := ts.gvk(), ts.active()
+	ts.mu.Unlock()
+	if wasActive {
+		delete(e.byGVK[oldGVK], ref)
+	}
+	if active {
+		if e.byGVK[newGVK] == nil {
+			e.byGVK[newGVK] = map[bus.ConfigRef]*targetState{}
+		}
+		e.byGVK[newGVK][ref] = ts
+	}
+	e.mu.Unlock()
+
+	if wasActive && oldGVK != newGVK {
+		e.require(oldGVK)
+	}
+	e.cfg.Metrics.Profiles.Define(ts.label, profileMetrics(cfg))
+	if active {
+		e.require(newGVK)
+		e.enqueueGVK(newGVK)
+		e.queue.Add(item{sweep: ref})
+	}
+	e.cfg.Log.V(1).Info("target applied", logging.KeyTarget, ts.label, logging.KeyGeneration, cfg.Generation,
+		logging.KeyGVK, informers.GVKString(newGVK), "active", active)
+	e.cfg.Status.Mark(ref)
+	return nil
+}
+
+// Delete removes a Target and every row it has.
+func (e *Engine) Delete(ctx context.Context, ref bus.ConfigRef) error {
+	e.mu.Lock()
+	ts := e.targets[ref]
+	delete(e.targets, ref)
+	e.mu.Unlock()
+	if ts != nil {
+		ts.mu.Lock()
+		gvk, wasActive := ts.gvk(), ts.active()
+		ts.removed = true
+		ts.mu.Unlock()
+		if wasActive {
+			e.mu.Lock()
+			delete(e.byGVK[gvk], ref)
+			e.mu.Unlock()
+			e.require(gvk)
+		}
+		e.cfg.Metrics.Profiles.Define(ts.label, nil)
+		e.cfg.Status.Mark(ref)
+	}
+	return e.purge(ctx, ref)
+}
+
+// purge deletes every row of a Target.
+func (e *Engine) purge(ctx context.Context, ref bus.ConfigRef) error {
+	var errs []error
+	for _, k := range e.cfg.Rows.Keys(ref.Namespace, ref.Name) {
+		errs = append(errs, e.deleteRow(ctx, nil, k))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("delete rows of %s %s: %w", ref.Kind, bus.ConfigKey(ref), err)
+	}
+	return nil
+}
+
+// require tells the informer manager what the active Targets of gvk need,
+// or releases its informer when none is left.
+func (e *Engine) require(gvk schema.GroupVersionKind) {
+	e.mu.RLock()
+	targets := e.byGVK[gvk]
+	if len(targets) == 0 {
+		delete(e.byGVK, gvk)
+		e.mu.RUnlock()
+		e.cfg.Informers.Remove(gvk)
+		return
+	}
+	req := informers.Requirement{Fields: extract.NewFieldSet()}
+	single, ns := true, ""
+	for _, ts := range targets {
+		ts.mu.RLock()
+		c := ts.compiled
+		ts.mu.RUnlock()
+		if c == nil {
+			continue
+		}
+		if c.NeedsWholeObject() {
+			req.Whole = true
+		} else {
+			req.Fields.Union(c.Fields())
+		}
+		names, static := c.Selector().StaticNamespaces()
+		switch {
+		case !static || len(names) != 1 || (ns != "" && ns != names[0]):
+			single = false
+		default:
+			ns = names[0]
+		}
+	}
+	e.mu.RUnlock()
+	if single {
+		req.Namespace = ns
+	}
+	e.cfg.Informers.Set(gvk, req)
+}
+
+// enqueueGVK queues every cached object of gvk.
+func (e *Engine) enqueueGVK(gvk schema.GroupVersionKind) {
+	store, _, ok := e.cfg.Informers.Store(gvk)
+	if !ok {
+		return
+	}
+	for _, obj := range store.List() {
+		e.enqueueObject(gvk, obj)
+	}
+}
+
+func profileMetrics(cfg busv1.TargetConfig) []v1alpha1.ProfileMetric {
+	var p struct {
+		Metrics []v1alpha1.ProfileMetric `json:"metrics"`
+	}
+	if json.Unmarshal(cfg.Profile, &p) != nil {
+		return nil
+	}
+	return p.Metrics
+}

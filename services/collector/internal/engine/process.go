@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/selection"
+	"kollect.dev/kollect/services/collector/internal/informers"
+	"kollect.dev/kollect/services/collector/internal/metrics"
+)
+
+// processObject looks at one object in the cache and brings the row of
+// every active Target of its GVK in line with it.
+func (e *Engine) processObject(ctx context.Context, it item) error {
+	store, synced, running := e.cfg.Informers.Store(it.gvk)
+	if !running {
+		return nil // no Target needs the GVK any more
+	}
+	var obj *unstructured.Unstructured
+	cached, exists, _ := store.GetByKey(it.key)
+	if exists {
+		if u, ok := cached.(*unstructured.Unstructured); ok && u.GetUID() == it.uid {
+			obj = u
+		}
+	}
+	if !exists && !synced {
+		// A restarted informer that has not listed everything yet: absence
+		// proves nothing. The sweep after its first sync removes the rows
+		// of objects that are really gone.
+		return nil
+	}
+	var ns *selection.Namespace
+	if obj != nil && obj.GetNamespace() != "" {
+		n, _ := e.cfg.Informers.Namespace(obj.GetNamespace())
+		ns = &n
+	}
+	var errs []error
+	for _, ts := range e.activeTargets(it.gvk) {
+		errs = append(errs, e.apply(ctx, ts, it.gvk, it.uid, obj, ns))
+	}
+	return errors.Join(errs...)
+}
+
+// apply evaluates obj (nil: the object is gone) for one Target and writes or
+// deletes its row.
+func (e *Engine) apply(ctx context.Context, ts *targetState, gvk schema.GroupVersionKind, uid types.UID,
+	obj *unstructured.Unstructured, ns *selection.Namespace) error {
+	ts.mu.RLock()
+	defer ts.mu.RUnlock()
+	if !ts.active() || ts.compiled.GVK != gvk {
+		return nil
+	}
+	key := ts.compiled.Key(string(uid))
+	if obj == nil {
+		return e.drop(ctx, ts, key)
+	}
+	start := time.Now()
+	row, err := ts.compiled.Evaluate(obj, ns)
+	e.cfg.Metrics.ExtractionDuration.WithLabelValues(informers.GVKString(gvk)).Observe(time.Since(start).Seconds())
+	if err != nil {
+		e.cfg.Metrics.ExtractionFailures.WithLabelValues(ts.label).Inc()
+		if ts.fail(uid, err.Error()) {
+			e.cfg.Status.Mark(ts.ref)
+		}
+		e.cfg.Metrics.Profiles.Forget(ts.label, string(uid))
+		return e.deleteRow(ctx, ts, key)
+	}
+	if row == nil {
+		return e.drop(ctx, ts, key)
+	}
+	if ts.clearFailure(uid) {
+		e.cfg.Status.Mark(ts.ref)
+	}
+	e.cfg.Metrics.Profiles.Observe(ts.label, string(uid), row.Attributes)
+	return e.putRow(ctx, ts, *row)
+}
+
+// drop removes an object that is gone or no longer selected from a Target.
+func (e *Engine) drop(ctx context.Context, ts *targetState, key busv1.RowKey) error {
+	if ts.clearFailure(types.UID(key.UID)) {
+		e.cfg.Status.Mark(ts.ref)
+	}
+	e.cfg.Metrics.Profiles.Forget(ts.label, key.UID)
+	return e.deleteRow(ctx, ts, key)
+}
+
+func (e *Engine) putRow(ctx context.Context, ts *targetState, row busv1.Row) error {
+	start := time.Now()
+	wrote, err := e.cfg.Rows.Put(ctx, row, ts.cfg.Generation)
+	if err != nil || !wrote {
+		return err
+	}
+	e.cfg.Metrics.BusPublishDuration.WithLabelValues(metrics.OpPut).Observe(time.Since(start).Seconds())
+	e.cfg.Metrics.RowWrites.WithLabelValues(metrics.OpPut).Inc()
+	e.cfg.Status.Mark(ts.ref)
+	return nil
+}
+
+// deleteRow deletes a row; ts is nil for a Target that no longer exists.
+func (e *Engine) deleteRow(ctx context.Context, ts *targetState, key busv1.RowKey) error {
+	start := time.Now()
+	deleted, err := e.cfg.Rows.Delete(ctx, key)
+	if err != nil || !deleted {
+		return err
+	}
+	e.cfg.Metrics.BusPublishDuration.WithLabelValues(metrics.OpDelete).Observe(time.Since(start).Seconds())
+	e.cfg.Metrics.RowWrites.WithLabelValues(metrics.OpDelete).Inc()
+	if ts != nil {
+		e.cfg.Status.Mark(ts.ref)
+	}
+	return nil
+}
+
+// sweep deletes the rows of a Target whose objects are not in its GVK's
+// cache, once that cache holds a full list; when the GVK is gone, every row.
+func (e *Engine) sweep(ctx context.Context, it item) error {
+	ts := e.target(it.sweep)
+	if ts == nil {
+		return nil // deleted: Delete removed its rows
+	}
+	ts.mu.RLock()
+	defer ts.mu.RUnlock()
+	if !ts.active() {
+		return nil
+	}
+	store, synced, running := e.cfg.Informers.Store(ts.compiled.GVK)
+	if (running && !synced) || (!running && !it.gone) {
+		return nil // the Synced or Gone event queues this sweep again
+	}
+	present := func(uid string) bool { return running && informers.HasUID(store, uid) }
+	var errs []error
+	for _, k := range e.cfg.Rows.Keys(ts.ref.Namespace, ts.ref.Name) {
+		if !present(k.UID) {
+			errs = append(errs, e.drop(ctx, ts, k))
+		}
+	}
+	for _, uid := range ts.failingUIDs() {
+		if !present(string(uid)) && ts.clearFailure(uid) {
+			e.cfg.Status.Mark(ts.ref)
+		}
+	}
+	e.cfg.Status.Mark(ts.ref)
+	return errors.Join(errs...)
+}
+
+func (e *Engine) enqueueObject(gvk schema.GroupVersionKind, obj any) {
+	if o, ok := obj.(metav1.Object); ok {
+		key := o.GetName()
+		if o.GetNamespace() != "" {
+			key = o.GetNamespace() + "/" + key
+		}
+		e.queue.Add(item{gvk: gvk, key: key, uid: o.GetUID()})
+	}
+}

@@ -1,0 +1,160 @@
+package informers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/collector/internal/logging"
+)
+
+const minRetryInterval = 200 * time.Millisecond
+
+// Run starts the Namespace and CRD informers and keeps one informer per
+// desired GVK running until ctx is cancelled, reporting events to h.
+func (m *Manager) Run(ctx context.Context, h Handler) error {
+	m.handler = h
+	go m.namespaces.RunWithContext(ctx)
+	go m.crds.RunWithContext(ctx)
+	retry := minRetryInterval
+	for {
+		pending := m.reconcile(ctx)
+		var wait <-chan time.Time
+		if pending {
+			wait = time.After(retry)
+			retry = min(2*retry, m.cfg.MaxRetryInterval)
+		} else {
+			retry = minRetryInterval
+		}
+		select {
+		case <-ctx.Done():
+			m.stopAll()
+			return nil
+		case <-m.kick:
+		case <-wait:
+			m.mu.Lock()
+			m.resetMapper = true
+			m.mu.Unlock()
+		}
+	}
+}
+
+// crdChanged is called on every CRD event: the kinds served may have
+// changed, so discovery is read again and retries start over quickly.
+func (m *Manager) crdChanged() {
+	m.mu.Lock()
+	m.resetMapper = true
+	m.mu.Unlock()
+	m.poke()
+}
+
+// reconcile starts, restarts and stops informers to match the desired
+// GVKs. It reports whether some GVK could not be resolved and should be
+// retried.
+func (m *Manager) reconcile(ctx context.Context) (pending bool) {
+	m.mu.Lock()
+	desired := maps.Clone(m.desired)
+	reset := m.resetMapper
+	m.resetMapper = false
+	for gvk, inst := range m.running {
+		if _, ok := desired[gvk]; !ok {
+			m.stop(gvk, inst)
+		}
+	}
+	m.mu.Unlock()
+	if reset {
+		m.mapper.Reset()
+	}
+	for gvk, req := range desired {
+		if !m.ensure(ctx, gvk, req, reset) {
+			pending = true
+		}
+	}
+	return pending
+}
+
+// ensure makes the informer of gvk match req; it reports false when gvk
+// cannot be resolved now.
+func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req Requirement, afterReset bool) bool {
+	mapping, err := m.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		state := State{Reason: v1alpha1.ReasonProgressing,
+			Message: fmt.Sprintf("discover %s: %v", GVKString(gvk), err)}
+		gone := false
+		if meta.IsNoMatchError(err) {
+			state.Message = fmt.Sprintf("the API server does not serve %s; waiting for it (is its CRD installed?)", GVKString(gvk))
+			gone = afterReset && m.stopIfRunning(gvk)
+		}
+		m.setState(gvk, state)
+		if gone {
+			m.cfg.Log.Info("kind no longer served; informer released", logging.KeyGVK, GVKString(gvk))
+			m.handler.Gone(gvk)
+		}
+		return false
+	}
+	m.setState(gvk, State{})
+	spec := informerSpec{gvk: gvk, gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
+	if spec.namespaced {
+		spec.namespace = req.Namespace
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.desired[gvk]; !ok {
+		return true // removed meanwhile
+	}
+	old := m.running[gvk]
+	if old != nil && old.spec == spec && old.req.Covers(req) {
+		return true
+	}
+	if old != nil {
+		m.stop(gvk, old)
+	}
+	m.running[gvk] = m.start(ctx, spec, req)
+	m.cfg.Log.Info("informer started", logging.KeyGVK, GVKString(gvk), logging.KeyNamespace, spec.namespace,
+		"wholeObject", req.Whole, "restart", old != nil)
+	return true
+}
+
+func (m *Manager) stopIfRunning(gvk schema.GroupVersionKind) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	inst, ok := m.running[gvk]
+	if ok {
+		m.stop(gvk, inst)
+	}
+	return ok
+}
+
+// stop stops an informer; m.mu is held.
+func (m *Manager) stop(gvk schema.GroupVersionKind, inst *instance) {
+	inst.cancel()
+	delete(m.running, gvk)
+}
+
+func (m *Manager) stopAll() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for gvk, inst := range m.running {
+		m.stop(gvk, inst)
+	}
+}
+
+func (m *Manager) setState(gvk schema.GroupVersionKind, s State) {
+	m.mu.Lock()
+	old := m.states[gvk]
+	_, desired := m.desired[gvk]
+	if s == (State{}) || !desired {
+		delete(m.states, gvk)
+	} else {
+		m.states[gvk] = s
+	}
+	m.mu.Unlock()
+	if old != s && desired {
+		m.handler.StateChanged(gvk)
+	}
+}

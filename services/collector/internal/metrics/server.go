@@ -1,0 +1,72 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"kollect.dev/kollect/services/collector/internal/logging"
+)
+
+// Check reports whether the process is healthy or ready; nil means yes.
+type Check func() error
+
+// Server serves /metrics, /healthz and /readyz.
+type Server struct {
+	// Addr is the listen address; "" or "0" disables the server.
+	Addr string
+	// Metrics are served on /metrics.
+	Metrics *Metrics
+	// Healthz and Readyz back /healthz and /readyz; nil always passes.
+	Healthz, Readyz Check
+	// Log receives start and stop lines.
+	Log logr.Logger
+}
+
+// Run serves until ctx is cancelled. It fails only when it cannot listen.
+func (s *Server) Run(ctx context.Context) error {
+	if s.Addr == "" || s.Addr == "0" {
+		return nil
+	}
+	l, err := net.Listen("tcp", s.Addr)
+	if err != nil {
+		return fmt.Errorf("listen for metrics on %s: %w", s.Addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{Registry: s.Metrics.Registry}))
+	mux.Handle("/healthz", check(s.Healthz))
+	mux.Handle("/readyz", check(s.Readyz))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.Log.Info("serving metrics and probes", logging.KeyAddress, l.Addr().String())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve metrics on %s: %w", s.Addr, err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("stop metrics server on %s: %w", s.Addr, err)
+	}
+	return nil
+}
+
+func check(c Check) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if c != nil {
+			if err := c(); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+}
