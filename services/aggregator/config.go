@@ -1,0 +1,55 @@
+package aggregator
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// LeaseBucket is the KV bucket holding the aggregator's leader lease, and
+// LeaseKey its key. The bus naming package does not name a lease bucket yet;
+// Run creates the bucket when it is missing.
+const (
+	LeaseBucket = "kollect-leases"
+	LeaseKey    = "aggregator"
+)
+
+// Config is the aggregator's configuration.
+type Config struct {
+	// NATSURL is the bus address.
+	NATSURL string
+	// Settle is how long a material change waits for more changes before it
+	// is published.
+	Settle time.Duration
+	// LeaseTTL is how long the leader lease lasts without renewal; a
+	// standby takes over at most this long after the leader vanished.
+	LeaseTTL time.Duration
+	// Identity names this replica in the lease; defaults to the host name.
+	Identity string
+	// MaxMessageBytes bounds an inline snapshot event; zero uses the bus
+	// limits, larger envelopes go to the object store.
+	MaxMessageBytes int
+	// Log is the logger; the zero value discards.
+	Log logr.Logger
+}
+
+// DefaultConfig returns the defaults: local NATS, 250ms settle window, 15s
+// lease.
+func DefaultConfig() Config {
+	host, _ := os.Hostname()
+	return Config{NATSURL: "nats://127.0.0.1:4222", Settle: 250 * time.Millisecond,
+		LeaseTTL: 15 * time.Second, Identity: host}
+}
+
+// BindFlags registers the configuration's flags on fs, defaulting to c's
+// values.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the bus")
+	fs.DurationVar(&c.Settle, "settle", c.Settle, "settle window that coalesces bursts of changes before publishing")
+	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "leader lease duration; a standby takes over within it")
+	fs.StringVar(&c.Identity, "identity", c.Identity, "this replica's name in the leader lease")
+	fs.IntVar(&c.MaxMessageBytes, "max-message-bytes", c.MaxMessageBytes,
+		"largest inline snapshot event in bytes; 0 uses the bus limits")
+}

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/services/aggregator/internal/index"
+	"kollect.dev/kollect/services/aggregator/internal/publish"
+)
+
+// Options tune the engine.
+type Options struct {
+	// Settle is how long a material change waits for more changes before
+	// it is published, so that a burst of row writes publishes once.
+	Settle time.Duration
+	// RetryBackoff is how long a failed publish waits before it is retried.
+	RetryBackoff time.Duration
+	// MaxMessageBytes bounds an inline event; zero uses the bus limits.
+	MaxMessageBytes int
+	// Clock is the time source; nil is the wall clock.
+	Clock Clock
+	// Log receives one line per failure handled here.
+	Log logr.Logger
+}
+
+// Engine keeps the snapshots of every inventory and publishes them.
+type Engine struct {
+	js    jetstream.JetStream
+	pub   *publish.Publisher
+	opts  Options
+	clock Clock
+	rows  *index.Index
+	invs  map[busv1.NamespacedName]*invState
+	ready bool
+
+	rowsRev atomic.Uint64 // last rows-bucket revision applied, for tests
+	cfgRev  atomic.Uint64 // last config-bucket revision applied, for tests
+	events  atomic.Int64  // events published, for tests
+}
+
+// New opens the publisher; Run does the rest.
+func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, error) {
+	pub, err := publish.New(ctx, js, js.Conn(), opts.MaxMessageBytes)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Clock == nil {
+		opts.Clock = RealClock{}
+	}
+	if opts.RetryBackoff <= 0 {
+		opts.RetryBackoff = time.Second
+	}
+	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, rows: index.New(),
+		invs: map[busv1.NamespacedName]*invState{}}, nil
+}
+
+// Run rebuilds every snapshot from the bus, then follows rows and config and
+// publishes until ctx ends.
+func (e *Engine) Run(ctx context.Context) error {
+	rowsKV, err := e.js.KeyValue(ctx, bus.BucketRows)
+	if err != nil {
+		return fmt.Errorf("open KV bucket %s: %w", bus.BucketRows, err)
+	}
+	cfgKV, err := e.js.KeyValue(ctx, bus.BucketConfig)
+	if err != nil {
+		return fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
+	}
+	rw, err := rowsKV.WatchAll(ctx)
+	if err != nil {
+		return fmt.Errorf("watch KV bucket %s: %w", bus.BucketRows, err)
+	}
+	defer func() { _ = rw.Stop() }()
+	cw, err := cfgKV.WatchFiltered(ctx, []string{
+		bus.ConfigKeyFilter(busv1.KindInventory), bus.ConfigKeyFilter(busv1.KindClusterInventory)})
+	if err != nil {
+		return fmt.Errorf("watch inventories in KV bucket %s: %w", bus.BucketConfig, err)
+	}
+	defer func() { _ = cw.Stop() }()
+	return e.loop(ctx, rw.Updates(), cw.Updates())
+}
+
+func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEntry) error {
+	var rowsDone, cfgDone bool
+	for {
+		var wake <-chan time.Time
+		if e.ready {
+			if at, ok := e.nextWake(); ok {
+				wake = e.clock.After(at.Sub(e.clock.Now()))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case ent, ok := <-rows:
+			if !ok {
+				return fmt.Errorf("watch KV bucket %s: watcher stopped", bus.BucketRows)
+			}
+			if ent == nil {
+				rowsDone = true
+			} else {
+				e.applyRow(ent)
+			}
+		case ent, ok := <-cfg:
+			if !ok {
+				return fmt.Errorf("watch KV bucket %s: watcher stopped", bus.BucketConfig)
+			}
+			if ent == nil {
+				cfgDone = true
+			} else {
+				e.applyConfig(ent)
+			}
+		case <-wake:
+			e.fire(ctx)
+		}
+		if !e.ready && rowsDone && cfgDone {
+			e.start()
+		}
+	}
+}
+
+// start ends the rebuild: every inventory is compared with its last event.
+func (e *Engine) start() {
+	e.ready = true
+	now := e.clock.Now()
+	for _, st := range e.invs {
+		st.settleAt = now
+	}
+}
+
+// nextWake returns the earliest settle or due time of any inventory.
+func (e *Engine) nextWake() (time.Time, bool) {
+	var at time.Time
+	found := false
+	consider := func(t time.Time) {
+		if !t.IsZero() && (!found || t.Before(at)) {
+			at, found = t, true
+		}
+	}
+	for _, st := range e.invs {
+		consider(st.settleAt)
+		for _, t := range st.due {
+			consider(t)
+		}
+	}
+	return at, found
+}

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/services/aggregator/internal/index"
+	"kollect.dev/kollect/services/aggregator/internal/publish"
+)
+
+// ReasonPublishFailed is the status outcome reason when a snapshot cannot be
+// published; the engine retries after its backoff.
+const ReasonPublishFailed = "PublishFailed"
+
+// fire handles every settle window and periodic event that is due.
+func (e *Engine) fire(ctx context.Context) {
+	now := e.clock.Now()
+	for _, st := range e.invs {
+		if !st.settleAt.IsZero() && !st.settleAt.After(now) {
+			st.settleAt = time.Time{}
+			e.settle(ctx, st, now)
+		}
+	}
+	for _, st := range e.invs {
+		e.periodic(ctx, st, now)
+	}
+}
+
+// settle publishes st when its snapshot or generation changed since the last
+// event, or its final event when it was deleted.
+func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
+	if !e.load(ctx, st, now) {
+		return
+	}
+	if st.deleted {
+		e.publishDeleted(ctx, st, now)
+		return
+	}
+	if st.cfg.Suspend {
+		st.due = nil
+		return
+	}
+	snap, err := e.rows.Snapshot(st.cfg)
+	if err != nil {
+		e.failed(st, err, now)
+		return
+	}
+	if snap.Checksum == st.last.checksum && st.cfg.Generation == st.last.generation &&
+		st.last.reason != busv1.ReasonDeleted {
+		if st.base == nil {
+			st.base = snap
+		}
+		st.reconcileDue(now)
+		e.report(st, now)
+		return
+	}
+	if e.publishChange(ctx, st, snap, busv1.ReasonChange, now) {
+		st.scheduleAll(now)
+		e.report(st, now)
+	}
+}
+
+// load reads the inventory's last event back once, so the revision sequence,
+// the delta base and the cadence continue where the last writer left them.
+func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
+	if st.loaded {
+		return true
+	}
+	last, err := replay.Last(ctx, e.js, st.name)
+	if err != nil {
+		e.failed(st, err, now)
+		return false
+	}
+	st.last, st.base, st.delta, st.ref = published{}, nil, nil, nil
+	if last != nil {
+		ev := &last.Event
+		st.last = published{revision: ev.Revision, checksum: ev.Checksum, generation: ev.Generation,
+			seq: last.Sequence, itemCount: ev.ItemCount, createdAt: ev.CreatedAt, reason: ev.Reason,
+			bindings: sinkRefs(ev.Bindings)}
+		st.delta, st.ref = ev.Delta, ev.EnvelopeRef
+		env, err := replay.Envelope(ctx, e.js, ev)
+		if err == nil {
+			st.base, err = index.FromItems(env.Items)
+		}
+		if err != nil {
+			e.opts.Log.Error(err, "no delta base; the next event carries no delta", "inventory", st.name.String())
+			st.base = nil
+		}
+	}
+	st.loaded = true
+	if st.cfg != nil {
+		st.scheduleFromLast(now)
+	}
+	return true
+}
+
+func (e *Engine) publishDeleted(ctx context.Context, st *invState, now time.Time) {
+	if st.last.revision == 0 || st.last.reason == busv1.ReasonDeleted {
+		delete(e.invs, st.name)
+		return
+	}
+	empty, err := index.FromItems(nil)
+	if err != nil {
+		e.failed(st, err, now)
+		return
+	}
+	if e.publishChange(ctx, st, empty, busv1.ReasonDeleted, now) {
+		delete(e.invs, st.name)
+	}
+}
+
+// failed records a publish failure and retries after the backoff; a conflict
+// means another writer moved the subject on, so the last event is re-read.
+func (e *Engine) failed(st *invState, err error, now time.Time) {
+	if errors.Is(err, publish.ErrConflict) {
+		st.loaded = false
+	}
+	e.opts.Log.Error(err, "publish snapshot", "inventory", st.name.String(), "revision", st.last.revision)
+	st.outcome = busv1.Outcome{Reason: ReasonPublishFailed, Message: err.Error()}
+	st.settleAt = now.Add(e.opts.RetryBackoff)
+	e.report(st, now)
+}

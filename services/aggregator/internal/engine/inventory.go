@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/services/aggregator/internal/index"
+)
+
+// invState is what the engine knows about one inventory.
+type invState struct {
+	name busv1.NamespacedName
+	cfg  *busv1.InventoryConfig
+	// deleted is set when the config key is gone and a final event is
+	// still owed (deletionPolicy Delete).
+	deleted bool
+
+	// loaded is set once last, base, delta and ref were read back from the
+	// inventory's snapshot subject.
+	loaded bool
+	last   published
+	// base is the snapshot at last.revision, the base of the next delta; nil
+	// when unknown.
+	base *index.Snapshot
+	// delta and ref are those of last.revision, reused by periodic events.
+	delta *busv1.Delta
+	ref   *busv1.ObjectRef
+
+	// settleAt is when a pending material change is checked; zero when none.
+	settleAt time.Time
+	// due is, per binding with a non-zero interval, the next periodic event.
+	due map[busv1.SinkRef]time.Time
+	// outcome is the last publish failure, for status.
+	outcome busv1.Outcome
+}
+
+// published is the last event on the inventory's subject.
+type published struct {
+	revision   uint64
+	checksum   string
+	generation int64
+	seq        uint64
+	itemCount  int
+	createdAt  time.Time
+	reason     busv1.SnapshotReason
+	bindings   []busv1.SinkRef
+}
+
+func (p published) addressed(ref busv1.SinkRef) bool {
+	for _, b := range p.bindings {
+		if b == ref {
+			return true
+		}
+	}
+	return false
+}
+
+func sinkRefs(bs []busv1.Binding) []busv1.SinkRef {
+	out := make([]busv1.SinkRef, len(bs))
+	for i, b := range bs {
+		out[i] = b.SinkRef
+	}
+	return out
+}
+
+func (e *Engine) applyRow(ent jetstream.KeyValueEntry) {
+	defer e.rowsRev.Store(ent.Revision())
+	key, err := bus.ParseRowKey(ent.Key())
+	if err != nil {
+		e.opts.Log.Error(err, "skip row", "key", ent.Key())
+		return
+	}
+	changed := false
+	if ent.Operation() == jetstream.KeyValuePut {
+		var re busv1.RowEntry
+		if err := json.Unmarshal(ent.Value(), &re); err != nil {
+			e.opts.Log.Error(err, "skip undecodable row", "key", ent.Key())
+			return
+		}
+		if changed, err = e.rows.Put(key, re.Row); err != nil {
+			e.opts.Log.Error(err, "skip row", "key", ent.Key())
+			return
+		}
+	} else {
+		changed = e.rows.Delete(key)
+	}
+	if !changed || !e.ready {
+		return
+	}
+	for _, st := range e.invs {
+		if st.cfg != nil && index.Affects(st.cfg, key) {
+			e.markDirty(st)
+		}
+	}
+}
+
+func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
+	defer e.cfgRev.Store(ent.Revision())
+	ref, err := bus.ParseConfigKey(ent.Key())
+	if err != nil {
+		e.opts.Log.Error(err, "skip config entry", "key", ent.Key())
+		return
+	}
+	name := busv1.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
+	st := e.invs[name]
+	if ent.Operation() != jetstream.KeyValuePut {
+		if st == nil || st.cfg == nil {
+			return
+		}
+		if st.cfg.DeletionPolicy != busv1.DeletionDelete {
+			delete(e.invs, name)
+			return
+		}
+		st.deleted, st.due = true, nil
+		e.markDirty(st)
+		return
+	}
+	var cfg busv1.InventoryConfig
+	if err := json.Unmarshal(ent.Value(), &cfg); err != nil {
+		e.opts.Log.Error(err, "skip undecodable inventory config", "key", ent.Key())
+		return
+	}
+	if st == nil {
+		st = &invState{name: name}
+		e.invs[name] = st
+	}
+	st.cfg, st.deleted = &cfg, false
+	if e.ready {
+		e.markDirty(st)
+	}
+}
+
+// markDirty schedules a check for a material change after the settle window;
+// changes inside the window ride along with the first one.
+func (e *Engine) markDirty(st *invState) {
+	if st.settleAt.IsZero() {
+		st.settleAt = e.clock.Now().Add(e.opts.Settle)
+	}
+}
+
+// scheduleAll sets every binding's next periodic event interval after now.
+func (st *invState) scheduleAll(now time.Time) {
+	st.due = map[busv1.SinkRef]time.Time{}
+	for _, b := range st.cfg.Bindings {
+		if b.EffectiveInterval.Duration > 0 {
+			st.due[b.SinkRef] = now.Add(b.EffectiveInterval.Duration)
+		}
+	}
+}
+
+// scheduleFromLast sets the next periodic events after a (re)load: one
+// interval after the last event for the bindings it addressed, one interval
+// from now for the others, so that taking over never re-publishes at once.
+func (st *invState) scheduleFromLast(now time.Time) {
+	st.scheduleAll(now)
+	if st.last.revision == 0 || st.last.reason == busv1.ReasonDeleted {
+		return
+	}
+	for _, b := range st.cfg.Bindings {
+		if _, ok := st.due[b.SinkRef]; ok && st.last.addressed(b.SinkRef) {
+			st.due[b.SinkRef] = st.last.createdAt.Add(b.EffectiveInterval.Duration)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// report publishes st's status: item count, revision, checksum, next due
+// time per binding and the last failure. Status is level-based and the
+// next report supersedes a lost one, so it is a plain publish, not awaited.
+func (e *Engine) report(st *invState, now time.Time) {
+	if st.cfg == nil {
+		return
+	}
+	inv := &busv1.InventoryStatus{ItemCount: st.last.itemCount, Revision: st.last.revision,
+		Checksum: st.last.checksum, NextDue: []busv1.BindingDue{}, Outcome: st.outcome}
+	for _, b := range st.cfg.Bindings {
+		if at, ok := st.due[b.SinkRef]; ok {
+			inv.NextDue = append(inv.NextDue, busv1.BindingDue{Sink: b.SinkRef, NextDue: at.UTC()})
+		}
+	}
+	r := busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: st.cfg.Kind, Namespace: st.cfg.Namespace,
+		Name: st.cfg.Name, Generation: st.cfg.Generation, ObservedAt: now.UTC(), Inventory: inv}
+	b, err := json.Marshal(r)
+	if err == nil {
+		err = e.js.Conn().Publish(bus.StatusSubjectFor(r), b)
+	}
+	if err != nil {
+		e.opts.Log.Error(err, "publish status", "inventory", st.name.String())
+	}
+}
