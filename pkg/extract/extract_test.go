@@ -180,7 +180,13 @@ func TestExtractSecretDataNeedsTheAnnotation(t *testing.T) {
 }
 
 func TestExtractIsSafeForConcurrentUse(t *testing.T) {
-	e := mustCompile(t, benchSpec())
+	spec := benchSpec()
+	spec.Attributes = append(spec.Attributes,
+		Attribute{Name: "slice", Path: "$.spec.template.spec.containers[1:].name"},
+		Attribute{Name: "env", Path: "cel:object.spec.template.spec.containers.map(c, c.?env.orValue([]))"},
+	)
+	spec.Export = &Export{Mode: ExportResource, Prune: &ExportPrune{JSONPaths: []string{"$..livenessProbe"}}}
+	e := mustCompile(t, spec)
 	obj := loadObject(t, "deployment.json")
 	want, err := e.Extract(obj)
 	if err != nil {

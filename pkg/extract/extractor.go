@@ -89,8 +89,12 @@ func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
 		}
 		out[a.name] = v
 	}
-	if e.export != nil {
-		out[e.export.as] = e.export.build(obj, e.rules)
+	if x := e.export; x != nil {
+		if e.rules.SensitiveKey(x.as) {
+			out[x.as] = Redacted(ReasonSensitiveKey) // an attribute named like a secret
+		} else {
+			out[x.as] = x.build(obj, e.rules)
+		}
 	}
 	return out, nil
 }

@@ -236,6 +236,16 @@ func TestSecretExport(t *testing.T) {
 	}
 }
 
+func TestEmbeddedResourceNamedLikeASecretIsRedacted(t *testing.T) {
+	got, err := mustCompile(t, exportSpec(Export{As: "rawSecret"})).Extract(loadObject(t, "deployment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"rawSecret": sensitive()}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestAttributesModeEmbedsNothing(t *testing.T) {
 	spec := attrs(Attribute{Name: "n", Path: "$.metadata.name"})
 	spec.Export = &Export{Mode: ExportAttributes, Include: IncludeAll}

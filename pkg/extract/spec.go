@@ -27,7 +27,9 @@ type Spec struct {
 	// attribute paths may read Secret data.
 	AllowSecretExtraction bool
 	// AllowFullResourceExport is the annotation kollect.dev/allow-full-resource-export:
-	// "true": Secrets may be exported whole (with include All, data unredacted).
+	// "true": Secrets may be exported whole. With include All as well, data and stringData are
+	// exported instead of the secret-data marker; keys inside them that match the denylist
+	// (a data key "password", say) are still redacted, as everywhere else.
 	AllowFullResourceExport bool
 }
 
