@@ -93,7 +93,8 @@ type KeyEntry struct {
 	Example string
 	// Message is the api/bus/v1 type of the value.
 	Message string
-	// Writer is the one service that writes these keys.
+	// Writer is the one service that writes these keys; "<family>-exporter"
+	// when each exporter writes only its own family's keys.
 	Writer busv1.Service
 	// Readers are the services that read them.
 	Readers []busv1.Service

@@ -40,8 +40,7 @@ type writer func(format string, args ...any)
 func (l Listing) writeProvisioning(w writer) {
 	w("## Provisioning\n\n")
 	w("`bus.Provision` creates or updates everything below; it is idempotent and converges after a limit\n")
-	w("change (`kollect dev` and the demo run it on their embedded server). It needs the whole JetStream\n")
-	w("API (`$JS.API.>`). When the services' NATS users may not manage streams, run it once with an\n")
+	w("change, and never deletes anything. It needs the whole JetStream API (`$JS.API.>`). When the services' NATS users may not manage streams, run it once with an\n")
 	w("administrative user, or create the objects by hand with the settings in these tables (the stream\n")
 	w("and consumer configurations are also given as JSON for `nats stream add --config` and\n")
 	w("`nats consumer add --config`). Everything uses %s storage and %d replica(s); in production use\n",

@@ -6,22 +6,6 @@ import (
 	"strings"
 )
 
-// Token encoding. A token is one dot-separated element of a subject or of a
-// KV key. NATS forbids '.', '*', '>' and whitespace in a subject token, and KV
-// keys allow only [-/_=.a-zA-Z0-9]; a token uses only [-_=a-zA-Z0-9], valid in
-// both, so one encoded name serves as a subject token and as a key element.
-//
-//   - ASCII letters, digits and '-' stand for themselves: a DNS-1123 label is
-//     its own token.
-//   - '.' becomes '_', so a DNS-1123 subdomain stays readable: my.app is
-//     my_app.
-//   - Every other byte, '_' and '=' included, becomes '=' followed by two
-//     upper-case hex digits: a_b is a=5Fb.
-//   - The empty string, a cluster-scoped object's namespace, is EmptyToken.
-//
-// Every string round-trips, and the encoding is canonical: DecodeToken accepts
-// exactly the outputs of EncodeToken.
-
 // EmptyToken is the token of the empty string: the namespace of a
 // cluster-scoped object (ClusterTarget, ClusterInventory). No other string
 // encodes to it, because escapes use upper-case hex digits only.

@@ -28,7 +28,8 @@ type ConnectionTestRequest struct {
 	// Sink is the sink to probe.
 	Sink SinkRef `json:"sink"`
 	// SinkGeneration is the sink generation to probe; an exporter that has
-	// not yet seen that SinkConfig replies with reason ConfigNotReady.
+	// not yet seen that SinkConfig replies not OK and not permanent, so that
+	// control asks again.
 	SinkGeneration int64 `json:"sinkGeneration"`
 }
 

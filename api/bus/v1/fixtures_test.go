@@ -66,9 +66,10 @@ func targetConfig() TargetConfig {
 	return TargetConfig{
 		Kind: KindTarget, Namespace: "team-a", Name: "pods", UID: "0a1b2c3d-0000-4000-8000-00000000000a",
 		Generation: 7, ProfileRef: NamespacedName{Namespace: "team-a", Name: "pod-basics"}, ProfileGeneration: 2,
-		Profile:   json.RawMessage(`{"targetGVK":{"version":"v1","kind":"Pod"},"attributes":[{"name":"image","path":"$.spec.containers[0].image","type":"string"}]}`),
-		Selection: json.RawMessage(`{"profileRef":"pod-basics","includedNamespaces":["team-a"],"watchMode":"All"}`),
-		Scope:     json.RawMessage(`{"allowedNamespaces":["team-a"],"minExportInterval":"1m"}`),
+		Profile:            json.RawMessage(`{"targetGVK":{"version":"v1","kind":"Pod"},"attributes":[{"name":"image","path":"$.spec.containers[0].image","type":"string"}]}`),
+		ProfileAnnotations: map[string]string{"kollect.dev/allow-full-resource-export": "true"},
+		Selection:          json.RawMessage(`{"profileRef":"pod-basics","includedNamespaces":["team-a"],"watchMode":"All"}`),
+		Scope:              json.RawMessage(`{"allowedNamespaces":["team-a"],"minExportInterval":"1m"}`),
 	}
 }
 
