@@ -1,0 +1,196 @@
+package control
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/zapr"
+	"go.uber.org/zap"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/services/control/internal/probe"
+	"kollect.dev/kollect/services/control/internal/reconcile"
+	"kollect.dev/kollect/services/control/internal/reports"
+)
+
+// Config configures the control service.
+type Config struct {
+	// NATSURL is the bus address.
+	NATSURL string
+	// ProvisionBus creates or updates the bus's streams and buckets at start.
+	ProvisionBus bool
+	// MetricsAddr serves Prometheus metrics ("0" disables).
+	MetricsAddr string
+	// HealthAddr serves /healthz and /readyz ("0" disables).
+	HealthAddr string
+	// LeaderElection makes only one replica reconcile at a time.
+	LeaderElection bool
+	// LeaderElectionNamespace holds the Lease; empty means the namespace
+	// the pod runs in.
+	LeaderElectionNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// AllowInClusterSinks admits sink endpoints on private, loopback and
+	// link-local addresses.
+	AllowInClusterSinks bool
+	// ProbeTimeout bounds one connection test.
+	ProbeTimeout time.Duration
+	// ProbeRetry is the wait before probing again after a failed probe.
+	ProbeRetry time.Duration
+	// Kube is the API server connection; nil loads the kubeconfig or the
+	// in-cluster config. Tests set it.
+	Kube *rest.Config
+	// Log is the logger; the zero value builds a production zap logger.
+	Log logr.Logger
+}
+
+// LeaderElectionID is the name of control's Lease.
+const LeaderElectionID = "kollect-control"
+
+// DefaultConfig returns the defaults for an in-cluster deployment.
+func DefaultConfig() Config {
+	return Config{
+		NATSURL: "nats://kollect-nats:4222", ProvisionBus: true,
+		MetricsAddr: ":8080", HealthAddr: ":8081", LeaderElection: true,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
+	}
+}
+
+// BindFlags registers the flags that set c.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the bus")
+	fs.BoolVar(&c.ProvisionBus, "provision-bus", c.ProvisionBus, "create or update the bus streams and buckets at start")
+	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", c.MetricsAddr, "metrics address (0 disables)")
+	fs.StringVar(&c.HealthAddr, "health-probe-bind-address", c.HealthAddr, "health probe address (0 disables)")
+	fs.BoolVar(&c.LeaderElection, "leader-elect", c.LeaderElection, "elect one active replica")
+	fs.StringVar(&c.LeaderElectionNamespace, "leader-election-namespace", c.LeaderElectionNamespace, "namespace of the Lease")
+	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "leader election lease duration")
+	fs.DurationVar(&c.RenewDeadline, "renew-deadline", c.RenewDeadline, "leader election renew deadline")
+	fs.DurationVar(&c.RetryPeriod, "retry-period", c.RetryPeriod, "leader election retry period")
+	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "admit sinks on private, loopback and link-local addresses")
+	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "timeout of one connection test")
+	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "wait before retrying a failed connection test")
+}
+
+// Run runs control until ctx ends.
+func Run(ctx context.Context, c Config) error {
+	log := c.Log
+	if log.GetSink() == nil {
+		z, err := zap.NewProduction()
+		if err != nil {
+			return fmt.Errorf("build logger: %w", err)
+		}
+		log = zapr.NewLogger(z).WithValues("service", busv1.ServiceControl)
+	}
+	ctx = logr.NewContext(ctx, log)
+	nc, js, err := bus.Connect(c.NATSURL, busv1.ServiceControl)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if c.ProvisionBus {
+		if err := bus.Provision(ctx, js, bus.DefaultOptions()); err != nil {
+			return err
+		}
+	}
+	kv, err := js.KeyValue(ctx, bus.BucketConfig)
+	if err != nil {
+		return fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
+	}
+	mgr, err := newManager(c, log)
+	if err != nil {
+		return err
+	}
+	store := reports.New(js, log.WithName("reports"), newObject)
+	if err := mgr.Add(store); err != nil {
+		return fmt.Errorf("add report store: %w", err)
+	}
+	deps := &reconcile.Deps{
+		Client: mgr.GetClient(), KV: kv, Reports: store, Prober: probe.New(nc, c.ProbeTimeout),
+		Recorder: mgr.GetEventRecorder("kollect-control"), Now: time.Now,
+		Policy: reconcile.Policy{AllowInClusterSinks: c.AllowInClusterSinks, ProbeRetry: c.ProbeRetry},
+	}
+	if err := reconcile.Setup(ctx, mgr, deps, store, extract.Options{}); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+func newManager(c Config, log logr.Logger) (manager.Manager, error) {
+	kube := c.Kube
+	if kube == nil {
+		var err error
+		if kube, err = ctrl.GetConfig(); err != nil {
+			return nil, fmt.Errorf("load kubeconfig: %w", err)
+		}
+	}
+	skip := true
+	mgr, err := ctrl.NewManager(kube, manager.Options{
+		Scheme: scheme(), Logger: log,
+		Metrics:                       metricsserver.Options{BindAddress: c.MetricsAddr},
+		HealthProbeBindAddress:        c.HealthAddr,
+		LeaderElection:                c.LeaderElection,
+		LeaderElectionID:              LeaderElectionID,
+		LeaderElectionNamespace:       c.LeaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &c.LeaseDuration, RenewDeadline: &c.RenewDeadline, RetryPeriod: &c.RetryPeriod,
+		Controller: config.Controller{SkipNameValidation: &skip},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add ready check: %w", err)
+	}
+	return mgr, nil
+}
+
+func scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(v1alpha1.AddToScheme(s))
+	return s
+}
+
+// newObject returns an empty object of a kind named in status reports.
+func newObject(k busv1.Kind) client.Object {
+	switch k {
+	case busv1.KindTarget:
+		return &v1alpha1.KollectTarget{}
+	case busv1.KindClusterTarget:
+		return &v1alpha1.KollectClusterTarget{}
+	case busv1.KindInventory:
+		return &v1alpha1.KollectInventory{}
+	case busv1.KindClusterInventory:
+		return &v1alpha1.KollectClusterInventory{}
+	case busv1.KindSnapshotSink:
+		return &v1alpha1.KollectSnapshotSink{}
+	case busv1.KindDatabaseSink:
+		return &v1alpha1.KollectDatabaseSink{}
+	case busv1.KindEventSink:
+		return &v1alpha1.KollectEventSink{}
+	case busv1.KindConnectionTest:
+		return &v1alpha1.KollectConnectionTest{}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package reconcile
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/services/control/internal/reports"
+)
+
+// Finalizer holds targets and inventories until their config entry is
+// deleted, so the collector and aggregator always see the deletion (and the
+// aggregator can publish an inventory's final snapshot) before the object
+// disappears.
+const Finalizer = "kollect.dev/control"
+
+// Policy holds the operator-level settings the reconcilers enforce.
+type Policy struct {
+	// AllowInClusterSinks admits sink endpoints on private, loopback and
+	// link-local addresses and in-cluster service names.
+	AllowInClusterSinks bool
+	// ProbeRetry is how long to wait before probing a sink again after a
+	// failed, non-permanent connection test.
+	ProbeRetry time.Duration
+}
+
+// Reporter answers the latest status reports about one object.
+type Reporter interface {
+	Reports(reports.ObjectKey) []busv1.StatusReport
+}
+
+// Prober sends one connection test and returns the exporter's reply.
+type Prober interface {
+	Probe(ctx context.Context, sink busv1.SinkRef, gen int64) (busv1.ConnectionTestReply, error)
+}
+
+// Deps are what every reconciler uses.
+type Deps struct {
+	// Client reads through the manager's cache and writes to the API server.
+	Client client.Client
+	// KV is the compiled-config bucket.
+	KV jetstream.KeyValue
+	// Reports holds the latest status reports.
+	Reports Reporter
+	// Prober sends connection tests.
+	Prober Prober
+	// Recorder records events on transitions.
+	Recorder events.EventRecorder
+	// Policy is the operator-level policy.
+	Policy Policy
+	// Now returns the current time; time.Now unless a test sets it.
+	Now func() time.Time
+}

@@ -1,0 +1,148 @@
+package reconcile
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/reports"
+)
+
+// current returns the reports about obj from service that are for obj's
+// current generation or newer; reports for older generations describe a
+// spec that no longer exists and are ignored.
+func current(rep Reporter, obj ctrlObject, kind busv1.Kind, service busv1.Service) []busv1.StatusReport {
+	var out []busv1.StatusReport
+	for _, r := range rep.Reports(reports.ObjectKey{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}) {
+		if r.Service == service && r.Generation >= obj.GetGeneration() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// foldTarget folds the collector's latest report into a target's status.
+func foldTarget(obj ctrlObject, kind busv1.Kind, st *v1alpha1.TargetStatus, rep Reporter) {
+	var t *busv1.TargetStatus
+	for _, r := range current(rep, obj, kind, busv1.ServiceCollector) {
+		if r.Target != nil {
+			t = r.Target
+		}
+	}
+	if t == nil {
+		set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing,
+			"config written; waiting for the collector's first report")
+		return
+	}
+	st.CollectedCount = int64(t.CollectedCount)
+	st.ExtractionFailures = t.ExtractionFailures
+	st.LastExtractionError = t.LastExtractionError
+	st.MatchedNamespaces = t.MatchedNamespaces
+	ready(obj, fmt.Sprintf("collecting %d objects from %d namespaces", t.CollectedCount, len(t.MatchedNamespaces)))
+	switch {
+	case t.Reason != "":
+		degraded(obj, t.Reason, t.Message)
+	case t.ExtractionFailures > 0:
+		degraded(obj, v1alpha1.ReasonExtractionFailed, t.LastExtractionError)
+	default:
+		degraded(obj, "", "")
+	}
+}
+
+// bindingState is one binding's outcome before folding exporter reports: a
+// binding control refused (SinkNotFound, ScopeSinkDenied) has a reason.
+type bindingState struct {
+	sink    busv1.SinkRef
+	name    string
+	reason  string
+	message string
+}
+
+// foldInventory folds the aggregator's and exporters' latest reports into an
+// inventory's status. bindings are every binding in spec order, refused
+// ones included.
+func foldInventory(obj ctrlObject, kind busv1.Kind, st *v1alpha1.InventoryStatus, bindings []bindingState, rep Reporter) *busv1.InventoryStatus {
+	var agg *busv1.InventoryStatus
+	for _, r := range current(rep, obj, kind, busv1.ServiceAggregator) {
+		if r.Inventory != nil {
+			agg = r.Inventory
+		}
+	}
+	if agg != nil {
+		st.ItemCount = int64(agg.ItemCount)
+	}
+	exports := map[busv1.SinkRef]*busv1.ExportStatus{}
+	for _, f := range busv1.Families() {
+		for _, r := range current(rep, obj, kind, f.Exporter()) {
+			if r.Export != nil {
+				exports[r.Export.Sink] = r.Export
+			}
+		}
+	}
+	old := st.SinkExports
+	st.SinkExports = nil
+	synced, worst, worstMsg := metav1.ConditionTrue, "", ""
+	for _, b := range bindings {
+		e := foldBinding(obj, b, exports[b.sink], st, old)
+		c := *meta.FindStatusCondition(e.Conditions, v1alpha1.ConditionSynced)
+		if c.Status == metav1.ConditionFalse {
+			synced, worst, worstMsg = metav1.ConditionFalse, c.Reason, e.Name+": "+c.Message
+		} else if c.Status == metav1.ConditionUnknown && synced == metav1.ConditionTrue {
+			synced = metav1.ConditionUnknown
+		}
+		st.SinkExports = append(st.SinkExports, e)
+	}
+	setSynced(obj, synced, worst, worstMsg)
+	switch {
+	case worst != "":
+		degraded(obj, worst, worstMsg)
+	case agg != nil && agg.Reason != "":
+		degraded(obj, agg.Reason, agg.Message)
+	default:
+		degraded(obj, "", "")
+	}
+	return agg
+}
+
+func setSynced(obj ctrlObject, s metav1.ConditionStatus, reason, msg string) {
+	switch s {
+	case metav1.ConditionTrue:
+		set(obj, v1alpha1.ConditionSynced, s, v1alpha1.ReasonExported, "every bound sink holds the latest snapshot")
+	case metav1.ConditionUnknown:
+		set(obj, v1alpha1.ConditionSynced, s, v1alpha1.ReasonProgressing, "waiting for the first export to every sink")
+	default:
+		set(obj, v1alpha1.ConditionSynced, s, reason, msg)
+	}
+}
+
+func foldBinding(obj ctrlObject, b bindingState, e *busv1.ExportStatus, st *v1alpha1.InventoryStatus, old []v1alpha1.SinkExportStatus) v1alpha1.SinkExportStatus {
+	out := v1alpha1.SinkExportStatus{Name: b.name}
+	for _, o := range old {
+		if o.Name == b.name {
+			out.Conditions = o.Conditions
+		}
+	}
+	c := metav1.Condition{Type: v1alpha1.ConditionSynced, ObservedGeneration: obj.GetGeneration()}
+	switch {
+	case b.reason != "":
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, b.reason, b.message
+	case e == nil:
+		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "not exported yet"
+	case e.OK:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, v1alpha1.ReasonExported, fmt.Sprintf("revision %d exported", e.Revision)
+	default:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, v1alpha1.ReasonExportFailed, e.Message
+	}
+	if e != nil && !e.LastExportTime.IsZero() {
+		t := metav1.NewTime(e.LastExportTime)
+		out.LastExportTime, out.LastChecksum, out.LastRevision = &t, e.Checksum, int64(e.Revision)
+		if st.LastExportTime == nil || st.LastExportTime.Before(&t) {
+			st.LastExportTime = &t
+		}
+	}
+	meta.SetStatusCondition(&out.Conditions, c)
+	return out
+}

@@ -1,0 +1,105 @@
+package reconcile
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+// InventoryReconciler compiles KollectInventories into config entries with
+// resolved sink bindings.
+type InventoryReconciler struct {
+	*Deps
+}
+
+// Reconcile runs the steps: finalizer (the entry is deleted before the
+// object goes, so the aggregator applies deletionPolicy), suspend, resolve
+// bindings within the Scope, write the entry, fold reports.
+func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	key := ref(busv1.KindInventory, req.Namespace, req.Name)
+	obj := &v1alpha1.KollectInventory{}
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return res, r.deleteConfig(ctx, key)
+		}
+		return res, err
+	}
+	if obj.DeletionTimestamp != nil {
+		return res, r.release(ctx, obj, key)
+	}
+	if err := r.hold(ctx, obj); err != nil {
+		return res, err
+	}
+	before := obj.DeepCopy()
+	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
+	if obj.Spec.Suspend {
+		notReady(obj, v1alpha1.ReasonSuspended, "spec.suspend is true; exports are paused")
+		return res, r.suspendConfig(ctx, key, obj.Generation)
+	}
+	scope, err := r.honoured(ctx, obj.Namespace)
+	if err != nil {
+		return res, err
+	}
+	var rules *v1alpha1.ScopeRules
+	scopeName := ""
+	if scope != nil {
+		rules, scopeName = &scope.Spec, "KollectScope "+scope.Name
+	}
+	binds, states, err := r.resolveBindings(ctx, inventoryWants(obj), rules, scopeName)
+	if err != nil {
+		return res, err
+	}
+	cfg := busv1.InventoryConfig{
+		Kind: busv1.KindInventory, Namespace: obj.Namespace, Name: obj.Name, UID: string(obj.UID),
+		Generation: obj.Generation, DeletionPolicy: deletionPolicy(obj.Spec.DeletionPolicy),
+		Bindings: sortBindings(binds), MinExportInterval: busv1.Duration{Duration: floor(rules)},
+	}
+	if err := r.putConfig(ctx, key, cfg); err != nil {
+		return res, err
+	}
+	ready(obj, fmt.Sprintf("exporting to %d of %d sinks", len(binds), len(states)))
+	foldInventory(obj, busv1.KindInventory, &obj.Status, states, r.Reports)
+	return res, nil
+}
+
+func inventoryWants(obj *v1alpha1.KollectInventory) []wanted {
+	var out []wanted
+	lists := map[busv1.Family][]v1alpha1.SinkBinding{
+		busv1.FamilySnapshot: obj.Spec.SnapshotSinkRefs,
+		busv1.FamilyDatabase: obj.Spec.DatabaseSinkRefs,
+		busv1.FamilyEvent:    obj.Spec.EventSinkRefs,
+	}
+	for _, f := range busv1.Families() {
+		for _, b := range lists[f] {
+			s := busv1.SinkRef{Family: f, Namespace: obj.Namespace, Name: b.Name}
+			out = append(out, wanted{sink: s, name: s.BindingName(), interval: b.ExportMinInterval,
+				maxBytes: b.MaxExportBytes, invDefault: obj.Spec.ExportMinInterval, invBytes: obj.Spec.MaxExportBytes})
+		}
+	}
+	return out
+}
+
+func deletionPolicy(p v1alpha1.DeletionPolicy) busv1.DeletionPolicy {
+	if p == v1alpha1.DeletionDelete {
+		return busv1.DeletionDelete
+	}
+	return busv1.DeletionRetain
+}
+
+func sortBindings(b []busv1.Binding) []busv1.Binding {
+	if b == nil {
+		return []busv1.Binding{}
+	}
+	slices.SortFunc(b, func(x, y busv1.Binding) int {
+		return cmp.Or(cmp.Compare(x.Family, y.Family), cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+	})
+	return b
+}

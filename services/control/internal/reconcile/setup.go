@@ -1,0 +1,144 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/extract"
+)
+
+// Events names the objects that got a new status report; reports.Store
+// implements it.
+type Events interface {
+	Events(kind busv1.Kind) <-chan event.GenericEvent
+}
+
+// Setup registers the field indexes and every reconciler with mgr.
+func Setup(ctx context.Context, mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) error {
+	if err := indexes(ctx, mgr); err != nil {
+		return err
+	}
+	steps := []func() error{
+		func() error {
+			return ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectProfile{}).Complete(&ProfileReconciler{Deps: d, Extract: opts})
+		},
+		func() error { return setupTargets(mgr, d, ev, opts) },
+		func() error { return setupInventories(mgr, d, ev) },
+		func() error { return setupScopes(mgr, d) },
+		func() error {
+			return ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectConnectionTest{}).Complete(&ConnectionTestReconciler{Deps: d})
+		},
+	}
+	for _, f := range busv1.Families() {
+		steps = append(steps, func() error {
+			return ctrl.NewControllerManagedBy(mgr).For(newSink(f)).
+				WatchesRawSource(channel(ev, f.SinkKind())).
+				Complete(&SinkReconciler{Deps: d, Family: f})
+		})
+	}
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return fmt.Errorf("set up controllers: %w", err)
+		}
+	}
+	return nil
+}
+
+func channel(ev Events, kind busv1.Kind) source.Source {
+	return source.Channel(ev.Events(kind), &handler.EnqueueRequestForObject{})
+}
+
+func setupTargets(mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) error {
+	c := mgr.GetClient()
+	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectTarget{}).
+		Watches(&v1alpha1.KollectProfile{}, mapList(c, &v1alpha1.KollectTargetList{}, indexProfile, nsName)).
+		Watches(&v1alpha1.KollectScope{}, mapList(c, &v1alpha1.KollectTargetList{}, "", inNamespace)).
+		WatchesRawSource(channel(ev, busv1.KindTarget)).
+		Complete(&TargetReconciler{Deps: d, Extract: opts})
+	if err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectClusterTarget{}).
+		Watches(&v1alpha1.KollectProfile{}, mapList(c, &v1alpha1.KollectClusterTargetList{}, indexProfile, nsName)).
+		Watches(&v1alpha1.KollectClusterScope{}, mapList(c, &v1alpha1.KollectClusterTargetList{}, "", everything)).
+		WatchesRawSource(channel(ev, busv1.KindClusterTarget)).
+		Complete(&ClusterTargetReconciler{Deps: d, Extract: opts})
+}
+
+func setupInventories(mgr ctrl.Manager, d *Deps, ev Events) error {
+	c := mgr.GetClient()
+	b := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectInventory{}).
+		Watches(&v1alpha1.KollectScope{}, mapList(c, &v1alpha1.KollectInventoryList{}, "", inNamespace)).
+		WatchesRawSource(channel(ev, busv1.KindInventory))
+	cb := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectClusterInventory{}).
+		Watches(&v1alpha1.KollectClusterScope{}, mapList(c, &v1alpha1.KollectClusterInventoryList{}, "", everything)).
+		Watches(&v1alpha1.KollectClusterTarget{}, mapList(c, &v1alpha1.KollectClusterInventoryList{}, "", everything)).
+		Watches(&corev1.Namespace{}, mapList(c, &v1alpha1.KollectClusterInventoryList{}, "", everything)).
+		WatchesRawSource(channel(ev, busv1.KindClusterInventory))
+	for _, f := range busv1.Families() {
+		b = b.Watches(newSink(f), mapList(c, &v1alpha1.KollectInventoryList{}, indexSink, sinkKey(f)))
+		cb = cb.Watches(newSink(f), mapList(c, &v1alpha1.KollectClusterInventoryList{}, indexSink, sinkKey(f)))
+	}
+	if err := b.Complete(&InventoryReconciler{Deps: d}); err != nil {
+		return err
+	}
+	return cb.Complete(&ClusterInventoryReconciler{Deps: d})
+}
+
+func setupScopes(mgr ctrl.Manager, d *Deps) error {
+	c := mgr.GetClient()
+	err := ctrl.NewControllerManagedBy(mgr).Named("kollectscope").
+		Watches(&v1alpha1.KollectScope{}, mapList(c, &v1alpha1.KollectScopeList{}, "", inNamespace)).
+		Complete(&ScopeReconciler{Deps: d})
+	if err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).Named("kollectclusterscope").
+		Watches(&v1alpha1.KollectClusterScope{}, mapList(c, &v1alpha1.KollectClusterScopeList{}, "", everything)).
+		Complete(&ClusterScopeReconciler{Deps: d})
+}
+
+// selectFn turns the changed object into list options for the objects
+// that depend on it.
+type selectFn func(changed client.Object, index string) []client.ListOption
+
+func mapList(c client.Client, list client.ObjectList, index string, sel selectFn) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+		l := list.DeepCopyObject().(client.ObjectList)
+		if err := c.List(ctx, l, sel(o, index)...); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "list dependents", "changed", client.ObjectKeyFromObject(o))
+			return nil
+		}
+		var out []reconcile.Request
+		forEach(l, func(m client.Object) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(m)})
+		})
+		return out
+	})
+}
+
+func inNamespace(o client.Object, _ string) []client.ListOption {
+	return []client.ListOption{client.InNamespace(o.GetNamespace())}
+}
+
+func everything(client.Object, string) []client.ListOption { return nil }
+
+func nsName(o client.Object, index string) []client.ListOption {
+	return []client.ListOption{client.MatchingFields{index: o.GetNamespace() + "/" + o.GetName()}}
+}
+
+func sinkKey(f busv1.Family) selectFn {
+	return func(o client.Object, index string) []client.ListOption {
+		return []client.ListOption{client.MatchingFields{index: string(f) + "/" + o.GetNamespace() + "/" + o.GetName()}}
+	}
+}

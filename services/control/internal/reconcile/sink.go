@@ -1,0 +1,139 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+// SinkReconciler compiles the sinks of one family into config entries (no
+// secret material: exporters read the Secret themselves) and probes them.
+type SinkReconciler struct {
+	*Deps
+	// Family is the sink family this reconciler handles.
+	Family busv1.Family
+}
+
+// Reconcile runs the steps: endpoint policy, TLS condition, write the
+// entry, connection test, fold exporter reports.
+func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	key := ref(r.Family.SinkKind(), req.Namespace, req.Name)
+	obj := newSink(r.Family)
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return res, r.deleteConfig(ctx, key)
+		}
+		return res, err
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return res, r.deleteConfig(ctx, key)
+	}
+	before := obj.DeepCopyObject().(client.Object)
+	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
+	v := viewOf(obj)
+	r.tlsCondition(v)
+	if !r.Policy.AllowInClusterSinks {
+		if msg := endpointViolation(v.endpoints); msg != "" {
+			notReady(obj, v1alpha1.ReasonEndpointDenied, msg)
+			return res, r.deleteConfig(ctx, key)
+		}
+	}
+	if err := r.putConfig(ctx, key, sinkConfig(v)); err != nil {
+		return res, err
+	}
+	ready(obj, "sink config written")
+	return r.connection(ctx, v)
+}
+
+func sinkConfig(v sinkView) busv1.SinkConfig {
+	spec, _ := json.Marshal(v.spec) // typed API structs always encode
+	cluster := v.common.Cluster
+	if cluster == "" {
+		cluster = "default"
+	}
+	return busv1.SinkConfig{Family: v.family, Type: v.typ, Namespace: v.obj.GetNamespace(), Name: v.obj.GetName(),
+		UID: string(v.obj.GetUID()), Generation: v.obj.GetGeneration(), Cluster: cluster, Spec: spec}
+}
+
+func (r *SinkReconciler) tlsCondition(v sinkView) {
+	conds, _ := conditionsOf(v.obj)
+	if v.common.TLS != nil && v.common.TLS.InsecureSkipVerify {
+		set(v.obj, v1alpha1.ConditionTLSInsecure, metav1.ConditionTrue, v1alpha1.ReasonInsecureSkipVerify,
+			"spec.tls.insecureSkipVerify is true: certificates are not verified")
+		return
+	}
+	meta.RemoveStatusCondition(conds, v1alpha1.ConditionTLSInsecure)
+}
+
+// connection probes the sink when connectionTest is on and the current
+// generation was not probed successfully yet, or when the test-connection
+// annotation asks for it; the annotation is removed after the probe.
+func (r *SinkReconciler) connection(ctx context.Context, v sinkView) (ctrl.Result, error) {
+	conds, _ := conditionsOf(v.obj)
+	c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified)
+	asked := v.obj.GetAnnotations()[v1alpha1.AnnotationTestConnection] == "true"
+	enabled := v.common.ConnectionTest == nil || *v.common.ConnectionTest
+	done := c != nil && c.ObservedGeneration == v.obj.GetGeneration() && c.Status == metav1.ConditionTrue
+	if !asked && (!enabled || done) {
+		foldConnection(v.obj, r.Reports, v.family)
+		return ctrl.Result{}, nil
+	}
+	sink := busv1.SinkRef{Family: v.family, Namespace: v.obj.GetNamespace(), Name: v.obj.GetName()}
+	reply, err := r.Prober.Probe(ctx, sink, v.obj.GetGeneration())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	setConnection(v.obj, reply)
+	if asked {
+		// Patch a copy: the in-memory status is patched once, by finish.
+		cp := v.obj.DeepCopyObject().(client.Object)
+		patch := client.MergeFrom(v.obj.DeepCopyObject().(client.Object))
+		a := cp.GetAnnotations()
+		delete(a, v1alpha1.AnnotationTestConnection)
+		cp.SetAnnotations(a)
+		if err := r.Client.Patch(ctx, cp, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("remove annotation %s from %s: %w", v1alpha1.AnnotationTestConnection, sink.BindingName(), err)
+		}
+	}
+	if !reply.OK && !reply.Permanent {
+		return ctrl.Result{RequeueAfter: r.Policy.ProbeRetry}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// setConnection sets ConnectionVerified from a probe reply.
+func setConnection(obj ctrlObject, reply busv1.ConnectionTestReply) {
+	if reply.OK {
+		set(obj, v1alpha1.ConditionConnectionVerified, metav1.ConditionTrue, v1alpha1.ReasonConnectionOK,
+			fmt.Sprintf("probe succeeded in %dms", reply.LatencyMs))
+		return
+	}
+	reason := reply.Reason
+	if reason == "" {
+		reason = v1alpha1.ReasonConnectionTestFailed
+	}
+	set(obj, v1alpha1.ConditionConnectionVerified, metav1.ConditionFalse, reason, oneLine(reply.Message))
+	if reason == v1alpha1.ReasonSecretResolveFailed {
+		notReady(obj, reason, oneLine(reply.Message))
+	}
+}
+
+// foldConnection applies the exporter's latest connection report for the
+// current generation, when there is one.
+func foldConnection(obj ctrlObject, rep Reporter, f busv1.Family) {
+	for _, r := range current(rep, obj, f.SinkKind(), f.Exporter()) {
+		if r.Connection != nil {
+			setConnection(obj, busv1.ConnectionTestReply{OK: r.Connection.OK, LatencyMs: r.Connection.LatencyMs, Outcome: r.Connection.Outcome})
+		}
+	}
+}

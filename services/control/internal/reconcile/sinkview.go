@@ -1,0 +1,80 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+// sinkView is what control needs of a sink of any family.
+type sinkView struct {
+	obj       ctrlObject
+	family    busv1.Family
+	typ       string
+	common    *v1alpha1.SinkCommon
+	endpoints []string
+	spec      any
+}
+
+// newSink returns an empty sink object of family f.
+func newSink(f busv1.Family) ctrlObject {
+	switch f {
+	case busv1.FamilySnapshot:
+		return &v1alpha1.KollectSnapshotSink{}
+	case busv1.FamilyDatabase:
+		return &v1alpha1.KollectDatabaseSink{}
+	case busv1.FamilyEvent:
+		return &v1alpha1.KollectEventSink{}
+	}
+	return nil
+}
+
+// viewOf returns the family-independent view of a sink object.
+func viewOf(obj ctrlObject) sinkView {
+	switch o := obj.(type) {
+	case *v1alpha1.KollectSnapshotSink:
+		return sinkView{obj: o, family: busv1.FamilySnapshot, typ: string(o.Spec.Type), common: &o.Spec.SinkCommon,
+			endpoints: []string{o.Spec.Endpoint}, spec: o.Spec}
+	case *v1alpha1.KollectDatabaseSink:
+		return sinkView{obj: o, family: busv1.FamilyDatabase, typ: string(o.Spec.Type), common: &o.Spec.SinkCommon,
+			endpoints: []string{o.Spec.Endpoint}, spec: o.Spec}
+	case *v1alpha1.KollectEventSink:
+		v := sinkView{obj: o, family: busv1.FamilyEvent, typ: string(o.Spec.Type), common: &o.Spec.SinkCommon,
+			endpoints: []string{o.Spec.Endpoint}, spec: o.Spec}
+		if o.Spec.Kafka != nil {
+			v.endpoints = append(v.endpoints, o.Spec.Kafka.Brokers...)
+		}
+		if o.Spec.NATS != nil {
+			v.endpoints = append(v.endpoints, o.Spec.NATS.URL)
+		}
+		return v
+	}
+	panic(fmt.Sprintf("viewOf: %T is not a sink", obj))
+}
+
+// getSink reads a sink of family f.
+func (d *Deps) getSink(ctx context.Context, f busv1.Family, ns, name string) (sinkView, error) {
+	obj := newSink(f)
+	if err := d.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj); err != nil {
+		return sinkView{}, err
+	}
+	return viewOf(obj), nil
+}
+
+// sinkAllowList returns the Scope's allow list for family f.
+func sinkAllowList(rules *v1alpha1.ScopeRules, f busv1.Family) []string {
+	if rules == nil {
+		return nil
+	}
+	switch f {
+	case busv1.FamilySnapshot:
+		return rules.SnapshotSinkRefs
+	case busv1.FamilyDatabase:
+		return rules.DatabaseSinkRefs
+	}
+	return rules.EventSinkRefs
+}

@@ -1,0 +1,139 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/pkg/selection"
+	"kollect.dev/kollect/pkg/target"
+)
+
+// TargetReconciler compiles KollectTargets into config entries.
+type TargetReconciler struct {
+	*Deps
+	// Extract are the extraction options the collector compiles with.
+	Extract extract.Options
+}
+
+// Reconcile runs the steps: finalizer, suspend, resolve the Profile, apply
+// the Scope, compile, write the entry, fold collector reports.
+func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	key := ref(busv1.KindTarget, req.Namespace, req.Name)
+	obj := &v1alpha1.KollectTarget{}
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return res, r.deleteConfig(ctx, key)
+		}
+		return res, err
+	}
+	if obj.DeletionTimestamp != nil {
+		return res, r.release(ctx, obj, key)
+	}
+	if err := r.hold(ctx, obj); err != nil {
+		return res, err
+	}
+	before := obj.DeepCopy()
+	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
+	if obj.Spec.Suspend {
+		notReady(obj, v1alpha1.ReasonSuspended, "spec.suspend is true; rows are kept")
+		return res, r.suspendConfig(ctx, key, obj.Generation)
+	}
+	cfg, reason, msg, err := r.compile(ctx, obj)
+	if err != nil {
+		return res, err
+	}
+	if reason != "" {
+		notReady(obj, reason, msg)
+		return res, r.deleteConfig(ctx, key)
+	}
+	if err := r.putConfig(ctx, key, cfg); err != nil {
+		return res, err
+	}
+	foldTarget(obj, busv1.KindTarget, &obj.Status, r.Reports)
+	return res, nil
+}
+
+// compile resolves the Profile and Scope and builds the entry; a non-empty
+// reason says why the Target cannot run.
+func (r *TargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectTarget) (busv1.TargetConfig, string, string, error) {
+	var cfg busv1.TargetConfig
+	prof := &v1alpha1.KollectProfile{}
+	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Spec.ProfileRef.Name}
+	if err := r.Client.Get(ctx, name, prof); err != nil {
+		if apierrors.IsNotFound(err) {
+			return cfg, v1alpha1.ReasonProfileNotFound, fmt.Sprintf("spec.profileRef: KollectProfile %s not found", name), nil
+		}
+		return cfg, "", "", fmt.Errorf("get profile %s: %w", name, err)
+	}
+	if reason, msg := validateProfile(prof, r.Extract); reason != "" {
+		return cfg, reason, fmt.Sprintf("KollectProfile %s: %s", name, msg), nil
+	}
+	scope, err := r.honoured(ctx, obj.Namespace)
+	if err != nil {
+		return cfg, "", "", err
+	}
+	var rules *v1alpha1.ScopeRules
+	if scope != nil {
+		rules = &scope.Spec
+	}
+	gvk := prof.Spec.TargetGVK
+	if !allowsGVK(rules, gvk) {
+		return cfg, v1alpha1.ReasonScopeGVKDenied, fmt.Sprintf("KollectScope %s does not allow kind %s/%s %s", scope.Name, gvk.Group, gvk.Version, gvk.Kind), nil
+	}
+	if msg := namespaceViolation(rules, obj.Spec.IncludedNamespaces); msg != "" {
+		return cfg, v1alpha1.ReasonScopeNamespaceDenied, fmt.Sprintf("%s (KollectScope %s)", msg, scope.Name), nil
+	}
+	if _, errs := selection.Compile(selection.ForTarget(obj, schemaGVK(gvk))); len(errs) > 0 {
+		return cfg, v1alpha1.ReasonInvalidSpec, oneLine(errs[0].Error()), nil
+	}
+	cfg, err = target.ConfigForTarget(obj, prof, rules)
+	if err != nil {
+		return cfg, "", "", fmt.Errorf("compile target %s/%s: %w", obj.Namespace, obj.Name, err)
+	}
+	return cfg, "", "", nil
+}
+
+// hold adds the finalizer.
+func (d *Deps) hold(ctx context.Context, obj ctrlObject) error {
+	if !controllerutil.AddFinalizer(obj, Finalizer) {
+		return nil
+	}
+	if err := d.Client.Update(ctx, obj); err != nil {
+		return fmt.Errorf("add finalizer to %T %s: %w", obj, obj.GetName(), err)
+	}
+	return nil
+}
+
+// release deletes the config entry, then removes the finalizer, so the
+// object never disappears while its entry is still readable.
+func (d *Deps) release(ctx context.Context, obj ctrlObject, key configRef) error {
+	if err := d.deleteConfig(ctx, key); err != nil {
+		return err
+	}
+	if !controllerutil.RemoveFinalizer(obj, Finalizer) {
+		return nil
+	}
+	if err := d.Client.Update(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("remove finalizer from %T %s: %w", obj, obj.GetName(), err)
+	}
+	return nil
+}
+
+// degraded sets Degraded=True with reason, or False when reason is empty.
+func degraded(obj ctrlObject, reason, msg string) {
+	if reason == "" {
+		set(obj, v1alpha1.ConditionDegraded, metav1.ConditionFalse, v1alpha1.ReasonSucceeded, "working")
+		return
+	}
+	set(obj, v1alpha1.ConditionDegraded, metav1.ConditionTrue, reason, msg)
+}
