@@ -189,10 +189,12 @@ func (a *objectActivation) Parent() interpreter.Activation { return nil }
 // sizeEstimator gives every value of unknown size the assumed maximum.
 type sizeEstimator struct{}
 
+// EstimateSize implements checker.CostEstimator.
 func (sizeEstimator) EstimateSize(checker.AstNode) *checker.SizeEstimate {
 	return &checker.SizeEstimate{Min: 0, Max: celAssumedMaxSize}
 }
 
+// EstimateCallCost implements checker.CostEstimator: the library's own estimates apply.
 func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
 	return nil
 }
@@ -200,8 +202,10 @@ func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checke
 // unboundedEstimator leaves sizes unknown: CEL then assumes the largest possible.
 type unboundedEstimator struct{}
 
+// EstimateSize implements checker.CostEstimator.
 func (unboundedEstimator) EstimateSize(checker.AstNode) *checker.SizeEstimate { return nil }
 
+// EstimateCallCost implements checker.CostEstimator.
 func (unboundedEstimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
 	return nil
 }

@@ -37,14 +37,18 @@ type evalState struct {
 // AttributeError is an evaluation error on a required attribute. The message names the
 // attribute and never quotes object values.
 type AttributeError struct {
+	// Attribute is the attribute's name.
 	Attribute string
-	Err       error
+	// Err is what went wrong: a *TypeError, a CEL or Helm decoding error.
+	Err error
 }
 
+// Error implements error.
 func (e *AttributeError) Error() string {
 	return fmt.Sprintf("attribute %q: %v", e.Attribute, e.Err)
 }
 
+// Unwrap returns Err.
 func (e *AttributeError) Unwrap() error { return e.Err }
 
 // Extract evaluates the Profile on obj (as in unstructured.Unstructured.Object) and returns the

@@ -47,10 +47,13 @@ func (t Type) valid() bool {
 // TypeError reports a value whose kind does not match the declared type. It never carries the
 // value itself, which may be sensitive.
 type TypeError struct {
+	// Want is the declared type.
 	Want Type
-	Got  string
+	// Got is the JSON kind of the value (string, int, float, bool, list, map, null).
+	Got string
 }
 
+// Error implements error.
 func (e *TypeError) Error() string {
 	return fmt.Sprintf("value is %s, want %s", e.Got, e.Want)
 }
