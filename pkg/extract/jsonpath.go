@@ -197,6 +197,8 @@ func (p *parser) bracket() (step, error) {
 		s, err = p.filter()
 	case c == '-' || (c >= '0' && c <= '9'):
 		s, err = p.index()
+	case c == ':':
+		return s, fmt.Errorf("%w: slice", errUnsupported)
 	default:
 		return s, p.errorf("invalid subscript")
 	}

@@ -43,6 +43,9 @@ func TestJSONPathCompilesToTheSubsetOrFallsBack(t *testing.T) {
 		{"a quoted key compiles", "$.metadata.annotations['example.com/a.b']", false, false},
 		{"a slice falls back", "$.spec.containers[0:2].image", true, true},
 		{"a union falls back", "$.spec.containers[0,2].image", true, true},
+		{"a slice without a start falls back", "$.spec.containers[:2].image", true, true},
+		{"a slice with a step falls back", "$.spec.containers[::2].image", true, true},
+		{"a union of quoted keys falls back", "$.metadata.labels['a','b']", true, true},
 		{"a comparison filter falls back", "$.spec.containers[?(@.ports[0].containerPort > 100)].name", true, true},
 		{"an existence filter falls back", "$.spec.containers[?(@.ports)].name", true, true},
 	}
@@ -122,6 +125,8 @@ func TestJSONPathEvaluates(t *testing.T) {
 		{"a fallback comparison filter", "$.spec.containers[*].ports[?(@.containerPort > 100)].name", []any{"https", "metrics"}, true},
 		{"a fallback existence filter", "$.spec.containers[?(@.ports)].name", []any{"app", "sidecar"}, true},
 		{"a fallback error is missing", "$.spec.containers[5:9].name", nil, false},
+		{"a fallback slice with a step", "$.spec.containers[::2].name", []any{"app", "init"}, true},
+		{"a fallback union of keys", "$.metadata.labels['app','missing']", []any{"web"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
