@@ -118,23 +118,32 @@ func (e *env) status(cfg busv1.TargetConfig) (busv1.StatusReport, error) {
 	return rep, nil
 }
 
-// waitStatus waits until the Target's latest report equals want, ignoring
-// ObservedAt.
-func (e *env) waitStatus(cfg busv1.TargetConfig, want busv1.TargetStatus) busv1.StatusReport {
+// waitStatus waits until the Target's latest report equals want.
+func (e *env) waitStatus(cfg busv1.TargetConfig, want busv1.TargetStatus) {
 	e.t.Helper()
-	var rep busv1.StatusReport
-	eventually(e.t, 60*time.Second, "status of "+cfg.Namespace+"/"+cfg.Name, func() error {
-		var err error
-		if rep, err = e.status(cfg); err != nil {
-			return err
-		}
-		if rep.Generation != cfg.Generation {
-			return fmt.Errorf("report for generation %d, want %d", rep.Generation, cfg.Generation)
-		}
-		if diff := cmp.Diff(want, *rep.Target); diff != "" {
+	e.waitReport(cfg, func(got busv1.TargetStatus) error {
+		if diff := cmp.Diff(want, got); diff != "" {
 			return fmt.Errorf("status (-want +got):\n%s", diff)
 		}
 		return nil
 	})
-	return rep
+}
+
+// waitReport waits until the Target's latest report is for its generation
+// and passes check.
+func (e *env) waitReport(cfg busv1.TargetConfig, check func(busv1.TargetStatus) error) {
+	e.t.Helper()
+	eventually(e.t, 60*time.Second, "status of "+cfg.Namespace+"/"+cfg.Name, func() error {
+		rep, err := e.status(cfg)
+		if err != nil {
+			return err
+		}
+		if rep.Service != busv1.ServiceCollector || rep.Kind != cfg.Kind || rep.Namespace != cfg.Namespace || rep.Name != cfg.Name {
+			return fmt.Errorf("report names %s %s %s/%s", rep.Service, rep.Kind, rep.Namespace, rep.Name)
+		}
+		if rep.Generation != cfg.Generation {
+			return fmt.Errorf("report for generation %d, want %d", rep.Generation, cfg.Generation)
+		}
+		return check(*rep.Target)
+	})
 }
