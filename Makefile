@@ -29,7 +29,7 @@ build: ## Compile every package and the service binaries into bin/.
 	$(GO) build ./...
 	@mkdir -p bin
 	@for m in $$(find services -path '*/cmd/main.go' 2>/dev/null); do \
-	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); \
+	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); [ $$n = cli ] && n=kollect; \
 	  echo "go build -o bin/$$n ./$$d"; $(GO) build -o bin/$$n ./$$d; done
 
 lint: ## gofmt and go vet must be clean.

@@ -47,7 +47,7 @@ spec: {}
 `
 
 // kubeconfig writes a kubeconfig for an admin user of k and returns its path.
-func kubeconfig(t *testing.T, k *testenv.Kube) string {
+func kubeconfig(t testing.TB, k *testenv.Kube) string {
 	t.Helper()
 	u, err := k.Env.ControlPlane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
@@ -64,14 +64,14 @@ func kubeconfig(t *testing.T, k *testenv.Kube) string {
 	return p
 }
 
-func namespace(ctx context.Context, t *testing.T, c client.Client, name string, labels map[string]string) {
+func namespace(ctx context.Context, t testing.TB, c client.Client, name string, labels map[string]string) {
 	t.Helper()
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func deployment(ctx context.Context, t *testing.T, c client.Client, ns, name string, labels map[string]string, images ...string) *appsv1.Deployment {
+func deployment(ctx context.Context, t testing.TB, c client.Client, ns, name string, labels map[string]string, images ...string) *appsv1.Deployment {
 	t.Helper()
 	var containers []corev1.Container
 	for i, img := range images {
@@ -94,7 +94,7 @@ func deployment(ctx context.Context, t *testing.T, c client.Client, ns, name str
 	return d
 }
 
-func writeConfig(t *testing.T, files map[string]string) string {
+func writeConfig(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {
@@ -206,4 +206,3 @@ spec: {profileRef: {name: nope}}
 		}
 	})
 }
-
