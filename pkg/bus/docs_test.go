@@ -43,7 +43,7 @@ func TestCatalogueIsComplete(t *testing.T) {
 	l := Catalogue()
 	doc := string(l.Markdown())
 	names := []string{StreamSnapshots, StreamStatus, StreamDeadLetters, BucketConfig, BucketRows,
-		BucketExportState, ObjectStoreEnvelopes}
+		BucketExportState, BucketLeases, ObjectStoreEnvelopes}
 	for _, c := range l.Consumers {
 		names = append(names, c.Config.Durable)
 	}

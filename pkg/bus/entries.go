@@ -86,6 +86,11 @@ func keyEntries() []KeyEntry {
 			Message: "ExportState", Writer: "<family>-exporter", Readers: withExporters(busv1.ServiceAggregator),
 		},
 		KeyEntry{
+			Bucket: BucketLeases, Pattern: "<service>", Example: LeaseKey(busv1.ServiceAggregator),
+			Message: "(the lease holder's own format)", Writer: busv1.ServiceAggregator,
+			Readers: services(busv1.ServiceAggregator),
+		},
+		KeyEntry{
 			Bucket: ObjectStoreEnvelopes, Pattern: "<namespace>.<inventory>.<revision>",
 			Example: EnvelopeObjectName(exampleInventory, 42),
 			Message: "Envelope (JSON)", Writer: busv1.ServiceAggregator, Readers: exporters,

@@ -91,6 +91,12 @@ func ParseRowKey(key string) (busv1.RowKey, error) {
 	return busv1.RowKey{TargetNamespace: v[0], TargetName: v[1], UID: v[2], ClusterTarget: v[0] == ""}, nil
 }
 
+// LeaseKey returns <service>, the key of a service's leader lease in
+// BucketLeases.
+func LeaseKey(s busv1.Service) string {
+	return EncodeToken(string(s))
+}
+
 // ExportStateKey returns
 // <inventoryNamespace>.<inventory>.<family>.<sinkNamespace>.<sink>, the key
 // of a binding's last delivery in BucketExportState.

@@ -29,6 +29,9 @@ const (
 	// BucketExportState holds the last delivery per (inventory, sink)
 	// (ExportStateKey).
 	BucketExportState = "kollect-export-state"
+	// BucketLeases holds leader leases of services that elect their active
+	// replica over the bus, one key per service (LeaseKey).
+	BucketLeases = "kollect-leases"
 )
 
 // ObjectStoreEnvelopes holds envelopes too large for a bus message, one object

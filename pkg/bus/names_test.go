@@ -60,6 +60,8 @@ func keyCases() []roundTrip {
 			parseAny(ParseRowKey), crow},
 		{"an export-state key names inventory and sink", ExportStateKey(fleet, warehouse),
 			"=cluster.fleet.database.kollect-system.warehouse", parseTwo(ParseExportStateKey), [2]any{fleet, warehouse}},
+		{"a lease key is the service name", LeaseKey(busv1.ServiceAggregator), "aggregator",
+			parseAny(DecodeToken), "aggregator"},
 		{"an envelope object is named by inventory and revision", EnvelopeObjectName(teamApps, 42),
 			"team-a.my_apps.42", parseTwo(ParseEnvelopeObjectName), [2]any{teamApps, uint64(42)}},
 	}

@@ -116,7 +116,7 @@ func serviceSubjects(s busv1.Service) []string {
 	case busv1.ServiceCollector:
 		return []string{"$KV." + BucketRows + ".>", status}
 	case busv1.ServiceAggregator:
-		return []string{SnapshotSubjects, status}
+		return []string{SnapshotSubjects, status, "$KV." + BucketLeases + "." + LeaseKey(s)}
 	}
 	f, _ := exporterFamily(s)
 	fam := EncodeToken(string(f))

@@ -72,9 +72,13 @@ func aggregatorPublishesSnapshots(t *testing.T, as func(busv1.Service) serviceCo
 	s := must[jetstream.Stream](t, "bind snapshots")(c.js.Stream(ctx, StreamSnapshots))
 	must[*jetstream.RawStreamMsg](t, "read last snapshot")(s.GetLastMsgForSubject(ctx, SnapshotSubject(permInv)))
 	obs := must[jetstream.ObjectStore](t, "bind envelopes")(c.js.ObjectStore(ctx, ObjectStoreEnvelopes))
+	leases := must[jetstream.KeyValue](t, "bind leases")(c.js.KeyValue(ctx, BucketLeases))
+	rev := must[uint64](t, "take lease")(leases.Create(ctx, LeaseKey(busv1.ServiceAggregator), []byte(`{}`)))
+	must[uint64](t, "renew lease")(leases.Update(ctx, LeaseKey(busv1.ServiceAggregator), []byte(`{}`), rev))
 	must[*jetstream.ObjectInfo](t, "put envelope")(obs.PutBytes(ctx, EnvelopeObjectName(permInv, 1), []byte(`{"items":[]}`)))
 	c.noViolation(t)
 	c.denied(t, "kollect.status.collector.KollectTarget.team-a.pods")
+	c.denied(t, "$KV."+BucketLeases+"."+LeaseKey(busv1.ServiceControl))
 }
 
 func exporterConsumesSnapshots(t *testing.T, as func(busv1.Service) serviceConn) {

@@ -74,6 +74,13 @@ func (o Options) buckets() []BucketEntry {
 			Writers: exporters,
 			Readers: withExporters(busv1.ServiceAggregator),
 		},
+		{
+			Config: kv(BucketLeases, "Kollect leader leases"),
+			Purpose: "Leader leases of services that elect their active replica over the bus: holder and expiry, " +
+				"written only with compare-and-set.",
+			Writers: services(busv1.ServiceAggregator),
+			Readers: services(busv1.ServiceAggregator),
+		},
 	}
 }
 
