@@ -42,6 +42,8 @@ type Engine struct {
 	rowsRev atomic.Uint64 // last rows-bucket revision applied, for tests
 	cfgRev  atomic.Uint64 // last config-bucket revision applied, for tests
 	events  atomic.Int64  // events published, for tests
+	settled atomic.Int64  // settle checks done, for tests
+	started atomic.Bool   // rebuild done, for tests
 }
 
 // New opens the publisher; Run does the rest.
@@ -127,6 +129,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 // start ends the rebuild: every inventory is compared with its last event.
 func (e *Engine) start() {
 	e.ready = true
+	e.started.Store(true)
 	now := e.clock.Now()
 	for _, st := range e.invs {
 		st.settleAt = now

@@ -32,6 +32,7 @@ func (e *Engine) fire(ctx context.Context) {
 // settle publishes st when its snapshot or generation changed since the last
 // event, or its final event when it was deleted.
 func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
+	defer e.settled.Add(1)
 	if !e.load(ctx, st, now) {
 		return
 	}
