@@ -1,0 +1,157 @@
+package control_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/zapr"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/control"
+)
+
+// shared is the API server, bus and control instance every test but the
+// leader-election test uses; each test works in namespaces of its own.
+var shared struct {
+	kube      *testenv.Kube
+	nats      *testenv.NATS
+	kv        jetstream.KeyValue
+	responder *responder
+}
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	ctrl.SetLogger(zapr.NewLogger(zap.NewNop()))
+	kube, err := testenv.NewKube()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start kube-apiserver:", err)
+		return 1
+	}
+	defer kube.Stop()
+	dir, err := os.MkdirTemp("", "control-nats-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	n, err := testenv.NewNATS(dir, -1)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start NATS:", err)
+		return 1
+	}
+	defer n.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	kv, err := n.JS.KeyValue(ctx, bus.BucketConfig)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	shared.kube, shared.nats, shared.kv = kube, n, kv
+	shared.responder, err = startResponder(n.Conn)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	done := make(chan error, 1)
+	go func() { done <- control.Run(ctx, testConfig(kube.Config, n.URL, false)) }()
+	code := m.Run()
+	cancel()
+	if err := <-done; err != nil {
+		fmt.Fprintln(os.Stderr, "control:", err)
+		return 1
+	}
+	return code
+}
+
+func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.Config {
+	c := control.DefaultConfig()
+	c.Kube, c.NATSURL, c.ProvisionBus = kube, natsURL, false
+	c.MetricsAddr, c.HealthAddr = "0", "0"
+	c.LeaderElection, c.LeaderElectionNamespace = leaderElection, "default"
+	c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 3*time.Second, 2*time.Second, 200*time.Millisecond
+	c.ProbeTimeout, c.ProbeRetry = 2*time.Second, time.Second
+	c.Log = zapr.NewLogger(zap.NewNop())
+	return c
+}
+
+// responder stands in for the exporters' connection-test handlers until
+// they exist: it answers every family's requests, failing sinks whose name
+// starts with "bad-", and counts requests per sink.
+type responder struct {
+	mu    sync.Mutex
+	count map[busv1.SinkRef]int
+}
+
+func startResponder(nc *nats.Conn) (*responder, error) {
+	r := &responder{count: map[busv1.SinkRef]int{}}
+	for _, f := range busv1.Families() {
+		_, err := nc.QueueSubscribe(bus.ConnTestSubject(f), bus.ConnTestQueue(f), func(m *nats.Msg) {
+			var req busv1.ConnectionTestRequest
+			_ = json.Unmarshal(m.Data, &req)
+			r.mu.Lock()
+			r.count[req.Sink]++
+			r.mu.Unlock()
+			reply := busv1.ConnectionTestReply{RequestID: req.RequestID, OK: true, LatencyMs: 7}
+			if strings.HasPrefix(req.Sink.Name, "bad-") {
+				reply = busv1.ConnectionTestReply{RequestID: req.RequestID, LatencyMs: 9, Permanent: true,
+					Outcome: busv1.Outcome{Reason: "ConnectionTestFailed", Message: "connect: connection refused"}}
+			}
+			data, _ := json.Marshal(reply)
+			_ = m.Respond(data)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *responder) probes(s busv1.SinkRef) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.count[s]
+}
+
+// eventually polls check until it returns nil or the deadline passes.
+func eventually(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30s: %v", what, err)
+		}
+		<-tick.C
+	}
+}
+
+// get reads obj fresh from the API server.
+func get(t *testing.T, obj client.Object) error {
+	t.Helper()
+	return shared.kube.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj)
+}
