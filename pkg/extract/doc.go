@@ -14,7 +14,8 @@
 //   - redaction (CONTRACT.md): denylisted keys, env entries, reference blocks, attribute names,
 //     Secret data (see Rules);
 //   - the embedded copy of export mode Resource: include, dedupeIdentity and prune;
-//   - the paths a Profile reads (Extractor.Fields) and Prune, for the informer transform.
+//   - the paths a Profile reads (Extractor.Fields) and Prune, for the informer transform;
+//   - Predicate, a CEL boolean over object (a Target's matchPolicy), on the same compiler.
 //
 // It does not own informers, selection of objects, rows, the bus or status: the collector
 // builds rows from what Extract returns and counts its errors. The engine (Spec, Compile)
