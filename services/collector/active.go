@@ -24,11 +24,12 @@ import (
 
 // deps are what every term of the active collector shares.
 type deps struct {
-	cfg     Config
-	log     logr.Logger
-	rest    *rest.Config
-	js      jetstream.JetStream
-	metrics *metrics.Metrics
+	cfg        Config
+	log        logr.Logger
+	rest       *rest.Config
+	js         jetstream.JetStream
+	metrics    *metrics.Metrics
+	reconnects *reconnects
 
 	active atomic.Pointer[engine.Engine] // nil on standby
 }
@@ -73,7 +74,8 @@ func (d *deps) runActive(ctx context.Context) error {
 	eng := engine.New(engine.Config{Informers: mgr, Rows: rows, Metrics: d.metrics, Status: rep,
 		Extract: extract.Options{ScrubKeys: d.cfg.ScrubKeys, CELCostLimit: d.cfg.CELCostLimit},
 		Workers: d.cfg.Workers, Log: d.log})
-	watcher := &configwatch.Watcher{KV: configKV, Handler: eng, Log: d.log, MaxBackoff: 30 * time.Second}
+	watcher := &configwatch.Watcher{KV: configKV, Handler: eng, Log: d.log, MaxBackoff: 30 * time.Second,
+		Reconnected: d.reconnects.Next}
 
 	d.active.Store(eng)
 	d.metrics.SetInformerObjects(mgr.ObjectCounts)

@@ -38,7 +38,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	var opts []nats.Option
+	rc := newReconnects()
+	opts := []nats.Option{nats.ReconnectHandler(rc.handler)}
 	if cfg.NATSCredentials != "" {
 		opts = append(opts, nats.UserCredentials(cfg.NATSCredentials))
 	}
@@ -48,7 +49,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer nc.Close()
 
-	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, metrics: metrics.New()}
+	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, metrics: metrics.New(), reconnects: rc}
 	watchdog := leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
 	srv := &metrics.Server{Addr: cfg.MetricsBindAddress, Metrics: d.metrics, Log: log,
 		Healthz: func() error { return watchdog.Check(nil) },

@@ -37,7 +37,14 @@ type Watcher struct {
 	Log logr.Logger
 	// MaxBackoff bounds the wait between restarts of a failed watch.
 	MaxBackoff time.Duration
+	// Reconnected, when set, returns a channel that is closed at the next
+	// reconnect to NATS; the watch then restarts at once instead of waiting
+	// for the consumer to notice the server restarted.
+	Reconnected func() <-chan struct{}
 }
+
+// errReconnected ends a watch after a reconnect to NATS.
+var errReconnected = errors.New("reconnected to NATS")
 
 // Run watches until ctx is cancelled; it never returns an error, since every
 // failure is retried.
@@ -47,6 +54,11 @@ func (w *Watcher) Run(ctx context.Context) error {
 		err := w.watch(ctx)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if errors.Is(err, errReconnected) {
+			w.Log.Info("reconnected to NATS; restarting the config watch")
+			backoff = 100 * time.Millisecond
+			continue
 		}
 		w.Log.Error(err, "config watch failed; restarting")
 		select {
@@ -59,6 +71,10 @@ func (w *Watcher) Run(ctx context.Context) error {
 }
 
 func (w *Watcher) watch(ctx context.Context) error {
+	var reconnected <-chan struct{}
+	if w.Reconnected != nil {
+		reconnected = w.Reconnected()
+	}
 	filters := []string{bus.ConfigKeyFilter(busv1.KindTarget), bus.ConfigKeyFilter(busv1.KindClusterTarget)}
 	kw, err := w.KV.WatchFiltered(ctx, filters)
 	if err != nil {
@@ -72,6 +88,8 @@ func (w *Watcher) watch(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-reconnected:
+			return errReconnected
 		case v, ok := <-kw.Updates():
 			if !ok {
 				return errors.New("config watch closed")
