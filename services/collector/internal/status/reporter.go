@@ -39,6 +39,8 @@ type Reporter struct {
 	mu    sync.Mutex
 	dirty map[bus.ConfigRef]struct{}
 	last  map[bus.ConfigRef]busv1.StatusReport
+
+	failing bool // the last publish failed; only flush uses it
 }
 
 // New returns a Reporter that publishes at most once per interval per
@@ -87,12 +89,17 @@ func (r *Reporter) flush(ctx context.Context, src Source) {
 			continue
 		}
 		if err := r.publish(ctx, rep); err != nil {
-			if ctx.Err() == nil {
-				r.log.Error(err, "status report not published; retrying", logging.KeyKind, ref.Kind,
+			if ctx.Err() == nil && !r.failing {
+				r.log.Error(err, "status reports not published; retrying every interval", logging.KeyKind, ref.Kind,
 					logging.KeyNamespace, ref.Namespace, logging.KeyTarget, ref.Name)
 			}
+			r.failing = true
 			r.Mark(ref)
 			continue
+		}
+		if r.failing {
+			r.log.Info("status reports published again")
+			r.failing = false
 		}
 		r.mu.Lock()
 		r.last[ref] = rep
