@@ -1,0 +1,129 @@
+package control_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+func collectorReport(ns, name string, gen int64, st busv1.TargetStatus) busv1.StatusReport {
+	return busv1.StatusReport{Service: busv1.ServiceCollector, Kind: busv1.KindTarget, Namespace: ns, Name: name,
+		Generation: gen, ObservedAt: time.Now(), Target: &st}
+}
+
+func TestTargetStatusFolding(t *testing.T) {
+	ns := namespace(t)
+	create(t, profile(ns, "cms", configMaps))
+	tg := targetObj(ns, "cms", "cms")
+	create(t, tg)
+	conds := func() []metav1.Condition { return tg.Status.Conditions }
+	eventually(t, "waiting for the collector", func() error {
+		return hasCondition(t, tg, conds, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing)
+	})
+	t.Run("a collector report sets counts and Ready", func(t *testing.T) {
+		publish(t, collectorReport(ns, "cms", 1, busv1.TargetStatus{CollectedCount: 3, MatchedNamespaces: []string{ns}}))
+		eventually(t, "folded", func() error {
+			if err := hasCondition(t, tg, conds, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded); err != nil {
+				return err
+			}
+			if tg.Status.CollectedCount != 3 || !cmp.Equal(tg.Status.MatchedNamespaces, []string{ns}) {
+				return fmt.Errorf("status = %+v", tg.Status)
+			}
+			return nil
+		})
+	})
+	t.Run("extraction failures degrade the target", func(t *testing.T) {
+		publish(t, collectorReport(ns, "cms", 1, busv1.TargetStatus{CollectedCount: 2, ExtractionFailures: 1,
+			LastExtractionError: "ConfigMap x: attribute name: not found", MatchedNamespaces: []string{ns}}))
+		eventually(t, "degraded", func() error {
+			if err := hasCondition(t, tg, conds, v1alpha1.ConditionDegraded, metav1.ConditionTrue, v1alpha1.ReasonExtractionFailed); err != nil {
+				return err
+			}
+			if tg.Status.ExtractionFailures != 1 || tg.Status.LastExtractionError == "" {
+				return fmt.Errorf("status = %+v", tg.Status)
+			}
+			return nil
+		})
+	})
+	t.Run("a report for an older generation is ignored", func(t *testing.T) {
+		eventually(t, "spec change", func() error {
+			if err := get(t, tg); err != nil {
+				return err
+			}
+			tg.Spec.Names = []string{"only-this"}
+			return shared.kube.Client.Update(t.Context(), tg)
+		})
+		publish(t, collectorReport(ns, "cms", 1, busv1.TargetStatus{CollectedCount: 99, MatchedNamespaces: []string{ns}}))
+		eventually(t, "progressing at generation 2", func() error {
+			return hasCondition(t, tg, conds, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing)
+		})
+		publish(t, collectorReport(ns, "cms", 2, busv1.TargetStatus{CollectedCount: 1, MatchedNamespaces: []string{ns}}))
+		eventually(t, "generation 2 folded", func() error {
+			if err := hasCondition(t, tg, conds, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded); err != nil {
+				return err
+			}
+			if tg.Status.CollectedCount != 1 {
+				return fmt.Errorf("collectedCount = %d, want 1 (the stale report said 99)", tg.Status.CollectedCount)
+			}
+			return nil
+		})
+	})
+}
+
+func TestInventoryStatusFolding(t *testing.T) {
+	ns := namespace(t)
+	create(t, gitSink(ns, "git-a"))
+	create(t, gitSink(ns, "git-b"))
+	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
+		Spec: v1alpha1.KollectInventorySpec{SnapshotSinkRefs: []v1alpha1.SinkBinding{{Name: "git-a"}, {Name: "git-b"}}}}
+	create(t, inv)
+	conds := func() []metav1.Condition { return inv.Status.Conditions }
+	eventually(t, "Synced unknown", func() error {
+		return hasCondition(t, inv, conds, v1alpha1.ConditionSynced, metav1.ConditionUnknown, v1alpha1.ReasonProgressing)
+	})
+	exported := time.Now().UTC().Truncate(time.Second)
+	report := func(sink string, ok bool) busv1.StatusReport {
+		e := &busv1.ExportStatus{Sink: busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: ns, Name: sink},
+			LastExportTime: exported, Checksum: "abc", Revision: 4, OK: ok}
+		if !ok {
+			e.Outcome = busv1.Outcome{Reason: v1alpha1.ReasonExportFailed, Message: "push rejected"}
+		}
+		return busv1.StatusReport{Service: busv1.ServiceSnapshotExporter, Kind: busv1.KindInventory, Namespace: ns,
+			Name: "inv", Generation: 1, ObservedAt: exported, Export: e}
+	}
+	publish(t, busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindInventory, Namespace: ns, Name: "inv",
+		Generation: 1, Inventory: &busv1.InventoryStatus{ItemCount: 12, Revision: 4, Checksum: "abc"}})
+	publish(t, report("git-a", true))
+	publish(t, report("git-b", false))
+	t.Run("one failing sink degrades only its binding", func(t *testing.T) {
+		eventually(t, "ExportFailed", func() error {
+			if err := hasCondition(t, inv, conds, v1alpha1.ConditionDegraded, metav1.ConditionTrue, v1alpha1.ReasonExportFailed); err != nil {
+				return err
+			}
+			got := map[string]string{}
+			for _, e := range inv.Status.SinkExports {
+				got[e.Name] = fmt.Sprintf("%s rev %d", e.Conditions[0].Reason, e.LastRevision)
+			}
+			want := map[string]string{"snapshot/git-a": "Exported rev 4", "snapshot/git-b": "ExportFailed rev 4"}
+			if d := cmp.Diff(want, got); d != "" {
+				return fmt.Errorf("sinkExports (-want +got):\n%s", d)
+			}
+			if inv.Status.ItemCount != 12 || inv.Status.LastExportTime == nil || !inv.Status.LastExportTime.Time.Equal(exported) {
+				return fmt.Errorf("itemCount %d lastExportTime %v", inv.Status.ItemCount, inv.Status.LastExportTime)
+			}
+			return nil
+		})
+	})
+	t.Run("every sink exported makes the inventory Synced", func(t *testing.T) {
+		publish(t, report("git-b", true))
+		eventually(t, "Synced", func() error {
+			return hasCondition(t, inv, conds, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonExported)
+		})
+	})
+}
