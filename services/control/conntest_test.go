@@ -1,0 +1,128 @@
+package control_test
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+func TestSinkConnectionTests(t *testing.T) {
+	tests := []struct {
+		name, sink string
+		status     metav1.ConditionStatus
+		reason     string
+	}{
+		{"a reachable sink is probed on create and ConnectionVerified", "git", metav1.ConditionTrue, v1alpha1.ReasonConnectionOK},
+		{"a failing probe sets ConnectionTestFailed", "bad-git", metav1.ConditionFalse, v1alpha1.ReasonConnectionTestFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := namespace(t)
+			s := gitSink(ns, tc.sink)
+			create(t, s)
+			eventually(t, tc.reason, func() error {
+				return hasCondition(t, s, func() []metav1.Condition { return s.Status.Conditions },
+					v1alpha1.ConditionConnectionVerified, tc.status, tc.reason)
+			})
+		})
+	}
+	t.Run("the test-connection annotation probes once more and is removed", func(t *testing.T) {
+		ns := namespace(t)
+		s := gitSink(ns, "git")
+		create(t, s)
+		sink := busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: ns, Name: "git"}
+		eventually(t, "first probe", func() error {
+			if err := hasCondition(t, s, func() []metav1.Condition { return s.Status.Conditions },
+				v1alpha1.ConditionConnectionVerified, metav1.ConditionTrue, v1alpha1.ReasonConnectionOK); err != nil {
+				return err
+			}
+			if n := shared.responder.probes(sink); n != 1 {
+				return fmt.Errorf("%d probes, want 1", n)
+			}
+			return nil
+		})
+		patch := client.MergeFrom(s.DeepCopy())
+		s.Annotations = map[string]string{v1alpha1.AnnotationTestConnection: "true"}
+		if err := shared.kube.Client.Patch(t.Context(), s, patch); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "annotation removed after a second probe", func() error {
+			if err := get(t, s); err != nil {
+				return err
+			}
+			if _, ok := s.Annotations[v1alpha1.AnnotationTestConnection]; ok {
+				return fmt.Errorf("annotation still set")
+			}
+			if n := shared.responder.probes(sink); n != 2 {
+				return fmt.Errorf("%d probes, want 2", n)
+			}
+			return nil
+		})
+	})
+}
+
+func TestConnectionTestLifecycle(t *testing.T) {
+	ns := namespace(t)
+	create(t, gitSink(ns, "git"))
+	ttl := int32(2)
+	ct := &v1alpha1.KollectConnectionTest{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "probe"},
+		Spec: v1alpha1.KollectConnectionTestSpec{SinkRef: v1alpha1.ConnectionTestSinkRef{SnapshotSinkRef: "git"}, TTLSecondsAfterFinished: &ttl}}
+	create(t, ct)
+	eventually(t, "completed", func() error {
+		if err := hasCondition(t, ct, func() []metav1.Condition { return ct.Status.Conditions },
+			v1alpha1.ConditionConnectionVerified, metav1.ConditionTrue, v1alpha1.ReasonConnectionOK); err != nil {
+			return err
+		}
+		if !ct.Status.Completed || ct.Status.CompletedAt == nil || ct.Status.LatencyMs != 7 {
+			return fmt.Errorf("status = %+v", ct.Status)
+		}
+		return nil
+	})
+	eventually(t, "deleted after its TTL", func() error {
+		if err := get(t, ct); err == nil {
+			return fmt.Errorf("still exists")
+		}
+		return nil
+	})
+	t.Run("a test naming no sink completes as SinkNotFound", func(t *testing.T) {
+		ct := &v1alpha1.KollectConnectionTest{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nosink"},
+			Spec: v1alpha1.KollectConnectionTestSpec{SinkRef: v1alpha1.ConnectionTestSinkRef{EventSinkRef: "nope"}}}
+		create(t, ct)
+		eventually(t, "SinkNotFound", func() error {
+			if err := hasCondition(t, ct, func() []metav1.Condition { return ct.Status.Conditions },
+				v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSinkNotFound); err != nil {
+				return err
+			}
+			if !ct.Status.Completed {
+				return fmt.Errorf("not completed")
+			}
+			return nil
+		})
+	})
+}
+
+// TestNoSinkSDKs keeps control free of cloud and database SDKs: sinks are
+// probed by the exporters.
+func TestNoSinkSDKs(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "kollect.dev/kollect/services/control/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	forbidden := []string{"cloud.google.com/go/storage", "cloud.google.com/go/bigquery", "github.com/aws/aws-sdk-go-v2/service",
+		"github.com/jackc/pgx", "go.mongodb.org/mongo-driver", "github.com/go-git/go-git", "github.com/twmb/franz-go",
+		"github.com/segmentio/kafka-go", "google.golang.org/api"}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, f := range forbidden {
+			if strings.HasPrefix(dep, f) {
+				t.Errorf("control links %s", dep)
+			}
+		}
+	}
+}
