@@ -25,3 +25,24 @@ func BenchmarkExtract(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExtractAttribute measures each attribute of the acceptance profile alone, and an
+// empty profile (the result map and call overhead).
+func BenchmarkExtractAttribute(b *testing.B) {
+	obj := loadObject(b, "deployment.json")
+	cases := map[string]Spec{"empty": attrs()}
+	for _, a := range benchSpec().Attributes {
+		cases[a.Name] = attrs(a)
+	}
+	for _, name := range []string{"empty", "image", "images", "containerCount", "replicas"} {
+		e := mustCompile(b, cases[name])
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.Extract(obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
