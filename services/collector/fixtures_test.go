@@ -42,7 +42,7 @@ func imageProfile(ns string) *v1alpha1.KollectProfile {
 }
 
 // targetConfig compiles a namespaced Target as control would.
-func targetConfig(t *testing.T, ns, name string, generation int64, p *v1alpha1.KollectProfile, spec v1alpha1.KollectTargetSpec) busv1.TargetConfig {
+func targetConfig(t testing.TB, ns, name string, generation int64, p *v1alpha1.KollectProfile, spec v1alpha1.KollectTargetSpec) busv1.TargetConfig {
 	t.Helper()
 	tg := &v1alpha1.KollectTarget{Spec: spec}
 	tg.Namespace, tg.Name, tg.Generation, tg.UID = ns, name, generation, types.UID("uid-"+ns+"-"+name)
@@ -73,7 +73,7 @@ func in(ns ...string) v1alpha1.KollectTargetSpec {
 }
 
 // namespace creates a namespace with labels; it is deleted after the test.
-func namespace(t *testing.T, name string, labels map[string]string) *corev1.Namespace {
+func namespace(t testing.TB, name string, labels map[string]string) *corev1.Namespace {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	create(t, ns)
@@ -98,7 +98,7 @@ func deployment(ns, name, image string, replicas int32, labels map[string]string
 	}
 }
 
-func create(t *testing.T, obj client.Object) {
+func create(t testing.TB, obj client.Object) {
 	t.Helper()
 	if err := kube.Client.Create(t.Context(), obj); err != nil {
 		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)

@@ -21,14 +21,14 @@ import (
 
 // env is one test's bus, with the buckets the collector uses.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	nats   *testenv.NATS
 	config jetstream.KeyValue
 	rows   jetstream.KeyValue
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
@@ -65,7 +65,7 @@ func (e *env) start(opts ...func(*collector.Config)) *running {
 	cfg.MetricsBindAddress = "0"
 	cfg.StatusInterval = 50 * time.Millisecond
 	cfg.DiscoveryRetryMax = time.Second
-	cfg.Logger = testr.NewWithOptions(e.t, testr.Options{Verbosity: 1})
+	cfg.Logger = testr.NewWithInterface(e.t, testr.Options{Verbosity: 1})
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -77,7 +77,7 @@ func (e *env) start(opts ...func(*collector.Config)) *running {
 }
 
 // stop cancels the collector and waits for Run to return without error.
-func (r *running) stop(t *testing.T) {
+func (r *running) stop(t testing.TB) {
 	t.Helper()
 	r.once.Do(func() {
 		r.cancel()

@@ -17,7 +17,7 @@ import (
 
 // eventually calls check until it returns nil, failing the test with the
 // last error after the deadline.
-func eventually(t *testing.T, timeout time.Duration, what string, check func() error) {
+func eventually(t testing.TB, timeout time.Duration, what string, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(50 * time.Millisecond)
