@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -53,6 +54,8 @@ type Config struct {
 	ProbeTimeout time.Duration
 	// ProbeRetry is the wait before probing again after a failed probe.
 	ProbeRetry time.Duration
+	// Webhook configures the validating admission webhook.
+	Webhook WebhookConfig
 	// Kube is the API server connection; nil loads the kubeconfig or the
 	// in-cluster config. Tests set it.
 	Kube *rest.Config
@@ -70,6 +73,7 @@ func DefaultConfig() Config {
 		MetricsAddr: ":8080", HealthAddr: ":8081", LeaderElection: true,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
+		Webhook: defaultWebhookConfig(),
 	}
 }
 
@@ -87,6 +91,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "admit sinks on private, loopback and link-local addresses")
 	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "timeout of one connection test")
 	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "wait before retrying a failed connection test")
+	c.Webhook.bindFlags(fs)
 }
 
 // Run runs control until ctx ends.
@@ -114,7 +119,17 @@ func Run(ctx context.Context, c Config) error {
 	if err != nil {
 		return fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
 	}
-	mgr, err := newManager(c, log)
+	kube := c.Kube
+	if kube == nil {
+		if kube, err = ctrl.GetConfig(); err != nil {
+			return fmt.Errorf("load kubeconfig: %w", err)
+		}
+	}
+	certDir, ca, err := c.Webhook.certificate(ctx, kube)
+	if err != nil {
+		return err
+	}
+	mgr, err := newManager(c, kube, certDir, log)
 	if err != nil {
 		return err
 	}
@@ -130,17 +145,13 @@ func Run(ctx context.Context, c Config) error {
 	if err := reconcile.Setup(ctx, mgr, deps, store, extract.Options{}); err != nil {
 		return err
 	}
+	if err := c.Webhook.register(ctx, mgr, kube, deps, ca, c.AllowInClusterSinks); err != nil {
+		return err
+	}
 	return mgr.Start(ctx)
 }
 
-func newManager(c Config, log logr.Logger) (manager.Manager, error) {
-	kube := c.Kube
-	if kube == nil {
-		var err error
-		if kube, err = ctrl.GetConfig(); err != nil {
-			return nil, fmt.Errorf("load kubeconfig: %w", err)
-		}
-	}
+func newManager(c Config, kube *rest.Config, certDir string, log logr.Logger) (manager.Manager, error) {
 	skip := true
 	mgr, err := ctrl.NewManager(kube, manager.Options{
 		Scheme: scheme(), Logger: log,
@@ -152,6 +163,9 @@ func newManager(c Config, log logr.Logger) (manager.Manager, error) {
 		LeaderElectionReleaseOnCancel: true,
 		LeaseDuration:                 &c.LeaseDuration, RenewDeadline: &c.RenewDeadline, RetryPeriod: &c.RetryPeriod,
 		Controller: config.Controller{SkipNameValidation: &skip},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: c.Webhook.Host, Port: max(c.Webhook.Port, 0), CertDir: certDir,
+		}),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)

@@ -24,11 +24,17 @@ var nsSeq atomic.Int64
 // namespace creates a namespace of its own for one test.
 func namespace(t *testing.T) string {
 	t.Helper()
+	return labelledNamespace(t, nil)
+}
+
+// labelledNamespace creates a namespace of its own with labels.
+func labelledNamespace(t *testing.T, labels map[string]string) string {
+	t.Helper()
 	name := fmt.Sprintf("t%d-%s", nsSeq.Add(1), strings.ToLower(strings.NewReplacer("/", "-", "_", "-", " ", "-").Replace(t.Name())))
 	if len(name) > 50 {
 		name = strings.TrimRight(name[:50], "-")
 	}
-	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}})
 	return name
 }
 

@@ -72,8 +72,13 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	cfg := testConfig(kube.Config, n.URL, false)
+	if cfg.Webhook, err = installWebhook(ctx, kube); err != nil {
+		fmt.Fprintln(os.Stderr, "install webhook:", err)
+		return 1
+	}
 	done := make(chan error, 1)
-	go func() { done <- control.Run(ctx, testConfig(kube.Config, n.URL, false)) }()
+	go func() { done <- control.Run(ctx, cfg) }()
 	code := m.Run()
 	cancel()
 	if err := <-done; err != nil {
@@ -91,6 +96,7 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 	c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 3*time.Second, 2*time.Second, 200*time.Millisecond
 	c.ProbeTimeout, c.ProbeRetry = 2*time.Second, time.Second
 	c.Log = zapr.NewLogger(zap.NewNop())
+	c.Webhook.Port = 0
 	return c
 }
 

@@ -1,4 +1,4 @@
-package reconcile
+package policy
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// endpointViolation returns a message naming the first endpoint that points
+// EndpointViolation returns a message naming the first endpoint that points
 // at a private, loopback, link-local or unspecified address, or at an
 // in-cluster service name, or "" when every endpoint is public. Host names
 // are not resolved here: exporters check every resolved address at connect
 // time.
-func endpointViolation(endpoints []string) string {
+func EndpointViolation(endpoints []string) string {
 	for _, e := range endpoints {
 		if e == "" {
 			continue

@@ -10,6 +10,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // defaultInterval is the inventory exportMinInterval when none is set.
@@ -34,7 +35,7 @@ func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, rules *v1alpha1
 	var states []bindingState
 	for _, w := range ws {
 		st := bindingState{sink: w.sink, name: w.name}
-		if !allowsSink(sinkAllowList(rules, w.sink.Family), w.sink.Name) {
+		if !policy.AllowsSink(sinkAllowList(rules, w.sink.Family), w.sink.Name) {
 			st.reason = v1alpha1.ReasonScopeSinkDenied
 			st.message = fmt.Sprintf("Scope %s does not allow %s sink %s", scopeName, w.sink.Family, w.sink.Name)
 			states = append(states, st)
@@ -51,7 +52,7 @@ func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, rules *v1alpha1
 			return nil, nil, fmt.Errorf("get sink %s: %w", w.name, err)
 		}
 		b := busv1.Binding{SinkRef: w.sink, SinkGeneration: v.obj.GetGeneration()}
-		b.EffectiveInterval.Duration = effective(w, v.common.ExportMinInterval, floor(rules))
+		b.EffectiveInterval.Duration = effective(w, v.common.ExportMinInterval, policy.Floor(rules))
 		if m := firstInt(w.maxBytes, w.invBytes); m != nil {
 			b.MaxExportBytes = *m
 		}

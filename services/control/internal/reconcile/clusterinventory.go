@@ -15,6 +15,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/inventory"
 	"kollect.dev/kollect/pkg/selection"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // DefaultSinkNamespace is where a ClusterInventory's sinks live when neither
@@ -71,7 +72,7 @@ func (r *ClusterInventoryReconciler) Reconcile(ctx context.Context, req ctrl.Req
 func (r *ClusterInventoryReconciler) compile(ctx context.Context, obj *v1alpha1.KollectClusterInventory) (busv1.InventoryConfig, []bindingState, string, string, error) {
 	cfg := busv1.InventoryConfig{Kind: busv1.KindClusterInventory, Name: obj.Name, UID: string(obj.UID),
 		Generation: obj.Generation, DeletionPolicy: busv1.DeletionRetain}
-	scope, err := r.honouredCluster(ctx)
+	scope, err := r.HonouredCluster(ctx)
 	if err != nil {
 		return cfg, nil, "", "", err
 	}
@@ -96,7 +97,7 @@ func (r *ClusterInventoryReconciler) compile(ctx context.Context, obj *v1alpha1.
 	if err != nil {
 		return cfg, nil, "", "", err
 	}
-	cfg.Bindings, cfg.MinExportInterval = sortBindings(binds), busv1.Duration{Duration: floor(rules)}
+	cfg.Bindings, cfg.MinExportInterval = sortBindings(binds), busv1.Duration{Duration: policy.Floor(rules)}
 	return cfg, states, "", "", nil
 }
 

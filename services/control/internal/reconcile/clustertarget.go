@@ -15,6 +15,7 @@ import (
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/pkg/target"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // ClusterTargetReconciler compiles KollectClusterTargets into config
@@ -65,7 +66,7 @@ func (r *ClusterTargetReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 
 func (r *ClusterTargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectClusterTarget) (busv1.TargetConfig, string, string, error) {
 	var cfg busv1.TargetConfig
-	scope, err := r.honouredCluster(ctx)
+	scope, err := r.HonouredCluster(ctx)
 	if err != nil {
 		return cfg, "", "", err
 	}
@@ -90,10 +91,10 @@ func (r *ClusterTargetReconciler) compile(ctx context.Context, obj *v1alpha1.Kol
 		return cfg, reason, fmt.Sprintf("KollectProfile %s: %s", name, msg), nil
 	}
 	gvk := prof.Spec.TargetGVK
-	if !allowsGVK(rules, gvk) {
+	if !policy.AllowsGVK(rules, gvk) {
 		return cfg, v1alpha1.ReasonScopeGVKDenied, fmt.Sprintf("KollectClusterScope %s does not allow kind %s/%s %s", scope.Name, gvk.Group, gvk.Version, gvk.Kind), nil
 	}
-	if msg := namespaceViolation(rules, obj.Spec.IncludedNamespaces); msg != "" {
+	if msg := policy.NamespaceViolation(rules, obj.Spec.IncludedNamespaces); msg != "" {
 		return cfg, v1alpha1.ReasonScopeNamespaceDenied, fmt.Sprintf("%s (KollectClusterScope %s)", msg, scope.Name), nil
 	}
 	if _, errs := selection.Compile(selection.ForClusterTarget(obj, schemaGVK(gvk))); len(errs) > 0 {

@@ -12,6 +12,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // InventoryReconciler compiles KollectInventories into config entries with
@@ -44,7 +45,7 @@ func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		notReady(obj, v1alpha1.ReasonSuspended, "spec.suspend is true; exports are paused")
 		return res, r.suspendConfig(ctx, key, obj.Generation)
 	}
-	scope, err := r.honoured(ctx, obj.Namespace)
+	scope, err := r.Honoured(ctx, obj.Namespace)
 	if err != nil {
 		return res, err
 	}
@@ -60,7 +61,7 @@ func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	cfg := busv1.InventoryConfig{
 		Kind: busv1.KindInventory, Namespace: obj.Namespace, Name: obj.Name, UID: string(obj.UID),
 		Generation: obj.Generation, DeletionPolicy: deletionPolicy(obj.Spec.DeletionPolicy),
-		Bindings: sortBindings(binds), MinExportInterval: busv1.Duration{Duration: floor(rules)},
+		Bindings: sortBindings(binds), MinExportInterval: busv1.Duration{Duration: policy.Floor(rules)},
 	}
 	if err := r.putConfig(ctx, key, cfg); err != nil {
 		return res, err

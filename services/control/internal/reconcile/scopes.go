@@ -28,7 +28,7 @@ func (r *ScopeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res 
 	}
 	before := obj.DeepCopy()
 	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	h, err := r.honoured(ctx, obj.Namespace)
+	h, err := r.Honoured(ctx, obj.Namespace)
 	if err != nil {
 		return res, err
 	}
@@ -57,7 +57,7 @@ func (r *ClusterScopeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	before := obj.DeepCopy()
 	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	h, err := r.honouredCluster(ctx)
+	h, err := r.HonouredCluster(ctx)
 	if err != nil {
 		return res, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // SinkReconciler compiles the sinks of one family into config entries (no
@@ -43,7 +44,7 @@ func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res c
 	v := viewOf(obj)
 	r.tlsCondition(v)
 	if !r.Policy.AllowInClusterSinks {
-		if msg := endpointViolation(v.endpoints); msg != "" {
+		if msg := policy.EndpointViolation(v.endpoints); msg != "" {
 			notReady(obj, v1alpha1.ReasonEndpointDenied, msg)
 			return res, r.deleteConfig(ctx, key)
 		}

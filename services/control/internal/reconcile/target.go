@@ -16,6 +16,7 @@ import (
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/pkg/target"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // TargetReconciler compiles KollectTargets into config entries.
@@ -78,7 +79,7 @@ func (r *TargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectTar
 	if reason, msg := validateProfile(prof, r.Extract); reason != "" {
 		return cfg, reason, fmt.Sprintf("KollectProfile %s: %s", name, msg), nil
 	}
-	scope, err := r.honoured(ctx, obj.Namespace)
+	scope, err := r.Honoured(ctx, obj.Namespace)
 	if err != nil {
 		return cfg, "", "", err
 	}
@@ -87,10 +88,10 @@ func (r *TargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectTar
 		rules = &scope.Spec
 	}
 	gvk := prof.Spec.TargetGVK
-	if !allowsGVK(rules, gvk) {
+	if !policy.AllowsGVK(rules, gvk) {
 		return cfg, v1alpha1.ReasonScopeGVKDenied, fmt.Sprintf("KollectScope %s does not allow kind %s/%s %s", scope.Name, gvk.Group, gvk.Version, gvk.Kind), nil
 	}
-	if msg := namespaceViolation(rules, obj.Spec.IncludedNamespaces); msg != "" {
+	if msg := policy.NamespaceViolation(rules, obj.Spec.IncludedNamespaces); msg != "" {
 		return cfg, v1alpha1.ReasonScopeNamespaceDenied, fmt.Sprintf("%s (KollectScope %s)", msg, scope.Name), nil
 	}
 	if _, errs := selection.Compile(selection.ForTarget(obj, schemaGVK(gvk))); len(errs) > 0 {

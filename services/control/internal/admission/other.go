@@ -1,0 +1,113 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/policy"
+)
+
+func (v *Validator) clusterTarget(ctx context.Context, t *v1alpha1.KollectClusterTarget) (string, error) {
+	scope, err := v.Scopes.HonouredCluster(ctx)
+	if err != nil || scope == nil {
+		return "", err
+	}
+	if a := scope.Spec.AllowedStaticRefNamespaces; a != nil && !slices.Contains(a, t.Spec.ProfileRef.Namespace) {
+		return fmt.Sprintf("spec.profileRef.namespace: KollectClusterScope %s does not allow references to namespace %s",
+			scope.Name, t.Spec.ProfileRef.Namespace), nil
+	}
+	var prof v1alpha1.KollectProfile
+	if err := v.Reader.Get(ctx, client.ObjectKey{Namespace: t.Spec.ProfileRef.Namespace, Name: t.Spec.ProfileRef.Name}, &prof); err == nil {
+		if !policy.AllowsGVK(&scope.Spec.ScopeRules, prof.Spec.TargetGVK) {
+			return fmt.Sprintf("spec.profileRef: KollectClusterScope %s does not allow kind %s", scope.Name, prof.Spec.TargetGVK.Kind), nil
+		}
+	}
+	return policy.NamespaceViolation(&scope.Spec.ScopeRules, t.Spec.IncludedNamespaces), nil
+}
+
+// inventory checks binding shape, the Scope's sink allow lists and its
+// interval floor.
+func (v *Validator) inventory(ctx context.Context, inv *v1alpha1.KollectInventory) (string, error) {
+	scope, err := v.Scopes.Honoured(ctx, inv.Namespace)
+	if err != nil {
+		return "", err
+	}
+	var rules *v1alpha1.ScopeRules
+	if scope != nil {
+		rules = &scope.Spec
+	}
+	floor := policy.Floor(rules)
+	if below(inv.Spec.ExportMinInterval, floor) {
+		return fmt.Sprintf("spec.exportMinInterval: below the KollectScope %s floor %s", scope.Name, floor), nil
+	}
+	lists := []struct {
+		field string
+		refs  []v1alpha1.SinkBinding
+		allow []string
+	}{
+		{"snapshotSinkRefs", inv.Spec.SnapshotSinkRefs, nil},
+		{"databaseSinkRefs", inv.Spec.DatabaseSinkRefs, nil},
+		{"eventSinkRefs", inv.Spec.EventSinkRefs, nil},
+	}
+	if rules != nil {
+		lists[0].allow, lists[1].allow, lists[2].allow = rules.SnapshotSinkRefs, rules.DatabaseSinkRefs, rules.EventSinkRefs
+	}
+	for _, l := range lists {
+		for i, b := range l.refs {
+			if err := b.DecodeError(); err != nil {
+				return fmt.Sprintf("spec.%s[%d]: %v", l.field, i, err), nil
+			}
+			if rules != nil && !policy.AllowsSink(l.allow, b.Name) {
+				return fmt.Sprintf("spec.%s[%d]: KollectScope %s does not allow sink %s", l.field, i, scope.Name, b.Name), nil
+			}
+			if below(b.ExportMinInterval, floor) {
+				return fmt.Sprintf("spec.%s[%d].exportMinInterval: below the KollectScope %s floor %s", l.field, i, scope.Name, floor), nil
+			}
+		}
+	}
+	return "", nil
+}
+
+func below(d *metav1.Duration, floor time.Duration) bool {
+	return d != nil && d.Duration < floor
+}
+
+// sink checks the endpoint policy.
+func (v *Validator) sink(_ context.Context, req admission.Request) (string, error) {
+	var endpoints []string
+	var err error
+	switch req.Kind.Kind {
+	case "KollectSnapshotSink":
+		_, err = decodeAnd(req, func(s *v1alpha1.KollectSnapshotSink) (string, error) {
+			endpoints = []string{s.Spec.Endpoint}
+			return "", nil
+		})
+	case "KollectDatabaseSink":
+		_, err = decodeAnd(req, func(s *v1alpha1.KollectDatabaseSink) (string, error) {
+			endpoints = []string{s.Spec.Endpoint}
+			return "", nil
+		})
+	default:
+		_, err = decodeAnd(req, func(s *v1alpha1.KollectEventSink) (string, error) {
+			endpoints = []string{s.Spec.Endpoint}
+			if s.Spec.Kafka != nil {
+				endpoints = append(endpoints, s.Spec.Kafka.Brokers...)
+			}
+			if s.Spec.NATS != nil {
+				endpoints = append(endpoints, s.Spec.NATS.URL)
+			}
+			return "", nil
+		})
+	}
+	if err != nil || v.AllowInClusterSinks {
+		return "", err
+	}
+	return policy.EndpointViolation(endpoints), nil
+}

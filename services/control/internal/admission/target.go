@@ -1,0 +1,104 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/policy"
+)
+
+// Reader reads objects (the manager's cached client).
+type Reader = client.Reader
+
+// target checks a Target's Profile (when it exists already), its Scope and
+// that the requesting user may list the kind in every namespace it reaches
+// beyond its own.
+func (v *Validator) target(ctx context.Context, req admission.Request, t *v1alpha1.KollectTarget) (string, error) {
+	var prof v1alpha1.KollectProfile
+	err := v.Reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.Spec.ProfileRef.Name}, &prof)
+	if apierrors.IsNotFound(err) {
+		return "", nil // reported as ProfileNotFound at reconcile
+	}
+	if err != nil {
+		return "", fmt.Errorf("get profile %s/%s: %w", t.Namespace, t.Spec.ProfileRef.Name, err)
+	}
+	gvk := prof.Spec.TargetGVK
+	scope, err := v.Scopes.Honoured(ctx, t.Namespace)
+	if err != nil {
+		return "", err
+	}
+	if scope != nil {
+		if !policy.AllowsGVK(&scope.Spec, gvk) {
+			return fmt.Sprintf("spec.profileRef: KollectScope %s does not allow kind %s/%s %s", scope.Name, gvk.Group, gvk.Version, gvk.Kind), nil
+		}
+		if msg := policy.NamespaceViolation(&scope.Spec, t.Spec.IncludedNamespaces); msg != "" {
+			return msg, nil
+		}
+	}
+	return v.crossNamespace(ctx, req, t, gvk)
+}
+
+// crossNamespace runs a SubjectAccessReview for every namespace other than
+// the Target's own that it names, and a cluster-wide one when it selects by
+// label or by default reaches every namespace.
+func (v *Validator) crossNamespace(ctx context.Context, req admission.Request, t *v1alpha1.KollectTarget, gvk v1alpha1.GroupVersionKind) (string, error) {
+	var where []string
+	wide := t.Spec.NamespaceSelector != nil || len(t.Spec.IncludedNamespaces) == 0
+	if wide {
+		where = []string{""}
+	}
+	for _, ns := range t.Spec.IncludedNamespaces {
+		if ns != t.Namespace && !slices.Contains(where, ns) {
+			where = append(where, ns)
+		}
+	}
+	if len(where) == 0 {
+		return "", nil
+	}
+	m, err := v.Mapper.RESTMapping(schema.GroupKind{Group: gvk.Group, Kind: gvk.Kind}, gvk.Version)
+	if err != nil {
+		return fmt.Sprintf("spec.profileRef: kind %s/%s %s is not served by this cluster", gvk.Group, gvk.Version, gvk.Kind), nil
+	}
+	for _, ns := range where {
+		ok, err := v.mayList(ctx, req, m.Resource, ns)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			continue
+		}
+		if ns == "" {
+			return fmt.Sprintf("spec: selecting namespaces by label or, with no namespace filter, every namespace needs "+
+				"permission to list %s cluster-wide, which %s does not have; set includedNamespaces: [%s]",
+				m.Resource.Resource, req.UserInfo.Username, t.Namespace), nil
+		}
+		return fmt.Sprintf("spec.includedNamespaces: %s may not list %s in namespace %s",
+			req.UserInfo.Username, m.Resource.Resource, ns), nil
+	}
+	return "", nil
+}
+
+func (v *Validator) mayList(ctx context.Context, req admission.Request, res schema.GroupVersionResource, ns string) (bool, error) {
+	extra := map[string]authorizationv1.ExtraValue{}
+	for k, val := range req.UserInfo.Extra {
+		extra[k] = authorizationv1.ExtraValue(val)
+	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: req.UserInfo.Username, Groups: req.UserInfo.Groups, UID: req.UserInfo.UID, Extra: extra,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Group: res.Group, Resource: res.Resource},
+	}}
+	out, err := v.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("review access of %s to %s in %q: %w", req.UserInfo.Username, res.Resource, ns, err)
+	}
+	return out.Status.Allowed, nil
+}

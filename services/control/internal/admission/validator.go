@@ -1,0 +1,83 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/extract"
+)
+
+// Path is where the validating webhook is served.
+const Path = "/validate-kollect-dev"
+
+// Scopes finds the honoured Scope of a namespace and the honoured
+// ClusterScope; nil when there is none.
+type Scopes interface {
+	Honoured(ctx context.Context, ns string) (*v1alpha1.KollectScope, error)
+	HonouredCluster(ctx context.Context) (*v1alpha1.KollectClusterScope, error)
+}
+
+// Validator is the admission handler.
+type Validator struct {
+	// Reader reads Profiles.
+	Reader Reader
+	// Scopes finds the honoured Scopes.
+	Scopes Scopes
+	// Mapper maps a Profile's kind to its resource for access reviews.
+	Mapper meta.RESTMapper
+	// Kube creates SubjectAccessReviews.
+	Kube kubernetes.Interface
+	// AllowInClusterSinks admits private, loopback and link-local endpoints.
+	AllowInClusterSinks bool
+	// Extract are the extraction options profiles compile with.
+	Extract extract.Options
+}
+
+// Handle admits or refuses one create or update.
+func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	var msg string
+	var err error
+	switch req.Kind.Kind {
+	case "KollectProfile":
+		msg, err = decodeAnd(req, v.profile)
+	case "KollectTarget":
+		msg, err = decodeAnd(req, func(t *v1alpha1.KollectTarget) (string, error) { return v.target(ctx, req, t) })
+	case "KollectClusterTarget":
+		msg, err = decodeAnd(req, func(t *v1alpha1.KollectClusterTarget) (string, error) { return v.clusterTarget(ctx, t) })
+	case "KollectInventory":
+		msg, err = decodeAnd(req, func(i *v1alpha1.KollectInventory) (string, error) { return v.inventory(ctx, i) })
+	case "KollectSnapshotSink", "KollectDatabaseSink", "KollectEventSink":
+		msg, err = v.sink(ctx, req)
+	default:
+		return admission.Allowed("")
+	}
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	if msg != "" {
+		return admission.Denied(msg)
+	}
+	return admission.Allowed("")
+}
+
+func decodeAnd[T any](req admission.Request, f func(*T) (string, error)) (string, error) {
+	obj := new(T)
+	if err := json.Unmarshal(req.Object.Raw, obj); err != nil {
+		return "", fmt.Errorf("decode %s %s: %w", req.Kind.Kind, req.Name, err)
+	}
+	return f(obj)
+}
+
+func (v *Validator) profile(p *v1alpha1.KollectProfile) (string, error) {
+	if _, errs := extract.CompileProfile(p, v.Extract); len(errs) > 0 {
+		return errs.ToAggregate().Error(), nil
+	}
+	return "", nil
+}

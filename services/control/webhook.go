@@ -1,0 +1,102 @@
+package control
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/services/control/internal/admission"
+	"kollect.dev/kollect/services/control/internal/reconcile"
+)
+
+// WebhookConfig configures the validating admission webhook.
+type WebhookConfig struct {
+	// Port serves the webhook over HTTPS; zero or less disables it.
+	Port int
+	// Host is the address the webhook listens on; empty means all.
+	Host string
+	// CertDir holds tls.crt and tls.key provided by cert-manager; empty
+	// means control manages its own certificate.
+	CertDir string
+	// Namespace and Secret hold the self-managed certificate, shared by
+	// every replica.
+	Namespace, Secret string
+	// ConfigName is the ValidatingWebhookConfiguration whose caBundle the
+	// self-managed CA is injected into.
+	ConfigName string
+	// Hosts are the names and addresses the self-managed certificate is
+	// valid for (the webhook Service's DNS names).
+	Hosts []string
+}
+
+func defaultWebhookConfig() WebhookConfig {
+	ns := os.Getenv("POD_NAMESPACE")
+	if ns == "" {
+		ns = reconcile.DefaultSinkNamespace
+	}
+	return WebhookConfig{
+		Port: 9443, Namespace: ns, Secret: "kollect-control-webhook-cert", ConfigName: "kollect-control",
+		Hosts: []string{"kollect-control-webhook." + ns + ".svc", "kollect-control-webhook." + ns + ".svc.cluster.local"},
+	}
+}
+
+func (w *WebhookConfig) bindFlags(fs *flag.FlagSet) {
+	fs.IntVar(&w.Port, "webhook-port", w.Port, "validating webhook HTTPS port (0 disables)")
+	fs.StringVar(&w.CertDir, "webhook-cert-dir", w.CertDir, "folder with cert-manager's tls.crt and tls.key (empty: self-managed)")
+	fs.StringVar(&w.Namespace, "webhook-secret-namespace", w.Namespace, "namespace of the self-managed certificate Secret")
+	fs.StringVar(&w.Secret, "webhook-secret", w.Secret, "Secret holding the self-managed certificate")
+	fs.StringVar(&w.ConfigName, "webhook-config-name", w.ConfigName, "ValidatingWebhookConfiguration to inject the CA into")
+	fs.Func("webhook-hosts", "comma-separated names of the self-managed certificate", func(s string) error {
+		w.Hosts = strings.Split(s, ",")
+		return nil
+	})
+}
+
+// certificate returns the folder holding the serving certificate and, when
+// control manages it, the CA bundle to inject.
+func (w WebhookConfig) certificate(ctx context.Context, kube *rest.Config) (string, []byte, error) {
+	if w.Port <= 0 || w.CertDir != "" {
+		return w.CertDir, nil, nil
+	}
+	c, err := client.New(kube, client.Options{Scheme: scheme()})
+	if err != nil {
+		return "", nil, fmt.Errorf("create client: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "kollect-control-webhook-")
+	if err != nil {
+		return "", nil, fmt.Errorf("make webhook certificate folder: %w", err)
+	}
+	ca, err := admission.EnsureCertificate(ctx, c, w.Namespace, w.Secret, dir, w.Hosts)
+	return dir, ca, err
+}
+
+// register serves the validator and injects the self-managed CA.
+func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, ca []byte, allowInCluster bool) error {
+	if w.Port <= 0 {
+		return nil
+	}
+	cs, err := kubernetes.NewForConfig(kube)
+	if err != nil {
+		return fmt.Errorf("create clientset: %w", err)
+	}
+	v := &admission.Validator{Reader: mgr.GetClient(), Scopes: deps, Mapper: mgr.GetRESTMapper(), Kube: cs,
+		AllowInClusterSinks: allowInCluster, Extract: extract.Options{}}
+	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
+	if ca == nil || w.ConfigName == "" {
+		return nil
+	}
+	c, err := client.New(kube, client.Options{Scheme: scheme()})
+	if err != nil {
+		return fmt.Errorf("create client: %w", err)
+	}
+	return admission.InjectCABundle(ctx, c, w.ConfigName, ca)
+}
