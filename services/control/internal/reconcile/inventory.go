@@ -45,6 +45,10 @@ func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		notReady(obj, v1alpha1.ReasonSuspended, "spec.suspend is true; exports are paused")
 		return res, r.suspendConfig(ctx, key, obj.Generation)
 	}
+	if msg := bindingShape(obj); msg != "" {
+		notReady(obj, v1alpha1.ReasonInvalidSpec, msg)
+		return res, r.deleteConfig(ctx, key)
+	}
 	scope, err := r.Honoured(ctx, obj.Namespace)
 	if err != nil {
 		return res, err
@@ -86,6 +90,20 @@ func inventoryWants(obj *v1alpha1.KollectInventory) []wanted {
 		}
 	}
 	return out
+}
+
+// bindingShape names the first sink ref that is neither a name nor an
+// object with a name (the schema cannot type a string-or-object value).
+func bindingShape(obj *v1alpha1.KollectInventory) string {
+	for field, refs := range map[string][]v1alpha1.SinkBinding{"snapshotSinkRefs": obj.Spec.SnapshotSinkRefs,
+		"databaseSinkRefs": obj.Spec.DatabaseSinkRefs, "eventSinkRefs": obj.Spec.EventSinkRefs} {
+		for i, b := range refs {
+			if err := b.DecodeError(); err != nil {
+				return fmt.Sprintf("spec.%s[%d]: %v", field, i, err)
+			}
+		}
+	}
+	return ""
 }
 
 func deletionPolicy(p v1alpha1.DeletionPolicy) busv1.DeletionPolicy {
