@@ -18,81 +18,108 @@ import (
 // test: rows follow creates, updates and deletes of Deployments and of a
 // custom resource whose CRD is installed after the collector started; a
 // collector restarted after objects (and a Target) were deleted while it was
-// down removes exactly their rows and rewrites nothing else.
+// down removes exactly their rows and rewrites nothing else; a deleted CRD
+// takes its rows with it.
 func TestCollectorFollowsTheClusterAcrossRestarts(t *testing.T) {
-	e := newEnv(t)
-	ns := "acceptance"
-	namespace(t, ns, nil)
-	deploys := targetConfig(t, ns, "deploys", 1, imageProfile(ns), in(ns))
-	widgets := targetConfig(t, ns, "widgets", 1, profile(ns, "widgets", widgetGVK, attr("size", "$.spec.size")), in(ns))
-	dbSpec := in(ns)
-	dbSpec.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "db"}}
-	databases := targetConfig(t, ns, "databases", 1, imageProfile(ns), dbSpec)
-
-	first := e.start()
-	for _, cfg := range []busv1.TargetConfig{deploys, widgets, databases} {
-		e.put(cfg)
+	a := newAcceptance(t)
+	first := a.e.start()
+	for _, cfg := range []busv1.TargetConfig{a.deploys, a.widgets, a.databases} {
+		a.e.put(cfg)
 	}
-	web := deployment(ns, "web", "nginx:1", 2, nil)
-	api := deployment(ns, "api", "api:1", 1, nil)
-	db := deployment(ns, "db", "postgres:15", 1, map[string]string{"tier": "db"})
-	cache := deployment(ns, "cache", "redis:7", 1, map[string]string{"tier": "db"})
-	for _, d := range []*appsv1.Deployment{web, api, db, cache} {
+	a.followDeployments()
+	a.followWidgetsOfALateCRD()
+	first.stop(t)
+	a.restartAfterChangesWhileDown()
+	a.dropRowsOfADeletedCRD()
+}
+
+// acceptance holds the scenario's Targets and objects.
+type acceptance struct {
+	t                           *testing.T
+	e                           *env
+	deploys, widgets, databases busv1.TargetConfig
+	web, api, db, cache, marker *appsv1.Deployment
+	w1, w2, wmarker             *unstructured.Unstructured
+	notServed                   busv1.Outcome
+}
+
+const accNS = "acceptance"
+
+func newAcceptance(t *testing.T) *acceptance {
+	namespace(t, accNS, nil)
+	dbSpec := in(accNS)
+	dbSpec.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "db"}}
+	db := map[string]string{"tier": "db"}
+	return &acceptance{
+		t: t, e: newEnv(t),
+		deploys:   targetConfig(t, accNS, "deploys", 1, imageProfile(accNS), in(accNS)),
+		widgets:   targetConfig(t, accNS, "widgets", 1, profile(accNS, "widgets", widgetGVK, attr("size", "$.spec.size")), in(accNS)),
+		databases: targetConfig(t, accNS, "databases", 1, imageProfile(accNS), dbSpec),
+		web:       deployment(accNS, "web", "nginx:1", 2, nil), api: deployment(accNS, "api", "api:1", 1, nil),
+		db: deployment(accNS, "db", "postgres:15", 1, db), cache: deployment(accNS, "cache", "redis:7", 1, db),
+		marker: deployment(accNS, "marker", "marker:1", 1, nil),
+		w1:     widget(accNS, "w1", 3), w2: widget(accNS, "w2", 5), wmarker: widget(accNS, "marker", 1),
+		notServed: busv1.Outcome{Reason: v1alpha1.ReasonProgressing,
+			Message: "the API server does not serve test.kollect.dev/v1/Widget; waiting for it (is its CRD installed?)"},
+	}
+}
+
+func (a *acceptance) img(cfg busv1.TargetConfig, d *appsv1.Deployment, image string, replicas int) busv1.Row {
+	return row(a.t, cfg, d, map[string]any{"image": image, "replicas": float64(replicas)})
+}
+
+func (a *acceptance) size(w *unstructured.Unstructured, n int) busv1.Row {
+	return row(a.t, a.widgets, w, map[string]any{"size": float64(n)})
+}
+
+func (a *acceptance) followDeployments() {
+	t, e := a.t, a.e
+	for _, d := range []*appsv1.Deployment{a.web, a.api, a.db, a.cache} {
 		create(t, d)
 	}
-	img := func(cfg busv1.TargetConfig, d *appsv1.Deployment, image string, replicas int) busv1.Row {
-		return row(t, cfg, d, map[string]any{"image": image, "replicas": float64(replicas)})
-	}
 	e.waitRows("rows of created Deployments",
-		img(deploys, web, "nginx:1", 2), img(deploys, api, "api:1", 1), img(deploys, db, "postgres:15", 1),
-		img(deploys, cache, "redis:7", 1), img(databases, db, "postgres:15", 1), img(databases, cache, "redis:7", 1))
-
-	update(t, web, func() { web.Spec.Template.Spec.Containers[0].Image = "nginx:2" })
-	remove(t, api)
+		a.img(a.deploys, a.web, "nginx:1", 2), a.img(a.deploys, a.api, "api:1", 1), a.img(a.deploys, a.db, "postgres:15", 1),
+		a.img(a.deploys, a.cache, "redis:7", 1), a.img(a.databases, a.db, "postgres:15", 1), a.img(a.databases, a.cache, "redis:7", 1))
+	update(t, a.web, func() { a.web.Spec.Template.Spec.Containers[0].Image = "nginx:2" })
+	remove(t, a.api)
 	e.waitRows("rows after an update and a delete",
-		img(deploys, web, "nginx:2", 2), img(deploys, db, "postgres:15", 1), img(deploys, cache, "redis:7", 1),
-		img(databases, db, "postgres:15", 1), img(databases, cache, "redis:7", 1))
+		a.img(a.deploys, a.web, "nginx:2", 2), a.img(a.deploys, a.db, "postgres:15", 1), a.img(a.deploys, a.cache, "redis:7", 1),
+		a.img(a.databases, a.db, "postgres:15", 1), a.img(a.databases, a.cache, "redis:7", 1))
+}
 
-	notServed := busv1.Outcome{Reason: v1alpha1.ReasonProgressing,
-		Message: "the API server does not serve test.kollect.dev/v1/Widget; waiting for it (is its CRD installed?)"}
-	e.waitStatus(widgets, busv1.TargetStatus{MatchedNamespaces: []string{ns}, Outcome: notServed})
-
+func (a *acceptance) followWidgetsOfALateCRD() {
+	t, e := a.t, a.e
+	e.waitStatus(a.widgets, busv1.TargetStatus{MatchedNamespaces: []string{accNS}, Outcome: a.notServed})
 	installWidgets(t)
-	w1, w2 := widget(ns, "w1", 3), widget(ns, "w2", 5)
-	create(t, w1)
-	create(t, w2)
-	size := func(w *unstructured.Unstructured, n int) busv1.Row {
-		return row(t, widgets, w, map[string]any{"size": float64(n)})
-	}
+	create(t, a.w1)
+	create(t, a.w2)
 	e.waitRows("rows of Widgets created after their CRD was installed",
-		img(deploys, web, "nginx:2", 2), img(deploys, db, "postgres:15", 1), img(deploys, cache, "redis:7", 1),
-		img(databases, db, "postgres:15", 1), img(databases, cache, "redis:7", 1), size(w1, 3), size(w2, 5))
-	e.waitStatus(widgets, busv1.TargetStatus{CollectedCount: 2, MatchedNamespaces: []string{ns}})
+		a.img(a.deploys, a.web, "nginx:2", 2), a.img(a.deploys, a.db, "postgres:15", 1), a.img(a.deploys, a.cache, "redis:7", 1),
+		a.img(a.databases, a.db, "postgres:15", 1), a.img(a.databases, a.cache, "redis:7", 1), a.size(a.w1, 3), a.size(a.w2, 5))
+	e.waitStatus(a.widgets, busv1.TargetStatus{CollectedCount: 2, MatchedNamespaces: []string{accNS}})
+}
 
-	first.stop(t)
-	remove(t, db)
-	remove(t, w1)
-	update(t, web, func() { web.Spec.Template.Spec.Containers[0].Image = "nginx:3" })
-	e.remove(databases)
-	before := e.revisions()
-	seq := e.rowsSeq()
+func (a *acceptance) restartAfterChangesWhileDown() {
+	t, e := a.t, a.e
+	remove(t, a.db)
+	remove(t, a.w1)
+	update(t, a.web, func() { a.web.Spec.Template.Spec.Containers[0].Image = "nginx:3" })
+	e.remove(a.databases)
+	before, seq := e.revisions(), e.rowsSeq()
 
 	e.start(func(c *collector.Config) { c.Workers = 1 })
-	want := []busv1.Row{img(deploys, web, "nginx:3", 2), img(deploys, cache, "redis:7", 1), size(w2, 5)}
+	want := []busv1.Row{a.img(a.deploys, a.web, "nginx:3", 2), a.img(a.deploys, a.cache, "redis:7", 1), a.size(a.w2, 5)}
 	e.waitRows("rows after a restart that missed two deletes, an update and a deleted Target", want...)
 	// Objects created now are queued after everything the relist queued,
 	// and one worker takes them in order: once their rows are there, the
 	// restart has done all it will do.
-	marker, wmarker := deployment(ns, "marker", "marker:1", 1, nil), widget(ns, "marker", 1)
-	create(t, marker)
-	create(t, wmarker)
-	want = append(want, img(deploys, marker, "marker:1", 1), size(wmarker, 1))
-	e.waitRows("rows of the markers", want...)
+	create(t, a.marker)
+	create(t, a.wmarker)
+	e.waitRows("rows of the markers", append(want, a.img(a.deploys, a.marker, "marker:1", 1), a.size(a.wmarker, 1))...)
 
 	after := e.revisions()
-	for _, r := range []busv1.Row{img(deploys, cache, "redis:7", 1), size(w2, 5)} {
-		k := bus.RowKey(r.Key())
-		if before[k] != after[k] {
+	for _, r := range []busv1.Row{a.img(a.deploys, a.cache, "redis:7", 1), a.size(a.w2, 5)} {
+		if k := bus.RowKey(r.Key()); before[k] != after[k] {
 			t.Errorf("unchanged row %s was rewritten: revision %d became %d", k, before[k], after[k])
 		}
 	}
@@ -101,12 +128,14 @@ func TestCollectorFollowsTheClusterAcrossRestarts(t *testing.T) {
 	if got := e.rowsSeq() - seq; got != 7 {
 		t.Errorf("the restarted collector wrote %d row messages, want 7", got)
 	}
-	e.waitStatus(deploys, busv1.TargetStatus{CollectedCount: 3, MatchedNamespaces: []string{ns}})
+	e.waitStatus(a.deploys, busv1.TargetStatus{CollectedCount: 3, MatchedNamespaces: []string{accNS}})
+}
 
-	remove(t, widgetCRD())
-	e.waitRows("rows after the Widget CRD was deleted",
-		img(deploys, web, "nginx:3", 2), img(deploys, cache, "redis:7", 1), img(deploys, marker, "marker:1", 1))
-	e.waitStatus(widgets, busv1.TargetStatus{MatchedNamespaces: []string{ns}, Outcome: notServed})
+func (a *acceptance) dropRowsOfADeletedCRD() {
+	remove(a.t, widgetCRD())
+	a.e.waitRows("rows after the Widget CRD was deleted", a.img(a.deploys, a.web, "nginx:3", 2),
+		a.img(a.deploys, a.cache, "redis:7", 1), a.img(a.deploys, a.marker, "marker:1", 1))
+	a.e.waitStatus(a.widgets, busv1.TargetStatus{MatchedNamespaces: []string{accNS}, Outcome: a.notServed})
 }
 
 // revisions returns the KV revision of every row, by key.

@@ -102,7 +102,7 @@ func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
 	}
 	e.mu.Unlock()
 
-	if wasActive && oldGVK != newGVK {
+	if wasActive && (oldGVK != newGVK || !active) {
 		e.require(oldGVK)
 	}
 	e.cfg.Metrics.Profiles.Define(ts.label, profileMetrics(cfg))

@@ -72,6 +72,7 @@ type Manager struct {
 	running     map[schema.GroupVersionKind]*instance
 	states      map[schema.GroupVersionKind]State // discovery states
 	resetMapper bool
+	deleted     map[string]time.Time // groups of deleted CRDs, suspect until then
 	kick        chan struct{}
 }
 
@@ -98,6 +99,7 @@ func New(cfg Config) (*Manager, error) {
 		desired: map[schema.GroupVersionKind]Requirement{},
 		running: map[schema.GroupVersionKind]*instance{},
 		states:  map[schema.GroupVersionKind]State{},
+		deleted: map[string]time.Time{},
 		kick:    make(chan struct{}, 1),
 	}
 	if err := m.newMetadataInformers(mc); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -49,9 +50,16 @@ func (m *Manager) newMetadataInformers(mc metadata.Interface) error {
 	if err != nil {
 		return fmt.Errorf("watch namespaces: %w", err)
 	}
-	crdChanged := func(any) { m.crdChanged() }
+	crdChanged := func(any) { m.crdChanged("") }
 	if _, err := m.crds.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: crdChanged, UpdateFunc: func(_, n any) { crdChanged(n) }, DeleteFunc: crdChanged,
+		AddFunc: crdChanged, UpdateFunc: func(_, n any) { crdChanged(n) },
+		DeleteFunc: func(obj any) {
+			if o, err := objectMeta(obj); err == nil {
+				// A CRD is named <plural>.<group>.
+				_, group, _ := strings.Cut(o.GetName(), ".")
+				m.crdChanged(group)
+			}
+		},
 	}); err != nil {
 		return fmt.Errorf("watch CRDs: %w", err)
 	}

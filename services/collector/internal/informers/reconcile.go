@@ -46,12 +46,21 @@ func (m *Manager) Run(ctx context.Context, h Handler) error {
 
 // crdChanged is called on every CRD event: the kinds served may have
 // changed, so discovery is read again and retries start over quickly.
-func (m *Manager) crdChanged() {
+// deletedGroup is the group of a deleted CRD, "" otherwise: for a while,
+// its kinds that discovery stops serving are gone rather than unavailable.
+func (m *Manager) crdChanged(deletedGroup string) {
 	m.mu.Lock()
 	m.resetMapper = true
+	if deletedGroup != "" {
+		m.deleted[deletedGroup] = time.Now().Add(goneWindow)
+	}
 	m.mu.Unlock()
 	m.poke()
 }
+
+// goneWindow is how long after a CRD deletion discovery may lag before a
+// kind it stops serving is no longer taken as deleted.
+const goneWindow = time.Minute
 
 // reconcile starts, restarts and stops informers to match the desired
 // GVKs. It reports whether some GVK could not be resolved and should be
@@ -66,21 +75,27 @@ func (m *Manager) reconcile(ctx context.Context) (pending bool) {
 			m.stop(gvk, inst)
 		}
 	}
+	now := time.Now()
+	maps.DeleteFunc(m.deleted, func(_ string, until time.Time) bool { return now.After(until) })
+	deleted := maps.Clone(m.deleted)
 	m.mu.Unlock()
 	if reset {
 		m.mapper.Reset()
 	}
 	for gvk, req := range desired {
-		if !m.ensure(ctx, gvk, req, reset) {
+		if !m.ensure(ctx, gvk, req, reset && !deleted[gvk.Group].IsZero()) {
 			pending = true
 		}
 	}
-	return pending
+	// Discovery may still serve a deleted CRD's kinds for a moment: look
+	// again until the window closes.
+	return pending || len(deleted) > 0
 }
 
 // ensure makes the informer of gvk match req; it reports false when gvk
-// cannot be resolved now.
-func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req Requirement, afterReset bool) bool {
+// cannot be resolved now. mayBeGone says that a CRD of gvk's group was just
+// deleted: if discovery no longer serves gvk, its objects are gone.
+func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req Requirement, mayBeGone bool) bool {
 	mapping, err := m.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		state := State{Reason: v1alpha1.ReasonProgressing,
@@ -88,7 +103,7 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 		gone := false
 		if meta.IsNoMatchError(err) {
 			state.Message = fmt.Sprintf("the API server does not serve %s; waiting for it (is its CRD installed?)", GVKString(gvk))
-			gone = afterReset && m.stopIfRunning(gvk)
+			gone = mayBeGone && m.stopIfRunning(gvk)
 		}
 		m.setState(gvk, state)
 		if gone {

@@ -114,8 +114,10 @@ var objectsDesc = prometheus.NewDesc(NameInformerObjects, "Objects held in the i
 // objectsCollector reads the informer caches at scrape time.
 type objectsCollector struct{ m *Metrics }
 
+// Describe sends the one descriptor.
 func (c *objectsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- objectsDesc }
 
+// Collect sends the object count of every running informer.
 func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 	f := c.m.objects.Load()
 	if f == nil {
