@@ -123,3 +123,5 @@ func publish(t *testing.T, r busv1.StatusReport) {
 func ref(kind busv1.Kind, ns, name string) bus.ConfigRef {
 	return bus.ConfigRef{Kind: kind, Namespace: ns, Name: name}
 }
+
+func ref2(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
