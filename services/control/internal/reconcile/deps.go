@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -54,4 +55,8 @@ type Deps struct {
 	Policy Policy
 	// Now returns the current time; time.Now unless a test sets it.
 	Now func() time.Time
+
+	// announced is the status and reason last announced by an event, per
+	// object UID and condition type.
+	announced sync.Map
 }

@@ -88,6 +88,13 @@ func (d *Deps) recordTransitions(obj client.Object, old, cur []metav1.Condition)
 		if p != nil && p.Status == c.Status && p.Reason == c.Reason {
 			continue
 		}
+		// The cache may not hold our last status patch yet: remember what
+		// was announced, so a stale read does not repeat the event.
+		key := string(obj.GetUID()) + "/" + c.Type
+		if last, ok := d.announced.Load(key); ok && last == string(c.Status)+"/"+c.Reason {
+			continue
+		}
+		d.announced.Store(key, string(c.Status)+"/"+c.Reason)
 		typ := corev1.EventTypeNormal
 		if bad(c) {
 			typ = corev1.EventTypeWarning
