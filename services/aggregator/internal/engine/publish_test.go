@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/snapshot"
+)
+
+func TestAnEmptyInventoryPublishesAnEmptySnapshotThenABurstPublishesOnce(t *testing.T) {
+	b := newBed(t, nil)
+	clock := newFakeClock()
+	inv := nsInventory("team-a", "inv", binding("kafka", 0))
+	b.putInventory(inv)
+	e := b.start(Options{Settle: 250 * time.Millisecond, Clock: clock})
+	waitFor(t, "the empty snapshot", func() bool { return e.events.Load() == 1 })
+	first := b.history(key("team-a", "inv"))[0].Event
+	if first.Revision != 1 || first.ItemCount != 0 || first.Envelope == nil || first.Envelope.Items == nil ||
+		first.Reason != busv1.ReasonChange || first.Delta != nil {
+		t.Fatalf("first event = %+v", first)
+	}
+	if empty, _ := snapshot.Checksum(nil); first.Checksum != empty {
+		t.Errorf("empty checksum %s, want %s", first.Checksum, empty)
+	}
+
+	var last uint64
+	for i := range 200 {
+		last = b.putRow(mkRow("team-a", "web", rowName(i), i))
+	}
+	b.putRow(mkRow("team-b", "web", "elsewhere", 1))
+	last = b.putRow(mkRow("", "web", "cluster", 1)) // a ClusterTarget named like the Target
+	waitFor(t, "every row applied", func() bool { return e.rowsRev.Load() >= last })
+	if n := e.events.Load(); n != 1 {
+		t.Fatalf("published %d events before the settle window ended, want 1", n)
+	}
+	clock.Advance(250 * time.Millisecond)
+	waitFor(t, "the burst's snapshot", func() bool { return e.events.Load() == 2 })
+	evs := b.history(key("team-a", "inv"))
+	if len(evs) != 2 {
+		t.Fatalf("history holds %d events, want 2", len(evs))
+	}
+	ev := evs[1].Event
+	if ev.Revision != 2 || ev.ItemCount != 200 || len(ev.Delta.Upserts) != 200 || ev.Delta.BaseRevision != 1 {
+		t.Fatalf("burst event: revision %d, %d items, delta %d upserts from %d", ev.Revision, ev.ItemCount,
+			len(ev.Delta.Upserts), ev.Delta.BaseRevision)
+	}
+	for _, r := range ev.Envelope.Items {
+		if r.TargetNamespace != "team-a" {
+			t.Fatalf("row %+v of another namespace or of a ClusterTarget reached the inventory", r)
+		}
+	}
+	if sum, _ := snapshot.Checksum(ev.Envelope.Items); sum != ev.Checksum || ev.Envelope.Checksum != sum {
+		t.Errorf("event checksum %s, envelope %s, items hash to %s", ev.Checksum, ev.Envelope.Checksum, sum)
+	}
+}
+
+func TestUnchangedSnapshotsArePublishedPerBindingAtItsInterval(t *testing.T) {
+	b := newBed(t, nil)
+	clock := newFakeClock()
+	fast, slow := binding("fast", 10*time.Second), binding("slow", 25*time.Second)
+	b.putInventory(nsInventory("team-a", "inv", fast, slow))
+	b.putRow(mkRow("team-a", "web", "u1", 1))
+	e := b.start(Options{Settle: time.Second, Clock: clock})
+	waitFor(t, "the first snapshot", func() bool { return e.events.Load() == 1 })
+
+	steps := []struct {
+		advance time.Duration
+		want    string
+	}{{10 * time.Second, "fast"}, {10 * time.Second, "fast"}, {5 * time.Second, "slow"}, {10 * time.Second, "fast"}}
+	for i, s := range steps {
+		clock.Advance(s.advance)
+		waitFor(t, "a periodic event", func() bool { return e.events.Load() == int64(i+2) })
+	}
+	var got []string
+	for _, s := range b.history(key("team-a", "inv"))[1:] {
+		ev := s.Event
+		if ev.Reason != busv1.ReasonPeriodic || ev.Revision != 1 || len(ev.Bindings) != 1 || ev.Envelope == nil {
+			t.Fatalf("periodic event = %+v", ev)
+		}
+		got = append(got, ev.Bindings[0].Name)
+	}
+	if diff := cmp.Diff([]string{"fast", "fast", "slow", "fast"}, got); diff != "" {
+		t.Errorf("periodic events by binding (-want +got):\n%s", diff)
+	}
+}

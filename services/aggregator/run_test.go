@@ -1,0 +1,128 @@
+package aggregator_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/aggregator"
+)
+
+func put(t *testing.T, n *testenv.NATS, bucket, key string, v any) {
+	t.Helper()
+	kv, err := n.JS.KeyValue(context.Background(), bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(context.Background(), key, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func putRow(t *testing.T, n *testenv.NATS, uid string, v int) {
+	t.Helper()
+	r := busv1.Row{TargetNamespace: "team-a", TargetName: "web", Namespace: "team-a", Name: uid, UID: uid,
+		Version: "v1", Kind: "ConfigMap", Attributes: map[string]any{"v": v}}
+	put(t, n, bus.BucketRows, bus.RowKey(r.Key()), busv1.RowEntry{Row: r})
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Two replicas share the bus: one leads and publishes, and when it stops the
+// other takes over and continues the revisions; no revision is published
+// twice.
+func TestOneOfTwoReplicasPublishesAndTheOtherTakesOver(t *testing.T) {
+	n := testenv.StartNATS(t)
+	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	inv := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: "team-a", Name: "inv", Generation: 1,
+		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
+	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
+	putRow(t, n, "u1", 1)
+
+	stops := map[string]func(){}
+	for _, id := range []string{"replica-a", "replica-b"} {
+		c := aggregator.DefaultConfig()
+		c.Identity, c.Settle, c.LeaseTTL = id, 5*time.Millisecond, 900*time.Millisecond
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- aggregator.RunWith(ctx, n.JS, c) }()
+		var once sync.Once
+		stops[id] = func() {
+			once.Do(func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("%s: %v", id, err)
+				}
+			})
+		}
+		t.Cleanup(stops[id])
+	}
+	history := func() []replay.Entry {
+		l, err := replay.List(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	waitFor(t, "the first snapshot", func() bool { return len(history()) == 1 })
+	leader := leaseHolder(t, n)
+	putRow(t, n, "u2", 1)
+	waitFor(t, "revision 2", func() bool { return len(history()) == 2 })
+	stops[leader]()
+	putRow(t, n, "u3", 1)
+	waitFor(t, "revision 3 from the other replica", func() bool { return len(history()) == 3 })
+	if now := leaseHolder(t, n); now == leader {
+		t.Errorf("lease still held by %s after it stopped", leader)
+	}
+	for i, e := range history() {
+		if e.Revision != uint64(i+1) || e.Reason != busv1.ReasonChange {
+			t.Fatalf("history %v: entry %d is revision %d (%s)", history(), i, e.Revision, e.Reason)
+		}
+	}
+	if e := history()[2]; e.ItemCount != 3 {
+		t.Errorf("revision 3 holds %d items, want 3", e.ItemCount)
+	}
+}
+
+func leaseHolder(t *testing.T, n *testenv.NATS) string {
+	t.Helper()
+	var holder string
+	waitFor(t, "a lease holder", func() bool {
+		kv, err := n.JS.KeyValue(context.Background(), aggregator.LeaseBucket)
+		if err != nil {
+			return false
+		}
+		e, err := kv.Get(context.Background(), aggregator.LeaseKey)
+		if err != nil {
+			return false
+		}
+		var rec struct{ Holder string }
+		if json.Unmarshal(e.Value(), &rec) != nil {
+			return false
+		}
+		holder = rec.Holder
+		return holder != ""
+	})
+	return holder
+}
