@@ -51,6 +51,24 @@ func TestScopeDegradesTargetsCreatedBeforeIt(t *testing.T) {
 	}
 }
 
+func TestScopeBoundsAWideSelection(t *testing.T) {
+	ns := namespace(t)
+	create(t, profile(ns, "cms", configMaps))
+	create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"},
+		Spec: v1alpha1.ScopeRules{AllowedNamespaces: []string{ns}}})
+	tg := targetObj(ns, "all", "cms")
+	tg.Spec.IncludedNamespaces = nil
+	create(t, tg)
+	eventually(t, "degraded but running", func() error {
+		return hasCondition(t, tg, func() []metav1.Condition { return tg.Status.Conditions },
+			v1alpha1.ConditionDegraded, metav1.ConditionTrue, v1alpha1.ReasonScopeNamespaceDenied)
+	})
+	var cfg busv1.TargetConfig
+	if err := configEntry(t, ref(busv1.KindTarget, ns, "all"), &cfg); err != nil || len(cfg.Scope) == 0 {
+		t.Fatalf("entry %+v (%v): want one carrying the Scope, which the collector applies", cfg, err)
+	}
+}
+
 func TestOnlyTheOldestScopeIsHonoured(t *testing.T) {
 	ns := namespace(t)
 	first := &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a-first"}}

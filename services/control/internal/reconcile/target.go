@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -61,7 +62,24 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		return res, err
 	}
 	foldTarget(obj, busv1.KindTarget, &obj.Status, r.Reports)
-	return res, nil
+	return res, r.boundedByScope(ctx, obj)
+}
+
+// boundedByScope degrades a target whose label or all-namespaces selection
+// reaches beyond its Scope's allowedNamespaces: the collector collects only
+// within them, and the status says so.
+func (r *TargetReconciler) boundedByScope(ctx context.Context, obj *v1alpha1.KollectTarget) error {
+	wide := obj.Spec.NamespaceSelector != nil || len(obj.Spec.IncludedNamespaces) == 0
+	if !wide || meta.IsStatusConditionTrue(obj.Status.Conditions, v1alpha1.ConditionDegraded) {
+		return nil
+	}
+	scope, err := r.Honoured(ctx, obj.Namespace)
+	if err != nil || scope == nil || (scope.Spec.AllowedNamespaces == nil && scope.Spec.DeniedNamespaces == nil) {
+		return err
+	}
+	degraded(obj, v1alpha1.ReasonScopeNamespaceDenied, fmt.Sprintf(
+		"the selection reaches namespaces KollectScope %s does not allow; only allowed namespaces are collected", scope.Name))
+	return nil
 }
 
 // compile resolves the Profile and Scope and builds the entry; a non-empty
