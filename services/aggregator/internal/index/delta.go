@@ -1,6 +1,10 @@
 package index
 
-import busv1 "kollect.dev/kollect/api/bus/v1"
+import (
+	"bytes"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+)
 
 // Delta returns the change from prev (published at baseRevision) to next:
 // rows of next that prev lacks or holds with other content, in canonical
@@ -10,9 +14,9 @@ func Delta(prev *Snapshot, baseRevision uint64, next *Snapshot) *busv1.Delta {
 	if prev == nil {
 		return nil
 	}
-	old := make(map[busv1.RowKey]Sum, len(prev.Items))
+	old := make(map[busv1.RowKey][]byte, len(prev.Items))
 	for i, r := range prev.Items {
-		old[r.Key()] = prev.Sums[i]
+		old[r.Key()] = prev.Raw[i]
 	}
 	d := &busv1.Delta{BaseRevision: baseRevision, BaseChecksum: prev.Checksum,
 		Upserts: []busv1.Row{}, Deletes: []busv1.RowKey{}}
@@ -20,7 +24,7 @@ func Delta(prev *Snapshot, baseRevision uint64, next *Snapshot) *busv1.Delta {
 	for i, r := range next.Items {
 		k := r.Key()
 		present[k] = struct{}{}
-		if s, ok := old[k]; !ok || s != next.Sums[i] {
+		if raw, ok := old[k]; !ok || !bytes.Equal(raw, next.Raw[i]) {
 			d.Upserts = append(d.Upserts, r)
 		}
 	}

@@ -1,7 +1,7 @@
 package index
 
 import (
-	"crypto/sha256"
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -9,13 +9,11 @@ import (
 	"kollect.dev/kollect/pkg/snapshot"
 )
 
-// Sum is the sha256 of a row's canonical JSON; two rows with equal sums are
-// the same content.
-type Sum [sha256.Size]byte
-
+// entry is a row with its canonical JSON (snapshot.Checksum's encoding),
+// kept so that checksums and deltas never re-encode an unchanged row.
 type entry struct {
 	row busv1.Row
-	sum Sum
+	raw []byte
 }
 
 // Index holds the current rows, grouped by Target namespace so that an
@@ -31,20 +29,24 @@ func New() *Index { return &Index{byNS: map[string]map[busv1.RowKey]*entry{}} }
 // Len returns the number of rows held.
 func (x *Index) Len() int { return x.n }
 
-// RowSum returns the content sum of row.
-func RowSum(row *busv1.Row) (Sum, error) {
-	b, err := json.Marshal(row)
-	if err != nil {
-		return Sum{}, fmt.Errorf("encode row %s/%s/%s: %w", row.TargetNamespace, row.TargetName, row.UID, err)
+// Canonical returns row's canonical JSON: encoding/json's output without
+// HTML escaping and without a trailing newline, as snapshot.Checksum hashes
+// it.
+func Canonical(row *busv1.Row) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(row); err != nil {
+		return nil, fmt.Errorf("encode row %s/%s/%s: %w", row.TargetNamespace, row.TargetName, row.UID, err)
 	}
-	return sha256.Sum256(b), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // Put stores row under key and reports whether the content changed. A row
 // whose own identity disagrees with key is stored under key all the same:
 // the bucket key is the collector's statement of identity.
 func (x *Index) Put(key busv1.RowKey, row busv1.Row) (bool, error) {
-	sum, err := RowSum(&row)
+	raw, err := Canonical(&row)
 	if err != nil {
 		return false, err
 	}
@@ -55,13 +57,13 @@ func (x *Index) Put(key busv1.RowKey, row busv1.Row) (bool, error) {
 		x.byNS[ns] = m
 	}
 	if old, ok := m[key]; ok {
-		if old.sum == sum {
+		if bytes.Equal(old.raw, raw) {
 			return false, nil
 		}
-		old.row, old.sum = row, sum
+		old.row, old.raw = row, raw
 		return true, nil
 	}
-	m[key] = &entry{row: row, sum: sum}
+	m[key] = &entry{row: row, raw: raw}
 	x.n++
 	return true, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/snapshot"
 )
 
 func row(tns, target, ns, name, uid string, attrs map[string]any) busv1.Row {
@@ -24,7 +25,7 @@ var (
 
 func fixture() []busv1.Row {
 	return []busv1.Row{
-		row("team-a", "web", "team-a", "api", "u1", map[string]any{"image": "api:1"}),
+		row("team-a", "web", "team-a", "api", "u1", map[string]any{"image": "api:1", "note": "<&>", "n": map[string]any{"b": 1, "a": []any{2.5}}}),
 		row("team-a", "web", "team-a", "front", "u2", map[string]any{"image": "front:2"}),
 		row("team-a", "db", "team-a", "pg", "u3", nil),
 		row("team-b", "web", "team-b", "api", "u4", nil),
@@ -58,6 +59,9 @@ func snap(t *testing.T, x *Index, inv *busv1.InventoryConfig) *Snapshot {
 func TestSnapshotDoesNotDependOnArrivalOrder(t *testing.T) {
 	for _, inv := range []*busv1.InventoryConfig{nsInv, keep, byUID} {
 		want := snap(t, load(t, fixture()), inv)
+		if sum, err := snapshot.Checksum(want.Items); err != nil || sum != want.Checksum {
+			t.Fatalf("%s: checksum %s, snapshot.Checksum gives %s (%v)", inv.Name, want.Checksum, sum, err)
+		}
 		for i := range 20 {
 			rows := fixture()
 			rand.Shuffle(len(rows), func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })

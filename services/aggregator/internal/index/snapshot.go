@@ -2,7 +2,8 @@ package index
 
 import (
 	"cmp"
-	"fmt"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -14,9 +15,9 @@ import (
 type Snapshot struct {
 	// Items are the rows in canonical order, deduped.
 	Items []busv1.Row
-	// Sums are the content sums of Items, index for index.
-	Sums []Sum
-	// Checksum is snapshot.Checksum of Items.
+	// Raw are the canonical JSON encodings of Items, index for index.
+	Raw [][]byte
+	// Checksum is snapshot.Checksum of Items, computed from Raw.
 	Checksum string
 	// Shards are the per-source-namespace item counts and checksums of a
 	// cluster inventory, sorted by namespace; nil for namespaced ones.
@@ -46,57 +47,57 @@ func build(inv *busv1.InventoryConfig, members []*entry) (*Snapshot, error) {
 		}
 		members = kept
 	}
-	s := &Snapshot{Items: make([]busv1.Row, len(members)), Sums: make([]Sum, len(members))}
+	s := &Snapshot{Items: make([]busv1.Row, len(members)), Raw: make([][]byte, len(members))}
 	for i, e := range members {
-		s.Items[i], s.Sums[i] = e.row, e.sum
+		s.Items[i], s.Raw[i] = e.row, e.raw
 	}
-	sum, err := snapshot.Checksum(s.Items)
-	if err != nil {
-		return nil, fmt.Errorf("checksum inventory %s/%s: %w", inv.Namespace, inv.Name, err)
-	}
-	s.Checksum = sum
+	s.Checksum = checksum(s.Raw)
 	if inv.Kind == busv1.KindClusterInventory {
-		if s.Shards, err = shards(s.Items); err != nil {
-			return nil, fmt.Errorf("checksum shards of cluster inventory %s: %w", inv.Name, err)
-		}
+		s.Shards = shards(s)
 	}
 	return s, nil
+}
+
+// checksum is snapshot.Checksum over rows already encoded canonically.
+func checksum(raw [][]byte) string {
+	h := sha256.New()
+	h.Write([]byte{'['})
+	for i, b := range raw {
+		if i > 0 {
+			h.Write([]byte{','})
+		}
+		h.Write(b)
+	}
+	h.Write([]byte{']'})
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // FromItems rebuilds a Snapshot from a published envelope's items (already in
 // canonical order), the base of the next delta after a restart.
 func FromItems(items []busv1.Row) (*Snapshot, error) {
-	s := &Snapshot{Items: items, Sums: make([]Sum, len(items))}
+	s := &Snapshot{Items: items, Raw: make([][]byte, len(items))}
 	for i := range items {
-		sum, err := RowSum(&items[i])
+		raw, err := Canonical(&items[i])
 		if err != nil {
 			return nil, err
 		}
-		s.Sums[i] = sum
+		s.Raw[i] = raw
 	}
-	sum, err := snapshot.Checksum(items)
-	if err != nil {
-		return nil, fmt.Errorf("checksum published items: %w", err)
-	}
-	s.Checksum = sum
+	s.Checksum = checksum(s.Raw)
 	return s, nil
 }
 
-func shards(items []busv1.Row) ([]Shard, error) {
-	byNS := map[string][]busv1.Row{}
-	for _, r := range items {
-		byNS[r.Namespace] = append(byNS[r.Namespace], r)
+func shards(s *Snapshot) []Shard {
+	byNS := map[string][][]byte{}
+	for i, r := range s.Items {
+		byNS[r.Namespace] = append(byNS[r.Namespace], s.Raw[i])
 	}
 	out := make([]Shard, 0, len(byNS))
-	for ns, rows := range byNS {
-		sum, err := snapshot.Checksum(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Shard{Namespace: ns, ItemCount: len(rows), Checksum: sum})
+	for ns, raw := range byNS {
+		out = append(out, Shard{Namespace: ns, ItemCount: len(raw), Checksum: checksum(raw)})
 	}
 	slices.SortFunc(out, func(a, b Shard) int { return cmp.Compare(a.Namespace, b.Namespace) })
-	return out, nil
+	return out
 }
 
 func sortRows(rows []busv1.Row) { snapshot.Sort(rows) }

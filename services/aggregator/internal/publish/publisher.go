@@ -17,6 +17,9 @@ import (
 // reload the last event before publishing again.
 var ErrConflict = errors.New("snapshot subject changed since the last known event")
 
+// envField joins an event's other fields to its spliced envelope.
+const envField = `,"envelope":`
+
 // headroom is kept free under the stream's message limit for headers.
 const headroom = 4 << 10
 
@@ -98,17 +101,17 @@ func (p *Publisher) encode(ctx context.Context, ev *busv1.SnapshotEvent) ([]byte
 	if err != nil {
 		return nil, fmt.Errorf("encode snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
 	}
-	envBytes, err := json.Marshal(env)
+	envBytes, err := env.MarshalJSON() // called directly: no second pass to compact it
 	if err != nil {
 		return nil, fmt.Errorf("encode envelope %s revision %d: %w", ev.Inventory, ev.Revision, err)
 	}
-	if len(rest)+len(envBytes)+len(`,"envelope":`) <= p.limit {
-		ev.Envelope = env
-		b, err := json.Marshal(ev)
-		if err != nil {
-			return nil, fmt.Errorf("encode snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
-		}
-		return b, nil
+	if n := len(rest) + len(envField) + len(envBytes); n <= p.limit {
+		// Splice the envelope in rather than encode it twice.
+		out := make([]byte, 0, n)
+		out = append(out, rest[:len(rest)-1]...)
+		out = append(out, envField...)
+		out = append(out, envBytes...)
+		return append(out, '}'), nil
 	}
 	if ev.EnvelopeRef, err = p.store(ctx, ev, envBytes); err != nil {
 		return nil, err
