@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -64,6 +65,61 @@ func TestSinkConnectionTests(t *testing.T) {
 				return fmt.Errorf("%d probes, want 2", n)
 			}
 			return nil
+		})
+	})
+}
+
+func TestSinkReprobedOnSpecChange(t *testing.T) {
+	ns := namespace(t)
+	s := gitSink(ns, "git")
+	create(t, s)
+	sink := busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: ns, Name: "git"}
+	conds := func() []metav1.Condition { return s.Status.Conditions }
+	eventually(t, "first probe", func() error {
+		return hasCondition(t, s, conds, v1alpha1.ConditionConnectionVerified, metav1.ConditionTrue, v1alpha1.ReasonConnectionOK)
+	})
+	eventually(t, "spec change", func() error {
+		if err := get(t, s); err != nil {
+			return err
+		}
+		s.Spec.Cluster = "eu-1"
+		return shared.kube.Client.Update(t.Context(), s)
+	})
+	eventually(t, "probed again for generation 2", func() error {
+		if err := hasCondition(t, s, conds, v1alpha1.ConditionConnectionVerified, metav1.ConditionTrue, v1alpha1.ReasonConnectionOK); err != nil {
+			return err
+		}
+		if n := shared.responder.probes(sink); n != 2 {
+			return fmt.Errorf("%d probes, want 2", n)
+		}
+		return nil
+	})
+	t.Run("an exporter's connection report for the current generation is folded", func(t *testing.T) {
+		publish(t, busv1.StatusReport{Service: busv1.ServiceSnapshotExporter, Kind: busv1.KindSnapshotSink, Namespace: ns, Name: "git",
+			Generation: 2, ObservedAt: time.Now(), Connection: &busv1.ConnectionStatus{OK: false,
+				Outcome: busv1.Outcome{Reason: v1alpha1.ReasonSecretResolveFailed, Message: "secret git-creds has no key token"}}})
+		eventually(t, "SecretResolveFailed", func() error {
+			if err := hasCondition(t, s, conds, v1alpha1.ConditionConnectionVerified, metav1.ConditionFalse, v1alpha1.ReasonSecretResolveFailed); err != nil {
+				return err
+			}
+			return hasCondition(t, s, conds, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretResolveFailed)
+		})
+		// A later reconcile (a metadata change) keeps the exporter's verdict
+		// rather than probing again or flipping Ready back.
+		eventually(t, "label", func() error {
+			if err := get(t, s); err != nil {
+				return err
+			}
+			s.Labels = map[string]string{"touched": "yes"}
+			return shared.kube.Client.Update(t.Context(), s)
+		})
+		publish(t, busv1.StatusReport{Service: busv1.ServiceSnapshotExporter, Kind: busv1.KindSnapshotSink, Namespace: ns, Name: "git",
+			Generation: 1, ObservedAt: time.Now(), Connection: &busv1.ConnectionStatus{OK: true}})
+		eventually(t, "still SecretResolveFailed after a stale report", func() error {
+			if n := shared.responder.probes(sink); n != 2 {
+				return fmt.Errorf("%d probes, want 2", n)
+			}
+			return hasCondition(t, s, conds, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretResolveFailed)
 		})
 	})
 }

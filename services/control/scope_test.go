@@ -102,3 +102,20 @@ func TestOnlyTheOldestScopeIsHonoured(t *testing.T) {
 		eventually(t, "target denied by the second Scope", func() error { return noEntry(t, ref(busv1.KindTarget, ns, "cms")) })
 	})
 }
+
+func TestOnlyTheOldestClusterScopeIsHonoured(t *testing.T) {
+	first := &v1alpha1.KollectClusterScope{ObjectMeta: metav1.ObjectMeta{Name: "a-conflict-first"}}
+	create(t, first)
+	t.Cleanup(func() { _ = shared.kube.Client.Delete(t.Context(), first) })
+	eventually(t, "first Ready", func() error {
+		return hasCondition(t, first, func() []metav1.Condition { return first.Status.Conditions },
+			v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded)
+	})
+	second := &v1alpha1.KollectClusterScope{ObjectMeta: metav1.ObjectMeta{Name: "b-conflict-second"}}
+	create(t, second)
+	t.Cleanup(func() { _ = shared.kube.Client.Delete(t.Context(), second) })
+	eventually(t, "second ScopeConflict", func() error {
+		return hasCondition(t, second, func() []metav1.Condition { return second.Status.Conditions },
+			v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonScopeConflict)
+	})
+}

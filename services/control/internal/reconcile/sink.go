@@ -53,7 +53,13 @@ func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res c
 		return res, err
 	}
 	ready(obj, "sink config written")
-	return r.connection(ctx, v)
+	res, err = r.connection(ctx, v)
+	conds, _ := conditionsOf(obj)
+	if c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified); c != nil &&
+		c.Status == metav1.ConditionFalse && c.Reason == v1alpha1.ReasonSecretResolveFailed {
+		notReady(obj, c.Reason, c.Message)
+	}
+	return res, err
 }
 
 func sinkConfig(v sinkView) busv1.SinkConfig {
@@ -77,15 +83,13 @@ func (r *SinkReconciler) tlsCondition(v sinkView) {
 }
 
 // connection probes the sink when connectionTest is on and the current
-// generation was not probed successfully yet, or when the test-connection
-// annotation asks for it; the annotation is removed after the probe.
+// generation was not probed yet, when a transient failure is older than
+// ProbeRetry, or when the test-connection annotation asks for it; the
+// annotation is removed after the probe.
 func (r *SinkReconciler) connection(ctx context.Context, v sinkView) (ctrl.Result, error) {
-	conds, _ := conditionsOf(v.obj)
-	c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified)
 	asked := v.obj.GetAnnotations()[v1alpha1.AnnotationTestConnection] == "true"
 	enabled := v.common.ConnectionTest == nil || *v.common.ConnectionTest
-	done := c != nil && c.ObservedGeneration == v.obj.GetGeneration() && c.Status == metav1.ConditionTrue
-	if !asked && (!enabled || done) {
+	if !asked && (!enabled || !r.probeDue(v.obj)) {
 		foldConnection(v.obj, r.Reports, v.family)
 		return ctrl.Result{}, nil
 	}
@@ -112,6 +116,18 @@ func (r *SinkReconciler) connection(ctx context.Context, v sinkView) (ctrl.Resul
 	return ctrl.Result{}, nil
 }
 
+// probeDue reports whether the sink needs a probe: never probed at this
+// generation, or a transient failure older than ProbeRetry.
+func (r *SinkReconciler) probeDue(obj ctrlObject) bool {
+	conds, _ := conditionsOf(obj)
+	c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified)
+	if c == nil || c.ObservedGeneration != obj.GetGeneration() {
+		return true
+	}
+	return c.Status == metav1.ConditionFalse && c.Reason == v1alpha1.ReasonConnectionTestFailed &&
+		r.Now().Sub(c.LastTransitionTime.Time) >= r.Policy.ProbeRetry
+}
+
 // setConnection sets ConnectionVerified from a probe reply.
 func setConnection(obj ctrlObject, reply busv1.ConnectionTestReply) {
 	if reply.OK {
@@ -124,16 +140,16 @@ func setConnection(obj ctrlObject, reply busv1.ConnectionTestReply) {
 		reason = v1alpha1.ReasonConnectionTestFailed
 	}
 	set(obj, v1alpha1.ConditionConnectionVerified, metav1.ConditionFalse, reason, oneLine(reply.Message))
-	if reason == v1alpha1.ReasonSecretResolveFailed {
-		notReady(obj, reason, oneLine(reply.Message))
-	}
 }
 
 // foldConnection applies the exporter's latest connection report for the
-// current generation, when there is one.
+// current generation when it is newer than what the condition says (a probe
+// reply or an earlier report), so the two never flip-flop.
 func foldConnection(obj ctrlObject, rep Reporter, f busv1.Family) {
+	conds, _ := conditionsOf(obj)
+	c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified)
 	for _, r := range current(rep, obj, f.SinkKind(), f.Exporter()) {
-		if r.Connection != nil {
+		if r.Connection != nil && (c == nil || r.ObservedAt.After(c.LastTransitionTime.Time)) {
 			setConnection(obj, busv1.ConnectionTestReply{OK: r.Connection.OK, LatencyMs: r.Connection.LatencyMs, Outcome: r.Connection.Outcome})
 		}
 	}
