@@ -101,7 +101,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 			return nil
 		case ent, ok := <-rows:
 			if !ok {
-				return fmt.Errorf("watch KV bucket %s: watcher stopped", bus.BucketRows)
+				return stopped(ctx, bus.BucketRows)
 			}
 			if ent == nil {
 				rowsDone = true
@@ -110,7 +110,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 			}
 		case ent, ok := <-cfg:
 			if !ok {
-				return fmt.Errorf("watch KV bucket %s: watcher stopped", bus.BucketConfig)
+				return stopped(ctx, bus.BucketConfig)
 			}
 			if ent == nil {
 				cfgDone = true
@@ -124,6 +124,15 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 			e.start()
 		}
 	}
+}
+
+// stopped is the error for a closed watcher: none when ctx ended, which
+// closes watchers too.
+func stopped(ctx context.Context, bucket string) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("watch KV bucket %s: watcher stopped", bucket)
 }
 
 // start ends the rebuild: every inventory is compared with its last event.

@@ -187,10 +187,11 @@ func (b *bed) history(inv busv1.NamespacedName) []replay.Stored {
 	return evs
 }
 
-// waitFor polls cond until it holds, failing the test after 20s.
+// waitFor polls cond until it holds, failing after 60s (benchmarks rebuild
+// 100,000 rows on shared CPUs).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
