@@ -1,0 +1,66 @@
+package lease
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+func bucket(t *testing.T) jetstream.KeyValue {
+	t.Helper()
+	n := testenv.StartNATS(t)
+	kv, err := n.JS.CreateKeyValue(context.Background(), jetstream.KeyValueConfig{Bucket: "leases"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kv
+}
+
+func plant(t *testing.T, kv jetstream.KeyValue, holder string, expires time.Time) {
+	t.Helper()
+	b, _ := json.Marshal(record{Holder: holder, Expires: expires})
+	if _, err := kv.Put(context.Background(), "k", b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestALeaseHeldByAnotherReplicaIsNotTakenUntilItExpires(t *testing.T) {
+	kv := bucket(t)
+	l := New(kv, "k", "me", 300*time.Millisecond)
+	plant(t, kv, "crashed", time.Now().Add(time.Hour))
+	if _, err := l.try(context.Background()); !errors.Is(err, errHeld) {
+		t.Fatalf("try on a live lease of another replica = %v, want errHeld", err)
+	}
+	plant(t, kv, "crashed", time.Now().Add(-time.Second))
+	if _, err := l.try(context.Background()); err != nil {
+		t.Fatalf("try on an expired lease = %v", err)
+	}
+}
+
+func TestTheHolderStopsWorkingWhenAnotherReplicaTakesTheLease(t *testing.T) {
+	kv := bucket(t)
+	l := New(kv, "k", "me", 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lost := make(chan struct{})
+	go func() {
+		_ = l.Run(ctx, func(wctx context.Context) error {
+			// Another replica overwrites the lease behind our back.
+			plant(t, kv, "other", time.Now().Add(time.Hour))
+			<-wctx.Done()
+			close(lost)
+			<-ctx.Done()
+			return nil
+		})
+	}()
+	select {
+	case <-lost:
+	case <-time.After(30 * time.Second):
+		t.Fatal("work kept running after the lease was taken")
+	}
+}
