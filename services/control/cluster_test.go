@@ -1,6 +1,7 @@
 package control_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -89,7 +90,7 @@ func TestClusterKindsConfigEntries(t *testing.T) {
 		cs := &v1alpha1.KollectClusterScope{ObjectMeta: metav1.ObjectMeta{Name: "platform"},
 			Spec: v1alpha1.KollectClusterScopeSpec{AllowedStaticRefNamespaces: []string{"elsewhere"}}}
 		create(t, cs)
-		t.Cleanup(func() { _ = shared.kube.Client.Delete(t.Context(), cs) })
+		t.Cleanup(func() { _ = shared.kube.Client.Delete(context.Background(), cs) })
 		eventually(t, "ScopeStaticRefDenied", func() error {
 			return hasCondition(t, ct, func() []metav1.Condition { return ct.Status.Conditions },
 				v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonScopeStaticRefDenied)

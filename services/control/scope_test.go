@@ -1,6 +1,7 @@
 package control_test
 
 import (
+	"context"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -106,14 +107,14 @@ func TestOnlyTheOldestScopeIsHonoured(t *testing.T) {
 func TestOnlyTheOldestClusterScopeIsHonoured(t *testing.T) {
 	first := &v1alpha1.KollectClusterScope{ObjectMeta: metav1.ObjectMeta{Name: "a-conflict-first"}}
 	create(t, first)
-	t.Cleanup(func() { _ = shared.kube.Client.Delete(t.Context(), first) })
+	t.Cleanup(func() { _ = shared.kube.Client.Delete(context.Background(), first) })
 	eventually(t, "first Ready", func() error {
 		return hasCondition(t, first, func() []metav1.Condition { return first.Status.Conditions },
 			v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded)
 	})
 	second := &v1alpha1.KollectClusterScope{ObjectMeta: metav1.ObjectMeta{Name: "b-conflict-second"}}
 	create(t, second)
-	t.Cleanup(func() { _ = shared.kube.Client.Delete(t.Context(), second) })
+	t.Cleanup(func() { _ = shared.kube.Client.Delete(context.Background(), second) })
 	eventually(t, "second ScopeConflict", func() error {
 		return hasCondition(t, second, func() []metav1.Condition { return second.Status.Conditions },
 			v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonScopeConflict)
