@@ -113,7 +113,10 @@ func (e *Extractor) state(obj map[string]any) *evalState {
 }
 
 func (e *Extractor) release(st *evalState) {
-	*st = evalState{} // drop the object and the decoded release
+	st.act.object = nil
+	if st.helm.done {
+		st.helm = helmCache{} // drop the decoded release; untouched otherwise, so not rewritten
+	}
 	e.states.Put(st)
 }
 

@@ -78,13 +78,19 @@ func (f *FieldSet) paths(prefix []string, out *[][]string) {
 // Prune returns obj reduced to the union of sets, for an informer transform that drops what no
 // Profile reads before objects are cached. obj is never modified: pruned maps and lists are
 // new, kept values are shared, and obj itself comes back when a set covers it whole.
+//
+// Callers on a hot path pass one precomputed set: several sets are merged on every call.
 func Prune(obj map[string]any, sets ...*FieldSet) map[string]any {
 	u := &FieldSet{}
-	for _, s := range sets {
-		if s.whole {
-			return obj
+	if len(sets) == 1 {
+		u = sets[0]
+	} else {
+		for _, s := range sets {
+			u.Union(s)
 		}
-		u.Union(s)
+	}
+	if u.whole {
+		return obj
 	}
 	out, _ := u.prune(obj)
 	return out.(map[string]any)
