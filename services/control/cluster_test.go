@@ -14,10 +14,12 @@ import (
 )
 
 func clusterTarget(name, profNS, prof string, labels map[string]string) *v1alpha1.KollectClusterTarget {
+	// profNS doubles as the fleet label value, so runs never see each
+	// other's namespaces.
 	return &v1alpha1.KollectClusterTarget{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec: v1alpha1.KollectClusterTargetSpec{
 			ProfileRef:        v1alpha1.NamespacedObjectReference{Namespace: profNS, Name: prof},
-			NamespaceSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "yes"}},
+			NamespaceSelector: metav1.LabelSelector{MatchLabels: map[string]string{"fleet": profNS}},
 		}}
 }
 
@@ -34,12 +36,12 @@ func TestClusterKindsConfigEntries(t *testing.T) {
 		t.Fatalf("entry = %+v", tcfg)
 	}
 	create(t, gitSink(platform, "fleet-git"))
-	labelled := labelledNamespace(t, map[string]string{"fleet": "yes"})
+	labelled := labelledNamespace(t, map[string]string{"fleet": platform})
 	ci := &v1alpha1.KollectClusterInventory{ObjectMeta: metav1.ObjectMeta{Name: platform + "-inv"},
 		Spec: v1alpha1.KollectClusterInventorySpec{
 			TargetSelector:    &metav1.LabelSelector{MatchLabels: map[string]string{"tier": platform}},
 			TargetRefs:        []string{platform + "-missing"},
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"fleet": "yes"}},
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"fleet": platform}},
 			SinkNamespace:     platform,
 			SnapshotSinkRefs:  []v1alpha1.ClusterSinkBinding{{Name: "fleet-git"}},
 		}}
@@ -72,7 +74,7 @@ func TestClusterKindsConfigEntries(t *testing.T) {
 			if err := shared.kube.Client.Get(t.Context(), ref2(late), &n); err != nil {
 				return err
 			}
-			n.Labels["fleet"] = "yes"
+			n.Labels["fleet"] = platform
 			return shared.kube.Client.Update(t.Context(), &n)
 		})
 		eventually(t, "namespaces", func() error {
