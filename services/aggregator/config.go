@@ -8,14 +8,6 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// LeaseBucket is the KV bucket holding the aggregator's leader lease, and
-// LeaseKey its key. The bus naming package does not name a lease bucket yet;
-// Run creates the bucket when it is missing.
-const (
-	LeaseBucket = "kollect-leases"
-	LeaseKey    = "aggregator"
-)
-
 // Config is the aggregator's configuration.
 type Config struct {
 	// NATSURL is the bus address.

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -12,7 +11,8 @@ import (
 	"kollect.dev/kollect/services/aggregator/internal/lease"
 )
 
-// Run connects to the bus and, while this replica holds the leader lease,
+// Run connects to the bus and, while this replica holds the leader lease
+// (bus.LeaseKey in bus.BucketLeases, which provisioning creates),
 // rebuilds and publishes snapshots until ctx ends.
 func Run(ctx context.Context, c Config) error {
 	nc, js, err := bus.Connect(c.NATSURL, busv1.ServiceAggregator)
@@ -26,12 +26,12 @@ func Run(ctx context.Context, c Config) error {
 // RunWith is Run on an open JetStream context; `kollect dev` and tests share
 // one connection this way.
 func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
-	kv, err := leaseBucket(ctx, js)
+	kv, err := js.KeyValue(ctx, bus.BucketLeases)
 	if err != nil {
-		return err
+		return fmt.Errorf("open lease bucket %s: %w", bus.BucketLeases, err)
 	}
 	log := c.Log.WithValues("service", string(busv1.ServiceAggregator))
-	l := lease.New(kv, LeaseKey, c.Identity, c.LeaseTTL)
+	l := lease.New(kv, bus.LeaseKey(busv1.ServiceAggregator), c.Identity, c.LeaseTTL)
 	return l.Run(ctx, func(ctx context.Context) error {
 		log.Info("leading", "identity", c.Identity)
 		e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log})
@@ -40,19 +40,4 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 		}
 		return e.Run(ctx)
 	})
-}
-
-func leaseBucket(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
-	kv, err := js.KeyValue(ctx, LeaseBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: LeaseBucket, History: 1,
-			Description: "Kollect leader leases"})
-		if errors.Is(err, jetstream.ErrBucketExists) {
-			kv, err = js.KeyValue(ctx, LeaseBucket)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open lease bucket %s: %w", LeaseBucket, err)
-	}
-	return kv, nil
 }

@@ -109,11 +109,11 @@ func leaseHolder(t *testing.T, n *testenv.NATS) string {
 	t.Helper()
 	var holder string
 	waitFor(t, "a lease holder", func() bool {
-		kv, err := n.JS.KeyValue(context.Background(), aggregator.LeaseBucket)
+		kv, err := n.JS.KeyValue(context.Background(), bus.BucketLeases)
 		if err != nil {
 			return false
 		}
-		e, err := kv.Get(context.Background(), aggregator.LeaseKey)
+		e, err := kv.Get(context.Background(), bus.LeaseKey(busv1.ServiceAggregator))
 		if err != nil {
 			return false
 		}
