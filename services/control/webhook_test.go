@@ -113,11 +113,14 @@ func TestWebhookRules(t *testing.T) {
 	badCEL.Spec.Attributes = []v1alpha1.Attribute{{Name: "x", Path: "cel:object.metadata.name +"}}
 	privateSink := gitSink(ns, "git")
 	privateSink.Spec.Endpoint = "https://192.168.1.10/inv.git"
+	slowSink := gitSink(ns, "git")
+	slowSink.Spec.ExportMinInterval = dur(time.Minute)
 	tests := []struct {
 		name   string
 		obj    client.Object
 		denial string
 	}{
+		{"a sink whose interval is below the Scope's floor is refused", slowSink, "spec.exportMinInterval: below"},
 		{"a target whose kind the Scope does not allow is refused", targetObj(ns, "cms", "cms"), "does not allow kind"},
 		{"a profile reading Secret data without the opt-in is refused", secretProfile, v1alpha1.AnnotationAllowSecretExtraction},
 		{"a profile whose CEL does not compile is refused", badCEL, "spec.attributes[0].path"},

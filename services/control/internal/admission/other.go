@@ -79,24 +79,25 @@ func below(d *metav1.Duration, floor time.Duration) bool {
 	return d != nil && d.Duration < floor
 }
 
-// sink checks the endpoint policy.
-func (v *Validator) sink(_ context.Context, req admission.Request) (string, error) {
+// sink checks the endpoint policy and the Scope's interval floor.
+func (v *Validator) sink(ctx context.Context, req admission.Request) (string, error) {
 	var endpoints []string
+	var interval *metav1.Duration
 	var err error
 	switch req.Kind.Kind {
 	case "KollectSnapshotSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectSnapshotSink) (string, error) {
-			endpoints = []string{s.Spec.Endpoint}
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
 			return "", nil
 		})
 	case "KollectDatabaseSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectDatabaseSink) (string, error) {
-			endpoints = []string{s.Spec.Endpoint}
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
 			return "", nil
 		})
 	default:
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectEventSink) (string, error) {
-			endpoints = []string{s.Spec.Endpoint}
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
 			if s.Spec.Kafka != nil {
 				endpoints = append(endpoints, s.Spec.Kafka.Brokers...)
 			}
@@ -106,8 +107,18 @@ func (v *Validator) sink(_ context.Context, req admission.Request) (string, erro
 			return "", nil
 		})
 	}
-	if err != nil || v.AllowInClusterSinks {
+	if err != nil {
 		return "", err
+	}
+	scope, err := v.Scopes.Honoured(ctx, req.Namespace)
+	if err != nil {
+		return "", err
+	}
+	if scope != nil && below(interval, policy.Floor(&scope.Spec)) {
+		return fmt.Sprintf("spec.exportMinInterval: below the KollectScope %s floor %s", scope.Name, policy.Floor(&scope.Spec)), nil
+	}
+	if v.AllowInClusterSinks {
+		return "", nil
 	}
 	return policy.EndpointViolation(endpoints), nil
 }

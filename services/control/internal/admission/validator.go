@@ -53,6 +53,8 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		msg, err = decodeAnd(req, func(t *v1alpha1.KollectClusterTarget) (string, error) { return v.clusterTarget(ctx, t) })
 	case "KollectInventory":
 		msg, err = decodeAnd(req, func(i *v1alpha1.KollectInventory) (string, error) { return v.inventory(ctx, i) })
+	case "KollectClusterInventory":
+		msg, err = decodeAnd(req, func(i *v1alpha1.KollectClusterInventory) (string, error) { return v.clusterInventory(ctx, i) })
 	case "KollectSnapshotSink", "KollectDatabaseSink", "KollectEventSink":
 		msg, err = v.sink(ctx, req)
 	default:

@@ -1,0 +1,58 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/policy"
+)
+
+// clusterInventory checks binding shape and, under a ClusterScope, the
+// namespaces it references, its sink allow lists and its interval floor.
+func (v *Validator) clusterInventory(ctx context.Context, inv *v1alpha1.KollectClusterInventory) (string, error) {
+	lists := []struct {
+		field string
+		refs  []v1alpha1.ClusterSinkBinding
+	}{
+		{"snapshotSinkRefs", inv.Spec.SnapshotSinkRefs},
+		{"databaseSinkRefs", inv.Spec.DatabaseSinkRefs},
+		{"eventSinkRefs", inv.Spec.EventSinkRefs},
+	}
+	for _, l := range lists {
+		for i, b := range l.refs {
+			if err := b.DecodeError(); err != nil {
+				return fmt.Sprintf("spec.%s[%d]: %v", l.field, i, err), nil
+			}
+		}
+	}
+	scope, err := v.Scopes.HonouredCluster(ctx)
+	if err != nil || scope == nil {
+		return "", err
+	}
+	rules := &scope.Spec.ScopeRules
+	allow := [][]string{rules.SnapshotSinkRefs, rules.DatabaseSinkRefs, rules.EventSinkRefs}
+	floor := policy.Floor(rules)
+	if below(inv.Spec.ExportMinInterval, floor) {
+		return fmt.Sprintf("spec.exportMinInterval: below the KollectClusterScope %s floor %s", scope.Name, floor), nil
+	}
+	static := scope.Spec.AllowedStaticRefNamespaces
+	for li, l := range lists {
+		for i, b := range l.refs {
+			ns := b.Namespace
+			if ns == "" {
+				ns = inv.Spec.SinkNamespace
+			}
+			switch {
+			case static != nil && !slices.Contains(static, ns):
+				return fmt.Sprintf("spec.%s[%d]: KollectClusterScope %s does not allow references to namespace %s", l.field, i, scope.Name, ns), nil
+			case !policy.AllowsSink(allow[li], b.Name):
+				return fmt.Sprintf("spec.%s[%d]: KollectClusterScope %s does not allow sink %s", l.field, i, scope.Name, b.Name), nil
+			case below(b.ExportMinInterval, floor):
+				return fmt.Sprintf("spec.%s[%d].exportMinInterval: below the KollectClusterScope %s floor %s", l.field, i, scope.Name, floor), nil
+			}
+		}
+	}
+	return "", nil
+}
