@@ -1,0 +1,12 @@
+// Package sink declares what every exporter backend implements: a Sink that
+// writes one inventory's snapshot to an external system and is closed when its
+// configuration changes, the optional Checker for connection tests and the
+// optional DeltaWriter for backends that apply only what changed, the
+// Snapshot value a sink receives, and the classification of sink errors as
+// permanent (no retry) or transient (retry with backoff).
+//
+// It does not own the exporter runtime (pkg/exporter: consumers, ordering,
+// retries, export state, status) nor any backend: backends live with their
+// family's exporter service. Every backend passes its family's conformance
+// suite, sinktest.Run; memory is an in-memory sink that passes it.
+package sink

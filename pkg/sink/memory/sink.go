@@ -1,0 +1,102 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// errBadToken is the permanent error of a sink whose token the store refuses.
+var errBadToken = errors.New("memory store refused the token")
+
+// Sink writes to a Store. It implements sink.Sink, sink.Checker and
+// sink.DeltaWriter.
+type Sink struct {
+	store *Store
+	token string
+}
+
+// Check reports a permanent error when the store refuses the sink's token.
+func (k *Sink) Check(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if k.store.token != "" && k.token != k.store.token {
+		return sink.Permanent(errBadToken)
+	}
+	return nil
+}
+
+// Write stores s unless the store holds a newer or the same snapshot.
+func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
+	return k.apply(ctx, s, false)
+}
+
+// WriteDelta applies s.Delta to the stored base revision; without the base it
+// stores the full snapshot.
+func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
+	return k.apply(ctx, s, s.Delta != nil)
+}
+
+// Close does nothing: the store outlives its sinks.
+func (k *Sink) Close(context.Context) error { return nil }
+
+func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta bool) error {
+	if err := k.Check(ctx); err != nil {
+		return fmt.Errorf("write %s to memory: %w", s.Envelope.Inventory, err)
+	}
+	st := k.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.fault != nil {
+		if err := st.fault(s); err != nil {
+			return fmt.Errorf("write %s to memory: %w", s.Envelope.Inventory, err)
+		}
+	}
+	env := &s.Envelope
+	kk := key{env.Cluster, env.Inventory}
+	cur, ok := st.data[kk]
+	if ok && (cur.Revision > env.Revision || cur.Revision == env.Revision && cur.Checksum == env.Checksum) {
+		return nil
+	}
+	w := Write{Cluster: env.Cluster, Inventory: env.Inventory, Revision: env.Revision, Checksum: env.Checksum,
+		Deleted: s.Deleted}
+	switch {
+	case s.Deleted:
+		delete(st.data, kk)
+	case delta && ok && cur.Revision == s.Delta.BaseRevision:
+		w.Delta = true
+		st.data[kk] = Stored{Revision: env.Revision, Checksum: env.Checksum, ExportedAt: env.ExportedAt,
+			Rows: applyDelta(cur.Rows, s.Delta)}
+	default:
+		st.data[kk] = Stored{Revision: env.Revision, Checksum: env.Checksum, ExportedAt: env.ExportedAt,
+			Rows: slices.Clone(env.Items)}
+	}
+	st.log = append(st.log, w)
+	return nil
+}
+
+// applyDelta returns rows with d's deletes removed and upserts applied, in
+// canonical order.
+func applyDelta(rows []busv1.Row, d *busv1.Delta) []busv1.Row {
+	byKey := make(map[busv1.RowKey]busv1.Row, len(rows))
+	for _, r := range rows {
+		byKey[r.Key()] = r
+	}
+	for _, k := range d.Deletes {
+		delete(byKey, k)
+	}
+	for _, r := range d.Upserts {
+		byKey[r.Key()] = r
+	}
+	out := make([]busv1.Row, 0, len(byKey))
+	for _, r := range byKey {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, busv1.CompareRows)
+	return out
+}

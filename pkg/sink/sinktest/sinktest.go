@@ -1,0 +1,72 @@
+// Package sinktest is the conformance suite every sink backend of a family
+// runs (STYLE.md): a repeated write is a no-op, an older revision never
+// overwrites a newer one, deletes propagate, an empty snapshot empties the
+// projection, a deleted inventory is removed, bad credentials are permanent
+// errors and a cancelled context stops a write. Backends that implement
+// sink.DeltaWriter are also checked to apply a delta to the same projection
+// as the full snapshot.
+//
+// A backend's test calls Run with a Factory that creates a sink against a
+// real peer and a Reader that reads back the projection as the peer stores
+// it, so that the suite checks what consumers will see.
+package sinktest
+
+import (
+	"context"
+	"testing"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// Projection is one inventory's data as a sink stores it, read back.
+type Projection struct {
+	// Revision is the snapshot revision the projection holds.
+	Revision uint64
+	// Checksum is the checksum of the snapshot the projection holds.
+	Checksum string
+	// Rows are the rows stored, in canonical order (busv1.CompareRows).
+	Rows []busv1.Row
+}
+
+// Reader reads back what a sink stored for one inventory of one cluster.
+// found is false when the sink holds nothing for it.
+type Reader interface {
+	Read(ctx context.Context, cluster string, inv busv1.NamespacedName) (p Projection, found bool, err error)
+}
+
+// Factory creates the sinks under test. Each call of New returns a sink with
+// an empty projection and a Reader of what it stores.
+type Factory struct {
+	// New creates a working sink and its Reader; the test cleans it up.
+	New func(t *testing.T) (sink.Sink, Reader)
+	// BadCredentials creates a sink of the same backend with credentials
+	// the peer refuses; nil for backends without credentials, which skips
+	// that case.
+	BadCredentials func(t *testing.T) sink.Sink
+}
+
+// Cluster is the cluster every snapshot of the suite is stamped with.
+const Cluster = "conformance"
+
+// Run runs the conformance suite against the sinks f creates.
+func Run(t *testing.T, f Factory) {
+	t.Helper()
+	for _, c := range cases() {
+		t.Run(c.name, func(t *testing.T) {
+			s, r := f.New(t)
+			t.Cleanup(func() {
+				if err := s.Close(context.Background()); err != nil {
+					t.Errorf("close sink: %v", err)
+				}
+			})
+			c.run(t, &harness{t: t, sink: s, reader: r})
+		})
+	}
+	t.Run("bad credentials are a permanent error", func(t *testing.T) {
+		if f.BadCredentials == nil {
+			t.Skip("the backend has no credentials")
+		}
+		checkBadCredentials(t, f.BadCredentials(t))
+	})
+}
