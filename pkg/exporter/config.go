@@ -1,0 +1,92 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// Backend creates sinks of one type (git, s3, postgres, ...) of the family.
+// Backends are listed explicitly in the family service's Run, so that its
+// imports are the SDKs in the binary.
+type Backend interface {
+	// Type is the sink's spec.type the backend handles.
+	Type() string
+	// New returns a sink for cfg, reading its Secrets through creds. An
+	// invalid spec or refused credentials are sink.Permanent errors.
+	New(ctx context.Context, cfg busv1.SinkConfig, creds Credentials) (sink.Sink, error)
+}
+
+// Credentials reads the Secrets a sink references. In production they come
+// from the Kubernetes API, restricted to the sink's namespace; a sink is
+// rebuilt from a fresh read when its config changes and on each connection
+// test.
+type Credentials interface {
+	// Secret returns the data of Secret namespace/name; a missing Secret is
+	// a sink.Permanent error.
+	Secret(ctx context.Context, namespace, name string) (map[string][]byte, error)
+}
+
+// MapCredentials is Credentials backed by a map of Secrets, for tests and
+// `kollect dev`.
+type MapCredentials map[busv1.NamespacedName]map[string][]byte
+
+// Secret returns the map's Secret namespace/name.
+func (m MapCredentials) Secret(_ context.Context, namespace, name string) (map[string][]byte, error) {
+	data, ok := m[busv1.NamespacedName{Namespace: namespace, Name: name}]
+	if !ok {
+		return nil, sink.Permanent(fmt.Errorf("read secret %s/%s: not found", namespace, name))
+	}
+	return data, nil
+}
+
+// Config configures one family's exporter runtime.
+type Config struct {
+	// Family is the sink family exported; it selects the durable consumer,
+	// the sink configs watched and the connection-test subject.
+	Family busv1.Family
+	// Credentials reads the sinks' Secrets.
+	Credentials Credentials
+	// RetryInitial is the first retry delay of a binding after a transient
+	// failure; it doubles per attempt, with jitter, up to RetryMax.
+	RetryInitial time.Duration
+	// RetryMax bounds a binding's retry delay.
+	RetryMax time.Duration
+	// BreakerFailures is the number of consecutive failures of a sink after
+	// which its circuit opens: no binding of the sink tries again for
+	// BreakerCooldown.
+	BreakerFailures int
+	// BreakerCooldown is how long an open circuit stays open.
+	BreakerCooldown time.Duration
+	// ProbeTimeout bounds a connection test.
+	ProbeTimeout time.Duration
+	// Log is the logger; the zero value discards.
+	Log logr.Logger
+}
+
+// DefaultConfig returns the defaults for family f: retries from 1s to 5m,
+// circuit open for 1m after 5 consecutive failures, 30s connection tests.
+func DefaultConfig(f busv1.Family) Config {
+	return Config{Family: f, RetryInitial: time.Second, RetryMax: 5 * time.Minute,
+		BreakerFailures: 5, BreakerCooldown: time.Minute, ProbeTimeout: 30 * time.Second}
+}
+
+// validate checks c before Run starts anything.
+func (c Config) validate() error {
+	switch {
+	case c.Family.SinkKind() == "":
+		return fmt.Errorf("exporter config: unknown family %q", c.Family)
+	case c.Credentials == nil:
+		return errors.New("exporter config: no credentials reader")
+	case c.RetryInitial <= 0 || c.RetryMax < c.RetryInitial:
+		return fmt.Errorf("exporter config: retry delays %s..%s", c.RetryInitial, c.RetryMax)
+	case c.BreakerFailures <= 0 || c.BreakerCooldown <= 0 || c.ProbeTimeout <= 0:
+		return errors.New("exporter config: breaker and probe settings must be positive")
+	}
+	return nil
+}

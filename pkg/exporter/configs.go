@@ -1,0 +1,185 @@
+package exporter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// errConfigPending is the transient error of a binding whose SinkConfig the
+// runtime has not seen yet, or not at the binding's sink generation.
+var errConfigPending = errors.New("sink config not seen yet")
+
+// instance is a sink built from one generation of its SinkConfig.
+type instance struct {
+	generation int64
+	sink       sink.Sink
+}
+
+// configs is the runtime's level-based view of the family's SinkConfigs and
+// of the inventories, and the sinks built from them.
+type configs struct {
+	family   busv1.Family
+	backends map[string]Backend
+	creds    Credentials
+
+	mu          sync.Mutex
+	sinks       map[busv1.SinkRef]busv1.SinkConfig
+	inventories map[busv1.NamespacedName]busv1.InventoryConfig
+	instances   map[busv1.SinkRef]instance
+}
+
+func newConfigs(f busv1.Family, backends map[string]Backend, creds Credentials) *configs {
+	return &configs{family: f, backends: backends, creds: creds,
+		sinks:       map[busv1.SinkRef]busv1.SinkConfig{},
+		inventories: map[busv1.NamespacedName]busv1.InventoryConfig{},
+		instances:   map[busv1.SinkRef]instance{}}
+}
+
+// watch follows the config bucket until ctx ends; ready is closed once the
+// initial values are applied.
+func (c *configs) watch(ctx context.Context, kv jetstream.KeyValue, ready chan<- struct{}) error {
+	w, err := kv.WatchFiltered(ctx, []string{bus.ConfigKeyFilter(c.family.SinkKind()),
+		bus.ConfigKeyFilter(busv1.KindInventory), bus.ConfigKeyFilter(busv1.KindClusterInventory)})
+	if err != nil {
+		return fmt.Errorf("watch %s config: %w", c.family, err)
+	}
+	defer func() { _ = w.Stop() }()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-w.Updates():
+			if !ok {
+				return nil
+			}
+			if e == nil {
+				if ready != nil {
+					close(ready)
+					ready = nil
+				}
+				continue
+			}
+			c.apply(ctx, e)
+		}
+	}
+}
+
+// apply records one entry; a put or delete of a SinkConfig drops the sink
+// built from the previous generation.
+func (c *configs) apply(ctx context.Context, e jetstream.KeyValueEntry) {
+	ref, err := bus.ParseConfigKey(e.Key())
+	if err != nil {
+		return
+	}
+	del := e.Operation() != jetstream.KeyValuePut
+	c.mu.Lock()
+	var stale sink.Sink
+	if ref.Kind == c.family.SinkKind() {
+		sr := busv1.SinkRef{Family: c.family, Namespace: ref.Namespace, Name: ref.Name}
+		var sc busv1.SinkConfig
+		if del || json.Unmarshal(e.Value(), &sc) != nil {
+			delete(c.sinks, sr)
+		} else {
+			c.sinks[sr] = sc
+		}
+		if in, ok := c.instances[sr]; ok && (del || in.generation != sc.Generation) {
+			stale = in.sink
+			delete(c.instances, sr)
+		}
+	} else {
+		inv := busv1.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
+		var ic busv1.InventoryConfig
+		if del || json.Unmarshal(e.Value(), &ic) != nil {
+			delete(c.inventories, inv)
+		} else {
+			c.inventories[inv] = ic
+		}
+	}
+	c.mu.Unlock()
+	if stale != nil {
+		_ = stale.Close(ctx)
+	}
+}
+
+// bound reports whether the inventory still binds ref; an inventory whose
+// config is gone (deleted) keeps its bindings for its final event.
+func (c *configs) bound(inv busv1.NamespacedName, ref busv1.SinkRef) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ic, ok := c.inventories[inv]
+	return !ok || slices.ContainsFunc(ic.Bindings, func(b busv1.Binding) bool { return b.SinkRef == ref })
+}
+
+// sinkConfig returns ref's config when it is at least at generation.
+func (c *configs) sinkConfig(ref busv1.SinkRef, generation int64) (busv1.SinkConfig, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, ok := c.sinks[ref]
+	if !ok || sc.Generation < generation {
+		return sc, fmt.Errorf("sink %s/%s generation %d: %w", ref.Namespace, ref.Name, generation, errConfigPending)
+	}
+	return sc, nil
+}
+
+// build creates a sink from cfg with its backend; the caller closes it.
+func (c *configs) build(ctx context.Context, cfg busv1.SinkConfig) (sink.Sink, error) {
+	b, ok := c.backends[cfg.Type]
+	if !ok {
+		return nil, sink.Permanent(fmt.Errorf("sink %s/%s: no %s backend for type %q", cfg.Namespace, cfg.Name, c.family, cfg.Type))
+	}
+	s, err := b.New(ctx, cfg, c.creds)
+	if err != nil {
+		return nil, fmt.Errorf("open %s sink %s/%s: %w", cfg.Type, cfg.Namespace, cfg.Name, err)
+	}
+	return s, nil
+}
+
+// sink returns the cached sink of ref at generation or newer, building it
+// when needed, with its config.
+func (c *configs) sink(ctx context.Context, ref busv1.SinkRef, generation int64) (sink.Sink, busv1.SinkConfig, error) {
+	cfg, err := c.sinkConfig(ref, generation)
+	if err != nil {
+		return nil, cfg, err
+	}
+	c.mu.Lock()
+	in, ok := c.instances[ref]
+	c.mu.Unlock()
+	if ok && in.generation == cfg.Generation {
+		return in.sink, cfg, nil
+	}
+	s, err := c.build(ctx, cfg)
+	if err != nil {
+		return nil, cfg, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.sinks[ref]; !ok || cur.Generation != cfg.Generation {
+		_ = s.Close(ctx)
+		return nil, cfg, fmt.Errorf("sink %s/%s changed while opening: %w", ref.Namespace, ref.Name, errConfigPending)
+	}
+	if in, ok := c.instances[ref]; ok && in.generation == cfg.Generation {
+		_ = s.Close(ctx)
+		return in.sink, cfg, nil
+	}
+	c.instances[ref] = instance{generation: cfg.Generation, sink: s}
+	return s, cfg, nil
+}
+
+// closeAll closes every cached sink, at shutdown.
+func (c *configs) closeAll(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for ref, in := range c.instances {
+		_ = in.sink.Close(ctx)
+		delete(c.instances, ref)
+	}
+}

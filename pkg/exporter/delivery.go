@@ -1,0 +1,114 @@
+package exporter
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/replay"
+)
+
+// delivery is one snapshot event received from the family's consumer and
+// the bindings of this family it still waits for. It is acknowledged when
+// the last binding finishes (delivered, skipped, superseded or
+// dead-lettered); until then the tracker keeps it in progress.
+type delivery struct {
+	msg       jetstream.Msg
+	ev        *busv1.SnapshotEvent
+	remaining atomic.Int32
+	tracker   *tracker
+
+	mu  sync.Mutex
+	env *busv1.Envelope
+}
+
+// envelope returns the event's envelope, loading it from the object store
+// once when the event holds a reference.
+func (d *delivery) envelope(ctx context.Context, js jetstream.JetStream) (*busv1.Envelope, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.env != nil {
+		return d.env, nil
+	}
+	env, err := replay.Envelope(ctx, js, d.ev)
+	if err != nil {
+		return nil, err
+	}
+	d.env = env
+	return env, nil
+}
+
+// finish marks one binding done and acknowledges the message after the
+// last. A failed ack is harmless: the redelivered event is skipped because
+// the export state already holds its revision.
+func (d *delivery) finish() {
+	if d.remaining.Add(-1) != 0 {
+		return
+	}
+	d.tracker.remove(d)
+	_ = d.msg.Ack()
+}
+
+// tracker holds the deliveries not yet acknowledged.
+type tracker struct {
+	mu      sync.Mutex
+	pending map[*delivery]struct{}
+}
+
+func newTracker() *tracker { return &tracker{pending: map[*delivery]struct{}{}} }
+
+// add starts tracking a delivery waiting for n bindings.
+func (t *tracker) add(msg jetstream.Msg, ev *busv1.SnapshotEvent, n int) *delivery {
+	d := &delivery{msg: msg, ev: ev, tracker: t}
+	d.remaining.Store(int32(n))
+	t.mu.Lock()
+	t.pending[d] = struct{}{}
+	t.mu.Unlock()
+	return d
+}
+
+func (t *tracker) remove(d *delivery) {
+	t.mu.Lock()
+	delete(t.pending, d)
+	t.mu.Unlock()
+}
+
+func (t *tracker) each(f func(*delivery)) {
+	t.mu.Lock()
+	ds := make([]*delivery, 0, len(t.pending))
+	for d := range t.pending {
+		ds = append(ds, d)
+	}
+	t.mu.Unlock()
+	for _, d := range ds {
+		f(d)
+	}
+}
+
+// keepAlive tells the server every interval that pending deliveries are in
+// progress, so that a binding retrying for longer than the ack wait keeps
+// its message instead of having it redelivered to another replica.
+func (t *tracker) keepAlive(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			t.each(func(d *delivery) { _ = d.msg.InProgress() })
+		}
+	}
+}
+
+// release hands every pending delivery back to the server at shutdown, so
+// that another replica takes it over without waiting for the ack wait.
+func (t *tracker) release() {
+	t.each(func(d *delivery) {
+		t.remove(d)
+		_ = d.msg.Nak()
+	})
+}

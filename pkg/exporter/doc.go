@@ -1,0 +1,80 @@
+// Package exporter is the runtime every exporter family (snapshot, database,
+// event) shares: Run consumes the family's durable consumer on the snapshot
+// stream and delivers each event to every addressed binding of the family
+// through the sinks its Backends build. It owns ordering, retries, the export
+// state, status reports, dead letters and connection tests; it does not own
+// any backend, projection or SDK (they live in the family services), nor
+// reading Secrets from Kubernetes (behind the Credentials interface; the
+// Kubernetes Secret reader, with rotation notices, is a later step).
+//
+// # Config
+//
+// Run watches, level-based, the family's SinkConfig entries and the
+// InventoryConfig entries of the config bucket. A sink is built by its
+// type's Backend on first use and rebuilt when its generation changes. A
+// binding whose event names a sink generation not yet seen waits
+// (transient, reason SinkConfigPending); a binding no longer listed by its
+// inventory's config is skipped.
+//
+// # Ordering
+//
+// Replicas share the consumer, so each message goes to one replica. Within
+// a replica, each (inventory, sink) binding has one worker holding at most
+// one job in flight and one pending: a newer revision replaces a pending
+// older one, and an older or equal revision than the one in flight or
+// pending is dropped (each event carries the full snapshot, so the newest
+// wins). Before writing, the worker reads the binding's ExportState
+// (bus.ExportStateKey) and skips the event when the state holds a newer
+// revision or the same revision and checksum: a repeated event is a no-op
+// and a restart does not re-export. After a write it records the state with
+// compare-and-set and never moves it backwards. Across replicas two workers
+// can still race on one binding (each read the state before the other
+// wrote); the sink itself then ignores the older revision, which is a
+// property the conformance suite (sinktest) checks for every backend.
+//
+// A delta is handed to the sink (sink.DeltaWriter) only when the export
+// state is exactly at the delta's base revision and checksum; otherwise the
+// full envelope is written. Envelopes held in the object store are loaded
+// once per message with replay.Envelope.
+//
+// # Acknowledgement
+//
+// A message is acknowledged when every binding of this family it addresses
+// has finished: delivered, skipped (already delivered or older than the
+// export state), superseded by a newer pending revision, or dead-lettered.
+// Messages addressing none of the family's bindings are acknowledged at
+// once; undecodable ones are terminated. While a binding retries, its
+// message stays unacknowledged and the runtime marks it in progress every
+// third of the ack wait, so the server neither redelivers it nor counts it
+// as lost; since a newer revision supersedes it, each failing binding holds
+// at most one message, which bounds the use of MaxAckPending. At shutdown
+// unfinished messages are released (nak) for another replica. An ack that
+// is lost only causes a redelivery that the export state turns into a no-op.
+//
+// # Retries
+//
+// A transient error is retried by the binding's worker with exponential
+// backoff and equal jitter (RetryInitial doubling to RetryMax). Each sink
+// has a circuit breaker shared by its bindings: after BreakerFailures
+// consecutive failures no binding of the sink tries for BreakerCooldown,
+// then one attempt decides. Workers are independent, so a failing or open
+// sink never delays another sink, even of the same inventory.
+//
+// A permanent error (sink.IsPermanent: bad credentials, invalid config, no
+// backend for the type, a missing envelope object) stops retries of that
+// revision: the runtime publishes a DeadLetter on bus.DeadLetterSubject and
+// an export status with Permanent set, then finishes the binding. The next
+// revision is tried afresh.
+//
+// # Status and connection tests
+//
+// Each success and each permanent failure, and the first transient failure
+// of a revision, publish a StatusReport with an Export section for the
+// binding, quoting the inventory generation of the event. Connection-test
+// requests on bus.ConnTestSubject are answered in bus.ConnTestQueue by
+// building a fresh sink from the current SinkConfig and calling its
+// sink.Checker.
+//
+// Not yet here: the Kubernetes Secret reader, the endpoint dial policy,
+// Prometheus metrics, and worker clean-up for bindings removed from config.
+package exporter

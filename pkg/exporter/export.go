@@ -1,0 +1,120 @@
+package exporter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// export makes one attempt to deliver j to w's sink: skip what the export
+// state says is delivered or older, write the snapshot (or its delta), record
+// the export state and report the result.
+func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
+	ev := j.d.ev
+	key := bus.ExportStateKey(w.inv, w.ref)
+	st, stRev, err := rt.readState(ctx, key)
+	if err != nil {
+		return err
+	}
+	if st != nil && w.status.Revision == 0 {
+		w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: st.ExportedAt, Checksum: st.Checksum, Revision: st.Revision, OK: true}
+	}
+	if st != nil && (st.Revision > ev.Revision || st.Revision == ev.Revision && st.Checksum == ev.Checksum) {
+		return nil
+	}
+	if ev.Reason == busv1.ReasonDeleted && ev.DeletionPolicy != busv1.DeletionDelete {
+		return nil
+	}
+	s, cfg, err := rt.configs.sink(ctx, w.ref, j.binding.SinkGeneration)
+	if err != nil {
+		return err
+	}
+	env, err := j.d.envelope(ctx, rt.js)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrObjectNotFound) {
+			err = sink.Permanent(err)
+		}
+		return err
+	}
+	now := time.Now().UTC()
+	snap := sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Deleted: ev.Reason == busv1.ReasonDeleted}
+	if d := ev.Delta; d != nil && st != nil && st.Revision == d.BaseRevision && st.Checksum == d.BaseChecksum {
+		snap.Delta = d
+	}
+	if err := write(ctx, s, snap); err != nil {
+		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
+	}
+	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now}
+	if err := rt.recordState(ctx, key, next, st != nil, stRev); err != nil {
+		return err
+	}
+	w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: now, Checksum: ev.Checksum, Revision: ev.Revision, OK: true}
+	rt.report(ctx, ev, w.status)
+	return nil
+}
+
+// write calls WriteDelta when the snapshot carries a delta and the sink
+// applies deltas, else Write.
+func write(ctx context.Context, s sink.Sink, snap sink.Snapshot) error {
+	if dw, ok := s.(sink.DeltaWriter); ok && snap.Delta != nil {
+		return dw.WriteDelta(ctx, snap)
+	}
+	return s.Write(ctx, snap)
+}
+
+// readState returns the binding's export state and its KV revision; nil when
+// the binding was never delivered.
+func (rt *runtime) readState(ctx context.Context, key string) (*busv1.ExportState, uint64, error) {
+	e, err := rt.state.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read export state %s: %w", key, err)
+	}
+	var st busv1.ExportState
+	if err := json.Unmarshal(e.Value(), &st); err != nil {
+		// A corrupt state is treated as absent: the next write repairs it.
+		return nil, e.Revision(), nil
+	}
+	return &st, e.Revision(), nil
+}
+
+// recordState writes next with compare-and-set, so that two replicas never
+// move a binding's state backwards: on a conflict it re-reads and stops when
+// the stored revision is already as new.
+func (rt *runtime) recordState(ctx context.Context, key string, next busv1.ExportState, exists bool, rev uint64) error {
+	b, err := json.Marshal(next)
+	if err != nil {
+		return fmt.Errorf("encode export state %s: %w", key, err)
+	}
+	for range 5 {
+		if exists {
+			_, err = rt.state.Update(ctx, key, b, rev)
+		} else {
+			_, err = rt.state.Create(ctx, key, b)
+		}
+		if err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
+			break
+		}
+		cur, curRev, rerr := rt.readState(ctx, key)
+		if rerr != nil {
+			return rerr
+		}
+		if cur != nil && cur.Revision >= next.Revision {
+			return nil
+		}
+		exists, rev = true, curRev
+	}
+	if err != nil {
+		return fmt.Errorf("record export state %s: %w", key, err)
+	}
+	return nil
+}

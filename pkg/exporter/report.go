@@ -1,0 +1,87 @@
+package exporter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// Reasons of failed exports and connection tests, carried in status reports,
+// dead letters and connection-test replies.
+const (
+	// ReasonExportFailed is set when a write failed transiently; the
+	// binding retries with backoff.
+	ReasonExportFailed = "ExportFailed"
+	// ReasonExportRejected is set when a write failed permanently (bad
+	// credentials, invalid config); the revision is dead-lettered and not
+	// retried.
+	ReasonExportRejected = "ExportRejected"
+	// ReasonSinkConfigPending is set while the exporter has not seen the
+	// SinkConfig generation a binding or connection test names.
+	ReasonSinkConfigPending = "SinkConfigPending"
+	// ReasonConnectionTestFailed is set when a sink's probe failed.
+	ReasonConnectionTestFailed = "ConnectionTestFailed"
+	// ReasonConnectionTestUnsupported is set when the sink type cannot be
+	// probed without writing.
+	ReasonConnectionTestUnsupported = "ConnectionTestUnsupported"
+)
+
+// inventoryKind is the kind of the inventory an event names.
+func inventoryKind(inv busv1.NamespacedName) busv1.Kind {
+	if inv.Namespace == "" {
+		return busv1.KindClusterInventory
+	}
+	return busv1.KindInventory
+}
+
+// report publishes the binding's export status for ev's inventory and
+// generation. Status is best effort: a lost report is replaced by the next.
+func (rt *runtime) report(ctx context.Context, ev *busv1.SnapshotEvent, es busv1.ExportStatus) {
+	r := busv1.StatusReport{Service: rt.cfg.Family.Exporter(), Kind: inventoryKind(ev.Inventory),
+		Namespace: ev.Inventory.Namespace, Name: ev.Inventory.Name, Generation: ev.Generation,
+		ObservedAt: time.Now().UTC(), Export: &es}
+	rt.publish(ctx, bus.StatusSubjectFor(r), r)
+}
+
+// failed reports a failed attempt: in status, and for a permanent failure as
+// a dead letter, logged once here where it is handled.
+func (rt *runtime) failed(ctx context.Context, w *worker, j *job, err error, permanent bool) {
+	out := busv1.Outcome{Reason: ReasonExportFailed, Message: err.Error()}
+	switch {
+	case permanent:
+		out.Reason = ReasonExportRejected
+	case errors.Is(err, errConfigPending):
+		out.Reason = ReasonSinkConfigPending
+	}
+	es := w.status
+	es.Sink, es.OK, es.Permanent, es.Outcome = w.ref, false, permanent, out
+	rt.report(ctx, j.d.ev, es)
+	rt.log.Error(err, "export failed", "inventory", w.inv.String(), "sink", w.ref.BindingName(),
+		"revision", j.revision(), "permanent", permanent)
+	if !permanent {
+		return
+	}
+	meta, _ := j.d.msg.Metadata()
+	ref := w.ref
+	dl := busv1.DeadLetter{Subject: j.d.msg.Subject(), Headers: j.d.msg.Headers(), Sink: &ref,
+		Revision: j.revision(), Outcome: out, Time: time.Now().UTC()}
+	if meta != nil {
+		dl.StreamSequence = meta.Sequence.Stream
+	}
+	rt.publish(ctx, bus.DeadLetterSubject(rt.cfg.Family, w.inv), dl)
+}
+
+// publish stores v on subject through JetStream.
+func (rt *runtime) publish(ctx context.Context, subject string, v any) {
+	b, err := json.Marshal(v)
+	if err == nil {
+		_, err = rt.js.Publish(ctx, subject, b)
+	}
+	if err != nil && ctx.Err() == nil {
+		rt.log.Error(err, "publish failed", "subject", subject)
+	}
+}

@@ -1,0 +1,161 @@
+package exporter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// bindingKey names one (inventory, sink) binding.
+type bindingKey struct {
+	inv busv1.NamespacedName
+	ref busv1.SinkRef
+}
+
+// runtime is one replica of a family's exporter.
+type runtime struct {
+	js      jetstream.JetStream
+	cfg     Config
+	log     logr.Logger
+	configs *configs
+	state   jetstream.KeyValue
+	tracker *tracker
+	ctx     context.Context // the workers' context
+	wg      sync.WaitGroup
+
+	mu       sync.Mutex
+	workers  map[bindingKey]*worker
+	breakers map[busv1.SinkRef]*breaker
+}
+
+// Run exports the snapshot events of c.Family to the sinks built by
+// backends until ctx ends; see the package documentation for the design.
+// The bus must be provisioned (bus.Provision). Run returns nil after a clean
+// shutdown: in-flight writes are cancelled and their messages released.
+func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Backend) error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	byType := map[string]Backend{}
+	for _, b := range backends {
+		byType[b.Type()] = b
+	}
+	rt := &runtime{js: js, cfg: c, log: c.Log.WithValues("service", string(c.Family.Exporter())),
+		configs: newConfigs(c.Family, byType, c.Credentials), tracker: newTracker(),
+		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}}
+	return rt.run(ctx)
+}
+
+func (rt *runtime) run(ctx context.Context) error {
+	cfgKV, err := rt.js.KeyValue(ctx, bus.BucketConfig)
+	if err != nil {
+		return fmt.Errorf("open config bucket %s: %w", bus.BucketConfig, err)
+	}
+	if rt.state, err = rt.js.KeyValue(ctx, bus.BucketExportState); err != nil {
+		return fmt.Errorf("open export-state bucket %s: %w", bus.BucketExportState, err)
+	}
+	cons, err := rt.js.Consumer(ctx, bus.StreamSnapshots, bus.ExporterConsumer(rt.cfg.Family))
+	if err != nil {
+		return fmt.Errorf("open consumer %s: %w", bus.ExporterConsumer(rt.cfg.Family), err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rt.ctx = ctx
+	ready := make(chan struct{})
+	watchErr := make(chan error, 1)
+	go func() { watchErr <- rt.configs.watch(ctx, cfgKV, ready) }()
+	select {
+	case <-ready:
+	case err := <-watchErr:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
+	sub, err := rt.serveConnTests(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	cc, err := cons.Consume(func(m jetstream.Msg) { rt.dispatch(m) })
+	if err != nil {
+		return fmt.Errorf("consume %s: %w", bus.ExporterConsumer(rt.cfg.Family), err)
+	}
+	go rt.tracker.keepAlive(ctx, cons.CachedInfo().Config.AckWait/3)
+	select {
+	case <-ctx.Done():
+	case err = <-watchErr:
+	}
+	cc.Stop()
+	cancel()
+	rt.wg.Wait()
+	rt.tracker.release()
+	rt.configs.closeAll(context.WithoutCancel(ctx))
+	return err
+}
+
+// dispatch hands one message to the workers of the bindings it addresses,
+// without blocking; messages with no binding of this family are acknowledged
+// at once, undecodable ones terminated.
+func (rt *runtime) dispatch(m jetstream.Msg) {
+	inv, err := bus.ParseSnapshotSubject(m.Subject())
+	var ev busv1.SnapshotEvent
+	if err == nil {
+		err = json.Unmarshal(m.Data(), &ev)
+	}
+	if err != nil || ev.Inventory != inv {
+		rt.log.Error(err, "terminating an undecodable snapshot event", "subject", m.Subject())
+		_ = m.Term()
+		return
+	}
+	var jobs []*job
+	for _, b := range ev.Bindings {
+		if b.Family == rt.cfg.Family && rt.configs.bound(inv, b.SinkRef) {
+			jobs = append(jobs, &job{binding: b})
+		}
+	}
+	if len(jobs) == 0 {
+		_ = m.Ack()
+		return
+	}
+	d := rt.tracker.add(m, &ev, len(jobs))
+	for _, j := range jobs {
+		j.d = d
+		rt.worker(inv, j.binding.SinkRef).offer(j)
+	}
+}
+
+// worker returns the binding's worker, starting it on first use.
+func (rt *runtime) worker(inv busv1.NamespacedName, ref busv1.SinkRef) *worker {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	k := bindingKey{inv, ref}
+	w, ok := rt.workers[k]
+	if !ok {
+		w = &worker{rt: rt, inv: inv, ref: ref, wake: make(chan struct{}, 1)}
+		rt.workers[k] = w
+		rt.wg.Add(1)
+		go func() {
+			defer rt.wg.Done()
+			w.run(rt.ctx)
+		}()
+	}
+	return w
+}
+
+// breaker returns the sink's circuit breaker.
+func (rt *runtime) breaker(ref busv1.SinkRef) *breaker {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	b, ok := rt.breakers[ref]
+	if !ok {
+		b = &breaker{threshold: rt.cfg.BreakerFailures, cooldown: rt.cfg.BreakerCooldown}
+		rt.breakers[ref] = b
+	}
+	return b
+}

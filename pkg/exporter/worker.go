@@ -1,0 +1,147 @@
+package exporter
+
+import (
+	"context"
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// job is one event to deliver to one binding.
+type job struct {
+	d       *delivery
+	binding busv1.Binding
+}
+
+func (j *job) revision() uint64 { return j.d.ev.Revision }
+
+// worker delivers to one (inventory, sink) binding, one event at a time and
+// in revision order. It holds at most one job in flight and one pending: a
+// newer event replaces (and finishes) an older one not yet delivered, since
+// every event carries the full snapshot.
+type worker struct {
+	rt  *runtime
+	inv busv1.NamespacedName
+	ref busv1.SinkRef
+
+	wake    chan struct{}
+	pending *job   // guarded by rt.mu
+	current uint64 // revision in flight, guarded by rt.mu
+	status  busv1.ExportStatus
+}
+
+// offer queues j unless the worker already has that revision or a newer one
+// in flight or pending; whatever is not kept is finished at once.
+func (w *worker) offer(j *job) {
+	w.rt.mu.Lock()
+	var drop *job
+	switch {
+	case w.current >= j.revision() || w.pending != nil && w.pending.revision() >= j.revision():
+		drop = j
+	default:
+		drop, w.pending = w.pending, j
+	}
+	w.rt.mu.Unlock()
+	if drop != nil {
+		drop.d.finish()
+	}
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take moves the pending job in flight.
+func (w *worker) take() *job {
+	w.rt.mu.Lock()
+	defer w.rt.mu.Unlock()
+	j := w.pending
+	w.pending = nil
+	if j != nil {
+		w.current = j.revision()
+	}
+	return j
+}
+
+// superseded reports whether a newer job than j is pending.
+func (w *worker) superseded(j *job) bool {
+	w.rt.mu.Lock()
+	defer w.rt.mu.Unlock()
+	return w.pending != nil && w.pending.revision() > j.revision()
+}
+
+func (w *worker) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		}
+		for j := w.take(); j != nil; j = w.take() {
+			if w.deliver(ctx, j) {
+				j.d.finish()
+			}
+			w.rt.mu.Lock()
+			w.current = 0
+			w.rt.mu.Unlock()
+		}
+	}
+}
+
+// deliver tries j until it is delivered, skipped, superseded or fails
+// permanently, and reports whether j is finished (false at shutdown, when
+// the message is released instead).
+func (w *worker) deliver(ctx context.Context, j *job) bool {
+	br := w.rt.breaker(w.ref)
+	for attempt := 0; ; attempt++ {
+		if wait := br.wait(time.Now()); wait > 0 {
+			if !w.sleep(ctx, j, wait) {
+				return ctx.Err() == nil
+			}
+		}
+		err := w.rt.export(ctx, w, j)
+		switch {
+		case err == nil:
+			br.success()
+			return true
+		case ctx.Err() != nil:
+			return false
+		case sink.IsPermanent(err):
+			w.rt.failed(ctx, w, j, err, true)
+			return true
+		}
+		br.failure(time.Now())
+		if attempt == 0 {
+			w.rt.failed(ctx, w, j, err, false)
+		}
+		if !w.sleep(ctx, j, retryDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt)) {
+			return ctx.Err() == nil
+		}
+	}
+}
+
+// sleep waits d and reports whether to try j again: false when ctx ends or
+// a newer job supersedes j.
+func (w *worker) sleep(ctx context.Context, j *job, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return !w.superseded(j)
+		case <-w.wake:
+			if w.superseded(j) {
+				// Put the signal back for run's loop, which takes the
+				// newer job after j is finished.
+				select {
+				case w.wake <- struct{}{}:
+				default:
+				}
+				return false
+			}
+		}
+	}
+}
