@@ -29,8 +29,12 @@
 // and a restart does not re-export. After a write it records the state with
 // compare-and-set and never moves it backwards. Across replicas two workers
 // can still race on one binding (each read the state before the other
-// wrote); the sink itself then ignores the older revision, which is a
-// property the conformance suite (sinktest) checks for every backend.
+// wrote), so a sink may be asked for a revision older than, or the same as,
+// one another replica just wrote; the sink ignores the older revision and
+// makes the repeated one a no-op, properties the conformance suite
+// (sinktest) checks for every backend. A strict cross-replica claim per
+// binding needs a claim in the export state, which busv1.ExportState does
+// not carry yet.
 //
 // A delta is handed to the sink (sink.DeltaWriter) only when the export
 // state is exactly at the delta's base revision and checksum; otherwise the

@@ -49,7 +49,12 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	rt := &runtime{js: js, cfg: c, log: c.Log.WithValues("service", string(c.Family.Exporter())),
 		configs: newConfigs(c.Family, byType, c.Credentials), tracker: newTracker(),
 		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}}
-	return rt.run(ctx)
+	err := rt.run(ctx)
+	if ctx.Err() != nil {
+		// Cancelled while starting or stopping: a clean shutdown.
+		return nil
+	}
+	return err
 }
 
 func (rt *runtime) run(ctx context.Context) error {

@@ -1,0 +1,239 @@
+package exporter_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/sink/memory"
+	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+var inv = busv1.NamespacedName{Namespace: "team-a", Name: "web"}
+
+// memSpec is the spec of a memory sink in these tests.
+type memSpec struct {
+	SecretRef string `json:"secretRef"`
+}
+
+// backend builds memory sinks, one store per sink name, and records every
+// call of Write per sink so tests see what the runtime asked for, not only
+// what the store kept.
+type backend struct {
+	mu     sync.Mutex
+	stores map[string]*memory.Store
+	calls  map[string][]uint64
+}
+
+func newBackend(sinks ...string) *backend {
+	b := &backend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}}
+	for _, s := range sinks {
+		b.stores[s] = memory.NewStore("good-token")
+	}
+	return b
+}
+
+func (b *backend) Type() string { return "memory" }
+
+func (b *backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+	var spec memSpec
+	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
+		return nil, sink.Permanent(err)
+	}
+	data, err := creds.Secret(ctx, cfg.Namespace, spec.SecretRef)
+	if err != nil {
+		return nil, err
+	}
+	return &counting{Sink: b.stores[cfg.Name].Sink(string(data["token"])), b: b, name: cfg.Name}, nil
+}
+
+// callsOf returns the revisions the runtime wrote to sink name, in order.
+func (b *backend) callsOf(name string) []uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]uint64(nil), b.calls[name]...)
+}
+
+type counting struct {
+	*memory.Sink
+	b    *backend
+	name string
+}
+
+func (c *counting) Write(ctx context.Context, s sink.Snapshot) error {
+	c.b.mu.Lock()
+	c.b.calls[c.name] = append(c.b.calls[c.name], s.Envelope.Revision)
+	c.b.mu.Unlock()
+	return c.Sink.Write(ctx, s)
+}
+
+var creds = exporter.MapCredentials{
+	{Namespace: "team-a", Name: "good"}: {"token": []byte("good-token")},
+	{Namespace: "team-a", Name: "bad"}:  {"token": []byte("wrong")},
+}
+
+// env is an embedded, provisioned bus holding an inventory bound to sinks.
+type env struct {
+	t *testing.T
+	n *testenv.NATS
+	b *backend
+}
+
+// newEnv provisions the bus and configures inv bound to each sink; a sink
+// whose name starts with "bad" uses the refused token.
+func newEnv(t *testing.T, sinks ...string) *env {
+	n := testenv.StartNATS(t)
+	ctx := context.Background()
+	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, n: n, b: newBackend(sinks...)}
+	ic := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name, Generation: 1}
+	for _, s := range sinks {
+		secret := "good"
+		if len(s) >= 3 && s[:3] == "bad" {
+			secret = "bad"
+		}
+		spec, _ := json.Marshal(memSpec{SecretRef: secret})
+		sc := busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "memory", Namespace: "team-a", Name: s,
+			Generation: 1, Cluster: "east", Spec: spec}
+		e.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindSnapshotSink, Namespace: "team-a", Name: s}), sc)
+		ic.Bindings = append(ic.Bindings, binding(s))
+	}
+	e.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name}), ic)
+	return e
+}
+
+func binding(s string) busv1.Binding {
+	return busv1.Binding{SinkRef: ref(s), SinkGeneration: 1}
+}
+
+func ref(s string) busv1.SinkRef {
+	return busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: "team-a", Name: s}
+}
+
+func (e *env) put(key string, v any) {
+	e.t.Helper()
+	kv, err := e.n.JS.KeyValue(context.Background(), bus.BucketConfig)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	if _, err := kv.Put(context.Background(), key, b); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// start runs one exporter runtime until the test ends.
+func (e *env) start(mod func(*exporter.Config)) {
+	c := exporter.DefaultConfig(busv1.FamilySnapshot)
+	c.Credentials, c.RetryInitial, c.RetryMax, c.BreakerCooldown = creds, 5*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
+	if mod != nil {
+		mod(&c)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- exporter.Run(ctx, e.n.JS, c, e.b) }()
+	e.t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			e.t.Errorf("exporter: %v", err)
+		}
+	})
+}
+
+// publish publishes revision rev of inv holding rows named uids, addressed
+// to sinks.
+func (e *env) publish(rev uint64, reason busv1.SnapshotReason, sinks []string, uids ...string) busv1.SnapshotEvent {
+	e.t.Helper()
+	var rows []busv1.Row
+	for _, u := range uids {
+		rows = append(rows, busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a", Name: u,
+			UID: u, Version: "v1", Kind: "Pod", Attributes: map[string]any{}})
+	}
+	envl, err := snapshot.Envelope(inv, rev, 1, rows)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ev := busv1.SnapshotEvent{Inventory: inv, Revision: rev, Generation: 1, Checksum: envl.Checksum,
+		ItemCount: envl.ItemCount, CreatedAt: time.Now(), Reason: reason, Envelope: &envl}
+	for _, s := range sinks {
+		ev.Bindings = append(ev.Bindings, binding(s))
+	}
+	b, _ := json.Marshal(ev)
+	if _, err := e.n.JS.Publish(context.Background(), bus.SnapshotSubject(inv), b); err != nil {
+		e.t.Fatal(err)
+	}
+	return ev
+}
+
+// stored returns the revision the sink's store holds (0 for none).
+func (e *env) stored(s string) uint64 {
+	v, _ := e.b.stores[s].Get("east", inv)
+	return v.Revision
+}
+
+// last decodes the last message on subject of stream into v; false when
+// there is none.
+func (e *env) last(stream, subject string, v any) bool {
+	e.t.Helper()
+	st, err := e.n.JS.Stream(context.Background(), stream)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m, err := st.GetLastMsgForSubject(context.Background(), subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := json.Unmarshal(m.Data, v); err != nil {
+		e.t.Fatal(err)
+	}
+	return true
+}
+
+// status returns the last export status of sink s, nil when none.
+func (e *env) status(s string) *busv1.ExportStatus {
+	r := busv1.StatusReport{Service: busv1.ServiceSnapshotExporter, Kind: busv1.KindInventory, Namespace: inv.Namespace,
+		Name: inv.Name, Export: &busv1.ExportStatus{Sink: ref(s)}}
+	var got busv1.StatusReport
+	if !e.last(bus.StreamStatus, bus.StatusSubjectFor(r), &got) {
+		return nil
+	}
+	return got.Export
+}
+
+// ackPending returns the number of messages the consumer waits acks for.
+func (e *env) ackPending() int {
+	c, err := e.n.JS.Consumer(context.Background(), bus.StreamSnapshots, bus.ExporterConsumer(busv1.FamilySnapshot))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	info, err := c.Info(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return info.NumAckPending + int(info.NumPending)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
