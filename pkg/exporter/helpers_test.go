@@ -155,10 +155,17 @@ func (e *env) start(mod func(*exporter.Config)) {
 // to sinks.
 func (e *env) publish(rev uint64, reason busv1.SnapshotReason, sinks []string, uids ...string) busv1.SnapshotEvent {
 	e.t.Helper()
+	ev := e.event(rev, reason, sinks, uids...)
+	e.send(ev)
+	return ev
+}
+
+// event builds revision rev of inv with an inline envelope.
+func (e *env) event(rev uint64, reason busv1.SnapshotReason, sinks []string, uids ...string) busv1.SnapshotEvent {
+	e.t.Helper()
 	var rows []busv1.Row
 	for _, u := range uids {
-		rows = append(rows, busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a", Name: u,
-			UID: u, Version: "v1", Kind: "Pod", Attributes: map[string]any{}})
+		rows = append(rows, row(u))
 	}
 	envl, err := snapshot.Envelope(inv, rev, 1, rows)
 	if err != nil {
@@ -169,11 +176,21 @@ func (e *env) publish(rev uint64, reason busv1.SnapshotReason, sinks []string, u
 	for _, s := range sinks {
 		ev.Bindings = append(ev.Bindings, binding(s))
 	}
+	return ev
+}
+
+func row(uid string) busv1.Row {
+	return busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a", Name: uid,
+		UID: uid, Version: "v1", Kind: "Pod", Attributes: map[string]any{}}
+}
+
+// send publishes ev on its inventory's subject.
+func (e *env) send(ev busv1.SnapshotEvent) {
+	e.t.Helper()
 	b, _ := json.Marshal(ev)
 	if _, err := e.n.JS.Publish(context.Background(), bus.SnapshotSubject(inv), b); err != nil {
 		e.t.Fatal(err)
 	}
-	return ev
 }
 
 // stored returns the revision the sink's store holds (0 for none).

@@ -1,0 +1,88 @@
+package exporter_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+func TestAnEnvelopeInTheObjectStoreIsLoaded(t *testing.T) {
+	e := newEnv(t, "good")
+	e.start(nil)
+	ev := e.event(1, busv1.ReasonChange, []string{"good"}, "a", "b", "c")
+	b, err := json.Marshal(ev.Envelope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := e.n.JS.ObjectStore(context.Background(), bus.ObjectStoreEnvelopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := bus.EnvelopeObjectName(inv, 1)
+	info, err := obs.PutBytes(context.Background(), name, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.Envelope = nil
+	ev.EnvelopeRef = &busv1.ObjectRef{Bucket: bus.ObjectStoreEnvelopes, Name: name, Size: int64(info.Size), Digest: info.Digest}
+	e.send(ev)
+	waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
+	if got, _ := e.b.stores["good"].Get("east", inv); len(got.Rows) != 3 || got.Checksum != ev.Checksum {
+		t.Fatalf("stored %d rows with checksum %s, want 3 rows with %s", len(got.Rows), got.Checksum, ev.Checksum)
+	}
+}
+
+func TestADeltaIsAppliedOnlyAtItsBaseRevision(t *testing.T) {
+	e := newEnv(t, "good")
+	e.start(nil)
+	first := e.publish(1, busv1.ReasonChange, []string{"good"}, "a", "b")
+	waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
+	second := e.event(2, busv1.ReasonChange, []string{"good"}, "a", "c")
+	second.Delta = &busv1.Delta{BaseRevision: 1, BaseChecksum: first.Checksum,
+		Upserts: []busv1.Row{row("c")}, Deletes: []busv1.RowKey{row("b").Key()}}
+	e.send(second)
+	waitFor(t, "revision 2", func() bool { return e.stored("good") == 2 })
+	// Revision 4's delta is based on 3, which this sink never received.
+	fourth := e.event(4, busv1.ReasonChange, []string{"good"}, "d")
+	fourth.Delta = &busv1.Delta{BaseRevision: 3, BaseChecksum: "elsewhere", Upserts: []busv1.Row{row("d")}}
+	e.send(fourth)
+	waitFor(t, "revision 4", func() bool { return e.stored("good") == 4 })
+	var deltas []bool
+	for _, w := range e.b.stores["good"].Writes() {
+		deltas = append(deltas, w.Delta)
+	}
+	if len(deltas) != 3 || deltas[0] || !deltas[1] || deltas[2] {
+		t.Fatalf("writes applied a delta %v, want [false true false]", deltas)
+	}
+	if got, _ := e.b.stores["good"].Get("east", inv); len(got.Rows) != 1 || got.Rows[0].UID != "d" {
+		t.Fatalf("stored rows %+v, want only d", got.Rows)
+	}
+}
+
+func TestADeletedInventoryIsRemovedOnlyWithDeletionPolicyDelete(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy busv1.DeletionPolicy
+		kept   bool
+	}{
+		{"Retain keeps the exported data", busv1.DeletionRetain, true},
+		{"Delete removes the exported data", busv1.DeletionDelete, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, "good")
+			e.start(nil)
+			e.publish(1, busv1.ReasonChange, []string{"good"}, "a")
+			waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
+			ev := e.event(2, busv1.ReasonDeleted, []string{"good"})
+			ev.DeletionPolicy = tc.policy
+			e.send(ev)
+			waitFor(t, "the deletion acknowledged", func() bool { return e.ackPending() == 0 })
+			if _, kept := e.b.stores["good"].Get("east", inv); kept != tc.kept {
+				t.Fatalf("data kept = %v, want %v", kept, tc.kept)
+			}
+		})
+	}
+}
