@@ -3,10 +3,13 @@ package exporter_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"sync/atomic"
 	"testing"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 func TestAnEnvelopeInTheObjectStoreIsLoaded(t *testing.T) {
@@ -85,4 +88,28 @@ func TestADeletedInventoryIsRemovedOnlyWithDeletionPolicyDelete(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A replica stopped while a binding retries releases the message at once, so
+// another replica delivers it without waiting for the ack wait (2 minutes,
+// longer than this test's deadline).
+func TestAStoppedReplicaReleasesItsInFlightWork(t *testing.T) {
+	e := newEnv(t, "flaky")
+	var down atomic.Bool
+	down.Store(true)
+	e.b.stores["flaky"].FailWith(func(sink.Snapshot) error {
+		if down.Load() {
+			return errors.New("connection refused")
+		}
+		return nil
+	})
+	stop := e.startStoppable(nil)
+	t.Cleanup(stop)
+	e.publish(1, busv1.ReasonChange, []string{"flaky"}, "a")
+	waitFor(t, "a failed attempt", func() bool { return len(e.b.callsOf("flaky")) >= 1 })
+	stop()
+	down.Store(false)
+	e.start(nil)
+	waitFor(t, "revision 1 delivered by the other replica", func() bool { return e.stored("flaky") == 1 })
+	waitFor(t, "the message acknowledged", func() bool { return e.ackPending() == 0 })
 }

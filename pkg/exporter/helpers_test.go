@@ -135,6 +135,12 @@ func (e *env) put(key string, v any) {
 
 // start runs one exporter runtime until the test ends.
 func (e *env) start(mod func(*exporter.Config)) {
+	e.t.Cleanup(e.startStoppable(mod))
+}
+
+// startStoppable runs one exporter runtime and returns the function that
+// stops it and checks it returned nil; calling it more than once is safe.
+func (e *env) startStoppable(mod func(*exporter.Config)) func() {
 	c := exporter.DefaultConfig(busv1.FamilySnapshot)
 	c.Credentials, c.RetryInitial, c.RetryMax, c.BreakerCooldown = creds, 5*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
 	if mod != nil {
@@ -143,12 +149,15 @@ func (e *env) start(mod func(*exporter.Config)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- exporter.Run(ctx, e.n.JS, c, e.b) }()
-	e.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			e.t.Errorf("exporter: %v", err)
-		}
-	})
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				e.t.Errorf("exporter: %v", err)
+			}
+		})
+	}
 }
 
 // publish publishes revision rev of inv holding rows named uids, addressed

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
@@ -91,12 +92,18 @@ func (rt *runtime) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", bus.ExporterConsumer(rt.cfg.Family), err)
 	}
-	go rt.tracker.keepAlive(ctx, cons.CachedInfo().Config.AckWait/3)
+	go rt.tracker.keepAlive(ctx, max(cons.CachedInfo().Config.AckWait/3, time.Second))
 	select {
 	case <-ctx.Done():
 	case err = <-watchErr:
 	}
+	// Stop consuming and wait for the callback to return, so that no
+	// worker starts after the wait below.
 	cc.Stop()
+	select {
+	case <-cc.Closed():
+	case <-time.After(5 * time.Second):
+	}
 	cancel()
 	rt.wg.Wait()
 	rt.tracker.release()
