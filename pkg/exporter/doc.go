@@ -47,7 +47,7 @@
 // has finished: delivered, skipped (already delivered or older than the
 // export state), superseded by a newer pending revision, or dead-lettered.
 // Messages addressing none of the family's bindings are acknowledged at
-// once; undecodable ones are terminated. While a binding retries, its
+// once; undecodable ones are terminated and dead-lettered. While a binding retries, its
 // message stays unacknowledged and the runtime marks it in progress every
 // third of the ack wait, so the server neither redelivers it nor counts it
 // as lost; since a newer revision supersedes it, each failing binding holds

@@ -9,6 +9,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -112,4 +113,22 @@ func TestAStoppedReplicaReleasesItsInFlightWork(t *testing.T) {
 	e.start(nil)
 	waitFor(t, "revision 1 delivered by the other replica", func() bool { return e.stored("flaky") == 1 })
 	waitFor(t, "the message acknowledged", func() bool { return e.ackPending() == 0 })
+}
+
+func TestAnUndecodableEventIsTerminatedAndDeadLettered(t *testing.T) {
+	e := newEnv(t, "good")
+	e.start(nil)
+	if _, err := e.n.JS.Publish(context.Background(), bus.SnapshotSubject(inv), []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	var dl busv1.DeadLetter
+	waitFor(t, "a dead letter", func() bool {
+		return e.last(bus.StreamDeadLetters, bus.DeadLetterSubject(busv1.FamilySnapshot, inv), &dl)
+	})
+	if dl.Reason != exporter.ReasonEventUndecodable || dl.Sink != nil || dl.StreamSequence == 0 {
+		t.Fatalf("dead letter %+v", dl)
+	}
+	waitFor(t, "the message terminated", func() bool { return e.ackPending() == 0 })
+	e.publish(1, busv1.ReasonChange, []string{"good"}, "a")
+	waitFor(t, "the next event delivered", func() bool { return e.stored("good") == 1 })
 }

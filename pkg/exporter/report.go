@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 )
@@ -23,6 +24,9 @@ const (
 	// ReasonSinkConfigPending is set while the exporter has not seen the
 	// SinkConfig generation a binding or connection test names.
 	ReasonSinkConfigPending = "SinkConfigPending"
+	// ReasonEventUndecodable is set on the dead letter of a snapshot event
+	// that cannot be decoded; the message is terminated.
+	ReasonEventUndecodable = "EventUndecodable"
 	// ReasonConnectionTestFailed is set when a sink's probe failed.
 	ReasonConnectionTestFailed = "ConnectionTestFailed"
 	// ReasonConnectionTestUnsupported is set when the sink type cannot be
@@ -65,14 +69,30 @@ func (rt *runtime) failed(ctx context.Context, w *worker, j *job, err error, per
 	if !permanent {
 		return
 	}
-	meta, _ := j.d.msg.Metadata()
 	ref := w.ref
-	dl := busv1.DeadLetter{Subject: j.d.msg.Subject(), Headers: j.d.msg.Headers(), Sink: &ref,
-		Revision: j.revision(), Outcome: out, Time: time.Now().UTC()}
-	if meta != nil {
+	dl := deadLetter(j.d.msg, out)
+	dl.Sink, dl.Revision = &ref, j.revision()
+	rt.publish(ctx, bus.DeadLetterSubject(rt.cfg.Family, w.inv), dl)
+}
+
+// terminate ends a message no binding can ever use and records it as a dead
+// letter of inv (when the subject names one).
+func (rt *runtime) terminate(m jetstream.Msg, inv busv1.NamespacedName, err error) {
+	rt.log.Error(err, "terminating a snapshot event", "subject", m.Subject())
+	_ = m.Term()
+	if inv.Name != "" {
+		dl := deadLetter(m, busv1.Outcome{Reason: ReasonEventUndecodable, Message: err.Error()})
+		rt.publish(rt.ctx, bus.DeadLetterSubject(rt.cfg.Family, inv), dl)
+	}
+}
+
+// deadLetter records m with out.
+func deadLetter(m jetstream.Msg, out busv1.Outcome) busv1.DeadLetter {
+	dl := busv1.DeadLetter{Subject: m.Subject(), Headers: m.Headers(), Outcome: out, Time: time.Now().UTC()}
+	if meta, err := m.Metadata(); err == nil {
 		dl.StreamSequence = meta.Sequence.Stream
 	}
-	rt.publish(ctx, bus.DeadLetterSubject(rt.cfg.Family, w.inv), dl)
+	return dl
 }
 
 // publish stores v on subject through JetStream.

@@ -120,9 +120,11 @@ func (rt *runtime) dispatch(m jetstream.Msg) {
 	if err == nil {
 		err = json.Unmarshal(m.Data(), &ev)
 	}
-	if err != nil || ev.Inventory != inv {
-		rt.log.Error(err, "terminating an undecodable snapshot event", "subject", m.Subject())
-		_ = m.Term()
+	if err == nil && ev.Inventory != inv {
+		err = fmt.Errorf("event names inventory %s, subject %s", ev.Inventory, inv)
+	}
+	if err != nil {
+		rt.terminate(m, inv, fmt.Errorf("decode snapshot event on %s: %w", m.Subject(), err))
 		return
 	}
 	var jobs []*job
