@@ -117,3 +117,28 @@ func TestProfileReadiness(t *testing.T) {
 			v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonInvalidSpec)
 	})
 }
+
+func TestClusterInventoryNamespaceShards(t *testing.T) {
+	platform := namespace(t)
+	ci := &v1alpha1.KollectClusterInventory{ObjectMeta: metav1.ObjectMeta{Name: platform + "-shards"},
+		Spec: v1alpha1.KollectClusterInventorySpec{TargetRefs: []string{platform + "-cms"}, SinkNamespace: platform}}
+	create(t, ci)
+	eventually(t, "cluster inventory entry", func() error {
+		var cfg busv1.InventoryConfig
+		return configEntry(t, ref(busv1.KindClusterInventory, "", ci.Name), &cfg)
+	})
+	publish(t, busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindClusterInventory, Name: ci.Name,
+		Generation: 1, Inventory: &busv1.InventoryStatus{ItemCount: 3, Revision: 2, Checksum: "all",
+			NamespaceShards: []busv1.NamespaceShard{{Namespace: "", ItemCount: 1, Checksum: "nodes"},
+				{Namespace: "prod-a", ItemCount: 2, Checksum: "a"}}}})
+	eventually(t, "namespaceShards", func() error {
+		if err := get(t, ci); err != nil {
+			return err
+		}
+		want := []v1alpha1.NamespaceShard{{Namespace: "prod-a", ItemCount: 2, Checksum: "a"}}
+		if d := cmp.Diff(want, ci.Status.NamespaceShards); d != "" || ci.Status.ItemCount != 3 {
+			return fmt.Errorf("itemCount %d, namespaceShards (-want +got):\n%s", ci.Status.ItemCount, d)
+		}
+		return nil
+	})
+}

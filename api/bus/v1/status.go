@@ -67,6 +67,10 @@ type InventoryStatus struct {
 	Checksum string `json:"checksum"`
 	// NextDue is, per binding, when the next periodic re-export is due.
 	NextDue []BindingDue `json:"nextDue"`
+	// NamespaceShards are, for a cluster inventory, the item count and
+	// checksum of the rows from each source namespace, sorted by namespace;
+	// absent for namespaced inventories.
+	NamespaceShards []NamespaceShard `json:"namespaceShards,omitempty"`
 	// Outcome is set when the snapshot cannot be built or published.
 	Outcome
 }
@@ -109,4 +113,15 @@ type ConnectionStatus struct {
 	// Outcome explains a failed probe (ConnectionTestFailed,
 	// SecretResolveFailed, ...).
 	Outcome
+}
+
+// NamespaceShard is the part of a cluster snapshot that comes from one source
+// namespace.
+type NamespaceShard struct {
+	// Namespace of the source objects; empty for cluster-scoped kinds.
+	Namespace string `json:"namespace"`
+	// ItemCount is the number of rows from the namespace.
+	ItemCount int `json:"itemCount"`
+	// Checksum is the sha256 hex of the canonical JSON of those rows.
+	Checksum string `json:"checksum"`
 }

@@ -63,3 +63,29 @@ func TestStatusReportsItemCountRevisionAndNextDue(t *testing.T) {
 		t.Fatalf("status report = %+v, inventory %+v", r, st)
 	}
 }
+
+func TestClusterInventoryStatusCarriesNamespaceShards(t *testing.T) {
+	b := newBed(t, nil)
+	clock := newFakeClock()
+	cl := busv1.InventoryConfig{Kind: busv1.KindClusterInventory, Name: "fleet", Generation: 1,
+		TargetRefs: []string{"a"}, Dedupe: busv1.DedupeKeepAll, DeletionPolicy: busv1.DeletionRetain}
+	b.putInventory(cl)
+	b.putRow(mkRow("", "a", "u1", 1)) // source namespace prod
+	b.putRow(mkRow("", "a", "u2", 2))
+	e := b.start(Options{Settle: time.Second, Clock: clock})
+	waitFor(t, "the snapshot", func() bool { return e.events.Load() >= 1 })
+	subject := bus.StatusSubjectFor(busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindClusterInventory, Name: "fleet"})
+	s, err := b.js.Stream(context.Background(), bus.StreamStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r busv1.StatusReport
+	waitFor(t, "a status report with both rows", func() bool {
+		m, err := s.GetLastMsgForSubject(context.Background(), subject)
+		return err == nil && json.Unmarshal(m.Data, &r) == nil && r.Inventory != nil && r.Inventory.ItemCount == 2
+	})
+	sh := r.Inventory.NamespaceShards
+	if len(sh) != 1 || sh[0].Namespace != "prod" || sh[0].ItemCount != 2 || len(sh[0].Checksum) != 64 {
+		t.Fatalf("namespaceShards = %+v, want one shard for prod with 2 items", sh)
+	}
+}

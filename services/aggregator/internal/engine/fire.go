@@ -49,6 +49,7 @@ func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
 		e.failed(st, err, now)
 		return
 	}
+	st.shards = snap.Shards
 	if snap.Checksum == st.last.checksum && st.cfg.Generation == st.last.generation &&
 		st.last.reason != busv1.ReasonDeleted {
 		if st.base == nil {

@@ -35,6 +35,9 @@ type invState struct {
 	due map[busv1.SinkRef]time.Time
 	// outcome is the last publish failure, for status.
 	outcome busv1.Outcome
+	// shards are the current snapshot's per-namespace shards (cluster
+	// inventories), for status.
+	shards []index.Shard
 }
 
 // published is the last event on the inventory's subject.

@@ -17,6 +17,10 @@ func (e *Engine) report(st *invState, now time.Time) {
 	}
 	inv := &busv1.InventoryStatus{ItemCount: st.last.itemCount, Revision: st.last.revision,
 		Checksum: st.last.checksum, NextDue: []busv1.BindingDue{}, Outcome: st.outcome}
+	for _, s := range st.shards {
+		inv.NamespaceShards = append(inv.NamespaceShards,
+			busv1.NamespaceShard{Namespace: s.Namespace, ItemCount: s.ItemCount, Checksum: s.Checksum})
+	}
 	for _, b := range st.cfg.Bindings {
 		if at, ok := st.due[b.SinkRef]; ok {
 			inv.NextDue = append(inv.NextDue, busv1.BindingDue{Sink: b.SinkRef, NextDue: at.UTC()})

@@ -64,7 +64,9 @@ func (r *ClusterInventoryReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	}
 	ready(obj, fmt.Sprintf("rolling up %d cluster targets to %d of %d sinks", len(cfg.TargetRefs), len(cfg.Bindings), len(states)))
 	obj.Status.TargetCount = int64(len(cfg.TargetRefs))
-	foldInventory(obj, busv1.KindClusterInventory, &obj.Status.InventoryStatus, states, r.Reports)
+	if agg := foldInventory(obj, busv1.KindClusterInventory, &obj.Status.InventoryStatus, states, r.Reports); agg != nil {
+		obj.Status.NamespaceShards = namespaceShards(agg.NamespaceShards)
+	}
 	r.missingTargets(ctx, obj)
 	return res, nil
 }
@@ -153,6 +155,19 @@ func clusterWants(obj *v1alpha1.KollectClusterInventory) []wanted {
 			s := busv1.SinkRef{Family: f, Namespace: ns, Name: b.Name}
 			out = append(out, wanted{sink: s, name: string(f) + "/" + ns + "/" + b.Name, interval: b.ExportMinInterval,
 				maxBytes: b.MaxExportBytes, invDefault: obj.Spec.ExportMinInterval})
+		}
+	}
+	return out
+}
+
+// namespaceShards copies the aggregator's per-namespace shards into status.
+// Cluster-scoped objects, which have no namespace, are not a shard of status:
+// the list is keyed by namespace.
+func namespaceShards(in []busv1.NamespaceShard) []v1alpha1.NamespaceShard {
+	var out []v1alpha1.NamespaceShard
+	for _, s := range in {
+		if s.Namespace != "" {
+			out = append(out, v1alpha1.NamespaceShard{Namespace: s.Namespace, ItemCount: int64(s.ItemCount), Checksum: s.Checksum})
 		}
 	}
 	return out
