@@ -18,10 +18,32 @@ import (
 // runtime has not seen yet, or not at the binding's sink generation.
 var errConfigPending = errors.New("sink config not seen yet")
 
-// instance is a sink built from one generation of its SinkConfig.
+// instance is a sink built from one generation of its SinkConfig. A
+// replaced instance is closed when its last user releases it, never under a
+// write in progress.
 type instance struct {
 	generation int64
 	sink       sink.Sink
+	users      int  // guarded by configs.mu
+	stale      bool // replaced or deleted; guarded by configs.mu
+}
+
+// release ends one use of in and closes it when it is stale and unused.
+func (c *configs) release(ctx context.Context, in *instance) {
+	c.mu.Lock()
+	in.users--
+	done := in.stale && in.users == 0
+	c.mu.Unlock()
+	if done {
+		_ = in.sink.Close(ctx)
+	}
+}
+
+// retire marks in stale and reports whether it can be closed now; the
+// caller holds c.mu.
+func retire(in *instance) bool {
+	in.stale = true
+	return in.users == 0
 }
 
 // configs is the runtime's level-based view of the family's SinkConfigs and
@@ -34,14 +56,14 @@ type configs struct {
 	mu          sync.Mutex
 	sinks       map[busv1.SinkRef]busv1.SinkConfig
 	inventories map[busv1.NamespacedName]busv1.InventoryConfig
-	instances   map[busv1.SinkRef]instance
+	instances   map[busv1.SinkRef]*instance
 }
 
 func newConfigs(f busv1.Family, backends map[string]Backend, creds Credentials) *configs {
 	return &configs{family: f, backends: backends, creds: creds,
 		sinks:       map[busv1.SinkRef]busv1.SinkConfig{},
 		inventories: map[busv1.NamespacedName]busv1.InventoryConfig{},
-		instances:   map[busv1.SinkRef]instance{}}
+		instances:   map[busv1.SinkRef]*instance{}}
 }
 
 // watch follows the config bucket until ctx ends; ready is closed once the
@@ -92,8 +114,10 @@ func (c *configs) apply(ctx context.Context, e jetstream.KeyValueEntry) {
 			c.sinks[sr] = sc
 		}
 		if in, ok := c.instances[sr]; ok && (del || in.generation != sc.Generation) {
-			stale = in.sink
 			delete(c.instances, sr)
+			if retire(in) {
+				stale = in.sink
+			}
 		}
 	} else {
 		inv := busv1.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
@@ -143,19 +167,20 @@ func (c *configs) build(ctx context.Context, cfg busv1.SinkConfig) (sink.Sink, e
 	return s, nil
 }
 
-// sink returns the cached sink of ref at generation or newer, building it
-// when needed, with its config.
-func (c *configs) sink(ctx context.Context, ref busv1.SinkRef, generation int64) (sink.Sink, busv1.SinkConfig, error) {
+// sink returns the sink of ref at generation or newer, building it when
+// needed, with its config; the caller releases the instance after use.
+func (c *configs) sink(ctx context.Context, ref busv1.SinkRef, generation int64) (*instance, busv1.SinkConfig, error) {
 	cfg, err := c.sinkConfig(ref, generation)
 	if err != nil {
 		return nil, cfg, err
 	}
 	c.mu.Lock()
-	in, ok := c.instances[ref]
-	c.mu.Unlock()
-	if ok && in.generation == cfg.Generation {
-		return in.sink, cfg, nil
+	if in, ok := c.instances[ref]; ok && in.generation == cfg.Generation {
+		in.users++
+		c.mu.Unlock()
+		return in, cfg, nil
 	}
+	c.mu.Unlock()
 	s, err := c.build(ctx, cfg)
 	if err != nil {
 		return nil, cfg, err
@@ -168,10 +193,12 @@ func (c *configs) sink(ctx context.Context, ref busv1.SinkRef, generation int64)
 	}
 	if in, ok := c.instances[ref]; ok && in.generation == cfg.Generation {
 		_ = s.Close(ctx)
-		return in.sink, cfg, nil
+		in.users++
+		return in, cfg, nil
 	}
-	c.instances[ref] = instance{generation: cfg.Generation, sink: s}
-	return s, cfg, nil
+	in := &instance{generation: cfg.Generation, sink: s, users: 1}
+	c.instances[ref] = in
+	return in, cfg, nil
 }
 
 // closeAll closes every cached sink, at shutdown.
@@ -179,7 +206,9 @@ func (c *configs) closeAll(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for ref, in := range c.instances {
-		_ = in.sink.Close(ctx)
 		delete(c.instances, ref)
+		if retire(in) {
+			_ = in.sink.Close(ctx)
+		}
 	}
 }

@@ -32,10 +32,11 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if ev.Reason == busv1.ReasonDeleted && ev.DeletionPolicy != busv1.DeletionDelete {
 		return nil
 	}
-	s, cfg, err := rt.configs.sink(ctx, w.ref, j.binding.SinkGeneration)
+	in, cfg, err := rt.configs.sink(ctx, w.ref, j.binding.SinkGeneration)
 	if err != nil {
 		return err
 	}
+	defer rt.configs.release(context.WithoutCancel(ctx), in)
 	env, err := j.d.envelope(ctx, rt.js)
 	if err != nil {
 		if errors.Is(err, jetstream.ErrObjectNotFound) {
@@ -48,7 +49,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if d := ev.Delta; d != nil && st != nil && st.Revision == d.BaseRevision && st.Checksum == d.BaseChecksum {
 		snap.Delta = d
 	}
-	if err := write(ctx, s, snap); err != nil {
+	if err := write(ctx, in.sink, snap); err != nil {
 		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
 	}
 	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now}

@@ -132,3 +132,21 @@ func TestAnUndecodableEventIsTerminatedAndDeadLettered(t *testing.T) {
 	e.publish(1, busv1.ReasonChange, []string{"good"}, "a")
 	waitFor(t, "the next event delivered", func() bool { return e.stored("good") == 1 })
 }
+
+// A sink whose config changes is rebuilt from the new generation: fixing
+// its Secret reference ends the permanent failure with the next revision.
+func TestAChangedSinkConfigRebuildsTheSink(t *testing.T) {
+	e := newEnv(t, "bad")
+	e.start(nil)
+	e.publish(1, busv1.ReasonChange, []string{"bad"}, "a")
+	waitFor(t, "a permanent status", func() bool { s := e.status("bad"); return s != nil && s.Permanent })
+	spec, _ := json.Marshal(memSpec{SecretRef: "good"})
+	e.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindSnapshotSink, Namespace: "team-a", Name: "bad"}),
+		busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "memory", Namespace: "team-a", Name: "bad",
+			Generation: 2, Cluster: "east", Spec: spec})
+	ev := e.event(2, busv1.ReasonChange, []string{"bad"}, "a")
+	ev.Bindings[0].SinkGeneration = 2
+	e.send(ev)
+	waitFor(t, "revision 2 delivered", func() bool { return e.stored("bad") == 2 })
+	waitFor(t, "an OK status", func() bool { s := e.status("bad"); return s != nil && s.OK && !s.Permanent })
+}
