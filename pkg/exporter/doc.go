@@ -11,7 +11,8 @@
 //
 // Run watches, level-based, the family's SinkConfig entries and the
 // InventoryConfig entries of the config bucket. A sink is built by its
-// type's Backend on first use and rebuilt when its generation changes. A
+// type's Backend on first use and rebuilt when its generation changes; the
+// replaced sink is closed after the writes in progress on it return. A
 // binding whose event names a sink generation not yet seen waits
 // (transient, reason SinkConfigPending); a binding no longer listed by its
 // inventory's config is skipped.
@@ -47,13 +48,15 @@
 // has finished: delivered, skipped (already delivered or older than the
 // export state), superseded by a newer pending revision, or dead-lettered.
 // Messages addressing none of the family's bindings are acknowledged at
-// once; undecodable ones are terminated and dead-lettered. While a binding retries, its
-// message stays unacknowledged and the runtime marks it in progress every
-// third of the ack wait, so the server neither redelivers it nor counts it
-// as lost; since a newer revision supersedes it, each failing binding holds
-// at most one message, which bounds the use of MaxAckPending. At shutdown
-// unfinished messages are released (nak) for another replica. An ack that
-// is lost only causes a redelivery that the export state turns into a no-op.
+// once; undecodable ones are terminated and dead-lettered. While a binding
+// retries, its message stays unacknowledged and the runtime marks it in
+// progress every third of the ack wait, so the server neither redelivers it
+// nor counts it as lost; since a newer revision supersedes it, each failing
+// binding holds at most one message, which bounds the use of MaxAckPending.
+// At shutdown unfinished messages are released (nak) for another replica;
+// messages the client had buffered but not dispatched come back after the
+// ack wait. An ack that is lost only causes a redelivery that the export
+// state turns into a no-op.
 //
 // # Retries
 //
@@ -79,6 +82,7 @@
 // building a fresh sink from the current SinkConfig and calling its
 // sink.Checker.
 //
-// Not yet here: the Kubernetes Secret reader, the endpoint dial policy,
-// Prometheus metrics, and worker clean-up for bindings removed from config.
+// Not yet here: the Kubernetes Secret reader (with rotation notices), the
+// endpoint dial policy, Prometheus metrics, a strict cross-replica claim per
+// binding, and stopping the idle worker of a binding removed from config.
 package exporter
