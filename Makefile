@@ -9,7 +9,7 @@ export KOLLECT_TOOLS_DIR := $(TOOLS_DIR)
 TEST_FLAGS ?= -count=1 -timeout 45m
 PKGS      ?= ./...
 
-.PHONY: help tools tools-dir generate build lint test
+.PHONY: help tools tools-dir generate build lint test demo
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -38,3 +38,6 @@ lint: ## gofmt and go vet must be clean.
 
 test: tools ## Run every test against the real peers.
 	$(GO) test $(TEST_FLAGS) $(PKGS)
+
+demo: tools ## Run Kollect end to end on this machine (API server, NATS, control, collector, aggregator); Ctrl-C stops it.
+	$(GO) run ./deploy/demo/cmd
