@@ -2,7 +2,11 @@ package aggregator
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
 
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -26,11 +30,11 @@ func Run(ctx context.Context, c Config) error {
 // RunWith is Run on an open JetStream context; `kollect dev` and tests share
 // one connection this way.
 func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
-	kv, err := js.KeyValue(ctx, bus.BucketLeases)
-	if err != nil {
-		return fmt.Errorf("open lease bucket %s: %w", bus.BucketLeases, err)
-	}
 	log := c.Log.WithValues("service", string(busv1.ServiceAggregator))
+	kv, err := leaseBucket(ctx, js, log)
+	if err != nil {
+		return err
+	}
 	l := lease.New(kv, bus.LeaseKey(busv1.ServiceAggregator), c.Identity, c.LeaseTTL)
 	return l.Run(ctx, func(ctx context.Context) error {
 		log.Info("leading", "identity", c.Identity)
@@ -40,4 +44,27 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 		}
 		return e.Run(ctx)
 	})
+}
+
+// leaseBucket opens the lease bucket, waiting while the bus is not
+// provisioned yet (control provisions it at start), so that starting before
+// control is a wait, not a crash loop.
+func leaseBucket(ctx context.Context, js jetstream.JetStream, log logr.Logger) (jetstream.KeyValue, error) {
+	wait := 100 * time.Millisecond
+	for {
+		kv, err := js.KeyValue(ctx, bus.BucketLeases)
+		if !errors.Is(err, jetstream.ErrBucketNotFound) {
+			if err != nil {
+				return nil, fmt.Errorf("open lease bucket %s: %w", bus.BucketLeases, err)
+			}
+			return kv, nil
+		}
+		log.Info("waiting for the bus to be provisioned", "bucket", bus.BucketLeases)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
 }

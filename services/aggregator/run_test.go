@@ -3,9 +3,12 @@ package aggregator_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-logr/logr/funcr"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -125,4 +128,45 @@ func leaseHolder(t *testing.T, n *testenv.NATS) string {
 		return holder != ""
 	})
 	return holder
+}
+
+// An aggregator started before the bus is provisioned waits for it instead
+// of exiting, then publishes.
+func TestAnAggregatorStartedBeforeProvisioningWaits(t *testing.T) {
+	n := testenv.StartNATS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	waiting := make(chan struct{}, 16)
+	c := aggregator.DefaultConfig()
+	c.Identity, c.Settle = "early", 10*time.Millisecond
+	c.Log = funcr.New(func(_, args string) {
+		if strings.Contains(args, "waiting for the bus to be provisioned") {
+			select {
+			case waiting <- struct{}{}:
+			default:
+			}
+		}
+	}, funcr.Options{})
+	go func() { done <- aggregator.RunWith(ctx, n.JS, c) }()
+	t.Cleanup(func() { cancel(); <-done })
+	for range 2 { // it looked for the bucket twice and is still running
+		select {
+		case err := <-done:
+			t.Fatalf("the aggregator exited before the bus was provisioned: %v", err)
+		case <-waiting:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the aggregator never said it waits for provisioning")
+		}
+	}
+	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	inv := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: "team-a", Name: "inv", Generation: 1,
+		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
+	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
+	putRow(t, n, "u1", 1)
+	waitFor(t, "a snapshot with the row", func() bool {
+		s, err := replay.Last(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
+		return err == nil && s != nil && s.Event.ItemCount == 1
+	})
 }
