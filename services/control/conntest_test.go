@@ -2,8 +2,6 @@ package control_test
 
 import (
 	"fmt"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -162,23 +160,4 @@ func TestConnectionTestLifecycle(t *testing.T) {
 			return nil
 		})
 	})
-}
-
-// TestNoSinkSDKs keeps control free of cloud and database SDKs: sinks are
-// probed by the exporters.
-func TestNoSinkSDKs(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "kollect.dev/kollect/services/control/...").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	forbidden := []string{"cloud.google.com/go/storage", "cloud.google.com/go/bigquery", "github.com/aws/aws-sdk-go-v2/service",
-		"github.com/jackc/pgx", "go.mongodb.org/mongo-driver", "github.com/go-git/go-git", "github.com/twmb/franz-go",
-		"github.com/segmentio/kafka-go", "google.golang.org/api"}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, f := range forbidden {
-			if strings.HasPrefix(dep, f) {
-				t.Errorf("control links %s", dep)
-			}
-		}
-	}
 }
