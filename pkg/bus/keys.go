@@ -145,3 +145,12 @@ func SnapshotMsgID(e busv1.SnapshotEvent) string {
 	return join(nil, e.Inventory.Namespace, e.Inventory.Name) + "." + strconv.FormatUint(e.Revision, 10) + "." +
 		EncodeToken(string(e.Reason)) + "." + strconv.FormatInt(e.CreatedAt.UnixNano(), 10)
 }
+
+// ReplayMsgID returns the Nats-Msg-Id header of a replayed snapshot event
+// (e.Replay set): SnapshotMsgID with the reason token "replay" and the
+// replay's request time, so each replay request is a distinct event and
+// never collides with the original. It panics when e.Replay is nil.
+func ReplayMsgID(e busv1.SnapshotEvent) string {
+	e.Reason, e.CreatedAt = "replay", e.Replay.RequestedAt
+	return SnapshotMsgID(e)
+}

@@ -37,6 +37,25 @@
 // binding needs a claim in the export state, which busv1.ExportState does
 // not carry yet.
 //
+// # Replay
+//
+// An event with Replay set (published by kollect replay, addressed to one
+// binding, without a delta) re-delivers a historical snapshot: it is written
+// whatever the export state's revision, with sink.Snapshot.Replay set so the
+// sink does not ignore it as older. In a worker a replay takes the pending
+// slot unless a regular event is pending (the newer state wins and the
+// replay is dropped), and a regular event arriving later replaces a pending
+// replay and supersedes one retrying. After the write the export state keeps
+// its Revision and Checksum (never backwards) and records the replayed
+// revision and checksum in ExportState.Replayed. The skip rule is therefore:
+// skip a regular event older than the state's Revision, or at the same
+// revision and checksum while Replayed is unset. So the next regular event
+// at or above the state's revision, periodic re-exports of the current
+// revision included, rewrites the sink and clears Replayed; an older regular
+// event is still never applied, and no delta is applied over a replayed
+// snapshot. A replay publishes no status report: the binding's status keeps
+// the newest revision delivered.
+//
 // A delta is handed to the sink (sink.DeltaWriter) only when the export
 // state is exactly at the delta's base revision and checksum; otherwise the
 // full envelope is written. Envelopes held in the object store are loaded

@@ -26,7 +26,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if st != nil && w.status.Revision == 0 {
 		w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: st.ExportedAt, Checksum: st.Checksum, Revision: st.Revision, OK: true}
 	}
-	if st != nil && (st.Revision > ev.Revision || st.Revision == ev.Revision && st.Checksum == ev.Checksum) {
+	if skip(st, ev) {
 		return nil
 	}
 	if ev.Reason == busv1.ReasonDeleted && ev.DeletionPolicy != busv1.DeletionDelete {
@@ -45,12 +45,15 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		return err
 	}
 	now := time.Now().UTC()
-	snap := sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Deleted: ev.Reason == busv1.ReasonDeleted}
-	if d := ev.Delta; d != nil && st != nil && st.Revision == d.BaseRevision && st.Checksum == d.BaseChecksum {
+	snap := sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil}
+	if d := ev.Delta; d != nil && st != nil && st.Replayed == nil && st.Revision == d.BaseRevision && st.Checksum == d.BaseChecksum {
 		snap.Delta = d
 	}
 	if err := write(ctx, in.sink, snap); err != nil {
 		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
+	}
+	if ev.Replay != nil {
+		return rt.recordReplay(ctx, w, key, st, stRev, ev, now)
 	}
 	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now}
 	if err := rt.recordState(ctx, key, next, st != nil, stRev); err != nil {

@@ -16,6 +16,9 @@ type job struct {
 
 func (j *job) revision() uint64 { return j.d.ev.Revision }
 
+// replay reports whether j re-delivers a historical snapshot on request.
+func (j *job) replay() bool { return j.d.ev.Replay != nil }
+
 // worker delivers to one (inventory, sink) binding, one event at a time and
 // in revision order. It holds at most one job in flight and one pending: a
 // newer event replaces (and finishes) an older one not yet delivered, since
@@ -37,6 +40,17 @@ func (w *worker) offer(j *job) {
 	w.rt.mu.Lock()
 	var drop *job
 	switch {
+	case j.replay():
+		// A replay is written whatever its revision, unless a regular
+		// event is pending: the newer state wins and the replay is dropped.
+		if w.pending != nil && !w.pending.replay() {
+			drop = j
+		} else {
+			drop, w.pending = w.pending, j
+		}
+	case w.pending != nil && w.pending.replay():
+		// A regular event arriving after a pending replay replaces it.
+		drop, w.pending = w.pending, j
 	case w.current >= j.revision() || w.pending != nil && w.pending.revision() >= j.revision():
 		drop = j
 	default:
@@ -68,7 +82,7 @@ func (w *worker) take() *job {
 func (w *worker) superseded(j *job) bool {
 	w.rt.mu.Lock()
 	defer w.rt.mu.Unlock()
-	return w.pending != nil && w.pending.revision() > j.revision()
+	return w.pending != nil && (w.pending.revision() > j.revision() || j.replay() && !w.pending.replay())
 }
 
 func (w *worker) run(ctx context.Context) {

@@ -47,4 +47,8 @@ type Snapshot struct {
 	// Delete: the sink removes the inventory's data (event sinks send the
 	// final, empty, Envelope).
 	Deleted bool
+	// Replay is true when the snapshot is a historical revision re-delivered
+	// on request (kollect replay): the sink writes it even when it holds a
+	// newer revision, instead of ignoring it as older.
+	Replay bool
 }

@@ -17,6 +17,21 @@ type ExportState struct {
 	Revision uint64 `json:"revision"`
 	// ExportedAt is when it was delivered.
 	ExportedAt time.Time `json:"exportedAt"`
+	// Replayed is set when a replay (SnapshotEvent.Replay) wrote an older
+	// snapshot to the sink after Revision: the sink holds Replayed, not
+	// Revision. Revision and Checksum never move backwards; the next
+	// non-replay write clears Replayed.
+	Replayed *ReplayedExport `json:"replayed,omitempty"`
+}
+
+// ReplayedExport is the replayed snapshot a sink holds.
+type ReplayedExport struct {
+	// Revision is the replayed revision.
+	Revision uint64 `json:"revision"`
+	// Checksum is the replayed checksum.
+	Checksum string `json:"checksum"`
+	// ExportedAt is when the replay was written.
+	ExportedAt time.Time `json:"exportedAt"`
 }
 
 // ConnectionTestRequest asks the exporter of a family to probe one sink, on

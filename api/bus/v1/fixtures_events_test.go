@@ -46,6 +46,14 @@ func snapshotEventDeleted() SnapshotEvent {
 	}
 }
 
+func snapshotEventReplay() SnapshotEvent {
+	ev := snapshotEventInline()
+	ev.Delta = nil
+	ev.Bindings = bindings()[:1]
+	ev.Replay = &Replay{RequestedAt: t1, RequestedBy: "alice"}
+	return ev
+}
+
 func targetStatusReport() StatusReport {
 	return StatusReport{
 		Service: ServiceCollector, Kind: KindTarget, Namespace: "team-a", Name: "pods",

@@ -45,6 +45,7 @@ func goldenCases() []goldenCase {
 		{"a snapshot event carries the envelope inline with a delta", "SnapshotEvent", snapshotEventInline()},
 		{"a periodic snapshot event references a large envelope in the object store", "SnapshotEvent-ref", snapshotEventRef()},
 		{"a deletion snapshot event carries an empty envelope and the policy", "SnapshotEvent-deleted", snapshotEventDeleted()},
+		{"a replayed snapshot event addresses one binding and carries no delta", "SnapshotEvent-replay", snapshotEventReplay()},
 		{"a target status report carries counts and the last error", "StatusReport-target", targetStatusReport()},
 		{"a forbidden target status report carries reason and message", "StatusReport-forbidden", forbiddenStatusReport()},
 		{"an inventory status report carries next due times per binding", "StatusReport-inventory", inventoryStatusReport()},

@@ -42,6 +42,20 @@ type SnapshotEvent struct {
 	// DeletionPolicy is the inventory's policy; set when Reason is
 	// ReasonDeleted.
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+	// Replay is set when the event is a historical snapshot re-delivered on
+	// request (kollect replay) rather than published by the aggregator: it
+	// has no delta, addresses one binding, and exporters write it even
+	// though its revision is older than the one they delivered.
+	Replay *Replay `json:"replay,omitempty"`
+}
+
+// Replay marks a SnapshotEvent re-delivered on request.
+type Replay struct {
+	// RequestedAt is when the replay was requested; it makes the event's
+	// message id unique (bus.ReplayMsgID).
+	RequestedAt time.Time `json:"requestedAt"`
+	// RequestedBy names who asked for it, when known.
+	RequestedBy string `json:"requestedBy,omitempty"`
 }
 
 // SnapshotReason says why a snapshot event was published.

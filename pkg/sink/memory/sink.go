@@ -60,7 +60,7 @@ func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta bool) error {
 	env := &s.Envelope
 	kk := key{env.Cluster, env.Inventory}
 	cur, ok := st.data[kk]
-	if ok && (cur.Revision > env.Revision || cur.Revision == env.Revision && cur.Checksum == env.Checksum) {
+	if ok && !s.Replay && (cur.Revision > env.Revision || cur.Revision == env.Revision && cur.Checksum == env.Checksum) {
 		return nil
 	}
 	w := Write{Cluster: env.Cluster, Inventory: env.Inventory, Revision: env.Revision, Checksum: env.Checksum,
