@@ -71,16 +71,19 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 	if st.loaded {
 		return true
 	}
-	last, err := replay.Last(ctx, e.js, st.name)
+	// Replays (kollect replay) on the subject are not the aggregator's
+	// revisions: continue from the last published event, but expect the
+	// subject's true last sequence on the next publish.
+	last, seq, err := replay.LastPublished(ctx, e.js, st.name)
 	if err != nil {
 		e.failed(st, err, now)
 		return false
 	}
-	st.last, st.base, st.delta, st.ref = published{}, nil, nil, nil
+	st.last, st.base, st.delta, st.ref = published{seq: seq}, nil, nil, nil
 	if last != nil {
 		ev := &last.Event
 		st.last = published{revision: ev.Revision, checksum: ev.Checksum, generation: ev.Generation,
-			seq: last.Sequence, itemCount: ev.ItemCount, createdAt: ev.CreatedAt, reason: ev.Reason,
+			seq: seq, itemCount: ev.ItemCount, createdAt: ev.CreatedAt, reason: ev.Reason,
 			bindings: sinkRefs(ev.Bindings)}
 		st.delta, st.ref = ev.Delta, ev.EnvelopeRef
 		env, err := replay.Envelope(ctx, e.js, ev)
