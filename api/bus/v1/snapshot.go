@@ -39,7 +39,10 @@ type SnapshotEvent struct {
 	// change or deletion, the one binding that is due on a periodic
 	// re-export.
 	Bindings []Binding `json:"bindings"`
-	// DeletionPolicy is the inventory's policy; set when Reason is
+	// DeletionPolicy is the inventory's policy, carried on every event the
+	// aggregator publishes so that an aggregator that finds an inventory
+	// deleted while it was down knows, from the last event, whether to
+	// publish its deletion. Exporters act on it only when Reason is
 	// ReasonDeleted.
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 	// Replay is set when the event is a historical snapshot re-delivered on

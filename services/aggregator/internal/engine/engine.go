@@ -121,7 +121,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 			e.fire(ctx)
 		}
 		if !e.ready && rowsDone && cfgDone {
-			e.start()
+			e.start(ctx)
 		}
 	}
 }
@@ -136,13 +136,14 @@ func stopped(ctx context.Context, bucket string) error {
 }
 
 // start ends the rebuild: every inventory is compared with its last event.
-func (e *Engine) start() {
+func (e *Engine) start(ctx context.Context) {
 	e.ready = true
-	e.started.Store(true)
 	now := e.clock.Now()
+	e.adoptOrphans(ctx)
 	for _, st := range e.invs {
 		st.settleAt = now
 	}
+	e.started.Store(true)
 }
 
 // nextWake returns the earliest settle or due time of any inventory.

@@ -20,10 +20,8 @@ func (e *Engine) publishChange(ctx context.Context, st *invState, snap *index.Sn
 		Generation: st.cfg.Generation, Inventory: st.name, ItemCount: len(items), Items: items}
 	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: rev, Generation: st.cfg.Generation,
 		Checksum: snap.Checksum, ItemCount: len(items), CreatedAt: st.nextCreatedAt(now), Reason: reason,
-		Envelope: env, Delta: index.Delta(st.base, st.last.revision, snap), Bindings: bindings(st.cfg.Bindings)}
-	if reason == busv1.ReasonDeleted {
-		ev.DeletionPolicy = st.cfg.DeletionPolicy
-	}
+		Envelope: env, Delta: index.Delta(st.base, st.last.revision, snap), Bindings: bindings(st.cfg.Bindings),
+		DeletionPolicy: st.cfg.DeletionPolicy}
 	seq, ref, err := e.pub.Publish(ctx, ev, st.last.seq)
 	if err != nil {
 		e.failed(st, err, now)
@@ -64,7 +62,7 @@ func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Bind
 	}
 	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: st.last.revision, Generation: st.last.generation,
 		Checksum: st.last.checksum, ItemCount: st.last.itemCount, CreatedAt: st.nextCreatedAt(now),
-		Reason: busv1.ReasonPeriodic, Delta: st.delta, Bindings: []busv1.Binding{b}}
+		Reason: busv1.ReasonPeriodic, Delta: st.delta, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy}
 	if st.ref != nil {
 		ev.EnvelopeRef = st.ref
 	} else {

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/replay"
+)
+
+// adoptOrphans finds, at the end of the rebuild, inventories whose config
+// entry is gone (deleted while no aggregator ran) but whose last published
+// event on the snapshot stream is not a deletion, and whose policy, carried
+// on that event, is Delete: each is tracked as deleted so that its settle
+// publishes the final empty snapshot. A failure is logged and skipped; the
+// next start tries again.
+func (e *Engine) adoptOrphans(ctx context.Context) {
+	s, err := e.js.Stream(ctx, bus.StreamSnapshots)
+	if err != nil {
+		e.opts.Log.Error(err, "list snapshot subjects for deleted inventories")
+		return
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(bus.SnapshotSubjects))
+	if err != nil {
+		e.opts.Log.Error(err, "list snapshot subjects for deleted inventories")
+		return
+	}
+	for subject := range info.State.Subjects {
+		inv, err := bus.ParseSnapshotSubject(subject)
+		if err != nil || e.invs[inv] != nil {
+			continue
+		}
+		cfg, err := e.orphanConfig(ctx, inv)
+		if err != nil {
+			e.opts.Log.Error(err, "check inventory without config", "inventory", inv.String())
+			continue
+		}
+		if cfg != nil {
+			e.invs[inv] = &invState{name: inv, cfg: cfg, deleted: true}
+		}
+	}
+}
+
+// orphanConfig rebuilds the config of inv from its history when its last
+// published event calls for a deletion event: the bindings are those of the
+// latest event addressed to every binding (not a periodic one). It returns
+// nil when nothing is to be published.
+func (e *Engine) orphanConfig(ctx context.Context, inv busv1.NamespacedName) (*busv1.InventoryConfig, error) {
+	last, _, err := replay.LastPublished(ctx, e.js, inv)
+	if err != nil || last == nil {
+		return nil, err
+	}
+	ev := last.Event
+	if ev.Reason == busv1.ReasonDeleted || ev.DeletionPolicy != busv1.DeletionDelete {
+		return nil, nil
+	}
+	bindings := ev.Bindings
+	if ev.Reason != busv1.ReasonChange {
+		evs, err := replay.Events(ctx, e.js, inv)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(evs) - 1; i >= 0; i-- {
+			if x := evs[i].Event; x.Replay == nil && x.Reason == busv1.ReasonChange {
+				bindings = x.Bindings
+				break
+			}
+		}
+	}
+	kind := busv1.KindInventory
+	if inv.Namespace == "" {
+		kind = busv1.KindClusterInventory
+	}
+	return &busv1.InventoryConfig{Kind: kind, Namespace: inv.Namespace, Name: inv.Name, Generation: ev.Generation,
+		Bindings: bindings, DeletionPolicy: busv1.DeletionDelete}, nil
+}
