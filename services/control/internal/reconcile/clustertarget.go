@@ -31,16 +31,7 @@ type ClusterTargetReconciler struct {
 func (r *ClusterTargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	key := ref(busv1.KindClusterTarget, "", req.Name)
 	obj := &v1alpha1.KollectClusterTarget{}
-	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return res, r.deleteConfig(ctx, key)
-		}
-		return res, err
-	}
-	if obj.DeletionTimestamp != nil {
-		return res, r.release(ctx, obj, key)
-	}
-	if err := r.hold(ctx, obj); err != nil {
+	if ok, err := r.admit(ctx, req.NamespacedName, obj, key); !ok {
 		return res, err
 	}
 	before := obj.DeepCopy()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -27,16 +26,7 @@ type InventoryReconciler struct {
 func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	key := ref(busv1.KindInventory, req.Namespace, req.Name)
 	obj := &v1alpha1.KollectInventory{}
-	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return res, r.deleteConfig(ctx, key)
-		}
-		return res, err
-	}
-	if obj.DeletionTimestamp != nil {
-		return res, r.release(ctx, obj, key)
-	}
-	if err := r.hold(ctx, obj); err != nil {
+	if ok, err := r.admit(ctx, req.NamespacedName, obj, key); !ok {
 		return res, err
 	}
 	before := obj.DeepCopy()

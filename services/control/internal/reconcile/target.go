@@ -32,16 +32,7 @@ type TargetReconciler struct {
 func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	key := ref(busv1.KindTarget, req.Namespace, req.Name)
 	obj := &v1alpha1.KollectTarget{}
-	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return res, r.deleteConfig(ctx, key)
-		}
-		return res, err
-	}
-	if obj.DeletionTimestamp != nil {
-		return res, r.release(ctx, obj, key)
-	}
-	if err := r.hold(ctx, obj); err != nil {
+	if ok, err := r.admit(ctx, req.NamespacedName, obj, key); !ok {
 		return res, err
 	}
 	before := obj.DeepCopy()
@@ -122,15 +113,28 @@ func (r *TargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectTar
 	return cfg, "", "", nil
 }
 
-// hold adds the finalizer.
-func (d *Deps) hold(ctx context.Context, obj ctrlObject) error {
+// admit is the start every reconciler that writes a config entry shares:
+// it fetches obj; when the object is gone it deletes the entry; when it is
+// being deleted it deletes the entry and then releases the finalizer;
+// otherwise it makes sure the finalizer holds the object. ok is false when
+// the reconcile ends here.
+func (d *Deps) admit(ctx context.Context, name types.NamespacedName, obj ctrlObject, key configRef) (ok bool, err error) {
+	if err := d.Client.Get(ctx, name, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, d.deleteConfig(ctx, key)
+		}
+		return false, err
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return false, d.release(ctx, obj, key)
+	}
 	if !controllerutil.AddFinalizer(obj, Finalizer) {
-		return nil
+		return true, nil
 	}
 	if err := d.Client.Update(ctx, obj); err != nil {
-		return fmt.Errorf("add finalizer to %T %s: %w", obj, obj.GetName(), err)
+		return false, fmt.Errorf("add finalizer to %T %s: %w", obj, obj.GetName(), err)
 	}
-	return nil
+	return true, nil
 }
 
 // release deletes the config entry, then removes the finalizer, so the
