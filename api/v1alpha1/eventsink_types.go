@@ -85,7 +85,24 @@ type KafkaSink struct {
 	// verification. Default false, or true when spec.tls is set.
 	// +optional
 	TLS *bool `json:"tls,omitempty"`
+
+	// mode is snapshot (default: one record per export, or per part,
+	// holding the envelope) or perRow (one record per changed row keyed
+	// <cluster>/<namespace>/<inventory>/<uid>, and a null-value tombstone
+	// for each deleted row, for log-compacted topics).
+	// +optional
+	// +kubebuilder:validation:Enum=snapshot;perRow
+	// +kubebuilder:default=snapshot
+	Mode string `json:"mode,omitempty"`
 }
+
+// The Kafka record modes (spec.kafka.mode).
+const (
+	// KafkaModeSnapshot sends one envelope record per export or part.
+	KafkaModeSnapshot = "snapshot"
+	// KafkaModePerRow sends one record per changed row and tombstones.
+	KafkaModePerRow = "perRow"
+)
 
 // KafkaSASL chooses the SASL mechanism.
 type KafkaSASL struct {
