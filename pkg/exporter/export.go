@@ -45,7 +45,8 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		return err
 	}
 	now := time.Now().UTC()
-	snap := sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil}
+	snap := sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil,
+		MaxExportBytes: j.binding.MaxExportBytes}
 	if d := ev.Delta; d != nil && st != nil && st.Replayed == nil && st.Revision == d.BaseRevision && st.Checksum == d.BaseChecksum {
 		snap.Delta = d
 	}

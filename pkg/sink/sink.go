@@ -51,4 +51,10 @@ type Snapshot struct {
 	// on request (kollect replay): the sink writes it even when it holds a
 	// newer revision, instead of ignoring it as older.
 	Replay bool
+	// MaxExportBytes is the binding's largest single message or file part
+	// (inventory spec.maxExportBytes or the binding override); zero means
+	// the sink's own limit. Sinks that send parts split the envelope so
+	// that no part exceeds it, and fail permanently on a single row that
+	// cannot fit: nothing is skipped silently.
+	MaxExportBytes int64
 }
