@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/collector/internal/logging"
 	"kollect.dev/kollect/services/collector/internal/metrics"
@@ -51,7 +52,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, metrics: metrics.New(), reconnects: rc}
 	watchdog := leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
-	srv := &metrics.Server{Addr: cfg.MetricsBindAddress, Metrics: d.metrics, Log: log,
+	srv := &app.Server{Addr: cfg.MetricsBindAddress, Registry: d.metrics.Registry, Log: log,
 		Healthz: func() error { return watchdog.Check(nil) },
 		Readyz: func() error {
 			if !nc.IsConnected() {

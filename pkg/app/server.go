@@ -1,4 +1,4 @@
-package metrics
+package app
 
 import (
 	"context"
@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"kollect.dev/kollect/services/collector/internal/logging"
 )
 
 // Check reports whether the process is healthy or ready; nil means yes.
@@ -21,8 +20,8 @@ type Check func() error
 type Server struct {
 	// Addr is the listen address; "" or "0" disables the server.
 	Addr string
-	// Metrics are served on /metrics.
-	Metrics *Metrics
+	// Registry is served on /metrics.
+	Registry *prometheus.Registry
 	// Healthz and Readyz back /healthz and /readyz; nil always passes.
 	Healthz, Readyz Check
 	// Log receives start and stop lines.
@@ -39,11 +38,11 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("listen for metrics on %s: %w", s.Addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{Registry: s.Metrics.Registry}))
+	mux.Handle("/metrics", promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{Registry: s.Registry}))
 	mux.Handle("/healthz", check(s.Healthz))
 	mux.Handle("/readyz", check(s.Readyz))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.Log.Info("serving metrics and probes", logging.KeyAddress, l.Addr().String())
+	s.Log.Info("serving metrics and probes", "address", l.Addr().String())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	select {
