@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
@@ -19,13 +20,17 @@ type State struct {
 	Checksum string `json:"checksum"`
 	// Generation of the inventory at that snapshot.
 	Generation int64 `json:"generation"`
+	// ExportedAt is the snapshot's export time, so that Unchanged can
+	// render a later export of the same content to the same bytes.
+	ExportedAt time.Time `json:"exportedAt"`
 	// Files are the paths of the inventory's files, sorted.
 	Files []string `json:"files"`
 }
 
 // StateOf returns the State of env rendered as files.
 func StateOf(env busv1.Envelope, files []File) State {
-	st := State{Revision: env.Revision, Checksum: env.Checksum, Generation: env.Generation, Files: make([]string, len(files))}
+	st := State{Revision: env.Revision, Checksum: env.Checksum, Generation: env.Generation,
+		ExportedAt: env.ExportedAt.UTC(), Files: make([]string, len(files))}
 	for i, f := range files {
 		st.Files[i] = f.Path
 	}
@@ -91,4 +96,30 @@ func Plan(prev State, existing func(path string) ([]byte, bool), files []File) (
 	slices.Sort(remove)
 	remove = slices.Compact(remove)
 	return write, remove
+}
+
+// Unchanged reports whether exporting env by s would change nothing that
+// matters: prev holds the same checksum and generation, and env rendered
+// with prev's revision and export time yields exactly the files the tree
+// holds. A tree sink then skips the export (no commit), so the periodic
+// re-export of an unchanged inventory leaves no trace.
+func Unchanged(prev State, s Spec, env busv1.Envelope, existing func(path string) ([]byte, bool)) (bool, error) {
+	if prev.Checksum != env.Checksum || prev.Generation != env.Generation {
+		return false, nil
+	}
+	env.Revision, env.ExportedAt = prev.Revision, prev.ExportedAt
+	files, err := Render(s, env)
+	if err != nil {
+		return false, err
+	}
+	if len(files) != len(prev.Files) {
+		return false, nil
+	}
+	for i, f := range files {
+		if f.Path != prev.Files[i] {
+			return false, nil
+		}
+	}
+	write, remove := Plan(prev, existing, files)
+	return len(write) == 0 && len(remove) == 0, nil
 }

@@ -1,6 +1,9 @@
 package tree_test
 
 import (
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,7 +34,7 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Fatal("a truncated state parsed without error")
 	}
 	empty, _ := tree.State{}.Marshal()
-	if want := "{\n  \"revision\": 0,\n  \"checksum\": \"\",\n  \"generation\": 0,\n  \"files\": []\n}\n"; string(empty) != want {
+	if want := "{\n  \"revision\": 0,\n  \"checksum\": \"\",\n  \"generation\": 0,\n  \"exportedAt\": \"0001-01-01T00:00:00Z\",\n  \"files\": []\n}\n"; string(empty) != want {
 		t.Fatalf("empty state = %q, want %q", empty, want)
 	}
 }
@@ -75,6 +78,50 @@ func TestPlan(t *testing.T) {
 			}
 			if d := cmp.Diff(tt.wantRemove, remove); d != "" {
 				t.Errorf("remove (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestUnchanged(t *testing.T) {
+	s := tree.Spec{Mode: tree.ModeSplit, Format: tree.FormatJSON}
+	env := fixture(t, fixtureRows())
+	files, err := tree.Render(s, env)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	stored := map[string][]byte{}
+	for _, f := range files {
+		stored[f.Path] = f.Data
+	}
+	existing := func(p string) ([]byte, bool) { d, ok := stored[p]; return d, ok }
+	prev := tree.StateOf(env, files)
+
+	later := env.Stamp("prod", exportedAt.Add(time.Hour))
+	later.Revision++
+	changedRows := fixture(t, fixtureRows()[1:])
+	changedGen := env
+	changedGen.Generation++
+	tests := []struct {
+		name string
+		spec tree.Spec
+		env  busv1.Envelope
+		want bool
+	}{
+		{"a later export of the same content is unchanged", s, later, true},
+		{"other rows are a change", s, changedRows, false},
+		{"another generation is a change", s, changedGen, false},
+		{"another content of the same rows is a change", tree.Spec{Mode: tree.ModeSplit, Format: tree.FormatJSON, Content: tree.ContentAttributes}, later, false},
+		{"another layout of the same rows is a change", tree.Spec{Format: tree.FormatJSON}, later, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tree.Unchanged(prev, tt.spec, tt.env, existing)
+			if err != nil {
+				t.Fatalf("Unchanged: %v", err)
+			}
+			if got != tt.want {
+				t.Fatalf("Unchanged = %v, want %v", got, tt.want)
 			}
 		})
 	}
