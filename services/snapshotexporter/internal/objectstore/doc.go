@@ -1,0 +1,44 @@
+// Package objectstore is the object-store projection of CONTRACT.md shared by
+// the s3 and gcs snapshot sinks: how a snapshot becomes objects (keys,
+// bodies, content types, Parquet schema), and the Sink that writes them
+// through a small Bucket interface while keeping the revision rule (an older
+// revision is ignored, a repeated one writes nothing).
+//
+// # Objects
+//
+// JSON and NDJSON write one object per inventory at <prefix>/ + the rendered
+// pathTemplate (default inventory/{namespace}/{name}{extension}), overwritten
+// on each export. JSON holds the envelope. NDJSON holds one header line (the
+// envelope without items: schemaVersion, checksum, revision, generation,
+// cluster, inventory, itemCount, exportedAt) and then one row per line, so
+// a consumer recovers revision and checksum from the first line. With
+// compression the extension gains .gz or .zst and the object's Content-Type
+// is application/gzip or application/zstd, without Content-Encoding: the
+// object is a compressed file and HTTP clients must not decompress it
+// transparently.
+//
+// Parquet writes <prefix>/inventory/cluster=<c>/ns=<ns>/name=<inv>/revision=<r>.parquet
+// and then the pointer object _latest.json in the same folder, holding
+// {revision, checksum, key, itemCount, exportedAt}. The leading underscore
+// keeps dataset readers (Spark, Hive, DuckDB globbing *.parquet) from
+// reading the pointer as data. Revision files are kept as history; deleting
+// the inventory (deletionPolicy Delete) removes the whole folder. Columns and
+// types are in parquet.go.
+//
+// An inventory namespace "" (a ClusterInventory) is written as _cluster,
+// both in {namespace} and in ns=.
+//
+// # State
+//
+// Each inventory has one small state object: for Parquet the _latest.json
+// pointer, for JSON and NDJSON <prefix>/.kollect/state/cluster=<c>/ns=<ns>/name=<inv>.json
+// with the same fields (a leading dot hides it from dataset readers). Write
+// reads it (one GET) and ignores a snapshot of an older revision unless it is
+// a replay, and writes nothing when revision and checksum are those stored.
+// The data object is written before the state, so a failure between the two
+// is repaired by the retry. Two writers racing on one inventory are not
+// serialised (no conditional writes): the exporter runtime keeps one writer
+// per binding.
+//
+// The package owns no SDK: the s3 and gcs packages implement Bucket.
+package objectstore
