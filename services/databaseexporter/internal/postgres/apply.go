@@ -1,0 +1,129 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+)
+
+// staging is the temporary table a snapshot is copied into; it lives in the
+// session's temporary schema and is dropped when the transaction ends.
+const staging = "kollect_staging"
+
+// copyThreshold is the number of delta upserts from which they are copied
+// into the staging table rather than sent as array parameters.
+const copyThreshold = 1000
+
+// applyFull makes the inventory's rows equal to items: copy into staging,
+// upsert what changed, delete what is absent.
+func (k *Sink) applyFull(ctx context.Context, tx pgx.Tx, sc scope, items []busv1.Row) error {
+	if len(items) == 0 {
+		_, err := tx.Exec(ctx, `DELETE FROM `+k.t.rows+` WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3`, sc.args()...)
+		if err != nil {
+			return fmt.Errorf("delete the rows of an empty snapshot: %w", err)
+		}
+		return nil
+	}
+	if err := copyStaging(ctx, tx, items); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, k.t.upsert(staging+" s"), sc.args(sc.checksum, sc.revision, sc.exportedAt)...); err != nil {
+		return fmt.Errorf("upsert the rows: %w", err)
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM `+k.t.rows+` AS t
+WHERE t.cluster = $1 AND t.inventory_namespace = $2 AND t.inventory_name = $3
+  AND NOT EXISTS (SELECT 1 FROM `+staging+` s
+    WHERE s.target_namespace = t.target_namespace AND s.target_name = t.target_name AND s.source_uid = t.source_uid)`,
+		sc.args()...)
+	if err != nil {
+		return fmt.Errorf("delete the rows absent from the snapshot: %w", err)
+	}
+	return nil
+}
+
+// applyDelta upserts d.Upserts and deletes d.Deletes.
+func (k *Sink) applyDelta(ctx context.Context, tx pgx.Tx, sc scope, d *busv1.Delta) error {
+	if n := len(d.Upserts); n >= copyThreshold {
+		if err := copyStaging(ctx, tx, d.Upserts); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, k.t.upsert(staging+" s"), sc.args(sc.checksum, sc.revision, sc.exportedAt)...); err != nil {
+			return fmt.Errorf("upsert %d rows: %w", n, err)
+		}
+	} else if n > 0 {
+		cols, err := columnArrays(d.Upserts)
+		if err != nil {
+			return err
+		}
+		args := sc.args(sc.checksum, sc.revision, sc.exportedAt)
+		for _, c := range cols {
+			args = append(args, c)
+		}
+		if _, err := tx.Exec(ctx, k.t.upsert(unnestSource), args...); err != nil {
+			return fmt.Errorf("upsert %d rows: %w", n, err)
+		}
+	}
+	if len(d.Deletes) == 0 {
+		return nil
+	}
+	tns, tn, uid := make([]string, len(d.Deletes)), make([]string, len(d.Deletes)), make([]string, len(d.Deletes))
+	for i, key := range d.Deletes {
+		tns[i], tn[i], uid[i] = key.TargetNamespace, key.TargetName, key.UID
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM `+k.t.rows+`
+WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3
+  AND (target_namespace, target_name, source_uid) IN (SELECT * FROM unnest($4::text[], $5::text[], $6::text[]))`,
+		sc.args(tns, tn, uid)...)
+	if err != nil {
+		return fmt.Errorf("delete %d rows: %w", len(d.Deletes), err)
+	}
+	return nil
+}
+
+// unnestSource is the upsert source of a small delta: the staging columns
+// as array parameters $7..$15 (attributes as JSON text).
+var unnestSource = func() string {
+	casts := make([]string, len(stagingColumns))
+	for i := range stagingColumns {
+		casts[i] = fmt.Sprintf("$%d::text[]", i+7)
+	}
+	sel := quoted("", stagingColumns[:len(stagingColumns)-1]) + ", attributes::jsonb AS attributes"
+	return `(SELECT ` + sel + ` FROM unnest(` + strings.Join(casts, ", ") + `) AS u(` + quoted("", stagingColumns) + `)) s`
+}()
+
+// upsert inserts the rows of source (alias s, the staging columns) into the
+// scope $1..$3 with checksum $4, revision $5 and exported_at $6. A row that
+// exists is rewritten only when its content differs, so unchanged rows keep
+// the checksum, revision and exported_at of the export that last changed
+// them.
+func (t table) upsert(source string) string {
+	sets := make([]string, 0, len(dataColumns)+len(exportColumns))
+	for _, c := range append(append([]string{}, dataColumns...), exportColumns...) {
+		q := pgx.Identifier{c}.Sanitize()
+		sets = append(sets, q+" = EXCLUDED."+q)
+	}
+	return `INSERT INTO ` + t.rows + ` AS t (` + quoted("", rowColumns()) + `)
+SELECT $1::text, $2::text, $3::text, ` + quoted("s.", stagingColumns) + `, $4::text, $5::bigint, $6::timestamptz
+FROM ` + source + `
+ON CONFLICT (` + quoted("", keyColumns) + `) DO UPDATE SET ` + strings.Join(sets, ", ") + `
+WHERE (` + quoted("t.", dataColumns) + `) IS DISTINCT FROM (` + quoted("EXCLUDED.", dataColumns) + `)`
+}
+
+// copyStaging creates the staging table and copies rows into it.
+func copyStaging(ctx context.Context, tx pgx.Tx, rows []busv1.Row) error {
+	_, err := tx.Exec(ctx, `CREATE TEMP TABLE `+staging+` (
+  target_namespace text, target_name text, source_uid text, resource_namespace text, resource_name text,
+  "group" text, version text, kind text, attributes jsonb) ON COMMIT DROP`)
+	if err != nil {
+		return fmt.Errorf("create the staging table: %w", err)
+	}
+	src := &rowSource{rows: rows, i: -1}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{staging}, stagingColumns, src); err != nil {
+		return fmt.Errorf("copy %d rows into the staging table: %w", len(rows), err)
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// defaultMaxConns bounds each sink's pool: the runtime writes one inventory
+// at a time per binding, so a few connections serve many inventories.
+const defaultMaxConns = 4
+
+// Backend creates postgres sinks. It implements exporter.Backend.
+type Backend struct {
+	// Egress is the address policy every connection is dialled through.
+	Egress egress.Policy
+	// MaxConns bounds each sink's connection pool; zero means 4.
+	MaxConns int32
+}
+
+// Type returns "postgres".
+func (Backend) Type() string { return string(v1alpha1.DatabasePostgres) }
+
+// New returns the sink of cfg; see Open.
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+	s, err := b.Open(ctx, cfg, creds)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Open decodes and validates cfg.Spec, resolves the connection string from
+// the sink's Secrets and returns a sink with an idle connection pool: it
+// does not contact the server, which happens on the first Write or Check.
+// An invalid spec or a missing Secret key is a sink.Permanent error naming
+// the field or the Secret and key.
+func (b Backend) Open(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*Sink, error) {
+	spec, err := decodeSpec(cfg.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("configure postgres sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
+	}
+	conn, err := connConfig(ctx, spec, cfg.Namespace, creds)
+	if err != nil {
+		return nil, fmt.Errorf("configure postgres sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
+	}
+	conn.ConnConfig.DialFunc = b.Egress.DialContext
+	conn.MaxConns = b.MaxConns
+	if conn.MaxConns <= 0 {
+		conn.MaxConns = defaultMaxConns
+	}
+	conn.MinConns = 0
+	pool, err := pgxpool.NewWithConfig(ctx, conn)
+	if err != nil {
+		return nil, fmt.Errorf("configure postgres sink %s/%s: create pool: %w", cfg.Namespace, cfg.Name, err)
+	}
+	mode := v1alpha1.ProvisionEnsure
+	if spec.Provisioning != nil && spec.Provisioning.Mode != "" {
+		mode = spec.Provisioning.Mode
+	}
+	return &Sink{pool: pool, t: newTable(spec.Postgres.Schema, spec.Postgres.Table), mode: mode}, nil
+}
+
+// decodeSpec decodes the defaulted sink spec and checks the fields this
+// backend relies on, applying the API defaults a hand-written spec may lack.
+func decodeSpec(raw json.RawMessage) (*v1alpha1.KollectDatabaseSinkSpec, error) {
+	var spec v1alpha1.KollectDatabaseSinkSpec
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return nil, sink.Permanent(fmt.Errorf("decode spec: %w", err))
+	}
+	if spec.Type != "" && spec.Type != v1alpha1.DatabasePostgres {
+		return nil, sink.Permanent(fmt.Errorf("spec.type is %q, want postgres", spec.Type))
+	}
+	if spec.Postgres == nil || spec.Postgres.Table == "" {
+		return nil, sink.Permanent(errors.New("spec.postgres.table is required"))
+	}
+	if spec.Postgres.Schema == "" {
+		spec.Postgres.Schema = "public"
+	}
+	for field, v := range map[string]string{"spec.postgres.schema": spec.Postgres.Schema, "spec.postgres.table": spec.Postgres.Table} {
+		if len(v) > maxIdentifier {
+			return nil, sink.Permanent(fmt.Errorf("%s is longer than %d bytes", field, maxIdentifier))
+		}
+	}
+	if p := spec.Provisioning; p != nil && p.Mode != "" && p.Mode != v1alpha1.ProvisionEnsure && p.Mode != v1alpha1.ProvisionExisting {
+		return nil, sink.Permanent(fmt.Errorf("spec.provisioning.mode %q is not ensure or existing", p.Mode))
+	}
+	if s := spec.Serialization; s != nil && s.Format != "" && s.Format != "json" {
+		return nil, sink.Permanent(fmt.Errorf("spec.serialization.format %q: postgres sinks take json only", s.Format))
+	}
+	return &spec, nil
+}

@@ -1,0 +1,102 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// ensure creates the schema, tables and index that are missing, in one
+// transaction holding an advisory lock on the table's name so that
+// replicas provisioning at once do not race. Existing objects are checked
+// first and never re-created, so a role without CREATE privileges can use
+// tables an administrator created.
+func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, t.lockKey()); err != nil {
+		return fmt.Errorf("lock provisioning of %s: %w", t, err)
+	}
+	var schema, rows, state, index bool
+	err := tx.QueryRow(ctx, `SELECT
+  EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1),
+  to_regclass($2) IS NOT NULL, to_regclass($3) IS NOT NULL,
+  to_regclass($4) IS NOT NULL`,
+		t.schema, t.rows, t.state, pgx.Identifier{t.schema, t.indexName}.Sanitize()).Scan(&schema, &rows, &state, &index)
+	if err != nil {
+		return fmt.Errorf("look up %s: %w", t, err)
+	}
+	steps := []struct {
+		exists bool
+		ddl    string
+	}{
+		{schema, `CREATE SCHEMA IF NOT EXISTS ` + pgx.Identifier{t.schema}.Sanitize()},
+		{rows, t.createRows()},
+		{index, t.createIndex()},
+		{state, t.createState()},
+	}
+	for _, s := range steps {
+		if s.exists {
+			continue
+		}
+		if _, err := tx.Exec(ctx, s.ddl); err != nil {
+			return fmt.Errorf("create %s: %w", firstLine(s.ddl), err)
+		}
+	}
+	return nil
+}
+
+// verify checks that the rows and state tables exist with every column of
+// the contract; what is missing is a sink.Permanent error naming it.
+func (t table) verify(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}) error {
+	rows, err := q.Query(ctx, `SELECT table_name, column_name FROM information_schema.columns
+WHERE table_schema = $1 AND table_name = ANY($2)`, t.schema, []string{t.name, t.stateName})
+	if err != nil {
+		return fmt.Errorf("read the columns of %s: %w", t, err)
+	}
+	have := map[string]map[string]bool{t.name: {}, t.stateName: {}}
+	var tbl, col string
+	_, err = pgx.ForEachRow(rows, []any{&tbl, &col}, func() error {
+		have[tbl][col] = true
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read the columns of %s: %w", t, err)
+	}
+	var problems []string
+	for _, want := range []struct {
+		name, quoted string
+		cols         []string
+	}{{t.name, t.rows, rowColumns()}, {t.stateName, t.state, stateColumns}} {
+		if len(have[want.name]) == 0 {
+			problems = append(problems, fmt.Sprintf("table %s does not exist", want.quoted))
+			continue
+		}
+		var missing []string
+		for _, c := range want.cols {
+			if !have[want.name][c] {
+				missing = append(missing, c)
+			}
+		}
+		if len(missing) > 0 {
+			problems = append(problems, fmt.Sprintf("table %s lacks column(s) %s", want.quoted, strings.Join(missing, ", ")))
+		}
+	}
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		return sink.Permanent(fmt.Errorf("%s (create them as docs/sinks/postgres.md shows, or use provisioning mode ensure)", strings.Join(problems, "; ")))
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '('); i > 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return s
+}

@@ -1,0 +1,97 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// Sink keeps one PostgreSQL table equal to the latest snapshot of every
+// inventory written to it. It implements sink.Sink, sink.Checker and
+// sink.DeltaWriter, and is safe for concurrent writes of different
+// inventories.
+type Sink struct {
+	pool *pgxpool.Pool
+	t    table
+	mode v1alpha1.ProvisioningMode
+
+	mu          sync.Mutex
+	provisioned bool // ensured or verified since the sink was opened
+}
+
+// Table returns the sanitized, schema-qualified name of the rows table.
+func (k *Sink) Table() string { return k.t.rows }
+
+// StateTable returns the sanitized, schema-qualified name of the state
+// table.
+func (k *Sink) StateTable() string { return k.t.state }
+
+// Check connects, runs SELECT 1 and, in provisioning mode existing,
+// verifies the tables and their columns. It creates nothing.
+func (k *Sink) Check(ctx context.Context) error {
+	err := k.pool.AcquireFunc(ctx, func(c *pgxpool.Conn) error {
+		var one int
+		if err := c.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
+			return fmt.Errorf("select 1: %w", err)
+		}
+		if k.mode == v1alpha1.ProvisionExisting {
+			return k.t.verify(ctx, c)
+		}
+		return nil
+	})
+	return classify(ctx, fmt.Sprintf("check postgres table %s", k.t), err, k.mode)
+}
+
+// Close closes the connection pool, waiting for connections in use.
+func (k *Sink) Close(context.Context) error {
+	k.pool.Close()
+	return nil
+}
+
+// provision ensures (mode ensure) or verifies (mode existing) the tables
+// once per sink; a failure is retried on the next write.
+func (k *Sink) provision(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.provisioned {
+		return nil
+	}
+	if k.mode != v1alpha1.ProvisionExisting {
+		if err := pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error { return k.t.ensure(ctx, tx) }); err != nil {
+			return err
+		}
+	}
+	// In mode ensure too: a pre-existing table of the same name with other
+	// columns is reported, not written into.
+	if err := k.t.verify(ctx, k.pool); err != nil {
+		return err
+	}
+	k.provisioned = true
+	return nil
+}
+
+// forgetProvisioning makes the next write provision again, after the table
+// was found missing.
+func (k *Sink) forgetProvisioning() {
+	k.mu.Lock()
+	k.provisioned = false
+	k.mu.Unlock()
+}
+
+// Write makes the table hold exactly s for its (cluster, inventory), in one
+// transaction; see the package documentation.
+func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
+	return k.export(ctx, s, false)
+}
+
+// WriteDelta applies s.Delta when the table holds its base revision and
+// checksum, and otherwise writes s as Write does.
+func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
+	return k.export(ctx, s, s.Delta != nil)
+}
