@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
 )
@@ -65,6 +66,16 @@ type Config struct {
 	BreakerCooldown time.Duration
 	// ProbeTimeout bounds a connection test.
 	ProbeTimeout time.Duration
+	// ClaimTTL is how long a replica's claim on a binding lasts without
+	// renewal (renewed every third of it while writing); another replica
+	// waits at most this long after the claimant died.
+	ClaimTTL time.Duration
+	// SecretCheckInterval is how often the Secrets of built sinks are
+	// re-read; a sink whose Secret changed is rebuilt before its next
+	// write. A permanent error also re-reads them at once.
+	SecretCheckInterval time.Duration
+	// Metrics registers the runtime's metrics; nil records none.
+	Metrics prometheus.Registerer
 	// Log is the logger; the zero value discards.
 	Log logr.Logger
 }
@@ -73,7 +84,8 @@ type Config struct {
 // circuit open for 1m after 5 consecutive failures, 30s connection tests.
 func DefaultConfig(f busv1.Family) Config {
 	return Config{Family: f, RetryInitial: time.Second, RetryMax: 5 * time.Minute,
-		BreakerFailures: 5, BreakerCooldown: time.Minute, ProbeTimeout: 30 * time.Second}
+		BreakerFailures: 5, BreakerCooldown: time.Minute, ProbeTimeout: 30 * time.Second,
+		ClaimTTL: time.Minute, SecretCheckInterval: 30 * time.Second}
 }
 
 // validate checks c before Run starts anything.
@@ -87,6 +99,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("exporter config: retry delays %s..%s", c.RetryInitial, c.RetryMax)
 	case c.BreakerFailures <= 0 || c.BreakerCooldown <= 0 || c.ProbeTimeout <= 0:
 		return errors.New("exporter config: breaker and probe settings must be positive")
+	case c.ClaimTTL < 3*time.Millisecond || c.SecretCheckInterval <= 0:
+		return errors.New("exporter config: claim TTL and secret check interval must be positive")
 	}
 	return nil
 }

@@ -24,8 +24,9 @@ var errConfigPending = errors.New("sink config not seen yet")
 type instance struct {
 	generation int64
 	sink       sink.Sink
-	users      int  // guarded by configs.mu
-	stale      bool // replaced or deleted; guarded by configs.mu
+	secrets    map[busv1.NamespacedName][32]byte // digests of the Secrets read to build it
+	users      int                               // guarded by configs.mu
+	stale      bool                              // replaced or deleted; guarded by configs.mu
 }
 
 // release ends one use of in and closes it when it is stale and unused.
@@ -154,17 +155,29 @@ func (c *configs) sinkConfig(ref busv1.SinkRef, generation int64) (busv1.SinkCon
 	return sc, nil
 }
 
-// build creates a sink from cfg with its backend; the caller closes it.
-func (c *configs) build(ctx context.Context, cfg busv1.SinkConfig) (sink.Sink, error) {
+// build creates a sink from cfg with its backend, with the digests of the
+// Secrets it read; the caller closes it.
+func (c *configs) build(ctx context.Context, cfg busv1.SinkConfig) (sink.Sink, map[busv1.NamespacedName][32]byte, error) {
 	b, ok := c.backends[cfg.Type]
 	if !ok {
-		return nil, sink.Permanent(fmt.Errorf("sink %s/%s: no %s backend for type %q", cfg.Namespace, cfg.Name, c.family, cfg.Type))
+		return nil, nil, sink.Permanent(fmt.Errorf("sink %s/%s: no %s backend for type %q", cfg.Namespace, cfg.Name, c.family, cfg.Type))
 	}
-	s, err := b.New(ctx, cfg, c.creds)
+	rec := &recorder{Credentials: c.creds}
+	s, err := b.New(ctx, cfg, rec)
 	if err != nil {
-		return nil, fmt.Errorf("open %s sink %s/%s: %w", cfg.Type, cfg.Namespace, cfg.Name, err)
+		return nil, nil, fmt.Errorf("open %s sink %s/%s: %w", cfg.Type, cfg.Namespace, cfg.Name, err)
 	}
-	return s, nil
+	return s, rec.read, nil
+}
+
+// typeOf returns the spec.type of ref's config, "unknown" before it is seen.
+func (c *configs) typeOf(ref busv1.SinkRef) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc, ok := c.sinks[ref]; ok {
+		return sc.Type
+	}
+	return "unknown"
 }
 
 // sink returns the sink of ref at generation or newer, building it when
@@ -181,7 +194,7 @@ func (c *configs) sink(ctx context.Context, ref busv1.SinkRef, generation int64)
 		return in, cfg, nil
 	}
 	c.mu.Unlock()
-	s, err := c.build(ctx, cfg)
+	s, secrets, err := c.build(ctx, cfg)
 	if err != nil {
 		return nil, cfg, err
 	}
@@ -196,7 +209,7 @@ func (c *configs) sink(ctx context.Context, ref busv1.SinkRef, generation int64)
 		in.users++
 		return in, cfg, nil
 	}
-	in := &instance{generation: cfg.Generation, sink: s, users: 1}
+	in := &instance{generation: cfg.Generation, sink: s, users: 1, secrets: secrets}
 	c.instances[ref] = in
 	return in, cfg, nil
 }

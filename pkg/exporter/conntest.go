@@ -60,7 +60,7 @@ func (rt *runtime) probe(ctx context.Context, req busv1.ConnectionTestRequest) b
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.ProbeTimeout)
 	defer cancel()
 	start := time.Now()
-	s, err := rt.configs.build(ctx, cfg)
+	s, _, err := rt.configs.build(ctx, cfg)
 	if err != nil {
 		return fail(ReasonConnectionTestFailed, err, sink.IsPermanent(err))
 	}

@@ -41,6 +41,14 @@ func (d *delivery) envelope(ctx context.Context, js jetstream.JetStream) (*busv1
 	return env, nil
 }
 
+// size is the envelope's size on the bus, in bytes.
+func (d *delivery) size() int64 {
+	if d.ev.EnvelopeRef != nil {
+		return d.ev.EnvelopeRef.Size
+	}
+	return int64(len(d.msg.Data()))
+}
+
 // finish marks one binding done and acknowledges the message after the
 // last. A failed ack is harmless: the redelivered event is skipped because
 // the export state already holds its revision.

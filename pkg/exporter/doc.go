@@ -27,15 +27,20 @@
 // wins). Before writing, the worker reads the binding's ExportState
 // (bus.ExportStateKey) and skips the event when the state holds a newer
 // revision or the same revision and checksum: a repeated event is a no-op
-// and a restart does not re-export. After a write it records the state with
-// compare-and-set and never moves it backwards. Across replicas two workers
-// can still race on one binding (each read the state before the other
-// wrote), so a sink may be asked for a revision older than, or the same as,
-// one another replica just wrote; the sink ignores the older revision and
-// makes the repeated one a no-op, properties the conformance suite
-// (sinktest) checks for every backend. A strict cross-replica claim per
-// binding needs a claim in the export state, which busv1.ExportState does
-// not carry yet.
+// and a restart does not re-export.
+//
+// Across replicas, the worker then claims the binding: it writes the state
+// back with an ExportClaim (owner, revision, expiry) by compare-and-set on
+// the revision it read, renews the claim every third of ClaimTTL while the
+// sink writes, and records the new state by compare-and-set on the claim,
+// never moving it backwards. A replica that finds another's live claim, or
+// loses the compare-and-set, waits and re-reads the state, which then
+// usually shows the event delivered. So with any number of replicas one
+// binding is written by one replica at a time and never asked for a
+// revision older than, or equal to, one already recorded. A claim whose
+// owner died lapses after ClaimTTL. The sinks stay idempotent and ignore
+// older revisions all the same (the conformance suite checks it), which
+// covers the one remaining window: a claimant stalled past its TTL.
 //
 // # Replay
 //
@@ -101,7 +106,18 @@
 // building a fresh sink from the current SinkConfig and calling its
 // sink.Checker.
 //
-// Not yet here: the Kubernetes Secret reader (with rotation notices), the
-// endpoint dial policy, Prometheus metrics, a strict cross-replica claim per
-// binding, and stopping the idle worker of a binding removed from config.
+// # Credentials, metrics
+//
+// A backend reads Secrets through Credentials while building a sink; the
+// runtime records a digest of each Secret read and re-reads them every
+// SecretCheckInterval: a sink whose Secret changed (rotation) is retired
+// and rebuilt before its next write. A permanent error re-reads them at
+// once and, if they changed, retries with a rebuilt sink before
+// dead-lettering. KubeCredentials reads Secrets from the API server.
+// Backends dial through pkg/egress, which applies the endpoint address
+// policy to every address dialed. With Config.Metrics set the runtime
+// records the Name* metrics: export duration and bytes, errors by reason,
+// retries, the consumer's backlog and Secret rotations.
+//
+// Not yet here: stopping the idle worker of a binding removed from config.
 package exporter

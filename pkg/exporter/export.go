@@ -23,7 +23,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if err != nil {
 		return err
 	}
-	if st != nil && w.status.Revision == 0 {
+	if st != nil && st.Revision > 0 && w.status.Revision == 0 {
 		w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: st.ExportedAt, Checksum: st.Checksum, Revision: st.Revision, OK: true}
 	}
 	if skip(st, ev) {
@@ -44,20 +44,28 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		}
 		return err
 	}
+	c, err := rt.acquire(ctx, w, key, st, stRev, ev)
+	if err != nil {
+		return err
+	}
 	now := time.Now().UTC()
 	snap := sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil,
 		MaxExportBytes: j.binding.MaxExportBytes}
 	if d := ev.Delta; d != nil && st != nil && st.Replayed == nil && st.Revision == d.BaseRevision && st.Checksum == d.BaseChecksum {
 		snap.Delta = d
 	}
+	started := time.Now()
 	if err := write(ctx, in.sink, snap); err != nil {
+		c.release(ctx)
 		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
 	}
+	rt.metrics.exported(cfg.Type, time.Since(started), j.d.size())
+	rev := c.end()
 	if ev.Replay != nil {
-		return rt.recordReplay(ctx, w, key, st, stRev, ev, now)
+		return rt.recordReplay(ctx, key, c.base, rev, ev, now)
 	}
 	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now}
-	if err := rt.recordState(ctx, key, next, st != nil, stRev); err != nil {
+	if err := rt.recordState(ctx, key, next, true, rev); err != nil {
 		return err
 	}
 	w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: now, Checksum: ev.Checksum, Revision: ev.Revision, OK: true}
@@ -115,6 +123,9 @@ func (rt *runtime) recordState(ctx context.Context, key string, next busv1.Expor
 		}
 		if cur != nil && cur.Revision >= next.Revision {
 			return nil
+		}
+		if cur != nil && cur.Claim != nil && cur.Claim.Owner != rt.id {
+			next.Claim = cur.Claim // another replica's claim stays until it ends
 		}
 		exists, rev = true, curRev
 	}

@@ -32,10 +32,11 @@ type backend struct {
 	mu     sync.Mutex
 	stores map[string]*memory.Store
 	calls  map[string][]uint64
+	builds map[string]int
 }
 
 func newBackend(sinks ...string) *backend {
-	b := &backend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}}
+	b := &backend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}, builds: map[string]int{}}
 	for _, s := range sinks {
 		b.stores[s] = memory.NewStore("good-token")
 	}
@@ -53,7 +54,17 @@ func (b *backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.
 	if err != nil {
 		return nil, err
 	}
+	b.mu.Lock()
+	b.builds[cfg.Name]++
+	b.mu.Unlock()
 	return &counting{Sink: b.stores[cfg.Name].Sink(string(data["token"])), b: b, name: cfg.Name}, nil
+}
+
+// buildsOf returns how many times sink name was built.
+func (b *backend) buildsOf(name string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.builds[name]
 }
 
 // callsOf returns the revisions the runtime wrote to sink name, in order.

@@ -28,11 +28,8 @@ func skip(st *busv1.ExportState, ev *busv1.SnapshotEvent) bool {
 // snapshot. On a compare-and-set conflict another write got there first and
 // its state is kept. No status report is published: the binding's status
 // keeps the newest revision delivered.
-func (rt *runtime) recordReplay(ctx context.Context, w *worker, key string, st *busv1.ExportState, stRev uint64, ev *busv1.SnapshotEvent, now time.Time) error {
-	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref}
-	if st != nil {
-		next = *st
-	}
+func (rt *runtime) recordReplay(ctx context.Context, key string, base busv1.ExportState, rev uint64, ev *busv1.SnapshotEvent, now time.Time) error {
+	next := base
 	next.Replayed = &busv1.ReplayedExport{Revision: ev.Revision, Checksum: ev.Checksum, ExportedAt: now}
-	return rt.recordState(ctx, key, next, st != nil, stRev)
+	return rt.recordState(ctx, key, next, true, rev)
 }

@@ -23,7 +23,9 @@ type bindingKey struct {
 type runtime struct {
 	js      jetstream.JetStream
 	cfg     Config
+	id      string // this replica, in binding claims
 	log     logr.Logger
+	metrics *metrics
 	configs *configs
 	state   jetstream.KeyValue
 	tracker *tracker
@@ -47,7 +49,8 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	for _, b := range backends {
 		byType[b.Type()] = b
 	}
-	rt := &runtime{js: js, cfg: c, log: c.Log.WithValues("service", string(c.Family.Exporter())),
+	rt := &runtime{js: js, cfg: c, id: replicaID(), log: c.Log.WithValues("service", string(c.Family.Exporter())),
+		metrics: newMetrics(c.Metrics, string(c.Family)),
 		configs: newConfigs(c.Family, byType, c.Credentials), tracker: newTracker(),
 		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}}
 	err := rt.run(ctx)
@@ -93,6 +96,8 @@ func (rt *runtime) run(ctx context.Context) error {
 		return fmt.Errorf("consume %s: %w", bus.ExporterConsumer(rt.cfg.Family), err)
 	}
 	go rt.tracker.keepAlive(ctx, max(cons.CachedInfo().Config.AckWait/3, time.Second))
+	go rt.watchSecrets(ctx, rt.cfg.SecretCheckInterval)
+	go rt.metrics.watchLag(ctx, cons, 15*time.Second)
 	select {
 	case <-ctx.Done():
 	case err = <-watchErr:

@@ -2,9 +2,11 @@ package exporter
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -108,6 +110,7 @@ func (w *worker) run(ctx context.Context) {
 // the message is released instead).
 func (w *worker) deliver(ctx context.Context, j *job) bool {
 	br := w.rt.breaker(w.ref)
+	rotated := false
 	for attempt := 0; ; attempt++ {
 		if wait := br.wait(time.Now()); wait > 0 {
 			if !w.sleep(ctx, j, wait) {
@@ -115,16 +118,32 @@ func (w *worker) deliver(ctx context.Context, j *job) bool {
 			}
 		}
 		err := w.rt.export(ctx, w, j)
+		typ := w.rt.configs.typeOf(w.ref)
 		switch {
 		case err == nil:
 			br.success()
 			return true
 		case ctx.Err() != nil:
 			return false
+		case errors.Is(err, errClaimed):
+			// Another replica writes this binding: wait for it without
+			// counting a failure; the re-read state usually skips j.
+			if !w.sleep(ctx, j, min(retryDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt), w.rt.cfg.ClaimTTL/3)) {
+				return ctx.Err() == nil
+			}
+			continue
+		case sink.IsPermanent(err) && !rotated && w.rt.configs.rotate(ctx, &w.ref) > 0:
+			// Refused credentials may have been rotated since the sink was
+			// built: try once more with a sink built from the new Secret.
+			rotated = true
+			w.rt.metrics.rotated()
+			continue
 		case sink.IsPermanent(err):
+			w.rt.metrics.failed(typ, errorReason(err))
 			w.rt.failed(ctx, w, j, err, true)
 			return true
 		}
+		w.rt.metrics.failed(typ, errorReason(err))
 		br.failure(time.Now())
 		if attempt == 0 {
 			w.rt.failed(ctx, w, j, err, false)
@@ -132,7 +151,19 @@ func (w *worker) deliver(ctx context.Context, j *job) bool {
 		if !w.sleep(ctx, j, retryDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt)) {
 			return ctx.Err() == nil
 		}
+		w.rt.metrics.retried(typ)
 	}
+}
+
+// errorReason classifies err for NameExportErrors.
+func errorReason(err error) string {
+	switch {
+	case errors.Is(err, egress.ErrDenied):
+		return ReasonDenied
+	case sink.IsPermanent(err):
+		return ReasonPermanent
+	}
+	return ReasonTransient
 }
 
 // sleep waits d and reports whether to try j again: false when ctx ends or

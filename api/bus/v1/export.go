@@ -22,6 +22,22 @@ type ExportState struct {
 	// Revision. Revision and Checksum never move backwards; the next
 	// non-replay write clears Replayed.
 	Replayed *ReplayedExport `json:"replayed,omitempty"`
+	// Claim is set while one exporter replica writes the binding, so that
+	// another replica holding an event of the same binding waits instead of
+	// writing concurrently. A claim past its Expires is void: its replica
+	// stopped without releasing it.
+	Claim *ExportClaim `json:"claim,omitempty"`
+}
+
+// ExportClaim is one replica's exclusive, expiring hold on a binding.
+type ExportClaim struct {
+	// Owner identifies the replica (unique per process start).
+	Owner string `json:"owner"`
+	// Revision is the revision being written.
+	Revision uint64 `json:"revision"`
+	// Expires is when the claim lapses unless renewed; the owner renews it
+	// while the write runs.
+	Expires time.Time `json:"expires"`
 }
 
 // ReplayedExport is the replayed snapshot a sink holds.

@@ -1,0 +1,73 @@
+package exporter_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// putState writes a binding's export state as another replica would.
+func (e *env) putState(s string, st busv1.ExportState) {
+	e.t.Helper()
+	kv, err := e.n.JS.KeyValue(context.Background(), bus.BucketExportState)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, _ := json.Marshal(st)
+	if _, err := kv.Put(context.Background(), bus.ExportStateKey(inv, ref(s)), b); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// state reads a binding's export state.
+func (e *env) state(s string) busv1.ExportState {
+	e.t.Helper()
+	kv, err := e.n.JS.KeyValue(context.Background(), bus.BucketExportState)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	v, err := kv.Get(context.Background(), bus.ExportStateKey(inv, ref(s)))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var st busv1.ExportState
+	if err := json.Unmarshal(v.Value(), &st); err != nil {
+		e.t.Fatal(err)
+	}
+	return st
+}
+
+func TestAnExpiredClaimOfAVanishedReplicaIsTakenOver(t *testing.T) {
+	e := newEnv(t, "good")
+	e.putState("good", busv1.ExportState{Inventory: inv, Sink: ref("good"),
+		Claim: &busv1.ExportClaim{Owner: "crashed-replica", Revision: 1, Expires: time.Now().Add(-time.Second)}})
+	e.start(nil)
+	e.publish(1, busv1.ReasonChange, []string{"good"}, "a")
+	waitFor(t, "revision 1 written", func() bool { return e.stored("good") == 1 })
+	waitFor(t, "the state recorded without a claim", func() bool {
+		st := e.state("good")
+		return st.Revision == 1 && st.Claim == nil
+	})
+}
+
+func TestALiveClaimOfAnotherReplicaDefersTheWriteUntilItEnds(t *testing.T) {
+	e := newEnv(t, "good")
+	held := busv1.ExportState{Inventory: inv, Sink: ref("good"),
+		Claim: &busv1.ExportClaim{Owner: "other-replica", Revision: 2, Expires: time.Now().Add(time.Hour)}}
+	e.putState("good", held)
+	e.start(nil)
+	e.publish(1, busv1.ReasonChange, []string{"good"}, "a")
+	// The other replica finishes revision 1 and releases its claim: the
+	// waiting runtime then sees the revision delivered and skips it.
+	ev := e.event(1, busv1.ReasonChange, []string{"good"}, "a")
+	waitFor(t, "the event waiting on the claim", func() bool { return e.ackPending() == 1 })
+	e.putState("good", busv1.ExportState{Inventory: inv, Sink: ref("good"), Revision: 1, Checksum: ev.Checksum, ExportedAt: time.Now()})
+	waitFor(t, "the event acknowledged", func() bool { return e.ackPending() == 0 })
+	if calls := e.b.callsOf("good"); len(calls) != 0 {
+		t.Fatalf("the runtime wrote %v although the other replica held the binding", calls)
+	}
+}
