@@ -1,0 +1,125 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/egress"
+)
+
+// ServiceConfig is the configuration every exporter service binary shares;
+// the family services embed it and add their backends' options.
+type ServiceConfig struct {
+	// NATSURL is the bus address.
+	NATSURL string
+	// NATSCredentials is the path of a NATS credentials file; empty for none.
+	NATSCredentials string
+	// Kubeconfig is the path of a kubeconfig for reading Secrets; empty
+	// uses $KUBECONFIG, then the in-cluster service account.
+	Kubeconfig string
+	// Rest, when set, is used instead of Kubeconfig (tests, `kollect dev`).
+	Rest *rest.Config
+	// MetricsBindAddress serves /metrics, /healthz and /readyz; "0"
+	// disables.
+	MetricsBindAddress string
+	// AllowInClusterSinks lets sinks connect to private, loopback and
+	// link-local addresses (the operator's in-cluster sinks opt-in).
+	AllowInClusterSinks bool
+	// Runtime tunes retries, breakers, claims and Secret checks; Family,
+	// Credentials, Metrics and Log are set by Serve.
+	Runtime Config
+	// Log is the logger; the zero value discards.
+	Log logr.Logger
+}
+
+// DefaultServiceConfig returns the defaults of family f's exporter: the
+// in-cluster bus address, metrics on :8080, DefaultConfig(f).
+func DefaultServiceConfig(f busv1.Family) ServiceConfig {
+	return ServiceConfig{NATSURL: "nats://kollect-nats.kollect-system:4222", MetricsBindAddress: ":8080", Runtime: DefaultConfig(f)}
+}
+
+// BindFlags registers a flag for every setting, defaulting to c's values.
+func (c *ServiceConfig) BindFlags(fs *flag.FlagSet) {
+	r := &c.Runtime
+	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the Kollect bus.")
+	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "Path of a NATS credentials file.")
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "Path of a kubeconfig; empty uses $KUBECONFIG or the in-cluster service account.")
+	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "Address of /metrics, /healthz and /readyz; 0 disables.")
+	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "Let sinks connect to private, loopback and link-local addresses.")
+	fs.DurationVar(&r.RetryInitial, "retry-initial", r.RetryInitial, "First retry delay of a binding after a transient failure.")
+	fs.DurationVar(&r.RetryMax, "retry-max", r.RetryMax, "Longest retry delay of a binding.")
+	fs.IntVar(&r.BreakerFailures, "breaker-failures", r.BreakerFailures, "Consecutive failures of a sink that open its circuit.")
+	fs.DurationVar(&r.BreakerCooldown, "breaker-cooldown", r.BreakerCooldown, "How long an open circuit stays open.")
+	fs.DurationVar(&r.ProbeTimeout, "probe-timeout", r.ProbeTimeout, "Time limit of a connection test.")
+	fs.DurationVar(&r.ClaimTTL, "claim-ttl", r.ClaimTTL, "Lifetime of a replica's claim on a binding without renewal.")
+	fs.DurationVar(&r.SecretCheckInterval, "secret-check-interval", r.SecretCheckInterval, "How often Secrets of built sinks are re-read to notice rotation.")
+}
+
+// Egress returns the endpoint address policy the configuration allows.
+func (c ServiceConfig) Egress() egress.Policy {
+	return egress.Policy{AllowPrivate: c.AllowInClusterSinks}
+}
+
+// Serve connects to the bus and the API server, serves metrics and probes,
+// and runs the family's exporter with backends until ctx ends.
+func Serve(ctx context.Context, c ServiceConfig, backends ...Backend) error {
+	rc, err := c.restConfig()
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return fmt.Errorf("build Kubernetes client: %w", err)
+	}
+	var opts []nats.Option
+	if c.NATSCredentials != "" {
+		opts = append(opts, nats.UserCredentials(c.NATSCredentials))
+	}
+	nc, js, err := bus.Connect(c.NATSURL, c.Runtime.Family.Exporter(), opts...)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	rt := c.Runtime
+	rt.Credentials, rt.Metrics, rt.Log = KubeCredentials{Client: kube}, reg, c.Log
+	srv := &app.Server{Addr: c.MetricsBindAddress, Registry: reg, Log: c.Log,
+		Readyz: func() error {
+			if !nc.IsConnected() {
+				return errors.New("not connected to the bus")
+			}
+			return nil
+		}}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Run(ctx) })
+	g.Go(func() error { return Run(ctx, js, rt, backends...) })
+	return g.Wait()
+}
+
+func (c ServiceConfig) restConfig() (*rest.Config, error) {
+	if c.Rest != nil {
+		return rest.CopyConfig(c.Rest), nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = c.Kubeconfig
+	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	return rc, nil
+}
