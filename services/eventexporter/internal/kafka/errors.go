@@ -1,0 +1,43 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// permanentKafka are the broker errors a retry cannot fix: refused
+// credentials or authorization, and records or topics the broker will never
+// accept.
+var permanentKafka = []error{
+	kerr.SaslAuthenticationFailed, kerr.UnsupportedSaslMechanism, kerr.IllegalSaslState,
+	kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed, kerr.TransactionalIDAuthorizationFailed,
+	kerr.DelegationTokenAuthorizationFailed,
+	kerr.MessageTooLarge, kerr.RecordListTooLarge, kerr.InvalidRecord, kerr.InvalidTopicException,
+	kerr.InvalidReplicationFactor, kerr.InvalidPartitions, kerr.InvalidConfig, kerr.PolicyViolation,
+}
+
+// classify marks err permanent when no retry can succeed (ctx, from
+// authWatch.op, cancelled by an authentication refusal included); the
+// context's error wins when ctx is otherwise done, so a cancelled write reports
+// context.Canceled. Timeouts, unavailable brokers and other network errors
+// stay transient.
+func classify(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if err := refused(ctx); err != nil {
+		return err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return errors.Join(ctxErr, err)
+	}
+	for _, p := range permanentKafka {
+		if errors.Is(err, p) {
+			return sink.Permanent(err)
+		}
+	}
+	return err
+}

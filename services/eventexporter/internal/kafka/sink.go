@@ -1,0 +1,187 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/services/eventexporter/internal/parts"
+)
+
+// Sink publishes snapshots to one Kafka topic. It implements sink.Sink,
+// sink.Checker and sink.DeltaWriter.
+type Sink struct {
+	cl       *kgo.Client
+	adm      *kadm.Client
+	set      settings
+	maxBytes int
+
+	auth     *authWatch
+
+	high parts.HighWater
+	rows rowMemory
+
+	mu    sync.Mutex
+	ready bool // the topic was created or verified
+}
+
+func newSink(cl *kgo.Client, auth *authWatch, set settings, maxBytes int) *Sink {
+	return &Sink{cl: cl, adm: kadm.NewClient(cl), auth: auth, set: set, maxBytes: maxBytes}
+}
+
+// Write publishes s unless the topic was already sent s's revision, or a
+// newer one, by this sink.
+func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
+	return k.write(ctx, s)
+}
+
+// WriteDelta publishes s like Write; in perRow mode the records are those of
+// s.Delta (upserts and tombstones for its deletes) instead of a comparison
+// with the rows this sink last sent.
+func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
+	return k.write(ctx, s)
+}
+
+func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if k.high.Skip(s) {
+		return nil
+	}
+	ctx, done := k.auth.op(ctx)
+	defer done()
+	if err := k.ensureTopic(ctx); err != nil {
+		return err
+	}
+	var err error
+	if k.set.perRow {
+		err = k.writeRows(ctx, s)
+	} else {
+		err = k.writeSnapshot(ctx, s)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s to kafka topic %s: %w", s.Envelope.Inventory, k.set.topic, err)
+	}
+	k.high.Sent(s)
+	return nil
+}
+
+// writeSnapshot sends the envelope, or its parts, as records keyed by the
+// inventory: one partition, in order.
+func (k *Sink) writeSnapshot(ctx context.Context, s sink.Snapshot) error {
+	ps, err := parts.Split(s.Envelope, limit(s.MaxExportBytes, k.maxBytes))
+	if err != nil {
+		return err
+	}
+	recs := make([]*kgo.Record, len(ps))
+	for i, p := range ps {
+		recs[i] = k.snapshotRecord(p)
+	}
+	return k.produce(ctx, recs)
+}
+
+// produce sends recs and waits for every acknowledgement.
+func (k *Sink) produce(ctx context.Context, recs []*kgo.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := k.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return classify(ctx, err)
+	}
+	return nil
+}
+
+// limit is the binding's maxExportBytes, capped by the backend's limit.
+func limit(binding int64, backend int) int64 {
+	if binding > 0 && binding < int64(backend) {
+		return binding
+	}
+	return int64(backend)
+}
+
+// ensureTopic creates the topic (provisioning ensure) or verifies that it
+// exists (existing), once per sink.
+func (k *Sink) ensureTopic(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ready {
+		return nil
+	}
+	var err error
+	if k.set.ensure {
+		err = k.createTopic(ctx)
+	} else {
+		err = k.verifyTopic(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	k.ready = true
+	return nil
+}
+
+// createTopic creates the topic with the brokers' default partitions and
+// replication, compacted in perRow mode. An existing topic is left as it
+// is.
+func (k *Sink) createTopic(ctx context.Context) error {
+	var configs map[string]*string
+	if k.set.perRow {
+		compact := "compact"
+		configs = map[string]*string{"cleanup.policy": &compact}
+	}
+	_, err := k.adm.CreateTopic(ctx, -1, -1, configs, k.set.topic)
+	if err == nil || errors.Is(err, kerr.TopicAlreadyExists) {
+		return nil
+	}
+	return fmt.Errorf("create kafka topic %s: %w", k.set.topic, classify(ctx, err))
+}
+
+// verifyTopic reads the topic's metadata; a missing topic is permanent.
+func (k *Sink) verifyTopic(ctx context.Context) error {
+	td, err := k.adm.ListTopics(ctx, k.set.topic)
+	if err != nil {
+		return fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, err))
+	}
+	t, ok := td[k.set.topic]
+	switch {
+	case !ok || errors.Is(t.Err, kerr.UnknownTopicOrPartition):
+		return sink.Permanent(fmt.Errorf("kafka topic %s does not exist (provisioning mode existing)", k.set.topic))
+	case t.Err != nil:
+		return fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, t.Err))
+	}
+	return nil
+}
+
+// Check connects, authenticates and reads the topic's metadata. A missing
+// topic is an error only in provisioning mode existing; nothing is written.
+func (k *Sink) Check(ctx context.Context) error {
+	ctx, done := k.auth.op(ctx)
+	defer done()
+	td, err := k.adm.ListTopics(ctx, k.set.topic)
+	if err != nil {
+		return fmt.Errorf("check kafka topic %s: %w", k.set.topic, classify(ctx, err))
+	}
+	t := td[k.set.topic]
+	switch {
+	case errors.Is(t.Err, kerr.UnknownTopicOrPartition) || t.Topic == "":
+		if !k.set.ensure {
+			return sink.Permanent(fmt.Errorf("check kafka topic %s: it does not exist (provisioning mode existing)", k.set.topic))
+		}
+	case t.Err != nil:
+		return fmt.Errorf("check kafka topic %s: %w", k.set.topic, classify(ctx, t.Err))
+	}
+	return nil
+}
+
+// Close flushes nothing (every write waits for its acknowledgements) and
+// closes the client.
+func (k *Sink) Close(context.Context) error {
+	k.cl.Close()
+	return nil
+}
