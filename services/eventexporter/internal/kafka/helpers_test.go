@@ -205,4 +205,3 @@ func expectPermanent(t *testing.T, err error, want string) {
 		t.Fatalf("error = %v, want a permanent error containing %q", err, want)
 	}
 }
-

@@ -21,7 +21,7 @@ type Sink struct {
 	set      settings
 	maxBytes int
 
-	auth     *authWatch
+	auth *authWatch
 
 	high parts.HighWater
 	rows rowMemory
