@@ -55,8 +55,8 @@ func (p *peer) creds() exporter.MapCredentials {
 // spec returns an s3 sink spec for bucket/prefix on the peer.
 func (p *peer) spec(bucket, prefix, format, compression string) v1alpha1.KollectSnapshotSinkSpec {
 	return v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotS3,
-		Endpoint: p.srv.Endpoint + "/" + bucket + "/" + prefix,
-		SinkCommon: v1alpha1.SinkCommon{SecretRef: &v1alpha1.SecretReference{Name: "s3"}, Cluster: "conformance"},
+		Endpoint:      p.srv.Endpoint + "/" + bucket + "/" + prefix,
+		SinkCommon:    v1alpha1.SinkCommon{SecretRef: &v1alpha1.SecretReference{Name: "s3"}, Cluster: "conformance"},
 		Serialization: &v1alpha1.SnapshotSerialization{Format: format, Compression: compression}}
 }
 
