@@ -1,0 +1,242 @@
+package s3
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/google/go-cmp/cmp"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
+)
+
+var inv = busv1.NamespacedName{Namespace: "team-a", Name: "web"}
+
+// snap is a stamped snapshot of n rows at revision.
+func snap(t testing.TB, revision uint64, n int) sink.Snapshot {
+	t.Helper()
+	rows := make([]busv1.Row, n)
+	for i := range rows {
+		rows[i] = busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a",
+			Name: "pod-" + string(rune('a'+i%26)), UID: "uid-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)),
+			Version: "v1", Kind: "Pod", Attributes: map[string]any{"image": "nginx", "restarts": float64(i)}}
+	}
+	env, err := snapshot.Envelope(inv, revision, 1, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sink.Snapshot{Envelope: env.Stamp("conformance", time.Now())}
+}
+
+func write(t testing.TB, s sink.Sink, snap sink.Snapshot) {
+	t.Helper()
+	if err := s.Write(context.Background(), snap); err != nil {
+		t.Fatalf("write revision %d: %v", snap.Envelope.Revision, err)
+	}
+}
+
+func TestContentTypes(t *testing.T) {
+	p := startPeer(t)
+	tests := []struct {
+		name, format, compression, key, contentType string
+	}{
+		{"json is application/json", "json", "none", "p/inventory/team-a/web.json", "application/json"},
+		{"ndjson is application/x-ndjson", "ndjson", "none", "p/inventory/team-a/web.ndjson", "application/x-ndjson"},
+		{"gzip files are application/gzip", "json", "gzip", "p/inventory/team-a/web.json.gz", "application/gzip"},
+		{"zstd files are application/zstd", "ndjson", "zstd", "p/inventory/team-a/web.ndjson.zst", "application/zstd"},
+		{"parquet is application/vnd.apache.parquet", "parquet", "zstd",
+			"p/inventory/cluster=conformance/ns=team-a/name=web/revision=1.parquet", "application/vnd.apache.parquet"},
+		{"the parquet pointer is application/json", "parquet", "none",
+			"p/inventory/cluster=conformance/ns=team-a/name=web/_latest.json", "application/json"},
+		{"the json state is application/json", "json", "none",
+			"p/.kollect/state/cluster=conformance/ns=team-a/name=web.json", "application/json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBucketName()
+			write(t, p.newSink(t, p.spec(b, "p", tt.format, tt.compression)), snap(t, 1, 2))
+			h := p.head(t, b, tt.key)
+			got := []string{aws.ToString(h.ContentType), aws.ToString(h.ContentEncoding)}
+			if d := cmp.Diff([]string{tt.contentType, ""}, got); d != "" {
+				t.Errorf("content type and encoding (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// countingBucket counts the objects put.
+type countingBucket struct {
+	*bucket
+	puts atomic.Int64
+}
+
+func (c *countingBucket) Put(ctx context.Context, key string, body []byte, ct, ce string) error {
+	c.puts.Add(1)
+	return c.bucket.Put(ctx, key, body, ct, ce)
+}
+
+func TestIdenticalWrite(t *testing.T) {
+	p := startPeer(t)
+	for _, format := range []string{"json", "parquet"} {
+		t.Run("a repeated "+format+" snapshot puts nothing and leaves the object as it was", func(t *testing.T) {
+			b := newBucketName()
+			bk, layout, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.build(context.Background(),
+				sinkConfig(t, p.spec(b, "", format, "none")), p.creds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cb := &countingBucket{bucket: bk}
+			s := objectstore.NewSink(cb, layout, "test", nil)
+			first := snap(t, 3, 5)
+			write(t, s, first)
+			key := layout.DocumentKey(&first.Envelope)
+			if format == "parquet" {
+				key = layout.ParquetKey(&first.Envelope)
+			}
+			before := p.head(t, b, key)
+			puts := cb.puts.Load()
+			again := first
+			again.Envelope = first.Envelope.Stamp("conformance", time.Now().Add(time.Hour))
+			write(t, s, again)
+			after := p.head(t, b, key)
+			if n := cb.puts.Load() - puts; n != 0 {
+				t.Errorf("the repeated write put %d objects, want none", n)
+			}
+			got := []any{aws.ToString(after.ETag), aws.ToTime(after.LastModified)}
+			want := []any{aws.ToString(before.ETag), aws.ToTime(before.LastModified)}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("ETag and LastModified changed (-before +after):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestProvisioning(t *testing.T) {
+	p := startPeer(t)
+	t.Run("mode ensure creates a missing bucket on the connection test", func(t *testing.T) {
+		b := newBucketName()
+		s := p.newSink(t, p.spec(b, "", "json", "none"))
+		if err := s.(sink.Checker).Check(context.Background()); err != nil {
+			t.Fatalf("check: %v", err)
+		}
+		if _, err := p.client.HeadBucket(context.Background(), &awss3.HeadBucketInput{Bucket: &b}); err != nil {
+			t.Fatalf("the bucket was not created: %v", err)
+		}
+	})
+	t.Run("mode existing on a missing bucket is a permanent error naming the bucket", func(t *testing.T) {
+		b := newBucketName()
+		spec := p.spec(b, "", "json", "none")
+		spec.Provisioning = &v1alpha1.Provisioning{Mode: v1alpha1.ProvisionExisting}
+		s := p.newSink(t, spec)
+		for name, err := range map[string]error{"check": s.(sink.Checker).Check(context.Background()),
+			"write": s.Write(context.Background(), snap(t, 1, 1))} {
+			if !sink.IsPermanent(err) || !strings.Contains(err.Error(), b) {
+				t.Errorf("%s returned %v, want a permanent error naming bucket %s", name, err, b)
+			}
+		}
+		if _, err := p.client.HeadBucket(context.Background(), &awss3.HeadBucketInput{Bucket: &b}); err == nil {
+			t.Errorf("mode existing created bucket %s", b)
+		}
+	})
+	t.Run("mode existing accepts an existing bucket", func(t *testing.T) {
+		b := newBucketName()
+		p.srv.CreateBucket(t, b)
+		spec := p.spec(b, "", "json", "none")
+		spec.Provisioning = &v1alpha1.Provisioning{Mode: v1alpha1.ProvisionExisting}
+		if err := p.newSink(t, spec).(sink.Checker).Check(context.Background()); err != nil {
+			t.Fatalf("check: %v", err)
+		}
+	})
+}
+
+func TestEgressPolicy(t *testing.T) {
+	p := startPeer(t)
+	t.Run("the default policy refuses the loopback peer with a permanent error", func(t *testing.T) {
+		s, err := Backend{}.New(context.Background(), sinkConfig(t, p.spec(newBucketName(), "", "json", "none")), p.creds())
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Write(context.Background(), snap(t, 1, 1))
+		if !sink.IsPermanent(err) || !errors.Is(err, egress.ErrDenied) {
+			t.Fatalf("write returned %v, want a permanent error wrapping egress.ErrDenied", err)
+		}
+	})
+}
+
+func TestBadCredentialsMessage(t *testing.T) {
+	p := startPeer(t)
+	t.Run("a wrong secret is a permanent error that does not carry the secret", func(t *testing.T) {
+		b := newBucketName()
+		p.srv.CreateBucket(t, b)
+		spec := p.spec(b, "", "json", "none")
+		spec.SecretRef.Name = "wrong"
+		err := p.newSink(t, spec).Write(context.Background(), snap(t, 1, 1))
+		if !sink.IsPermanent(err) || strings.Contains(err.Error(), "not-the-secret") {
+			t.Fatalf("write returned %v, want a permanent error without the secret", err)
+		}
+	})
+	t.Run("a Secret without secretAccessKey is a permanent error naming the key", func(t *testing.T) {
+		creds := p.creds()
+		delete(creds[busv1.NamespacedName{Namespace: "team-a", Name: "s3"}], KeySecretAccessKey)
+		_, err := Backend{}.New(context.Background(), sinkConfig(t, p.spec("b", "", "json", "none")), creds)
+		if !sink.IsPermanent(err) || !strings.Contains(err.Error(), KeySecretAccessKey) {
+			t.Fatalf("new returned %v, want a permanent error naming %s", err, KeySecretAccessKey)
+		}
+	})
+}
+
+func TestHistory(t *testing.T) {
+	p := startPeer(t)
+	t.Run("parquet keeps older revisions until the inventory is deleted", func(t *testing.T) {
+		b := newBucketName()
+		s := p.newSink(t, p.spec(b, "lake", "parquet", "none"))
+		write(t, s, snap(t, 1, 2))
+		write(t, s, snap(t, 2, 3))
+		folder := "lake/inventory/cluster=conformance/ns=team-a/name=web/"
+		want := []string{folder + "_latest.json", folder + "revision=1.parquet", folder + "revision=2.parquet"}
+		if d := cmp.Diff(want, p.list(t, b, "lake/")); d != "" {
+			t.Errorf("objects (-want +got):\n%s", d)
+		}
+		del := snap(t, 3, 0)
+		del.Deleted = true
+		write(t, s, del)
+		if d := cmp.Diff([]string(nil), p.list(t, b, "lake/")); d != "" {
+			t.Errorf("objects left after the delete (-want +got):\n%s", d)
+		}
+	})
+	t.Run("a replay writes an older revision", func(t *testing.T) {
+		b := newBucketName()
+		s := p.newSink(t, p.spec(b, "", "json", "none"))
+		write(t, s, snap(t, 5, 1))
+		old := snap(t, 4, 2)
+		old.Replay = true
+		write(t, s, old)
+		got, _, err := p.getter(b)(context.Background(), "inventory/team-a/web.json")
+		if err != nil || !strings.Contains(string(got), `"revision":4`) {
+			t.Fatalf("after the replay the object holds %s (%v), want revision 4", got, err)
+		}
+	})
+}
+
+// list returns the keys under prefix, with the plain client.
+func (p *peer) list(t testing.TB, bucket, prefix string) []string {
+	t.Helper()
+	out, err := p.client.ListObjectsV2(context.Background(), &awss3.ListObjectsV2Input{Bucket: &bucket, Prefix: &prefix})
+	if err != nil {
+		t.Fatalf("list %s: %v", prefix, err)
+	}
+	var keys []string
+	for _, o := range out.Contents {
+		keys = append(keys, aws.ToString(o.Key))
+	}
+	return keys
+}
