@@ -205,3 +205,27 @@ func expectPermanent(t *testing.T, err error, want string) {
 		t.Fatalf("error = %v, want a permanent error containing %q", err, want)
 	}
 }
+
+// topicConfig returns a topic's config value as the broker describes it.
+func topicConfig(t *testing.T, broker, topic, name string) string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(context.Background(), topic)
+	if err != nil {
+		t.Fatalf("describe topic %s: %v", topic, err)
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil {
+		t.Fatalf("describe topic %s: %v", topic, err)
+	}
+	for _, c := range rc.Configs {
+		if c.Key == name {
+			return c.MaybeValue()
+		}
+	}
+	return ""
+}
