@@ -210,5 +210,5 @@ func ndjson(values []any) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return buf.Bytes(), nil
+	return append([]byte{}, buf.Bytes()...), nil
 }

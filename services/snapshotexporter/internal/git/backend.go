@@ -1,0 +1,167 @@
+package git
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/tree"
+)
+
+// Push policies of spec.git.pushPolicy.
+const (
+	pushCommit    = "Commit"
+	pushForcePush = "ForcePush"
+)
+
+// Defaults of spec.git.
+const (
+	DefaultCommitMessage = "chore({cluster}/{namespace}/{name}): export {itemCount} items @ {checksum}"
+	DefaultAuthorName    = "kollect"
+	DefaultAuthorEmail   = "kollect@kollect.dev"
+)
+
+// Backend creates git snapshot sinks. Use it by pointer: its sinks share
+// one mirror, and one export lock, per repository branch.
+type Backend struct {
+	// Egress is the address policy of every connection.
+	Egress egress.Policy
+	// CacheDir holds the mirrors (CacheDir/<hash of endpoint and branch>)
+	// so a restart fetches only what changed; "" keeps them in memory.
+	CacheDir string
+
+	mu      sync.Mutex
+	mirrors map[string]*mirror
+}
+
+// Type returns "git".
+func (b *Backend) Type() string { return string(v1alpha1.SnapshotGit) }
+
+// New returns a sink writing to the repository of cfg. An invalid spec, or
+// a missing Secret or key, is a sink.Permanent error naming the field.
+func (b *Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+	var spec v1alpha1.KollectSnapshotSinkSpec
+	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
+		return nil, sink.Permanent(fmt.Errorf("decode git sink %s/%s spec: %w", cfg.Namespace, cfg.Name, err))
+	}
+	s, err := b.newSink(ctx, cfg, &spec, creds)
+	if err != nil {
+		return nil, fmt.Errorf("configure git sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
+	}
+	return s, nil
+}
+
+func (b *Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, spec *v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) (*Sink, error) {
+	if spec.Type != v1alpha1.SnapshotGit {
+		return nil, sink.Permanent(fmt.Errorf("spec.type is %q, not git", spec.Type))
+	}
+	ep, err := b.endpoint(spec.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sink{b: b, endpoint: spec.Endpoint, prune: true, message: DefaultCommitMessage,
+		author: object.Signature{Name: DefaultAuthorName, Email: DefaultAuthorEmail}}
+	if s.tree, err = tree.SpecFor(*spec); err != nil {
+		return nil, err
+	}
+	if err := s.applyGit(spec.Git); err != nil {
+		return nil, err
+	}
+	sec, err := readSecret(ctx, cfg, spec, creds)
+	if err != nil {
+		return nil, err
+	}
+	if ep.Protocol != "file" {
+		if s.auth, err = buildAuth(spec, ep, sec, b.Egress); err != nil {
+			return nil, err
+		}
+	}
+	if ep.Protocol == "http" || ep.Protocol == "https" {
+		tlsCfg, err := egress.TLSConfig(ctx, spec.TLS, cfg.Namespace, creds)
+		if err != nil {
+			return nil, err
+		}
+		s.http = b.Egress.HTTPTransport(tlsCfg)
+		installHTTP()
+	}
+	if s.m, err = b.acquire(spec.Endpoint, s.branch); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// endpoint parses and admits spec.endpoint.
+func (b *Backend) endpoint(raw string) (*transport.Endpoint, error) {
+	ep, err := transport.NewEndpoint(raw)
+	if err != nil {
+		return nil, sink.Permanent(fmt.Errorf("spec.endpoint %q is not a Git URL: %w", raw, err))
+	}
+	switch ep.Protocol {
+	case "http", "https", "ssh":
+		if ep.Password != "" {
+			return nil, sink.Permanent(fmt.Errorf("spec.endpoint must not carry credentials; put them in the Secret named by spec.secretRef"))
+		}
+		return ep, nil
+	case "file":
+		if !b.Egress.AllowPrivate {
+			return nil, sink.Permanent(fmt.Errorf("spec.endpoint: a file:// repository is on the exporter's own file system and needs the in-cluster sinks opt-in: %w", egress.ErrDenied))
+		}
+		return ep, nil
+	}
+	return nil, sink.Permanent(fmt.Errorf("spec.endpoint %q: %s:// is not supported (use https://, ssh:// or user@host:path)", raw, ep.Protocol))
+}
+
+// placeholder matches a {placeholder} of a commit message.
+var placeholder = regexp.MustCompile(`\{[^{}]*\}`)
+
+// applyGit validates and applies spec.git.
+func (s *Sink) applyGit(g *v1alpha1.GitSink) error {
+	if g == nil {
+		return nil
+	}
+	s.branch = g.Branch
+	switch g.PushPolicy {
+	case "", pushCommit:
+	case pushForcePush:
+		s.force = true
+	default:
+		return sink.Permanent(fmt.Errorf("spec.git.pushPolicy %q is not Commit or ForcePush", g.PushPolicy))
+	}
+	if g.Prune != nil {
+		s.prune = *g.Prune
+	}
+	if g.CommitMessage != "" {
+		for _, p := range placeholder.FindAllString(g.CommitMessage, -1) {
+			switch p {
+			case "{cluster}", "{namespace}", "{name}", "{itemCount}", "{checksum}":
+			default:
+				return sink.Permanent(fmt.Errorf("spec.git.commitMessage has an unknown placeholder %s (known: {cluster} {namespace} {name} {itemCount} {checksum})", p))
+			}
+		}
+		s.message = g.CommitMessage
+	}
+	if g.Author != nil {
+		if g.Author.Name == "" || g.Author.Email == "" {
+			return sink.Permanent(fmt.Errorf("spec.git.author needs name and email"))
+		}
+		s.author = object.Signature{Name: g.Author.Name, Email: g.Author.Email}
+	}
+	return nil
+}
+
+// closeIdle releases a sink's idle HTTP connections.
+func closeIdle(rt http.RoundTripper) {
+	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

@@ -1,0 +1,174 @@
+package git
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// objects reads and writes Git objects of the mirror directly: exports
+// build trees and commits without a worktree, so a 10,000-file tree is
+// never checked out.
+type objects struct {
+	s storer.EncodedObjectStorer
+}
+
+// files lists the regular files of the tree at h (zero: none) with their
+// blob hashes, keyed by path.
+func (o objects) files(h plumbing.Hash) (map[string]plumbing.Hash, error) {
+	out := map[string]plumbing.Hash{}
+	if h.IsZero() {
+		return out, nil
+	}
+	t, err := object.GetTree(o.s, h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("walk tree %s: %w", h, err)
+		}
+		if e.Mode.IsFile() {
+			out[name] = e.Hash
+		}
+	}
+}
+
+// blob returns the content of blob h.
+func (o objects) blob(h plumbing.Hash) ([]byte, error) {
+	b, err := object.GetBlob(o.s, h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	r, err := b.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer func() { _ = r.Close() }()
+	return io.ReadAll(r)
+}
+
+// write stores an object of type t with data and returns its hash.
+func (o objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	obj := o.s.NewEncodedObject()
+	obj.SetType(t)
+	w, err := obj.Writer()
+	if err == nil {
+		_, err = w.Write(data)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode %s: %w", t, err)
+	}
+	return o.s.SetEncodedObject(obj)
+}
+
+// change is one path's new content, or its removal.
+type change struct {
+	path   string
+	data   []byte
+	remove bool
+}
+
+// apply returns the hash of the tree at base (zero: empty) with changes
+// applied. Unchanged subtrees keep their hash; folders left empty vanish.
+func (o objects) apply(base plumbing.Hash, changes []change) (plumbing.Hash, error) {
+	h, _, err := o.update(base, changes)
+	return h, err
+}
+
+func (o objects) update(base plumbing.Hash, changes []change) (plumbing.Hash, bool, error) {
+	entries := map[string]object.TreeEntry{}
+	if !base.IsZero() {
+		t, err := object.GetTree(o.s, base)
+		if err != nil {
+			return plumbing.ZeroHash, false, fmt.Errorf("read tree %s: %w", base, err)
+		}
+		for _, e := range t.Entries {
+			entries[e.Name] = e
+		}
+	}
+	sub := map[string][]change{}
+	for _, c := range changes {
+		dir, rest, nested := strings.Cut(c.path, "/")
+		if nested {
+			sub[dir] = append(sub[dir], change{path: rest, data: c.data, remove: c.remove})
+			continue
+		}
+		if c.remove {
+			delete(entries, dir)
+			continue
+		}
+		h, err := o.write(plumbing.BlobObject, c.data)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Regular, Hash: h}
+	}
+	for dir, cs := range sub {
+		var subBase plumbing.Hash
+		if e, ok := entries[dir]; ok && e.Mode == filemode.Dir {
+			subBase = e.Hash
+		}
+		h, empty, err := o.update(subBase, cs)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		if empty {
+			delete(entries, dir)
+		} else {
+			entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h}
+		}
+	}
+	h, err := o.writeTree(entries)
+	return h, len(entries) == 0, err
+}
+
+// writeTree stores a tree of entries in Git's order: by name, a folder
+// compared as if its name ended with "/".
+func (o objects) writeTree(entries map[string]object.TreeEntry) (plumbing.Hash, error) {
+	t := &object.Tree{Entries: make([]object.TreeEntry, 0, len(entries))}
+	for _, e := range entries {
+		t.Entries = append(t.Entries, e)
+	}
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(t.Entries, func(i, j int) bool { return key(t.Entries[i]) < key(t.Entries[j]) })
+	obj := o.s.NewEncodedObject()
+	if err := t.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+	}
+	return o.s.SetEncodedObject(obj)
+}
+
+// commit stores a commit of tree on parent (zero: a root commit).
+func (o objects) commit(tree, parent plumbing.Hash, author object.Signature, message string) (plumbing.Hash, error) {
+	c := &object.Commit{Author: author, Committer: author, Message: message, TreeHash: tree}
+	if !parent.IsZero() {
+		c.ParentHashes = []plumbing.Hash{parent}
+	}
+	obj := o.s.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	return o.s.SetEncodedObject(obj)
+}

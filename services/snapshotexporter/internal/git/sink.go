@@ -1,0 +1,149 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/tree"
+)
+
+// maxAttempts bounds the rebase-and-retry of a push another writer beat.
+const maxAttempts = 5
+
+// Trailer keys of every export commit.
+const (
+	TrailerRevision = "Kollect-Revision"
+	TrailerChecksum = "Kollect-Checksum"
+)
+
+// Sink writes snapshots to one branch of a Git repository. It implements
+// sink.Sink and sink.Checker.
+type Sink struct {
+	b        *Backend
+	m        *mirror
+	endpoint string
+	branch   string // spec.git.branch, "" for the remote's default
+	force    bool
+	prune    bool
+	tree     tree.Spec
+	message  string
+	author   object.Signature
+	auth     transport.AuthMethod
+	http     http.RoundTripper // nil unless the endpoint is http(s)
+
+	closeOnce sync.Once
+}
+
+// ctx returns ctx carrying the sink's HTTP transport.
+func (s *Sink) ctx(ctx context.Context) context.Context {
+	if s.http == nil {
+		return ctx
+	}
+	return withTransport(ctx, s.http)
+}
+
+// Write commits s's files for its inventory and pushes them: nothing when
+// the branch already holds this content, the snapshot is older than the
+// branch's (and not a replay), or a deleted inventory left no files.
+func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
+	inv := snap.Envelope.Inventory
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s to git %s: %w", inv, s.endpoint, err)
+	}
+	ctx = s.ctx(ctx)
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	branch, err := s.m.resolveBranch(ctx, s.auth)
+	if err != nil {
+		return classify(ctx, fmt.Sprintf("write %s to git %s", inv, s.endpoint), err)
+	}
+	for attempt := 1; ; attempt++ {
+		err := s.attempt(ctx, branch, snap)
+		if err == nil {
+			return nil
+		}
+		err = classify(ctx, fmt.Sprintf("write %s to git %s branch %s", inv, s.endpoint, branch), err)
+		if sink.IsPermanent(err) || ctx.Err() != nil || attempt == maxAttempts || s.force {
+			return err
+		}
+	}
+}
+
+// attempt builds the export commit on the branch's current head and
+// pushes it.
+func (s *Sink) attempt(ctx context.Context, branch string, snap sink.Snapshot) error {
+	base, err := s.base(ctx, branch)
+	if err != nil {
+		return err
+	}
+	commit, err := s.commit(base, snap)
+	if err != nil || commit.IsZero() {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.m.push(ctx, branch, commit, s.auth, s.force)
+}
+
+// base is the commit to build on: the fetched remote branch, or with
+// ForcePush the mirror's own branch once it has one.
+func (s *Sink) base(ctx context.Context, branch string) (*object.Commit, error) {
+	if s.force {
+		c, err := s.m.commitAt(plumbing.NewBranchReferenceName(branch))
+		if c != nil || err != nil {
+			return c, err
+		}
+	}
+	return s.m.fetch(ctx, branch, s.auth)
+}
+
+// Check lists the remote's references with the sink's credentials.
+func (s *Sink) Check(ctx context.Context) error {
+	remote, err := s.m.repo.Remote(remoteName)
+	if err == nil {
+		_, err = remote.ListContext(s.ctx(ctx), &gogit.ListOptions{Auth: s.auth})
+	}
+	if err == nil || strings.Contains(err.Error(), transport.ErrEmptyRemoteRepository.Error()) {
+		return nil
+	}
+	return classify(ctx, "check git "+s.endpoint, err)
+}
+
+// Close releases the sink's mirror and idle connections.
+func (s *Sink) Close(context.Context) error {
+	s.closeOnce.Do(func() {
+		s.b.release(s.m)
+		closeIdle(s.http)
+	})
+	return nil
+}
+
+// subject renders the commit subject of an export.
+func (s *Sink) subject(tmpl, cluster, namespace, name string, itemCount int, checksum string) string {
+	if namespace == "" {
+		namespace = tree.ClusterScoped
+	}
+	if len(checksum) > 12 {
+		checksum = checksum[:12]
+	}
+	return strings.NewReplacer("{cluster}", cluster, "{namespace}", namespace, "{name}", name,
+		"{itemCount}", strconv.Itoa(itemCount), "{checksum}", checksum).Replace(tmpl)
+}
+
+// signature is the sink's author at now.
+func (s *Sink) signature() object.Signature {
+	sig := s.author
+	sig.When = time.Now()
+	return sig
+}
