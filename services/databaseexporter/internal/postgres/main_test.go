@@ -169,7 +169,7 @@ func (r *reader) read(t testing.TB, cluster string, inv busv1.NamespacedName) si
 var web = busv1.NamespacedName{Namespace: "team-a", Name: "web"}
 
 // row returns a row named uid with attribute v.
-func row(uid string, v any) busv1.Row {
+func row(uid string, v float64) busv1.Row {
 	return busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a", Name: "pod-" + uid,
 		UID: uid, Version: "v1", Kind: "Pod", Attributes: map[string]any{"v": v}}
 }

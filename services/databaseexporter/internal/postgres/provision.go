@@ -35,10 +35,17 @@ func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
 	}{
 		{schema, `CREATE SCHEMA IF NOT EXISTS ` + pgx.Identifier{t.schema}.Sanitize()},
 		{rows, t.createRows()},
-		{index, t.createIndex()},
 		{state, t.createState()},
+		{index, t.createIndex()},
 	}
-	for _, s := range steps {
+	for i, s := range steps {
+		if i == len(steps)-1 {
+			// A pre-existing table of the same name with other columns is
+			// reported, not indexed or written into.
+			if err := t.verify(ctx, tx); err != nil {
+				return err
+			}
+		}
 		if s.exists {
 			continue
 		}

@@ -62,14 +62,13 @@ func (k *Sink) provision(ctx context.Context) error {
 	if k.provisioned {
 		return nil
 	}
-	if k.mode != v1alpha1.ProvisionExisting {
-		if err := pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error { return k.t.ensure(ctx, tx) }); err != nil {
-			return err
-		}
+	var err error
+	if k.mode == v1alpha1.ProvisionExisting {
+		err = k.t.verify(ctx, k.pool)
+	} else {
+		err = pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error { return k.t.ensure(ctx, tx) })
 	}
-	// In mode ensure too: a pre-existing table of the same name with other
-	// columns is reported, not written into.
-	if err := k.t.verify(ctx, k.pool); err != nil {
+	if err != nil {
 		return err
 	}
 	k.provisioned = true

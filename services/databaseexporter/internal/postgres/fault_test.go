@@ -1,0 +1,134 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows kills the
+// export's backend after it has upserted the new rows but before it has
+// deleted the absent ones and recorded the revision: the test holds a lock
+// on a row the export must delete, waits until the export blocks on it,
+// and terminates the export's backend. Nothing of the export may remain;
+// the re-run export then applies it exactly.
+func TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows(t *testing.T) {
+	ctx := context.Background()
+	dsn := newDatabase(t)
+	k := open(t, dsn, spec("public", "inventory", v1alpha1.ProvisionEnsure))
+	r := newReader(t, dsn, k)
+	first := snap(t, "c", web, 1, row("a", 1), row("b", 1), row("gone", 1))
+	write(t, k, first)
+	second := snap(t, "c", web, 2, row("a", 2), row("b", 1), row("new", 2))
+
+	locker := connect(t, dsn)
+	tx, err := locker.Begin(ctx)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM inventory WHERE source_uid = 'gone' FOR UPDATE`); err != nil {
+		t.Fatalf("lock the row the export deletes: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- k.Write(ctx, second) }()
+
+	pid := waitForLockWait(t, connect(t, dsn))
+	killer := connect(t, dsn)
+	var killed bool
+	if err := killer.QueryRow(ctx, `SELECT pg_terminate_backend($1)`, pid).Scan(&killed); err != nil || !killed {
+		t.Fatalf("terminate the export's backend %d: %v (terminated %v)", pid, err, killed)
+	}
+	werr := <-done
+	if werr == nil || sink.IsPermanent(werr) {
+		t.Fatalf("the killed export returned %v, want a transient error", werr)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatalf("release the lock: %v", err)
+	}
+	if d := diff(want(first), r.read(t, "c", web)); d != "" {
+		t.Fatalf("after the crash the table holds part of revision 2 (-want +got):\n%s", d)
+	}
+	write(t, k, second)
+	if d := diff(want(second), r.read(t, "c", web)); d != "" {
+		t.Fatalf("after the re-run (-want +got):\n%s", d)
+	}
+	var n int
+	if err := killer.QueryRow(ctx, `SELECT count(*) FROM inventory`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("the table holds %d rows (err %v), want exactly 3", n, err)
+	}
+}
+
+// waitForLockWait returns the pid of the exporter's backend once it waits
+// on a lock.
+func waitForLockWait(t *testing.T, c *pgx.Conn) int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var pid int
+		err := c.QueryRow(context.Background(), `SELECT pid FROM pg_stat_activity
+WHERE application_name = 'kollect-database-exporter' AND datname = current_database() AND wait_event_type = 'Lock'`).Scan(&pid)
+		if err == nil {
+			return pid
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			t.Fatalf("look for the blocked export: %v", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the export never waited on the held row lock")
+		}
+		time.Sleep(20 * time.Millisecond) // polling pg_stat_activity, bounded by the deadline
+	}
+}
+
+// TestAnOutageDuringAnExportIsRetriedAndConverges stops the server: the
+// write fails with a transient error; once the server is back, retries
+// (as the exporter runtime makes them) converge to exactly the snapshot.
+func TestAnOutageDuringAnExportIsRetriedAndConverges(t *testing.T) {
+	dsn := newDatabase(t)
+	k := open(t, dsn, spec("public", "inventory", v1alpha1.ProvisionEnsure))
+	write(t, k, snap(t, "c", web, 1, row("a", 1), row("b", 1)))
+	second := snap(t, "c", web, 2, row("a", 2), row("c", 2))
+
+	if err := server.StopServer(); err != nil {
+		t.Fatalf("stop PostgreSQL: %v", err)
+	}
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			_ = server.StartServer()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := k.Write(ctx, second)
+	if err == nil || sink.IsPermanent(err) {
+		t.Fatalf("a write during the outage returned %v, want a transient error", err)
+	}
+	if err := server.StartServer(); err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	restarted = true
+
+	// The pool may hold connections the outage broke: each failed attempt
+	// discards one, as retries with backoff would.
+	var attempts int
+	for err = errors.New("not tried"); err != nil; attempts++ {
+		if attempts == 10 {
+			t.Fatalf("the write did not converge after %d attempts: %v", attempts, err)
+		}
+		if err = k.Write(ctx, second); sink.IsPermanent(err) {
+			t.Fatalf("a write after the outage returned a permanent error: %v", err)
+		}
+	}
+	r := newReader(t, dsn, k)
+	if d := diff(want(second), r.read(t, "c", web)); d != "" {
+		t.Fatalf("after the outage (-want +got):\n%s", d)
+	}
+}
