@@ -1,0 +1,48 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/zapr"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// Main is the body of a service's main: it registers the service's flags
+// with bind plus the logging flags, parses the command line, builds a zap
+// logger, and calls run with a context cancelled on SIGINT or SIGTERM. It
+// exits with status 1 when run fails.
+func Main(name string, bind func(*flag.FlagSet), run func(ctx context.Context, log logr.Logger) error) {
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
+	bind(fs)
+	dev := fs.Bool("log-development", false, "Human-readable console logs instead of JSON.")
+	verbosity := fs.Int("v", 0, "Log verbosity: 0 info, 1 debug.")
+	_ = fs.Parse(os.Args[1:])
+	cfg := zap.NewProductionConfig()
+	if *dev {
+		cfg = zap.NewDevelopmentConfig()
+	}
+	cfg.Level = zap.NewAtomicLevelAt(zapcore.Level(-*verbosity))
+	cfg.Sampling = nil
+	z, err := cfg.Build()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: build logger: %v\n", name, err)
+		os.Exit(1)
+	}
+	log := zapr.NewLogger(z).WithValues("service", name)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err = run(ctx, log)
+	stop()
+	if err != nil {
+		log.Error(err, "stopped")
+		_ = z.Sync()
+		os.Exit(1)
+	}
+	_ = z.Sync()
+}

@@ -1,0 +1,19 @@
+// Command databaseexporter runs the Kollect database exporter.
+package main
+
+import (
+	"context"
+
+	"github.com/go-logr/logr"
+
+	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/services/databaseexporter"
+)
+
+func main() {
+	c := databaseexporter.DefaultConfig()
+	app.Main("database-exporter", c.BindFlags, func(ctx context.Context, log logr.Logger) error {
+		c.Log = log
+		return databaseexporter.Run(ctx, c)
+	})
+}

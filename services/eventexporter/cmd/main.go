@@ -1,0 +1,19 @@
+// Command eventexporter runs the Kollect event exporter.
+package main
+
+import (
+	"context"
+
+	"github.com/go-logr/logr"
+
+	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/services/eventexporter"
+)
+
+func main() {
+	c := eventexporter.DefaultConfig()
+	app.Main("event-exporter", c.BindFlags, func(ctx context.Context, log logr.Logger) error {
+		c.Log = log
+		return eventexporter.Run(ctx, c)
+	})
+}

@@ -1,0 +1,20 @@
+// Command snapshotexporter runs the Kollect snapshot exporter (Git, GitLab,
+// S3, GCS).
+package main
+
+import (
+	"context"
+
+	"github.com/go-logr/logr"
+
+	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/services/snapshotexporter"
+)
+
+func main() {
+	c := snapshotexporter.DefaultConfig()
+	app.Main("snapshot-exporter", c.BindFlags, func(ctx context.Context, log logr.Logger) error {
+		c.Log = log
+		return snapshotexporter.Run(ctx, c)
+	})
+}

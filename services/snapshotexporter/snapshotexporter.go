@@ -1,0 +1,41 @@
+package snapshotexporter
+
+import (
+	"context"
+	"flag"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/services/snapshotexporter/internal/s3"
+)
+
+// Config configures the snapshot exporter.
+type Config struct {
+	exporter.ServiceConfig
+	// GitCacheDir holds the Git backend's local mirrors, so exports fetch
+	// instead of cloning; "" keeps them in memory.
+	GitCacheDir string
+}
+
+// DefaultConfig returns the snapshot family's service defaults.
+func DefaultConfig() Config {
+	return Config{ServiceConfig: exporter.DefaultServiceConfig(busv1.FamilySnapshot)}
+}
+
+// BindFlags registers a flag for every setting, defaulting to c's values.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	c.ServiceConfig.BindFlags(fs)
+	fs.StringVar(&c.GitCacheDir, "git-cache-dir", c.GitCacheDir, "Folder of the Git mirrors; empty keeps them in memory.")
+}
+
+// Backends returns the family's backends configured by c. The imports of
+// this file are the list of sink SDKs in the binary.
+func Backends(c Config) []exporter.Backend {
+	p := c.Egress()
+	return []exporter.Backend{s3.Backend{Egress: p}}
+}
+
+// Run exports snapshot events to snapshot sinks until ctx ends.
+func Run(ctx context.Context, c Config) error {
+	return exporter.Serve(ctx, c.ServiceConfig, Backends(c)...)
+}
