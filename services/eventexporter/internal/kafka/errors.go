@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -33,6 +34,9 @@ func classify(ctx context.Context, err error) error {
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		return errors.Join(ctxErr, err)
+	}
+	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
+		return sink.Permanent(err) // the spec's tls settings must change
 	}
 	for _, p := range permanentKafka {
 		if errors.Is(err, p) {

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -54,17 +55,21 @@ func (k *Sink) writeRows(ctx context.Context, s sink.Snapshot) error {
 	if err != nil {
 		return err
 	}
+	prefix, err := rowPrefix(env)
+	if err != nil {
+		return err
+	}
 	maxBytes := limit(s.MaxExportBytes, k.maxBytes)
 	var recs []*kgo.Record
 	send := func(i int) error {
-		r, err := k.rowRecord(env, i, encoded[i], maxBytes)
+		r, err := k.rowRecord(env, prefix, i, encoded[i], maxBytes)
 		if err == nil {
 			recs = append(recs, r)
 		}
 		return err
 	}
 	if s.Delta != nil {
-		recs, err = k.deltaRecords(env, s.Delta, encoded, maxBytes)
+		recs, err = k.deltaRecords(env, s.Delta, prefix, encoded, maxBytes)
 	} else {
 		for i, r := range env.Items {
 			key := RowKey(env.Cluster, env.Inventory, r.Key())
@@ -96,7 +101,7 @@ func (k *Sink) writeRows(ctx context.Context, s sink.Snapshot) error {
 
 // deltaRecords are the records of d: its upserts, taken from the encoded
 // rows of env, and a tombstone per delete.
-func (k *Sink) deltaRecords(env busv1.Envelope, d *busv1.Delta, encoded [][]byte, maxBytes int64) ([]*kgo.Record, error) {
+func (k *Sink) deltaRecords(env busv1.Envelope, d *busv1.Delta, prefix []byte, encoded [][]byte, maxBytes int64) ([]*kgo.Record, error) {
 	index := make(map[busv1.RowKey]int, len(env.Items))
 	for i, r := range env.Items {
 		index[r.Key()] = i
@@ -107,7 +112,7 @@ func (k *Sink) deltaRecords(env busv1.Envelope, d *busv1.Delta, encoded [][]byte
 		if !ok {
 			return nil, sink.Permanent(fmt.Errorf("delta upserts %s, which is not in the snapshot", parts.RowName(u)))
 		}
-		r, err := k.rowRecord(env, i, encoded[i], maxBytes)
+		r, err := k.rowRecord(env, prefix, i, encoded[i], maxBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -135,14 +140,23 @@ func encodeRows(env busv1.Envelope) ([][]byte, map[string][32]byte, error) {
 	return encoded, hashes, nil
 }
 
-// rowRecord is the record of row i of env, whose encoding is row.
-func (k *Sink) rowRecord(env busv1.Envelope, i int, row []byte, maxBytes int64) (*kgo.Record, error) {
-	r := env.Items[i]
-	v, err := json.Marshal(rowValue{RowValue: RowValue{SchemaVersion: env.SchemaVersion, Cluster: env.Cluster,
-		Inventory: env.Inventory, Revision: env.Revision, Checksum: env.Checksum, ExportedAt: env.ExportedAt.UTC()}, Row: row})
-	if err != nil {
-		return nil, fmt.Errorf("encode row %s: %w", parts.RowName(r), err)
+// rowPrefix is the encoded RowValue of env up to the row: every row value
+// of one export shares it.
+func rowPrefix(env busv1.Envelope) ([]byte, error) {
+	b, err := json.Marshal(rowValue{RowValue: RowValue{SchemaVersion: env.SchemaVersion, Cluster: env.Cluster,
+		Inventory: env.Inventory, Revision: env.Revision, Checksum: env.Checksum, ExportedAt: env.ExportedAt.UTC()},
+		Row: json.RawMessage("null")})
+	if err != nil || !bytes.HasSuffix(b, []byte(`"row":null}`)) {
+		return nil, fmt.Errorf("encode row value of %s: %w", env.Inventory, err)
 	}
+	return b[:len(b)-len("null}")], nil
+}
+
+// rowRecord is the record of row i of env, whose encoding is row.
+func (k *Sink) rowRecord(env busv1.Envelope, prefix []byte, i int, row []byte, maxBytes int64) (*kgo.Record, error) {
+	r := env.Items[i]
+	v := make([]byte, 0, len(prefix)+len(row)+1)
+	v = append(append(append(v, prefix...), row...), '}')
 	if int64(len(v)) > maxBytes {
 		return nil, sink.Permanent(fmt.Errorf("row %s is %d bytes as a record, larger than maxExportBytes %d", parts.RowName(r), len(v), maxBytes))
 	}

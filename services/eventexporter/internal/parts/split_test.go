@@ -114,3 +114,26 @@ func TestPartLabel(t *testing.T) {
 		t.Fatalf("label of a whole envelope = %q, want empty", got)
 	}
 }
+
+func TestSplitJSONIsTheEnvelopeEncoding(t *testing.T) {
+	for _, n := range []int{0, 1, 50} {
+		t.Run(fmt.Sprintf("a snapshot of %d rows encodes as json.Marshal does, whole and in parts", n), func(t *testing.T) {
+			env := envelope(t, n, 30)
+			for _, max := range []int64{0, 1200} {
+				ps, err := parts.Split(env, max)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, p := range ps {
+					want, err := json.Marshal(p.Envelope)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := cmp.Diff(string(want), string(p.JSON)); d != "" {
+						t.Fatalf("part %d JSON (-json.Marshal +Split):\n%s", i, d)
+					}
+				}
+			}
+		})
+	}
+}
