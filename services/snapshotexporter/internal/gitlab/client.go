@@ -1,0 +1,179 @@
+package gitlab
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// maxErrorBody bounds how much of an error answer is read for its message.
+const maxErrorBody = 64 << 10
+
+// client is a small GitLab REST v4 client for one project: only the calls
+// the sink makes. Every request carries the token in the PRIVATE-TOKEN
+// header and goes through the sink's egress-checked HTTP client.
+type client struct {
+	http    *http.Client
+	api     string // <endpoint>/api/v4
+	project string // as configured: numeric ID or full path
+	token   string
+}
+
+// apiError is a GitLab answer outside 2xx.
+type apiError struct {
+	Status  int
+	Method  string
+	Path    string
+	Message string
+}
+
+func (e *apiError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("gitlab %s %s: %d %s", e.Method, e.Path, e.Status, http.StatusText(e.Status))
+	}
+	return fmt.Sprintf("gitlab %s %s: %d %s", e.Method, e.Path, e.Status, e.Message)
+}
+
+// statusOf returns the HTTP status of a GitLab error, or 0.
+func statusOf(err error) int {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.Status
+	}
+	return 0
+}
+
+// escape encodes one path segment as GitLab expects: "/" too ("group%2Fproject").
+func escape(s string) string {
+	return strings.ReplaceAll(url.PathEscape(s), "/", "%2F")
+}
+
+// projectPath is the API path of the project, plus suffix.
+func (c *client) projectPath(suffix string) string {
+	return "/projects/" + escape(c.project) + suffix
+}
+
+// request is one API call.
+type request struct {
+	method string
+	path   string // below /api/v4, already escaped
+	query  url.Values
+	body   any
+}
+
+// do sends req and decodes a JSON answer into out (a *[]byte receives the
+// raw body). It returns the answer's headers. Refused credentials (401,
+// 403) are sink.Permanent; every other failure is returned as is.
+func (c *client) do(ctx context.Context, req request, out any) (http.Header, error) {
+	u := c.api + req.path
+	if len(req.query) > 0 {
+		u += "?" + req.query.Encode()
+	}
+	var body io.Reader
+	if req.body != nil {
+		b, err := json.Marshal(req.body)
+		if err != nil {
+			return nil, fmt.Errorf("encode gitlab %s %s: %w", req.method, req.path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.method, u, body)
+	if err != nil {
+		return nil, sink.Permanent(fmt.Errorf("build gitlab request %s %s: %w", req.method, req.path, err))
+	}
+	hr.Header.Set("PRIVATE-TOKEN", c.token)
+	hr.Header.Set("Accept", "application/json")
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(hr)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("gitlab %s %s: %w", req.method, req.path, ctxErr)
+		}
+		return nil, fmt.Errorf("gitlab %s %s: %w", req.method, req.path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.Header, c.classify(errorOf(req, resp))
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw, err = io.ReadAll(resp.Body)
+	} else if out != nil {
+		err = json.NewDecoder(resp.Body).Decode(out)
+	}
+	if err != nil {
+		return resp.Header, fmt.Errorf("read gitlab %s %s: %w", req.method, req.path, err)
+	}
+	return resp.Header, nil
+}
+
+// errorOf reads GitLab's {"message": ...} (a string, a list or an object of
+// lists) or {"error": ...} from an error answer.
+func errorOf(req request, resp *http.Response) *apiError {
+	e := &apiError{Status: resp.StatusCode, Method: req.method, Path: req.path}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var v struct {
+		Message json.RawMessage `json:"message"`
+		Error   string          `json:"error"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return e
+	}
+	var s string
+	if json.Unmarshal(v.Message, &s) == nil {
+		e.Message = s
+	} else if len(v.Message) > 0 {
+		e.Message = string(v.Message)
+	} else {
+		e.Message = v.Error
+	}
+	return e
+}
+
+// classify marks refused credentials and authorisation, and a project
+// GitLab does not know (or hides from the token), as permanent.
+func (c *client) classify(e *apiError) error {
+	switch {
+	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
+		return sink.Permanent(fmt.Errorf("%w (check the token in the Secret key %q and its api scope)", e, secretKey))
+	case e.Status == http.StatusNotFound && strings.Contains(e.Message, "Project Not Found"):
+		return sink.Permanent(fmt.Errorf("%w: gitlab project %q does not exist or the token cannot see it", e, c.project))
+	}
+	return e
+}
+
+// pages calls req page by page (100 entries each) until GitLab's
+// X-Next-Page header is empty, appending each page's entries to out.
+func pages[T any](ctx context.Context, c *client, req request, out *[]T) error {
+	q := req.query
+	if q == nil {
+		q = url.Values{}
+	}
+	q.Set("per_page", "100")
+	for page := 1; page > 0; {
+		q.Set("page", strconv.Itoa(page))
+		req.query = q
+		var batch []T
+		h, err := c.do(ctx, req, &batch)
+		if err != nil {
+			return err
+		}
+		*out = append(*out, batch...)
+		next, err := strconv.Atoi(h.Get("X-Next-Page"))
+		if err != nil || next <= page {
+			break
+		}
+		page = next
+	}
+	return nil
+}
