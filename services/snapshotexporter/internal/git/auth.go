@@ -107,6 +107,9 @@ func buildAuth(spec *v1alpha1.KollectSnapshotSinkSpec, ep *transport.Endpoint, s
 		if ep.Protocol == "ssh" {
 			return nil, sink.Permanent(fmt.Errorf("spec.endpoint %s is an ssh remote: spec.secretRef must hold %q", ep.String(), keySSHKey))
 		}
+		if sec != nil {
+			return nil, sink.Permanent(fmt.Errorf("secretRef: Secret %s holds neither %q nor %q and %q", sec.NamespacedName, keyToken, keyUsername, keyPassword))
+		}
 		return nil, nil
 	case authBasic, authToken:
 		if !isHTTP {

@@ -81,12 +81,7 @@ func (p *peer) spec(endpoint string) v1alpha1.KollectSnapshotSinkSpec {
 // newSink creates a sink of b for spec with creds; the test closes it.
 func newSink(t testing.TB, b *Backend, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) *Sink {
 	t.Helper()
-	raw, err := json.Marshal(spec)
-	if err != nil {
-		t.Fatalf("encode spec: %v", err)
-	}
-	s, err := b.New(context.Background(), busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "git", Namespace: "team-a",
-		Name: "repo", Cluster: "conformance", Spec: raw}, creds)
+	s, err := b.New(context.Background(), cfgFor(t, spec), creds)
 	if err != nil {
 		t.Fatalf("new git sink: %v", err)
 	}
@@ -255,4 +250,14 @@ func lines(out string) []string {
 		return nil
 	}
 	return strings.Split(out, "\n")
+}
+
+// cfgFor is the SinkConfig of spec for sink team-a/repo.
+func cfgFor(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec) busv1.SinkConfig {
+	t.Helper()
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatalf("encode spec: %v", err)
+	}
+	return busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "git", Namespace: "team-a", Name: "repo", Cluster: "conformance", Spec: raw}
 }

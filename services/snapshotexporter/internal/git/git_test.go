@@ -1,0 +1,380 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/pkg/tree"
+)
+
+func TestNoCommitWhenNothingChanged(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	name, url := p.newRepo(t)
+	for _, layout := range []string{"document", "perResource", "split"} {
+		t.Run("layout "+layout, func(t *testing.T) {
+			spec := p.spec(url)
+			spec.Layout = &v1alpha1.GitLayout{Mode: layout}
+			spec.Serialization = &v1alpha1.SnapshotSerialization{Format: "json"}
+			ns := "ns-" + strings.ToLower(layout)
+			s := newSink(t, &Backend{Egress: allowLoopback}, spec, p.creds)
+			before := len(p.commits(t, name))
+			write(t, s, snap(t, ns, 1, pod(ns, "a", 1), pod(ns, "b", 1)))
+			write(t, s, snap(t, ns, 2, pod(ns, "a", 1), pod(ns, "b", 1)))
+			write(t, s, snap(t, ns, 2, pod(ns, "a", 1), pod(ns, "b", 1)))
+			if got := len(p.commits(t, name)) - before; got != 1 {
+				t.Fatalf("three exports of one content made %d commits, want 1", got)
+			}
+			write(t, s, snap(t, ns, 3, pod(ns, "a", 2), pod(ns, "b", 1)))
+			if got := len(p.commits(t, name)) - before; got != 2 {
+				t.Fatalf("a changed row made %d commits in all, want 2", got)
+			}
+		})
+	}
+}
+
+func TestCommitMessageAuthorAndTrailers(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	tests := []struct {
+		name string
+		git  *v1alpha1.GitSink
+		want string
+	}{
+		{"the default subject and author", nil,
+			"kollect <kollect@kollect.dev>\nchore(conformance/team-a/web): export 2 items @ %s\n\nKollect-Revision: 4\nKollect-Checksum: %s\n"},
+		{"a custom message and author", &v1alpha1.GitSink{CommitMessage: "inventory {namespace}/{name} on {cluster}: {itemCount} ({checksum})",
+			Author: &v1alpha1.GitAuthor{Name: "Inventory Bot", Email: "bot@example.com"}},
+			"Inventory Bot <bot@example.com>\ninventory team-a/web on conformance: 2 (%s)\n\nKollect-Revision: 4\nKollect-Checksum: %s\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, url := p.newRepo(t)
+			spec := p.spec(url)
+			spec.Git = tt.git
+			s := newSink(t, &Backend{Egress: allowLoopback}, spec, p.creds)
+			sn := snap(t, "team-a", 4, pod("team-a", "a", 1), pod("team-a", "b", 1))
+			write(t, s, sn)
+			got := p.g.Run(t, name, "log", "-1", "--format=%an <%ae>%n%B", "main")
+			sum := sn.Envelope.Checksum
+			want := strings.Replace(strings.Replace(tt.want, "%s", sum[:12], 1), "%s", sum, 1) + "\n"
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("commit (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// lsTree lists the files of the remote branch.
+func lsTree(t *testing.T, p *peer, repo string) []string {
+	t.Helper()
+	return lines(p.g.Run(t, repo, "ls-tree", "-r", "--name-only", "main"))
+}
+
+func TestPrune(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	no := false
+	tests := []struct {
+		name  string
+		prune *bool
+		want  []string
+	}{
+		{"files of rows that left are removed by default", nil,
+			[]string{".kollect/conformance/team-a/web.json", "conformance/team-a/pod/a.yaml", "conformance/team-a/pod/c.yaml"}},
+		{"prune false keeps them", &no,
+			[]string{".kollect/conformance/team-a/web.json", "conformance/team-a/pod/a.yaml", "conformance/team-a/pod/b.yaml", "conformance/team-a/pod/c.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, url := p.newRepo(t)
+			spec := p.spec(url)
+			spec.Layout = &v1alpha1.GitLayout{Mode: "perResource"}
+			spec.Git = &v1alpha1.GitSink{Prune: tt.prune}
+			s := newSink(t, &Backend{Egress: allowLoopback}, spec, p.creds)
+			write(t, s, snap(t, "team-a", 1, pod("team-a", "a", 1), pod("team-a", "b", 1), pod("team-a", "c", 1)))
+			write(t, s, snap(t, "team-a", 2, pod("team-a", "a", 1), pod("team-a", "c", 1)))
+			if d := cmp.Diff(tt.want, lsTree(t, p, name)); d != "" {
+				t.Fatalf("files (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestPerResourceTreeEqualsRender(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	name, url := p.newRepo(t)
+	spec := p.spec(url)
+	spec.Layout = &v1alpha1.GitLayout{Mode: "split", Content: "manifest"}
+	s := newSink(t, &Backend{Egress: allowLoopback}, spec, p.creds)
+	sn := snap(t, "team-a", 1, pod("team-a", "a", 1), pod("team-a", "b", 2), pod("", "node-1", 3))
+	write(t, s, sn)
+	ts, _ := tree.SpecFor(spec)
+	want, err := tree.Render(ts, sn.Envelope)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	got := map[string]string{}
+	for _, f := range lsTree(t, p, name) {
+		if !strings.HasPrefix(f, ".kollect/") {
+			got[f] = p.g.Show(t, name, "main", f)
+		}
+	}
+	wantMap := map[string]string{}
+	for _, f := range want {
+		wantMap[f.Path] = string(f.Data)
+	}
+	if d := cmp.Diff(wantMap, got); d != "" {
+		t.Fatalf("branch files (-tree.Render +branch):\n%s", d)
+	}
+}
+
+func TestTwoInventoriesInOneRepository(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	name, url := p.newRepo(t)
+	spec := p.spec(url)
+	spec.Layout = &v1alpha1.GitLayout{Mode: "perResource"}
+	b := &Backend{Egress: allowLoopback}
+	a, other := newSink(t, b, spec, p.creds), newSink(t, b, spec, p.creds)
+	write(t, other, snap(t, "team-b", 1, pod("team-b", "x", 1), pod("team-b", "y", 1)))
+	bFiles := func() map[string]string {
+		out := map[string]string{}
+		for _, f := range lsTree(t, p, name) {
+			if strings.Contains(f, "team-b") {
+				out[f] = p.g.Show(t, name, "main", f)
+			}
+		}
+		return out
+	}
+	before := bFiles()
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = a.Write(context.Background(), snap(t, "team-a", uint64(i+1), pod("team-a", "a", i), pod("team-a", "b", 1)))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("writes of team-a: %v", err)
+	}
+	write(t, a, snap(t, "team-a", 9, pod("team-a", "a", 1)))
+	if d := cmp.Diff(before, bFiles()); d != "" {
+		t.Fatalf("writing team-a changed team-b's files (-before +after):\n%s", d)
+	}
+	del := snap(t, "team-a", 10)
+	del.Deleted = true
+	write(t, a, del)
+	if d := cmp.Diff(before, bFiles()); d != "" {
+		t.Fatalf("deleting team-a changed team-b's files (-before +after):\n%s", d)
+	}
+	for _, f := range lsTree(t, p, name) {
+		if strings.Contains(f, "team-a") {
+			t.Errorf("the deleted inventory team-a left %s", f)
+		}
+	}
+}
+
+// foreignCommit commits a file to the bare repository repo of p directly,
+// as another writer would.
+func foreignCommit(t testing.TB, p *peer, repo, file string) {
+	t.Helper()
+	dir := t.TempDir()
+	bare := filepath.Join(p.g.Root, repo+".git")
+	git := func(args ...string) error {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=someone", "GIT_AUTHOR_EMAIL=someone@example.com",
+			"GIT_COMMITTER_NAME=someone", "GIT_COMMITTER_EMAIL=someone@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	run := func(args ...string) {
+		if err := git(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("clone", "--quiet", bare, ".")
+	if git("checkout", "--quiet", "main") != nil {
+		run("symbolic-ref", "HEAD", "refs/heads/main") // an empty repository
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte("by someone else\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("add", file)
+	run("commit", "--quiet", "-m", "someone else: "+file)
+	run("push", "--quiet", "origin", "main")
+}
+
+// racer commits in the remote just before the sink's first push.
+type racer struct {
+	rt   http.RoundTripper
+	once sync.Once
+	race func()
+}
+
+func (r *racer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/git-receive-pack") ||
+		strings.Contains(req.URL.RawQuery, "service=git-receive-pack") {
+		r.once.Do(r.race)
+	}
+	return r.rt.RoundTrip(req)
+}
+
+func TestPushPolicies(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	tests := []struct {
+		name        string
+		policy      string
+		wantSubject []string
+		wantFiles   []string
+	}{
+		{"Commit rebases over a commit pushed while it exported", "Commit",
+			[]string{"chore(conformance/team-a/web): export 1 items @ ", "someone else: theirs.txt", "chore(conformance/team-a/web): export 1 items @ "},
+			[]string{".kollect/conformance/team-a/web.json", "inventory/team-a/web.yaml", "theirs.txt"}},
+		{"ForcePush replaces the branch with its own history", "ForcePush",
+			[]string{"chore(conformance/team-a/web): export 1 items @ ", "chore(conformance/team-a/web): export 1 items @ "},
+			[]string{".kollect/conformance/team-a/web.json", "inventory/team-a/web.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, url := p.newRepo(t)
+			spec := p.spec(url)
+			spec.Git = &v1alpha1.GitSink{PushPolicy: tt.policy}
+			s := newSink(t, &Backend{Egress: allowLoopback}, spec, p.creds)
+			write(t, s, snap(t, "team-a", 1, pod("team-a", "a", 1)))
+			s.http = &racer{rt: s.http, race: func() { foreignCommit(t, p, name, "theirs.txt") }}
+			write(t, s, snap(t, "team-a", 2, pod("team-a", "a", 2)))
+			var subjects []string
+			for _, c := range p.commits(t, name) {
+				subjects = append(subjects, strings.TrimRight(c, "0123456789abcdef"))
+			}
+			if d := cmp.Diff(tt.wantSubject, subjects); d != "" {
+				t.Errorf("commits (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.wantFiles, lsTree(t, p, name)); d != "" {
+				t.Errorf("files (-want +got):\n%s", d)
+			}
+			if got := p.g.Show(t, name, "main", "inventory/team-a/web.yaml"); !strings.Contains(got, "v: 2") {
+				t.Errorf("the branch does not hold revision 2:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestBranches(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	tests := []struct {
+		name     string
+		branch   string
+		setup    func(t *testing.T, repo string)
+		wantHead string
+	}{
+		{"an empty remote gets main", "", nil, "main"},
+		{"an empty remote gets the configured branch", "exports/inventory", nil, "exports/inventory"},
+		{"a remote's default branch is followed", "", func(t *testing.T, repo string) {
+			foreignCommit(t, p, repo, "README")
+			p.g.Run(t, repo, "branch", "-m", "main", "trunk")
+			p.g.Run(t, repo, "symbolic-ref", "HEAD", "refs/heads/trunk")
+		}, "trunk"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, url := p.newRepo(t)
+			if tt.setup != nil {
+				tt.setup(t, name)
+			}
+			spec := p.spec(url)
+			if tt.branch != "" {
+				spec.Git = &v1alpha1.GitSink{Branch: tt.branch}
+			}
+			s := newSink(t, &Backend{Egress: allowLoopback}, spec, p.creds)
+			write(t, s, snap(t, "team-a", 1, pod("team-a", "a", 1)))
+			got := lines(p.g.Run(t, name, "for-each-ref", "--format=%(refname:short)", "refs/heads"))
+			var files []string
+			if len(got) > 0 {
+				files = lines(p.g.Run(t, name, "ls-tree", "-r", "--name-only", tt.wantHead))
+			}
+			sort.Strings(files)
+			if !contains(got, tt.wantHead) || !contains(files, "inventory/team-a/web.yaml") {
+				t.Fatalf("branches %v with files %v on %s, want the export on %s", got, files, tt.wantHead, tt.wantHead)
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestReplayWritesAnOlderRevision(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	_, url := p.newRepo(t)
+	spec := p.spec(url)
+	s := newSink(t, &Backend{Egress: allowLoopback}, spec, p.creds)
+	r := p.newReader(t, url, spec)
+	write(t, s, snap(t, "team-a", 5, pod("team-a", "a", 5)))
+	old := snap(t, "team-a", 3, pod("team-a", "a", 3))
+	old.Replay = true
+	write(t, s, old)
+	got, _, err := r.Read(context.Background(), "conformance", old.Envelope.Inventory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Revision != 3 {
+		t.Fatalf("after a replay of revision 3 the branch holds revision %d", got.Revision)
+	}
+}
+
+func TestDefaultPolicyRefusesLoopback(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	name, url := p.newRepo(t)
+	s := newSink(t, &Backend{}, p.spec(url), p.creds)
+	err := s.Write(context.Background(), snap(t, "team-a", 1, pod("team-a", "a", 1)))
+	if !sink.IsPermanent(err) || !errors.Is(err, egress.ErrDenied) {
+		t.Fatalf("write to a loopback peer under the default policy: %v, want a permanent egress.ErrDenied", err)
+	}
+	if err := s.Check(context.Background()); !sink.IsPermanent(err) || !errors.Is(err, egress.ErrDenied) {
+		t.Fatalf("check of a loopback peer under the default policy: %v, want a permanent egress.ErrDenied", err)
+	}
+	if got := p.commits(t, name); got != nil {
+		t.Fatalf("the refused write committed %v", got)
+	}
+	_, err = (&Backend{}).New(context.Background(), cfgFor(t, v1alpha1.KollectSnapshotSinkSpec{Type: "git", Endpoint: "file://" + p.g.Root + "/" + name + ".git"}), p.creds)
+	if !sink.IsPermanent(err) || !errors.Is(err, egress.ErrDenied) {
+		t.Fatalf("a file:// sink under the default policy: %v, want a permanent egress.ErrDenied", err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{Username: "kollect", Password: "s3cret"})
+	_, url := p.newRepo(t)
+	if err := newSink(t, &Backend{Egress: allowLoopback}, p.spec(url), p.creds).Check(context.Background()); err != nil {
+		t.Fatalf("check of an empty repository with good credentials: %v", err)
+	}
+	missing := p.spec(p.g.URL + "/missing.git")
+	if err := newSink(t, &Backend{Egress: allowLoopback}, missing, p.creds).Check(context.Background()); !sink.IsPermanent(err) {
+		t.Fatalf("check of a missing repository: %v, want a permanent error", err)
+	}
+}
