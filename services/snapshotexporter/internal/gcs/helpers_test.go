@@ -1,0 +1,114 @@
+package gcs
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"testing"
+
+	"cloud.google.com/go/storage"
+	"google.golang.org/api/option"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
+)
+
+// peer is a fake-gcs-server with a plain storage client for reading back.
+type peer struct {
+	srv    *testenv.GCS
+	client *storage.Client
+}
+
+var bucketSeq atomic.Int64
+
+func startPeer(t testing.TB) *peer {
+	t.Helper()
+	srv := testenv.StartGCS(t)
+	c, err := storage.NewClient(context.Background(), option.WithEndpoint(srv.URL+"/storage/v1/"),
+		option.WithoutAuthentication(), storage.WithJSONReads())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return &peer{srv: srv, client: c}
+}
+
+func newBucketName() string { return fmt.Sprintf("kollect-%d", bucketSeq.Add(1)) }
+
+// spec returns a gcs sink spec for bucket/prefix on the peer, without
+// secretRef (the emulator has no authentication).
+func (p *peer) spec(bucket, prefix, format, compression string) v1alpha1.KollectSnapshotSinkSpec {
+	return v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGCS,
+		Endpoint:      p.srv.URL + "/" + bucket + "/" + prefix + "?project=kollect-test",
+		SinkCommon:    v1alpha1.SinkCommon{Cluster: "conformance"},
+		Serialization: &v1alpha1.SnapshotSerialization{Format: format, Compression: compression}}
+}
+
+func sinkConfig(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec) busv1.SinkConfig {
+	t.Helper()
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "gcs", Namespace: "team-a", Name: "archive",
+		Cluster: spec.Cluster, Spec: raw}
+}
+
+// newSink builds a sink of spec on the peer, allowing loopback.
+func (p *peer) newSink(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) sink.Sink {
+	t.Helper()
+	s, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.New(context.Background(), sinkConfig(t, spec), creds)
+	if err != nil {
+		t.Fatalf("new gcs sink: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	return s
+}
+
+// getter reads objects of bucket with the plain client.
+func (p *peer) getter(bucket string) objectstoretest.Getter {
+	return func(ctx context.Context, key string) ([]byte, bool, error) {
+		r, err := p.client.Bucket(bucket).Object(key).NewReader(ctx)
+		if errors.Is(err, storage.ErrObjectNotExist) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		return b, err == nil, err
+	}
+}
+
+// serviceAccount returns a well-formed service account key whose token
+// endpoint is tokenURI.
+func serviceAccount(t testing.TB, tokenURI string) []byte {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(map[string]string{"type": "service_account", "project_id": "kollect-test",
+		"private_key_id": "k1", "private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
+		"client_email": "kollect@kollect-test.iam.gserviceaccount.com", "client_id": "1", "token_uri": tokenURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
