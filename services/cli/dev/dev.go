@@ -1,0 +1,179 @@
+package dev
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats-server/v2/server"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/services/aggregator"
+	"kollect.dev/kollect/services/collector"
+	"kollect.dev/kollect/services/control"
+	"kollect.dev/kollect/services/databaseexporter"
+	"kollect.dev/kollect/services/eventexporter"
+	"kollect.dev/kollect/services/snapshotexporter"
+)
+
+// Options configure an all-in-one run.
+type Options struct {
+	// Rest reaches the API server.
+	Rest *rest.Config
+	// NATSURL is an existing bus; empty starts an embedded JetStream server
+	// storing in NATSDir (a temporary folder when empty) on NATSPort (-1:
+	// any free port).
+	NATSURL  string
+	NATSDir  string
+	NATSPort int
+	// AllowInClusterSinks admits sinks on private and loopback addresses.
+	AllowInClusterSinks bool
+	// Credentials read the sinks' Secrets; nil reads them from the API
+	// server.
+	Credentials exporter.Credentials
+	// Tune adjusts each exporter family's runtime settings (tests shorten
+	// retries); nil keeps the defaults.
+	Tune func(*exporter.Config)
+	// Ready, when set, receives the bus URL once the bus is provisioned and
+	// every service started.
+	Ready func(natsURL string)
+	// Log receives every service's logs.
+	Log logr.Logger
+}
+
+// Run starts the bus (unless o.NATSURL) and every service, and returns when
+// ctx ends (nil) or the first service fails.
+func Run(ctx context.Context, o Options) error {
+	url := o.NATSURL
+	if url == "" {
+		dir := o.NATSDir
+		if dir == "" {
+			d, err := os.MkdirTemp("", "kollect-dev-nats-")
+			if err != nil {
+				return err
+			}
+			defer func() { _ = os.RemoveAll(d) }()
+			dir = d
+		}
+		port := o.NATSPort
+		if port == 0 {
+			port = -1
+		}
+		srv, err := startNATS(dir, port)
+		if err != nil {
+			return err
+		}
+		defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+		url = srv.ClientURL()
+		o.Log.Info("embedded NATS JetStream started", "url", url, "dir", dir)
+	}
+	nc, js, err := bus.Connect(url, busv1.ServiceControl)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if err := bus.Provision(ctx, js, bus.DefaultOptions()); err != nil {
+		return fmt.Errorf("provision the bus: %w", err)
+	}
+	creds := o.Credentials
+	if creds == nil {
+		kube, err := kubernetes.NewForConfig(o.Rest)
+		if err != nil {
+			return fmt.Errorf("build Kubernetes client: %w", err)
+		}
+		creds = exporter.KubeCredentials{Client: kube}
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	for name, run := range services(o, url) {
+		g.Go(func() error {
+			if err := run(ctx); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
+		})
+	}
+	for _, f := range families(o) {
+		c := exporter.DefaultConfig(f.family)
+		c.Credentials, c.Log = creds, o.Log.WithName(string(f.family.Exporter()))
+		if o.Tune != nil {
+			o.Tune(&c)
+		}
+		g.Go(func() error {
+			if err := exporter.Run(ctx, js, c, f.backends...); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("%s: %w", f.family.Exporter(), err)
+			}
+			return nil
+		})
+	}
+	if o.Ready != nil {
+		o.Ready(url)
+	}
+	err = g.Wait()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// services returns the Run of control, the collector and the aggregator,
+// configured for one process: no leader election, no webhook, no metrics
+// servers.
+func services(o Options, url string) map[string]func(context.Context) error {
+	ctl := control.DefaultConfig()
+	ctl.Kube, ctl.NATSURL, ctl.ProvisionBus, ctl.AllowInClusterSinks = o.Rest, url, false, o.AllowInClusterSinks
+	ctl.MetricsAddr, ctl.HealthAddr, ctl.LeaderElection, ctl.Webhook.Port = "0", "0", false, 0
+	ctl.Log = o.Log.WithName("control")
+	col := collector.DefaultConfig()
+	col.Rest, col.NATSURL, col.LeaderElection, col.MetricsBindAddress = o.Rest, url, false, "0"
+	col.Logger = o.Log.WithName("collector")
+	agg := aggregator.DefaultConfig()
+	agg.NATSURL, agg.Log = url, o.Log.WithName("aggregator")
+	return map[string]func(context.Context) error{
+		"control":    func(ctx context.Context) error { return control.Run(ctx, ctl) },
+		"collector":  func(ctx context.Context) error { return collector.Run(ctx, col) },
+		"aggregator": func(ctx context.Context) error { return aggregator.Run(ctx, agg) },
+	}
+}
+
+type family struct {
+	family   busv1.Family
+	backends []exporter.Backend
+}
+
+// families returns the three exporter families with their backends.
+func families(o Options) []family {
+	snap := snapshotexporter.DefaultConfig()
+	snap.AllowInClusterSinks = o.AllowInClusterSinks
+	db := databaseexporter.DefaultConfig()
+	db.AllowInClusterSinks = o.AllowInClusterSinks
+	ev := eventexporter.DefaultConfig()
+	ev.AllowInClusterSinks = o.AllowInClusterSinks
+	return []family{
+		{busv1.FamilySnapshot, snapshotexporter.Backends(snap)},
+		{busv1.FamilyDatabase, databaseexporter.Backends(db)},
+		{busv1.FamilyEvent, eventexporter.Backends(ev)},
+	}
+}
+
+// startNATS starts an embedded JetStream server on loopback.
+func startNATS(dir string, port int) (*server.Server, error) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
+		StoreDir: dir, NoSigs: true, NoLog: true})
+	if err != nil {
+		return nil, fmt.Errorf("start embedded NATS: %w", err)
+	}
+	s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		s.Shutdown()
+		return nil, fmt.Errorf("start embedded NATS: not ready within 10s")
+	}
+	return s, nil
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/go-logr/zapr"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"kollect.dev/kollect/deploy/crds"
+	"kollect.dev/kollect/services/cli/dev"
+)
+
+// devFlags are the arguments of kollect dev.
+type devFlags struct {
+	kubeconfig, context, natsURL, natsDir string
+	natsPort, verbosity                   int
+	allowInCluster, installCRDs           bool
+}
+
+func newDevCommand(s Streams) *cobra.Command {
+	f := devFlags{natsPort: 4222}
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run every Kollect service in this process against the current kubeconfig context",
+		Long: `dev runs control, the collector, the aggregator and the snapshot, database and event exporters in
+one process, on an embedded NATS JetStream server (127.0.0.1:4222 unless --nats-port or --nats-url),
+against the current kubeconfig context. It is for people with a cluster who want Kollect running
+without installing it: apply Profiles, Targets, sinks and Inventories with kubectl and watch them
+export. The admission webhook is not served (the API server cannot reach this process); the CRDs'
+own validation still applies. Ctrl-C stops everything.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDev(cmd.Context(), s, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "path of the kubeconfig (default $KUBECONFIG or ~/.kube/config)")
+	fl.StringVar(&f.context, "context", "", "kubeconfig context (default the current one)")
+	fl.StringVar(&f.natsURL, "nats-url", "", "use this NATS JetStream server instead of an embedded one")
+	fl.StringVar(&f.natsDir, "nats-dir", "", "store of the embedded NATS server (default a temporary folder)")
+	fl.IntVar(&f.natsPort, "nats-port", f.natsPort, "port of the embedded NATS server; -1 picks a free one")
+	fl.BoolVar(&f.allowInCluster, "allow-in-cluster-sinks", false, "let sinks connect to private and loopback addresses")
+	fl.BoolVar(&f.installCRDs, "install-crds", false, "apply the kollect.dev CustomResourceDefinitions first (server-side apply)")
+	fl.IntVarP(&f.verbosity, "verbosity", "v", 0, "log verbosity: 0 info, 1 debug")
+	return cmd
+}
+
+func runDev(ctx context.Context, s Streams, f devFlags) error {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = f.kubeconfig
+	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	if err != nil {
+		return &ExitError{Code: 2, Err: fmt.Errorf("dev: load kubeconfig: %w", err)}
+	}
+	zc := zap.NewDevelopmentConfig()
+	zc.Level = zap.NewAtomicLevelAt(zapcore.Level(-f.verbosity))
+	zc.OutputPaths, zc.ErrorOutputPaths = []string{"stderr"}, []string{"stderr"}
+	z, err := zc.Build()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = z.Sync() }()
+	if f.installCRDs {
+		if err := installCRDs(ctx, rc); err != nil {
+			return &ExitError{Code: 1, Err: err}
+		}
+		fmt.Fprintln(s.Err, "kollect dev: CRDs applied")
+	}
+	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSDir: f.natsDir, NATSPort: f.natsPort,
+		AllowInClusterSinks: f.allowInCluster, Log: zapr.NewLogger(z),
+		Ready: func(url string) { fmt.Fprintf(s.Err, "kollect dev: all services running, bus at %s; Ctrl-C stops\n", url) }})
+	if err != nil {
+		return &ExitError{Code: 1, Err: fmt.Errorf("dev: %w", err)}
+	}
+	return nil
+}
+
+// installCRDs server-side applies every kollect.dev CRD.
+func installCRDs(ctx context.Context, rc *rest.Config) error {
+	c, err := apiextensions.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	files, err := fs.Glob(crds.FS, "*.yaml")
+	if err != nil {
+		return err
+	}
+	for _, name := range files {
+		b, err := fs.ReadFile(crds.FS, name)
+		if err != nil {
+			return err
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.Unmarshal(b, &crd); err != nil {
+			return fmt.Errorf("decode %s: %w", name, err)
+		}
+		crd.APIVersion, crd.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+		body, err := yaml.YAMLToJSON(b)
+		if err != nil {
+			return err
+		}
+		force := true
+		_, err = c.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, crd.Name, "application/apply-patch+yaml", body,
+			metav1.PatchOptions{FieldManager: "kollect-dev", Force: &force})
+		if err != nil {
+			return fmt.Errorf("apply CRD %s: %w", crd.Name, err)
+		}
+	}
+	return nil
+}
