@@ -1,0 +1,184 @@
+package mongodb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// Defaults of the Backend options.
+const (
+	// DefaultServerSelectionTimeout is how long an operation waits for a
+	// usable server before failing.
+	DefaultServerSelectionTimeout = 30 * time.Second
+	// DefaultBatchSize is the number of writes sent in one bulk write.
+	DefaultBatchSize = 1000
+)
+
+// The patterns of the API (api/v1alpha1 MongoDBSink), checked again here
+// because the spec reaches the exporter as JSON.
+var (
+	databasePattern   = regexp.MustCompile(`^[^/\\. "$*<>:|?]{1,63}$`)
+	collectionPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,119}$`)
+)
+
+// Backend creates mongodb sinks.
+type Backend struct {
+	// Egress is the address policy every connection is dialed through.
+	Egress egress.Policy
+	// ServerSelectionTimeout bounds the wait for a usable server (zero:
+	// DefaultServerSelectionTimeout). An address the policy refuses is
+	// reported only when it expires.
+	ServerSelectionTimeout time.Duration
+	// BatchSize is the number of writes per bulk write (zero:
+	// DefaultBatchSize).
+	BatchSize int
+}
+
+// Type returns "mongodb".
+func (b Backend) Type() string { return string(v1alpha1.DatabaseMongoDB) }
+
+// New returns a sink writing to the collection cfg names. The client
+// connects lazily: New fails only on an invalid spec or unreadable Secrets.
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+	spec, err := decodeSpec(cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := b.clientOptions(ctx, spec, cfg.Namespace, creds)
+	if err != nil {
+		return nil, err
+	}
+	client, err := mongo.Connect(opts)
+	if err != nil {
+		return nil, sink.Permanent(fmt.Errorf("configure mongodb client: %w", err))
+	}
+	batch := b.BatchSize
+	if batch <= 0 {
+		batch = DefaultBatchSize
+	}
+	db := client.Database(spec.MongoDB.Database)
+	return &Sink{
+		client:   client,
+		data:     db.Collection(spec.MongoDB.Collection),
+		state:    db.Collection(spec.MongoDB.Collection + StateSuffix),
+		ensure:   spec.Provisioning == nil || spec.Provisioning.Mode != v1alpha1.ProvisionExisting,
+		batch:    batch,
+		database: spec.MongoDB.Database,
+	}, nil
+}
+
+// decodeSpec decodes and validates a database sink spec of type mongodb.
+func decodeSpec(raw json.RawMessage) (v1alpha1.KollectDatabaseSinkSpec, error) {
+	var spec v1alpha1.KollectDatabaseSinkSpec
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return spec, sink.Permanent(fmt.Errorf("decode mongodb sink spec: %w", err))
+	}
+	return spec, validate(spec)
+}
+
+// validate checks what New relies on; each error names the field.
+func validate(spec v1alpha1.KollectDatabaseSinkSpec) error {
+	switch {
+	case spec.Type != v1alpha1.DatabaseMongoDB:
+		return sink.Permanent(fmt.Errorf("spec.type: %q is not mongodb", spec.Type))
+	case spec.MongoDB == nil:
+		return sink.Permanent(errors.New("spec.mongodb: required for type mongodb"))
+	case !databasePattern.MatchString(spec.MongoDB.Database):
+		return sink.Permanent(fmt.Errorf("spec.mongodb.database: %q is not a valid database name", spec.MongoDB.Database))
+	case !collectionPattern.MatchString(spec.MongoDB.Collection):
+		return sink.Permanent(fmt.Errorf("spec.mongodb.collection: %q is not a valid collection name", spec.MongoDB.Collection))
+	case spec.Endpoint == "" && spec.SecretRef == nil && spec.MongoDB.DatabaseRef == nil:
+		return sink.Permanent(errors.New("spec.endpoint: set endpoint, secretRef or mongodb.databaseRef to find the server"))
+	}
+	return nil
+}
+
+// clientOptions builds the driver options: the endpoint (or the Secret's
+// connection string), the Secret's credentials, the egress dialer and TLS.
+func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (*options.ClientOptions, error) {
+	secretURI, from, err := connectionString(ctx, spec, namespace, creds)
+	if err != nil {
+		return nil, err
+	}
+	base := spec.Endpoint
+	if base == "" {
+		base = secretURI
+	}
+	opts := options.Client().ApplyURI(base)
+	if err := opts.Validate(); err != nil {
+		if base == secretURI {
+			// The driver's message may quote the string, credentials included.
+			return nil, sink.Permanent(fmt.Errorf("parse the connection string in %s: invalid MongoDB URI", from))
+		}
+		return nil, sink.Permanent(fmt.Errorf("parse spec.endpoint: %w", err))
+	}
+	if spec.Endpoint != "" && secretURI != "" {
+		auth := options.Client().ApplyURI(secretURI)
+		if auth.Validate() != nil {
+			return nil, sink.Permanent(fmt.Errorf("parse the connection string in %s: invalid MongoDB URI", from))
+		}
+		if auth.Auth != nil {
+			opts.SetAuth(*auth.Auth)
+		}
+	}
+	tlsCfg, err := egress.TLSConfig(ctx, spec.TLS, namespace, creds)
+	if err != nil {
+		return nil, err
+	}
+	if tlsCfg != nil {
+		opts.SetTLSConfig(tlsCfg)
+	}
+	timeout := b.ServerSelectionTimeout
+	if timeout <= 0 {
+		timeout = DefaultServerSelectionTimeout
+	}
+	return opts.SetDialer(b.Egress.Dialer()).SetServerSelectionTimeout(timeout).SetAppName("kollect"), nil
+}
+
+// connectionString reads the connection string from mongodb.databaseRef, or
+// from secretRef's key uri or dsn; it returns "" when neither is set, and
+// from names where it came from, for error messages.
+func connectionString(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (uri, from string, err error) {
+	if ref := spec.MongoDB.DatabaseRef; ref != nil {
+		data, err := creds.Secret(ctx, namespace, ref.Name)
+		if err != nil {
+			return "", "", fmt.Errorf("read spec.mongodb.databaseRef Secret %s: %w", ref.Name, err)
+		}
+		v, ok := data[ref.Key]
+		if !ok || len(v) == 0 {
+			return "", "", sink.Permanent(fmt.Errorf("spec.mongodb.databaseRef: Secret %s has no key %q", ref.Name, ref.Key))
+		}
+		return string(v), fmt.Sprintf("Secret %s key %s", ref.Name, ref.Key), nil
+	}
+	ref := spec.SecretRef
+	if ref == nil {
+		return "", "", nil
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = namespace
+	}
+	data, err := creds.Secret(ctx, ns, ref.Name)
+	if err != nil {
+		return "", "", fmt.Errorf("read spec.secretRef Secret %s: %w", ref.Name, err)
+	}
+	for _, key := range []string{"uri", "dsn"} {
+		if v := data[key]; len(v) > 0 {
+			return string(v), fmt.Sprintf("Secret %s key %s", ref.Name, key), nil
+		}
+	}
+	return "", "", sink.Permanent(fmt.Errorf("spec.secretRef: Secret %s has no key \"uri\" or \"dsn\"", ref.Name))
+}

@@ -1,0 +1,182 @@
+package mongodb
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// Sink writes inventories to one MongoDB collection. It implements
+// sink.Sink, sink.Checker and sink.DeltaWriter.
+type Sink struct {
+	client   *mongo.Client
+	data     *mongo.Collection
+	state    *mongo.Collection
+	database string
+	ensure   bool
+	batch    int
+
+	mu          sync.Mutex
+	provisioned bool
+
+	// afterData, when set (tests), runs between the data write and the
+	// state record; an error it returns aborts the write there, as a crash
+	// would.
+	afterData func() error
+}
+
+// Write makes the collection hold exactly s for its (cluster, inventory).
+func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
+	env := snap.Envelope
+	if err := s.prepare(ctx); err != nil {
+		return err
+	}
+	if snap.Deleted {
+		return s.remove(ctx, env)
+	}
+	st, found, err := s.readState(ctx, env)
+	if err != nil {
+		return err
+	}
+	if found && skip(st, env, snap.Replay) {
+		return nil
+	}
+	if found && !st.Pending && st.Checksum == env.Checksum {
+		// Same rows under a new revision: only the state moves.
+		return s.recordState(ctx, env)
+	}
+	if err := s.markPending(ctx, env); err != nil {
+		return err
+	}
+	models := make([]mongo.WriteModel, 0, len(env.Items))
+	for _, r := range env.Items {
+		models = append(models, upsert(env, r))
+	}
+	if err := s.bulk(ctx, models); err != nil {
+		return err
+	}
+	if err := s.deleteStale(ctx, env); err != nil {
+		return err
+	}
+	if s.afterData != nil {
+		if err := s.afterData(); err != nil {
+			return err
+		}
+	}
+	return s.recordState(ctx, env)
+}
+
+// WriteDelta applies s.Delta when the collection holds its base for the
+// inventory, and falls back to Write otherwise.
+func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
+	env, d := snap.Envelope, snap.Delta
+	if d == nil || snap.Deleted || snap.Replay {
+		return s.Write(ctx, snap)
+	}
+	if err := s.prepare(ctx); err != nil {
+		return err
+	}
+	st, found, err := s.readState(ctx, env)
+	if err != nil {
+		return err
+	}
+	if !found || st.Pending || uint64(st.Revision) != d.BaseRevision || st.Checksum != d.BaseChecksum {
+		if found && skip(st, env, false) {
+			return nil
+		}
+		return s.Write(ctx, snap)
+	}
+	if err := s.markPending(ctx, env); err != nil {
+		return err
+	}
+	models := make([]mongo.WriteModel, 0, len(d.Upserts)+len(d.Deletes))
+	for _, r := range d.Upserts {
+		models = append(models, upsert(env, r))
+	}
+	for _, k := range d.Deletes {
+		models = append(models, mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: identity(env, k)}}))
+	}
+	if err := s.bulk(ctx, models); err != nil {
+		return err
+	}
+	if s.afterData != nil {
+		if err := s.afterData(); err != nil {
+			return err
+		}
+	}
+	return s.recordState(ctx, env)
+}
+
+// skip reports whether env is older than what the state records (or what an
+// interrupted write was applying) and not a replay, or is exactly what a
+// completed write recorded.
+func skip(st state, env busv1.Envelope, replay bool) bool {
+	rev := int64(env.Revision)
+	if !replay && (rev < st.Revision || (st.Pending && rev < st.PendingRevision)) {
+		return true
+	}
+	return !st.Pending && rev == st.Revision && env.Checksum == st.Checksum
+}
+
+// remove deletes the inventory's documents and then its state.
+func (s *Sink) remove(ctx context.Context, env busv1.Envelope) error {
+	if _, err := s.data.DeleteMany(ctx, scope(env)); err != nil {
+		return classify(ctx, "delete documents of the deleted inventory", err)
+	}
+	if _, err := s.state.DeleteOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}); err != nil {
+		return classify(ctx, "delete state of the deleted inventory", err)
+	}
+	return nil
+}
+
+// bulk sends models as unordered bulk writes of at most s.batch each.
+func (s *Sink) bulk(ctx context.Context, models []mongo.WriteModel) error {
+	opts := options.BulkWrite().SetOrdered(false)
+	for start := 0; start < len(models); start += s.batch {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("write documents: %w", err)
+		}
+		end := min(start+s.batch, len(models))
+		if _, err := s.data.BulkWrite(ctx, models[start:end], opts); err != nil {
+			return classify(ctx, fmt.Sprintf("write documents %d-%d of %d", start, end-1, len(models)), err)
+		}
+	}
+	return nil
+}
+
+// deleteStale deletes the inventory's documents that this snapshot did not
+// write: those carrying another revision or checksum.
+func (s *Sink) deleteStale(ctx context.Context, env busv1.Envelope) error {
+	filter := append(scope(env), bson.E{Key: "$or", Value: bson.A{
+		bson.D{{Key: "revision", Value: bson.D{{Key: "$ne", Value: int64(env.Revision)}}}},
+		bson.D{{Key: "checksum", Value: bson.D{{Key: "$ne", Value: env.Checksum}}}},
+	}})
+	if _, err := s.data.DeleteMany(ctx, filter); err != nil {
+		return classify(ctx, "delete documents absent from the snapshot", err)
+	}
+	return nil
+}
+
+// Check pings the server and verifies, or in ensure mode creates, the
+// collections, without writing documents.
+func (s *Sink) Check(ctx context.Context) error {
+	if err := s.client.Ping(ctx, nil); err != nil {
+		return classify(ctx, "ping mongodb", err)
+	}
+	return s.prepare(ctx)
+}
+
+// Close disconnects the client.
+func (s *Sink) Close(ctx context.Context) error {
+	if err := s.client.Disconnect(ctx); err != nil {
+		return fmt.Errorf("disconnect mongodb: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package mongodb
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+)
+
+// StateSuffix is appended to the collection's name to name the state
+// collection.
+const StateSuffix = "_state"
+
+// state is the document of the state collection for one (cluster,
+// inventory): the snapshot the collection holds.
+type state struct {
+	// Revision and Checksum are the last snapshot written completely.
+	Revision int64  `bson:"revision"`
+	Checksum string `bson:"checksum"`
+	// ExportedAt is when it was written.
+	ExportedAt time.Time `bson:"exportedAt"`
+	// Pending is set, with PendingRevision, while a write is changing the
+	// documents; it stays set when that write was interrupted, and then the
+	// documents may hold a mix of two snapshots, so that the next write
+	// rewrites them all.
+	Pending         bool  `bson:"pending,omitempty"`
+	PendingRevision int64 `bson:"pendingRevision,omitempty"`
+}
+
+// stateID is the state document's _id.
+func stateID(env busv1.Envelope) bson.D {
+	return bson.D{
+		{Key: "cluster", Value: env.Cluster},
+		{Key: "namespace", Value: env.Inventory.Namespace},
+		{Key: "name", Value: env.Inventory.Name},
+	}
+}
+
+// readState returns the inventory's state; found is false when none is
+// recorded.
+func (s *Sink) readState(ctx context.Context, env busv1.Envelope) (st state, found bool, err error) {
+	err = s.state.FindOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}).Decode(&st)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return state{}, false, nil
+	}
+	if err != nil {
+		return state{}, false, classify(ctx, "read state", err)
+	}
+	return st, true, nil
+}
+
+// markPending records, before any document changes, that a write of env is
+// in progress; it keeps the recorded revision and checksum.
+func (s *Sink) markPending(ctx context.Context, env busv1.Envelope) error {
+	update := bson.D{{Key: "$set", Value: bson.D{
+		{Key: "pending", Value: true},
+		{Key: "pendingRevision", Value: int64(env.Revision)},
+	}}}
+	_, err := s.state.UpdateOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}, update, options.UpdateOne().SetUpsert(true))
+	if err != nil {
+		return classify(ctx, "mark the write in the state", err)
+	}
+	return nil
+}
+
+// recordState records env as the snapshot the collection holds; it is the
+// last step of a write.
+func (s *Sink) recordState(ctx context.Context, env busv1.Envelope) error {
+	doc := bson.D{
+		{Key: "_id", Value: stateID(env)},
+		{Key: "revision", Value: int64(env.Revision)},
+		{Key: "checksum", Value: env.Checksum},
+		{Key: "exportedAt", Value: env.ExportedAt},
+	}
+	_, err := s.state.ReplaceOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}, doc, options.Replace().SetUpsert(true))
+	if err != nil {
+		return classify(ctx, "record state", err)
+	}
+	return nil
+}
