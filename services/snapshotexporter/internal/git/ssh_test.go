@@ -70,7 +70,9 @@ func TestSSHHostKeysAndPolicy(t *testing.T) {
 		check  func(error) bool
 	}{
 		{"a host key other than known_hosts holds is refused", allowLoopback, "wrong-host", nil,
-			func(err error) bool { return sink.IsPermanent(err) && strings.Contains(err.Error(), "knownhosts: key mismatch") }},
+			func(err error) bool {
+				return sink.IsPermanent(err) && strings.Contains(err.Error(), "knownhosts: key mismatch")
+			}},
 		{"insecureSkipVerify accepts any host key", allowLoopback, "no-hosts", &v1alpha1.TLSConfig{InsecureSkipVerify: true},
 			func(err error) bool { return err == nil }},
 		{"the default policy refuses the loopback server before authenticating", egress.Policy{}, "ssh", nil,
