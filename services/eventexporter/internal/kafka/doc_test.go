@@ -61,7 +61,7 @@ func TestDocExample(t *testing.T) {
 		kfake.EnableSASL(), kfake.Superuser(ks.Spec.Kafka.SASL.Mechanism, user, pass))
 	ks.Spec.Kafka.Brokers = []string{broker} // the only rewrite of the spec
 	creds := exporter.MapCredentials{
-		{Namespace: ks.Namespace, Name: ks.Spec.SecretRef.Name}:      {"username": []byte(user), "password": []byte(pass)},
+		{Namespace: ks.Namespace, Name: ks.Spec.SecretRef.Name}:       {"username": []byte(user), "password": []byte(pass)},
 		{Namespace: ks.Namespace, Name: ks.Spec.TLS.CASecretRef.Name}: {ks.Spec.TLS.CASecretRef.Key: []byte(ca)},
 	}
 	specJSON, err := json.Marshal(ks.Spec)
