@@ -7,6 +7,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/services/eventexporter/internal/kafka"
+	"kollect.dev/kollect/services/eventexporter/internal/nats"
 )
 
 // Config configures the event exporter.
@@ -28,7 +29,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 // this file are the list of messaging SDKs in the binary.
 func Backends(c Config) []exporter.Backend {
 	p := c.Egress()
-	return []exporter.Backend{kafka.Backend{Egress: p}}
+	return []exporter.Backend{kafka.Backend{Egress: p}, nats.Backend{Egress: p}}
 }
 
 // Run exports snapshot events to event sinks until ctx ends.

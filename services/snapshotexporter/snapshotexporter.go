@@ -6,6 +6,9 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/services/snapshotexporter/internal/gcs"
+	"kollect.dev/kollect/services/snapshotexporter/internal/git"
+	"kollect.dev/kollect/services/snapshotexporter/internal/gitlab"
 	"kollect.dev/kollect/services/snapshotexporter/internal/s3"
 )
 
@@ -32,7 +35,12 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 // this file are the list of sink SDKs in the binary.
 func Backends(c Config) []exporter.Backend {
 	p := c.Egress()
-	return []exporter.Backend{s3.Backend{Egress: p}}
+	return []exporter.Backend{
+		&git.Backend{Egress: p, CacheDir: c.GitCacheDir},
+		gitlab.Backend{Egress: p},
+		s3.Backend{Egress: p},
+		gcs.Backend{Egress: p},
+	}
 }
 
 // Run exports snapshot events to snapshot sinks until ctx ends.
