@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v2"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
-	"sigs.k8s.io/yaml"
 )
 
 // File is one rendered file.
@@ -189,7 +190,7 @@ func encode(format string, v any) ([]byte, error) {
 		if err := enc.Encode(v); err != nil {
 			return nil, err
 		}
-		return yaml.JSONToYAML(buf.Bytes())
+		return jsonToYAML(buf.Bytes())
 	case FormatJSON:
 		enc.SetIndent("", "  ")
 	}
@@ -211,4 +212,40 @@ func ndjson(values []any) ([]byte, error) {
 		}
 	}
 	return append([]byte{}, buf.Bytes()...), nil
+}
+
+// jsonToYAML converts JSON to YAML exactly as sigs.k8s.io/yaml.JSONToYAML
+// does (sorted keys, numbers as written), but decodes the JSON with
+// encoding/json instead of a YAML parser, several times faster.
+func jsonToYAML(j []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return yaml.Marshal(bigIntegers(v))
+}
+
+// bigIntegers turns numbers beyond int64 that fit uint64 into uint64, as
+// the YAML parser of JSONToYAML reads them; yaml.v2 writes every other
+// json.Number as the YAML parser would have read it.
+func bigIntegers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := x.Int64(); err != nil {
+			if u, err := strconv.ParseUint(string(x), 10, 64); err == nil {
+				return u
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = bigIntegers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = bigIntegers(e)
+		}
+	}
+	return v
 }
