@@ -1,0 +1,126 @@
+package gcs
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/api/iterator"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink"
+	"sigs.k8s.io/yaml"
+)
+
+// docObject is one object of a yaml block of a doc page.
+type docObject struct {
+	Kind       string            `json:"kind"`
+	StringData map[string]string `json:"stringData"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec v1alpha1.KollectSnapshotSinkSpec `json:"spec"`
+}
+
+var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
+
+func docObjects(t *testing.T, page string) []docObject {
+	t.Helper()
+	md, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []docObject
+	for _, m := range yamlBlock.FindAllStringSubmatch(string(md), -1) {
+		for _, doc := range strings.Split(m[1], "\n---\n") {
+			var o docObject
+			if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+				t.Fatalf("decode %s: %v", page, err)
+			}
+			objs = append(objs, o)
+		}
+	}
+	return objs
+}
+
+func TestDocExamples(t *testing.T) {
+	p := startPeer(t)
+	creds := exporter.MapCredentials{}
+	var sinks []docObject
+	for _, o := range docObjects(t, "../../../../docs/sinks/gcs.md") {
+		switch o.Kind {
+		case "Secret":
+			creds[busv1.NamespacedName{Namespace: "team-a", Name: o.Metadata.Name}] = map[string][]byte{
+				KeyCredentials: []byte(o.StringData[KeyCredentials])}
+		case "KollectSnapshotSink":
+			sinks = append(sinks, o)
+		}
+	}
+	want := map[string][]string{
+		"inventory-lake": {"kollect/inventory/cluster=prod-eu-1/ns=team-a/name=web/_latest.json",
+			"kollect/inventory/cluster=prod-eu-1/ns=team-a/name=web/revision=1.parquet"},
+		"inventory-feed": {".kollect/state/cluster=prod-eu-1/ns=team-a/name=web.json",
+			"prod-eu-1/team-a/web.ndjson.zst"},
+	}
+	if len(sinks) != len(want) {
+		t.Fatalf("the page has %d sinks, the test knows %d", len(sinks), len(want))
+	}
+	for _, o := range sinks {
+		t.Run("the example "+o.Metadata.Name+" writes to the emulator", func(t *testing.T) {
+			if ref := o.Spec.SecretRef; ref != nil {
+				// The example's Secret must be one the backend accepts;
+				// the emulator then gets no credentials.
+				if _, _, err := readSecret(context.Background(), &o.Spec, "team-a", creds); err != nil {
+					t.Fatalf("the example Secret is refused: %v", err)
+				}
+				o.Spec.SecretRef = nil
+			}
+			u, err := url.Parse(o.Spec.Endpoint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Spec.Provisioning != nil && o.Spec.Provisioning.Mode == v1alpha1.ProvisionExisting {
+				p.srv.CreateBucket(t, u.Host)
+			}
+			o.Spec.Endpoint = p.srv.URL + "/" + u.Host + u.Path
+			if u.RawQuery != "" {
+				o.Spec.Endpoint += "?" + u.RawQuery
+			}
+			s := p.newSink(t, o.Spec, creds)
+			if err := s.(sink.Checker).Check(context.Background()); err != nil {
+				t.Fatalf("check: %v", err)
+			}
+			one := snap(t, 1, 1)
+			one.Envelope = one.Envelope.Stamp(o.Spec.Cluster, time.Now())
+			write(t, s, one)
+			if d := cmp.Diff(want[o.Metadata.Name], p.list(t, u.Host)); d != "" {
+				t.Errorf("objects (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// list returns every key of bucket with the plain client.
+func (p *peer) list(t *testing.T, bucket string) []string {
+	t.Helper()
+	var keys []string
+	it := p.client.Bucket(bucket).Objects(context.Background(), &storage.Query{})
+	for {
+		o, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return keys
+		}
+		if err != nil {
+			t.Fatalf("list %s: %v", bucket, err)
+		}
+		keys = append(keys, o.Name)
+	}
+}
