@@ -105,30 +105,33 @@ func limit(binding int64, backend int) int64 {
 	return int64(backend)
 }
 
-// ensureTopic creates the topic (provisioning ensure) or verifies that it
-// exists (existing), once per sink.
+// ensureTopic verifies, once per sink, that the topic exists, and creates
+// it when missing in provisioning mode ensure. Reading the metadata first
+// means a principal allowed to write to an existing topic needs no right to
+// create topics.
 func (k *Sink) ensureTopic(ctx context.Context) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.ready {
 		return nil
 	}
-	var err error
-	if k.set.ensure {
-		err = k.createTopic(ctx)
-	} else {
-		err = k.verifyTopic(ctx)
-	}
-	if err != nil {
+	exists, err := k.topicExists(ctx)
+	switch {
+	case err != nil:
 		return err
+	case !exists && !k.set.ensure:
+		return sink.Permanent(fmt.Errorf("kafka topic %s does not exist (provisioning mode existing)", k.set.topic))
+	case !exists:
+		if err := k.createTopic(ctx); err != nil {
+			return err
+		}
 	}
 	k.ready = true
 	return nil
 }
 
 // createTopic creates the topic with the brokers' default partitions and
-// replication, compacted in perRow mode. An existing topic is left as it
-// is.
+// replication, compacted in perRow mode.
 func (k *Sink) createTopic(ctx context.Context) error {
 	var configs map[string]*string
 	if k.set.perRow {
@@ -142,20 +145,20 @@ func (k *Sink) createTopic(ctx context.Context) error {
 	return fmt.Errorf("create kafka topic %s: %w", k.set.topic, classify(ctx, err))
 }
 
-// verifyTopic reads the topic's metadata; a missing topic is permanent.
-func (k *Sink) verifyTopic(ctx context.Context) error {
+// topicExists reads the topic's metadata.
+func (k *Sink) topicExists(ctx context.Context) (bool, error) {
 	td, err := k.adm.ListTopics(ctx, k.set.topic)
 	if err != nil {
-		return fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, err))
+		return false, fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, err))
 	}
 	t, ok := td[k.set.topic]
 	switch {
 	case !ok || errors.Is(t.Err, kerr.UnknownTopicOrPartition):
-		return sink.Permanent(fmt.Errorf("kafka topic %s does not exist (provisioning mode existing)", k.set.topic))
+		return false, nil
 	case t.Err != nil:
-		return fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, t.Err))
+		return false, fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, t.Err))
 	}
-	return nil
+	return true, nil
 }
 
 // Check connects, authenticates and reads the topic's metadata. A missing
@@ -163,18 +166,12 @@ func (k *Sink) verifyTopic(ctx context.Context) error {
 func (k *Sink) Check(ctx context.Context) error {
 	ctx, done := k.auth.op(ctx)
 	defer done()
-	td, err := k.adm.ListTopics(ctx, k.set.topic)
-	if err != nil {
-		return fmt.Errorf("check kafka topic %s: %w", k.set.topic, classify(ctx, err))
-	}
-	t := td[k.set.topic]
+	exists, err := k.topicExists(ctx)
 	switch {
-	case errors.Is(t.Err, kerr.UnknownTopicOrPartition) || t.Topic == "":
-		if !k.set.ensure {
-			return sink.Permanent(fmt.Errorf("check kafka topic %s: it does not exist (provisioning mode existing)", k.set.topic))
-		}
-	case t.Err != nil:
-		return fmt.Errorf("check kafka topic %s: %w", k.set.topic, classify(ctx, t.Err))
+	case err != nil:
+		return fmt.Errorf("check: %w", err)
+	case !exists && !k.set.ensure:
+		return sink.Permanent(fmt.Errorf("check: kafka topic %s does not exist (provisioning mode existing)", k.set.topic))
 	}
 	return nil
 }
