@@ -26,9 +26,6 @@ func NewSink(b Bucket, l Layout, name string, close func() error) *Sink {
 	return &Sink{bucket: b, layout: l, name: name, closer: close}
 }
 
-// Layout returns the sink's layout.
-func (k *Sink) Layout() Layout { return k.layout }
-
 // Check probes the bucket when it implements Prober (creating it in
 // provisioning mode ensure), else lists the prefix.
 func (k *Sink) Check(ctx context.Context) error {
