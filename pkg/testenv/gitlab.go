@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,7 @@ type GitLab struct {
 	nextID   int
 	nextMR   int
 	failures []int
+	requests []string
 }
 
 // glProject is one project of the fake.
@@ -138,6 +140,7 @@ func (g *GitLab) FailNext(status, n int) {
 
 // serveHTTP authenticates and routes one API request.
 func (g *GitLab) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	g.record(r)
 	if status, failed := g.nextFailure(); failed {
 		writeGitLabError(w, status, fmt.Sprintf("%d %s", status, http.StatusText(status)))
 		return
@@ -157,6 +160,30 @@ func (g *GitLab) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.route(w, r, segs[0], segs[1:])
+}
+
+// record logs r for Requests.
+func (g *GitLab) record(r *http.Request) {
+	path, err := url.PathUnescape(r.URL.EscapedPath())
+	if err != nil {
+		path = r.URL.EscapedPath()
+	}
+	if r.URL.RawQuery != "" {
+		path += "?" + r.URL.RawQuery
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.requests = append(g.requests, r.Method+" "+path)
+}
+
+// Requests returns the requests served so far, oldest first, as "METHOD
+// path?query" with the path unescaped, and forgets them.
+func (g *GitLab) Requests() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := g.requests
+	g.requests = nil
+	return out
 }
 
 // nextFailure pops a failure queued by FailNext.

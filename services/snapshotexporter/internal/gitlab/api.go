@@ -79,7 +79,7 @@ func (c *client) listTree(ctx context.Context, dir, ref string, recursive bool) 
 type action struct {
 	Action   string `json:"action"`
 	FilePath string `json:"file_path"`
-	Content  string `json:"content,omitempty"`
+	Content  string `json:"content"` // sent even when empty: GitLab needs it for create and update
 	Encoding string `json:"encoding,omitempty"`
 }
 

@@ -52,9 +52,10 @@ func statusOf(err error) int {
 	return 0
 }
 
-// escape encodes one path segment as GitLab expects: "/" too ("group%2Fproject").
+// escape encodes one path segment as GitLab documents it ("lib%2Fclass%2Erb"):
+// "/" too, and "." so that no extension is taken for a response format.
 func escape(s string) string {
-	return strings.ReplaceAll(url.PathEscape(s), "/", "%2F")
+	return strings.NewReplacer("/", "%2F", ".", "%2E").Replace(url.PathEscape(s))
 }
 
 // projectPath is the API path of the project, plus suffix.

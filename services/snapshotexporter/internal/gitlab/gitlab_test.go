@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/pkg/tree"
 )
@@ -210,4 +213,75 @@ func TestDirectModeBranches(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestRowsSpreadOverManyFoldersArePlannedFromOneRecursiveListing(t *testing.T) {
+	p := startPeer(t, testenv.GitLabOptions{})
+	project := p.newProject(t)
+	spec := p.spec(project)
+	spec.Layout = &v1alpha1.GitLayout{Mode: "perResource"}
+	s := newSink(t, Backend{Egress: allowLoopback}, spec, p.creds)
+	var rows []busv1.Row
+	for i := range maxListings + 4 {
+		rows = append(rows, pods(fmt.Sprintf("ns-%02d", i), 2, 1)...)
+	}
+	write(t, s, snap(t, 1, rows...))
+	// Change one row per namespace, drop one, keep the rest.
+	var next []busv1.Row
+	for i, r := range rows {
+		switch {
+		case i == 0:
+			continue
+		case i%2 == 0:
+			r.Attributes = map[string]any{"v": float64(2)}
+		}
+		next = append(next, r)
+	}
+	second := snap(t, 2, next...)
+	p.gl.Requests()
+	write(t, s, second)
+	var listings, reads []string
+	for _, r := range p.gl.Requests() {
+		switch {
+		case strings.Contains(r, "/repository/tree"):
+			listings = append(listings, r)
+		case strings.Contains(r, "/raw"):
+			reads = append(reads, r)
+		}
+	}
+	if len(listings) != 1 || !strings.Contains(listings[0], "recursive=true") {
+		t.Fatalf("listings: %q, want one recursive listing", listings)
+	}
+	if len(reads) != 1 || !strings.Contains(reads[0], "/.kollect/conformance/team-a/web.json/raw") {
+		t.Fatalf("file reads: %q, want only the state", reads)
+	}
+	write(t, s, snap(t, 3, next...))
+	got, _, err := p.newReader(t, project, spec, "").Read(t.Context(), "conformance", second.Envelope.Inventory)
+	if err != nil || got.Checksum != second.Envelope.Checksum || len(got.Rows) != len(next) {
+		t.Fatalf("the branch holds %v (%v), want revision 2 with %d rows", got, err, len(next))
+	}
+	if n := len(withoutReadme(p.gl.Files(t, project, "main"))); n != len(next)+1 {
+		t.Fatalf("%d files, want %d rows and the state", n, len(next))
+	}
+	if n := len(p.gl.Commits(t, project, "main")); n != 3 {
+		t.Fatalf("%d commits, want the initial one and two exports", n)
+	}
+}
+
+func TestAClusterInventory(t *testing.T) {
+	p := startPeer(t, testenv.GitLabOptions{})
+	project := p.newProject(t)
+	s := newSink(t, Backend{Egress: allowLoopback}, p.spec(project), p.creds)
+	env, err := snapshot.Envelope(busv1.NamespacedName{Name: "nodes"}, 1, 1, []busv1.Row{{TargetName: "nodes", Name: "node-a",
+		UID: "n1", Version: "v1", Kind: "Node", Attributes: map[string]any{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, sink.Snapshot{Envelope: env.Stamp("conformance", exportedAt)})
+	if got, want := p.gl.Commits(t, project, "main")[0].Title, "chore(conformance/_cluster/nodes): export 1 items @ "+env.Checksum[:12]; got != want {
+		t.Fatalf("subject = %q, want %q", got, want)
+	}
+	if _, ok := p.gl.Files(t, project, "main")[".kollect/conformance/_cluster/nodes.json"]; !ok {
+		t.Fatalf("no state at .kollect/conformance/_cluster/nodes.json: %v", p.gl.Files(t, project, "main"))
+	}
 }
