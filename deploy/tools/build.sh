@@ -10,6 +10,9 @@ PIN=k8s-1.37.2_etcd-3.6.16_r1
 K8S_VERSION=v1.37.2
 VERSITYGW_VERSION=v1.8.0
 FAKE_GCS_VERSION=v1.56.1
+# Helm is pinned in deploy/tools/helm/go.mod; a tool added to an existing PIN folder needs
+# no bump: what is missing is built, what is present is kept.
+HELM_VERSION=v3.22.0
 dir=${KOLLECT_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kollect/tools/$PIN}
 
 case "${1:-all}" in
@@ -55,4 +58,6 @@ build_in kube "$dir/envtest/kubectl" k8s.io/kubernetes/cmd/kubectl "$kube_ldflag
 build_in ferretdb "$dir/bin/ferretdb" .
 install_at "$dir/bin/versitygw" "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 install_at "$dir/bin/fake-gcs-server" "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
+build_in helm "$dir/bin/helm" helm.sh/helm/v3/cmd/helm \
+  "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
 step "tools ready in $dir"
