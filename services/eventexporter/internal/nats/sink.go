@@ -2,6 +2,7 @@ package nats
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -61,10 +62,19 @@ func (n *Sink) publish(ctx context.Context, s sink.Snapshot) error {
 	for _, p := range ps {
 		msg := &nats.Msg{Subject: n.set.subject, Data: p.JSON, Header: header(p)}
 		if err := n.publishOne(ctx, js, msg, msgID(p, s.Replay), stream); err != nil {
+			if errors.Is(err, jetstream.ErrNoStreamResponse) {
+				n.forgetStream() // deleted or moved: find (or create) it again on the retry
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+func (n *Sink) forgetStream() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.stream = ""
 }
 
 // publishOne publishes msg and waits for the stream's acknowledgement; a

@@ -64,3 +64,20 @@ func TestCancelledContextStopsAConnect(t *testing.T) {
 		t.Fatalf("write cancelled while connecting: %v, want context.Canceled", err)
 	}
 }
+
+func TestDeletedStreamIsTransientThenRecreated(t *testing.T) {
+	p := startNATS(t, nil)
+	s := newSink(t, private, sinkConfig(t, spec(p.url, "gone.events", "GONE")), nil)
+	write(t, s, snap(t, 1, row("a", 1)))
+	if err := p.js.DeleteStream(context.Background(), "GONE"); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Write(context.Background(), snap(t, 2, row("a", 2)))
+	if err == nil || sink.IsPermanent(err) {
+		t.Fatalf("publish after the stream was deleted: %v, want a transient error (no responders)", err)
+	}
+	write(t, s, snap(t, 2, row("a", 2))) // the retry finds the stream missing and creates it again
+	if got := stored(t, p.js, "GONE"); len(got) != 1 {
+		t.Fatalf("the recreated stream holds %d messages, want 1", len(got))
+	}
+}
