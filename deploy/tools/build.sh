@@ -58,6 +58,12 @@ build_in kube "$dir/envtest/kubectl" k8s.io/kubernetes/cmd/kubectl "$kube_ldflag
 build_in ferretdb "$dir/bin/ferretdb" .
 install_at "$dir/bin/versitygw" "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 install_at "$dir/bin/fake-gcs-server" "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
-build_in helm "$dir/bin/helm" helm.sh/helm/v3/cmd/helm \
-  "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+# Helm's Makefile stamps the Kubernetes version its client-go speaks (here 1.37) as the default
+# capabilities of `helm template` and `helm lint`; without it they assume Kubernetes 1.20.
+helm_pkg=helm.sh/helm/v3
+helm_ldflags="-s -w -X $helm_pkg/internal/version.version=$HELM_VERSION -X $helm_pkg/internal/version.gitTreeState=clean"
+for p in pkg/lint/rules pkg/chartutil; do
+  helm_ldflags+=" -X $helm_pkg/$p.k8sVersionMajor=1 -X $helm_pkg/$p.k8sVersionMinor=37"
+done
+build_in helm "$dir/bin/helm" $helm_pkg/cmd/helm "$helm_ldflags"
 step "tools ready in $dir"
