@@ -85,3 +85,9 @@ func deploymentRow(tns, tname string, d *appsv1.Deployment, attrs map[string]any
 	return busv1.Row{TargetNamespace: tns, TargetName: tname, Namespace: d.Namespace, Name: d.Name,
 		UID: string(d.UID), Group: "apps", Version: "v1", Kind: "Deployment", Attributes: attrs}
 }
+
+// rowT and appsv1Deployment shorten scenario tables.
+type (
+	rowT             = busv1.Row
+	appsv1Deployment = appsv1.Deployment
+)
