@@ -73,4 +73,3 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Fatalf("%s (-want +got):\n%s", path, d)
 	}
 }
-
