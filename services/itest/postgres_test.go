@@ -1,0 +1,70 @@
+package itest
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+)
+
+// TestPostgresTwoClustersShareOneTable exports two inventories, through
+// sinks of clusters "east" and "west", into one table: each cluster's rows
+// are exact, and emptying one cluster leaves the other's rows alone.
+func TestPostgresTwoClustersShareOneTable(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t, "fleet")
+	type side struct {
+		cluster, ns string
+		objs        []*appsv1.Deployment
+		rows        []busv1.Row
+	}
+	sides := []*side{{cluster: "east", ns: "pg-east"}, {cluster: "west", ns: "pg-west"}}
+	for i, s := range sides {
+		namespace(t, s.ns, nil)
+		secret(t, s.ns, "pg", map[string]string{"dsn": db.DSN})
+		apply(t, deploymentCRs+`
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: fleet-table, namespace: $ns}
+spec:
+  type: postgres
+  secretRef: {name: pg}
+  cluster: $cluster
+  provisioning: {mode: ensure}
+  postgres: {table: fleet_rows}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectInventory
+metadata: {name: apps, namespace: $ns}
+spec:
+  databaseSinkRefs: [fleet-table]
+`, "$ns", s.ns, "$cluster", s.cluster)
+		for j := range 2 + i {
+			name := []string{"api", "web", "db"}[j]
+			img := s.cluster + "/" + name + ":1"
+			d := deployment{ns: s.ns, name: name, images: []string{img}, replicas: int32(j + 1)}.create(t)
+			s.objs = append(s.objs, d)
+			s.rows = append(s.rows, deploymentRow(s.ns, "deployments", d,
+				map[string]any{"images": []any{img}, "replicas": j + 1}))
+		}
+	}
+	inv := func(s *side) busv1.NamespacedName { return busv1.NamespacedName{Namespace: s.ns, Name: "apps"} }
+	for _, s := range sides {
+		db.waitRows(t, "fleet_rows", s.cluster, inv(s), s.rows, s.ns+"/apps")
+	}
+	east, west := sides[0], sides[1]
+	for _, d := range east.objs {
+		remove(t, d)
+	}
+	db.waitRows(t, "fleet_rows", east.cluster, inv(east), nil, east.ns+"/apps")
+	db.waitRows(t, "fleet_rows", west.cluster, inv(west), west.rows, west.ns+"/apps")
+	// The other cluster's rows are untouched, not re-exported: they still
+	// carry their first checksum (checked by waitRows) and the table holds
+	// nothing else.
+	got, err := db.rows(t.Context(), "fleet_rows", "east", inv(west))
+	if err != nil || len(got.Rows) != 0 {
+		t.Errorf("rows of cluster east for the west inventory: %v, %v", got.Rows, err)
+	}
+}
