@@ -31,6 +31,7 @@ func TestAdmission(t *testing.T) {
 	c := client.WithFieldValidation(kube.Client, metav1.FieldValidationStrict)
 
 	t.Run("examples apply", func(t *testing.T) { testExamplesApply(t, c) })
+	t.Run("examples in the documentation apply", func(t *testing.T) { testMarkdownExamplesApply(t, c) })
 	t.Run("invalid objects are rejected", func(t *testing.T) { testInvalidObjects(t, c) })
 	t.Run("a connection test's spec is immutable", func(t *testing.T) { testConnectionTestImmutable(t, c) })
 	t.Run("sink ref entries the schema cannot type reach control", func(t *testing.T) { testUntypedBindings(t, c) })
