@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // ClusterScoped is the segment an empty namespace renders as.
@@ -90,6 +91,24 @@ func clean(p string) string {
 		}
 	}
 	return strings.Join(out, "/")
+}
+
+// DocumentPath returns where s puts env's document (document mode) or
+// index (split mode): PathTemplate rendered for env's cluster, inventory
+// and generation.
+func (s Spec) DocumentPath(env busv1.Envelope) (string, error) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return "", err
+	}
+	p, err := s.documentPath(&env)
+	if err != nil {
+		return "", sink.Permanent(err)
+	}
+	if err := checkPath(p); err != nil {
+		return "", sink.Permanent(fmt.Errorf("render snapshot files: %w", err))
+	}
+	return p, nil
 }
 
 // documentPath renders the document template for env.

@@ -150,3 +150,15 @@ func TestRenderPaths(t *testing.T) {
 		})
 	}
 }
+
+func TestDocumentPath(t *testing.T) {
+	env := fixture(t, nil)
+	env.Inventory.Namespace = ""
+	got, err := tree.Spec{Format: "json"}.DocumentPath(env)
+	if err != nil || got != "inventory/_cluster/web.json" {
+		t.Fatalf("DocumentPath = %q, %v; want inventory/_cluster/web.json", got, err)
+	}
+	if _, err := (tree.Spec{Mode: "tree"}).DocumentPath(env); err == nil {
+		t.Fatal("an invalid spec rendered a document path")
+	}
+}

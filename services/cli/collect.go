@@ -48,6 +48,7 @@ inventory): {context, inventory, path, envelope}. Exit status: 0 all collected, 
 	f.StringVarP(&opts.Namespace, "namespace", "n", "", "namespace for namespaced resources of the folder that have none")
 	f.StringVarP(&opts.Output, "output", "o", "-", "- for standard output, or a folder to write snapshot files into")
 	f.StringVar(&opts.Format, "format", "ndjson", "ndjson, json or yaml")
+	f.StringVar(&opts.Layout, "layout", "document", "files under --output: document, perResource or split, as a Git snapshot sink's layout.mode")
 	f.Int64Var(&opts.PageSize, "page-size", 500, "objects per list request")
 	return cmd
 }

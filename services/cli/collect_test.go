@@ -18,6 +18,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/pkg/tree"
 	"kollect.dev/kollect/services/cli"
 	"kollect.dev/kollect/services/cli/internal/collect"
 )
@@ -173,6 +174,49 @@ func TestCollect(t *testing.T) {
 		}
 	})
 
+	t.Run("--output holds exactly the files tree.Render makes of the collected envelope", func(t *testing.T) {
+		code, stdout, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg)
+		if code != collect.ExitOK {
+			t.Fatalf("exit %d, stderr: %s", code, stderr)
+		}
+		var rec collect.Record
+		if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), &rec); err != nil {
+			t.Fatal(err)
+		}
+		// Formats and layouts whose files hold rows only: exportedAt
+		// differs between two runs.
+		for _, layout := range []string{tree.ModeDocument, tree.ModePerResource} {
+			for _, format := range []string{"yaml", "ndjson"} {
+				t.Run(layout+" "+format, func(t *testing.T) {
+					out := t.TempDir()
+					code, _, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg, "--output", out,
+						"--format", format, "--layout", layout)
+					if code != collect.ExitOK {
+						t.Fatalf("exit %d, stderr: %s", code, stderr)
+					}
+					files, err := tree.Render(tree.Spec{Format: format, Mode: layout}, rec.Envelope)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := map[string]string{}
+					for _, f := range files {
+						want[tree.Sanitize(rec.Context)+"/"+f.Path] = string(f.Data)
+					}
+					if d := cmp.Diff(want, readTree(t, out)); d != "" {
+						t.Fatalf("files under --output (-tree.Render +got):\n%s", d)
+					}
+				})
+			}
+		}
+	})
+
+	t.Run("an unknown --layout is invalid input", func(t *testing.T) {
+		code, _, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg, "--output", t.TempDir(), "--layout", "tree")
+		if code != collect.ExitNothing || !strings.Contains(stderr, "--layout") {
+			t.Errorf("exit %d, stderr %s; want 2 naming --layout", code, stderr)
+		}
+	})
+
 	t.Run("a kind the cluster does not serve makes the run partial", func(t *testing.T) {
 		broken := writeConfig(t, map[string]string{"kollect.yaml": config, "certs.yaml": `
 apiVersion: kollect.dev/v1alpha1
@@ -205,4 +249,23 @@ spec: {profileRef: {name: nope}}
 			t.Errorf("exit %d, stderr %s; want 2 naming spec.profileRef", code, stderr)
 		}
 	})
+}
+
+// readTree returns every file under dir by its '/'-separated relative path.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

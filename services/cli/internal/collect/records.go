@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,6 +10,7 @@ import (
 	"kollect.dev/kollect/pkg/inventory"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/pkg/tree"
 	"kollect.dev/kollect/services/cli/internal/manifests"
 )
 
@@ -96,14 +98,14 @@ func record(inv busv1.NamespacedName, generation int64, rows []busv1.Row, kctx, 
 		Envelope: env.Stamp(cluster, now)}, nil
 }
 
-// DocumentPath renders the default document path
-// inventory/{namespace}/{name}{extension}, prefixed with the cluster so that
-// several contexts written to one folder do not collide. Cluster inventories
-// use "_cluster" for the namespace.
+// DocumentPath is where --output puts the document of inventory inv
+// collected from context cluster: <context>/ followed by the default
+// document path of a Git sink, inventory/{namespace}/{name}{extension}
+// (_cluster for cluster inventories).
 func DocumentPath(cluster string, inv busv1.NamespacedName, ext string) string {
-	ns := inv.Namespace
-	if ns == "" {
-		ns = "_cluster"
+	p, err := tree.Spec{Format: strings.TrimPrefix(ext, ".")}.DocumentPath(busv1.Envelope{Cluster: cluster, Inventory: inv})
+	if err != nil { // only an unknown extension, which newWriter refuses
+		p = "inventory/" + inv.String() + ext
 	}
-	return cluster + "/inventory/" + ns + "/" + inv.Name + ext
+	return tree.Sanitize(cluster) + "/" + p
 }

@@ -41,6 +41,9 @@ type Options struct {
 	Format string
 	// Output is "-" for standard output or a folder to write files into.
 	Output string
+	// Layout is the tree layout of the files under Output: document (the
+	// default), perResource or split.
+	Layout string
 	// PageSize is the list page size.
 	PageSize int64
 	// Extract are operator-level extraction options.
@@ -66,7 +69,7 @@ func Run(ctx context.Context, objs []manifests.Object, opts Options, out io.Writ
 	if len(p.targets) == 0 {
 		return ExitNothing, errors.New("the config folder has no KollectTarget or KollectClusterTarget to collect")
 	}
-	w, err := newWriter(opts.Format, opts.Output, out)
+	w, err := newWriter(opts.Format, opts.Layout, opts.Output, out)
 	if err != nil {
 		return ExitNothing, err
 	}

@@ -11,6 +11,9 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"sigs.k8s.io/yaml"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/tree"
 )
 
 func memCache(dc discovery.DiscoveryInterface) discovery.CachedDiscoveryInterface {
@@ -18,17 +21,19 @@ func memCache(dc discovery.DiscoveryInterface) discovery.CachedDiscoveryInterfac
 }
 
 // writer writes records to standard output (one stream) or as files under a
-// folder, in the files' document projection: JSON holds the envelope, YAML
-// and NDJSON the sorted row list.
+// folder: DIR/<context>/ holds exactly the files a Git snapshot sink of
+// cluster <context> with the same format and layout would commit
+// (pkg/tree.Render), without the sink's .kollect/ state.
 type writer struct {
 	format string
 	dir    string // "" for the stream
 	ext    string
+	spec   tree.Spec
 	out    *bufio.Writer
 	n      int
 }
 
-func newWriter(format, output string, out io.Writer) (*writer, error) {
+func newWriter(format, layout, output string, out io.Writer) (*writer, error) {
 	w := &writer{format: format}
 	switch format {
 	case "", "ndjson":
@@ -39,6 +44,10 @@ func newWriter(format, output string, out io.Writer) (*writer, error) {
 		w.ext = ".yaml"
 	default:
 		return nil, fmt.Errorf("--format %q: must be ndjson, json or yaml", format)
+	}
+	w.spec = tree.Spec{Format: w.format, Mode: layout}
+	if _, err := w.spec.DocumentPath(busv1.Envelope{Inventory: busv1.NamespacedName{Name: "x"}}); err != nil {
+		return nil, fmt.Errorf("--layout %q: must be document, perResource or split", layout)
 	}
 	if output != "" && output != "-" {
 		w.dir = output
@@ -53,7 +62,7 @@ func newWriter(format, output string, out io.Writer) (*writer, error) {
 
 func (w *writer) write(r Record) error {
 	if w.dir != "" {
-		return w.writeFile(r)
+		return w.writeFiles(r)
 	}
 	defer func() { w.n++ }()
 	switch w.format {
@@ -82,49 +91,20 @@ func (w *writer) write(r Record) error {
 	return nil
 }
 
-func (w *writer) writeFile(r Record) error {
-	p := filepath.Join(w.dir, filepath.FromSlash(r.Path))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(p)
+// writeFiles writes the files of r's envelope under DIR/<context>/.
+func (w *writer) writeFiles(r Record) error {
+	files, err := tree.Render(w.spec, r.Envelope)
 	if err != nil {
-		return err
+		return fmt.Errorf("render %s: %w", r.Inventory, err)
 	}
-	bw := bufio.NewWriter(f)
-	err = document(bw, w.format, r)
-	if ferr := bw.Flush(); err == nil {
-		err = ferr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	return nil
-}
-
-// document writes one record's file: the envelope as JSON, the rows as a
-// YAML list or as NDJSON.
-func document(w io.Writer, format string, r Record) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r.Envelope)
-	case "yaml":
-		b, err := yaml.Marshal(r.Envelope.Items)
-		if err != nil {
+	root := filepath.Join(w.dir, tree.Sanitize(r.Context))
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		_, err = w.Write(b)
-		return err
-	}
-	enc := json.NewEncoder(w)
-	for _, row := range r.Envelope.Items {
-		if err := enc.Encode(row); err != nil {
-			return err
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
 		}
 	}
 	return nil

@@ -78,7 +78,7 @@ func TestCommitMessageAuthorAndTrailers(t *testing.T) {
 }
 
 // lsTree lists the files of the remote branch.
-func lsTree(t *testing.T, p *peer, repo string) []string {
+func lsTree(t testing.TB, p *peer, repo string) []string {
 	t.Helper()
 	return lines(p.g.Run(t, repo, "ls-tree", "-r", "--name-only", "main"))
 }
