@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -376,5 +377,30 @@ func TestCheck(t *testing.T) {
 	missing := p.spec(p.g.URL + "/missing.git")
 	if err := newSink(t, &Backend{Egress: allowLoopback}, missing, p.creds).Check(context.Background()); !sink.IsPermanent(err) {
 		t.Fatalf("check of a missing repository: %v, want a permanent error", err)
+	}
+}
+
+func TestServerAndNetworkErrorsAreTransient(t *testing.T) {
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "try later", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(failing.Close)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	tests := []struct{ name, endpoint string }{
+		{"a 503 answer", failing.URL + "/repo.git"},
+		{"a refused connection", closed.URL + "/repo.git"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSink(t, &Backend{Egress: allowLoopback}, v1alpha1.KollectSnapshotSinkSpec{Type: "git", Endpoint: tt.endpoint}, nil)
+			err := s.Write(context.Background(), snap(t, "team-a", 1, pod("team-a", "a", 1)))
+			if err == nil || sink.IsPermanent(err) {
+				t.Fatalf("write: %v, want a transient error", err)
+			}
+			if err := s.Check(context.Background()); err == nil || sink.IsPermanent(err) {
+				t.Fatalf("check: %v, want a transient error", err)
+			}
+		})
 	}
 }

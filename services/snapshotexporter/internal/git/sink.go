@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -10,9 +11,11 @@ import (
 	"time"
 
 	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/tree"
 )
@@ -108,13 +111,12 @@ func (s *Sink) base(ctx context.Context, branch string) (*object.Commit, error) 
 	return s.m.fetch(ctx, branch, s.auth)
 }
 
-// Check lists the remote's references with the sink's credentials.
+// Check lists the remote's references with the sink's credentials, apart
+// from the mirror so that it never waits for an export.
 func (s *Sink) Check(ctx context.Context) error {
-	remote, err := s.m.repo.Remote(remoteName)
-	if err == nil {
-		_, err = remote.ListContext(s.ctx(ctx), &gogit.ListOptions{Auth: s.auth})
-	}
-	if err == nil || strings.Contains(err.Error(), transport.ErrEmptyRemoteRepository.Error()) {
+	remote := gogit.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: remoteName, URLs: []string{s.endpoint}})
+	_, err := remote.ListContext(s.ctx(ctx), &gogit.ListOptions{Auth: s.auth})
+	if err == nil || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil
 	}
 	return classify(ctx, "check git "+s.endpoint, err)
