@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-logr/logr/funcr"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 func TestAnEnvelopeInTheObjectStoreIsLoaded(t *testing.T) {
@@ -149,4 +152,40 @@ func TestAChangedSinkConfigRebuildsTheSink(t *testing.T) {
 	e.send(ev)
 	waitFor(t, "revision 2 delivered", func() bool { return e.stored("bad") == 2 })
 	waitFor(t, "an OK status", func() bool { s := e.status("bad"); return s != nil && s.OK && !s.Permanent })
+}
+
+func TestAnExporterStartedBeforeTheBusIsProvisionedWaitsForIt(t *testing.T) {
+	n := testenv.StartNATS(t)
+	c := exporter.DefaultConfig(busv1.FamilySnapshot)
+	c.Credentials = creds
+	var waiting atomic.Bool
+	c.Log = funcr.New(func(_, args string) {
+		if strings.Contains(args, "waiting for the bus to be provisioned") {
+			waiting.Store(true)
+		}
+	}, funcr.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- exporter.Run(ctx, n.JS, c, newBackend("good")) }()
+	waitFor(t, "the exporter waiting for the bus", waiting.Load)
+	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the exporter's consumer in use", func() bool {
+		cons, err := n.JS.Consumer(context.Background(), bus.StreamSnapshots, bus.ExporterConsumer(busv1.FamilySnapshot))
+		if err != nil {
+			return false
+		}
+		info, err := cons.Info(context.Background())
+		return err == nil && info.PushBound || err == nil && info.NumWaiting > 0
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned before it was stopped: %v", err)
+	default:
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run after stop: %v", err)
+	}
 }

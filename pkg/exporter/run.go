@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -61,17 +62,44 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	return err
 }
 
+// open opens the config and export-state buckets and the family's
+// consumer, waiting while the bus is not provisioned yet (control
+// provisions it at start), so that starting before control is a wait, not
+// a crash loop.
+func (rt *runtime) open(ctx context.Context) (cfgKV jetstream.KeyValue, cons jetstream.Consumer, err error) {
+	wait := 100 * time.Millisecond
+	for {
+		cfgKV, err = rt.js.KeyValue(ctx, bus.BucketConfig)
+		if err == nil {
+			rt.state, err = rt.js.KeyValue(ctx, bus.BucketExportState)
+		}
+		if err == nil {
+			cons, err = rt.js.Consumer(ctx, bus.StreamSnapshots, bus.ExporterConsumer(rt.cfg.Family))
+		}
+		missing := errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) ||
+			errors.Is(err, jetstream.ErrConsumerNotFound)
+		if !missing {
+			if err != nil {
+				return nil, nil, fmt.Errorf("open the bus for %s: %w", rt.cfg.Family.Exporter(), err)
+			}
+			return cfgKV, cons, nil
+		}
+		if wait == 100*time.Millisecond {
+			rt.log.Info("waiting for the bus to be provisioned", "reason", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
 func (rt *runtime) run(ctx context.Context) error {
-	cfgKV, err := rt.js.KeyValue(ctx, bus.BucketConfig)
+	cfgKV, cons, err := rt.open(ctx)
 	if err != nil {
-		return fmt.Errorf("open config bucket %s: %w", bus.BucketConfig, err)
-	}
-	if rt.state, err = rt.js.KeyValue(ctx, bus.BucketExportState); err != nil {
-		return fmt.Errorf("open export-state bucket %s: %w", bus.BucketExportState, err)
-	}
-	cons, err := rt.js.Consumer(ctx, bus.StreamSnapshots, bus.ExporterConsumer(rt.cfg.Family))
-	if err != nil {
-		return fmt.Errorf("open consumer %s: %w", bus.ExporterConsumer(rt.cfg.Family), err)
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
