@@ -168,7 +168,8 @@ type GitLabMergeRequest struct {
 	TargetBranch string `json:"targetBranch,omitempty"`
 
 	// branchPrefix of the per-inventory source branch
-	// (<branchPrefix><namespace>-<name>), default "kollect/".
+	// (<branchPrefix><cluster>/<namespace>/<name>, "_cluster" for a
+	// cluster inventory's empty namespace), default "kollect/".
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
