@@ -18,13 +18,29 @@ const staging = "kollect_staging"
 // into the staging table rather than sent as array parameters.
 const copyThreshold = 1000
 
-// applyFull makes the inventory's rows equal to items: copy into staging,
-// upsert what changed, delete what is absent.
+// applyFull makes the inventory's rows equal to items. Into an empty scope
+// the rows are copied straight into the table; otherwise they are copied
+// into staging, the changed ones upserted and the absent ones deleted.
 func (k *Sink) applyFull(ctx context.Context, tx pgx.Tx, sc scope, items []busv1.Row) error {
-	if len(items) == 0 {
+	var exists bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+k.t.rows+`
+WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3)`, sc.args()...).Scan(&exists)
+	switch {
+	case err != nil:
+		return fmt.Errorf("look for the inventory's rows: %w", err)
+	case len(items) == 0 && !exists:
+		return nil
+	case len(items) == 0:
 		_, err := tx.Exec(ctx, `DELETE FROM `+k.t.rows+` WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3`, sc.args()...)
 		if err != nil {
 			return fmt.Errorf("delete the rows of an empty snapshot: %w", err)
+		}
+		return nil
+	case !exists:
+		// The state row lock keeps other writers of the scope out.
+		src := &rowSource{rows: items, i: -1, scope: &sc}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{k.t.schema, k.t.name}, rowColumns(), src); err != nil {
+			return fmt.Errorf("copy %d rows: %w", len(items), err)
 		}
 		return nil
 	}
@@ -34,7 +50,14 @@ func (k *Sink) applyFull(ctx context.Context, tx pgx.Tx, sc scope, items []busv1
 	if _, err := tx.Exec(ctx, k.t.upsert(staging+" s"), sc.args(sc.checksum, sc.revision, sc.exportedAt)...); err != nil {
 		return fmt.Errorf("upsert the rows: %w", err)
 	}
-	_, err := tx.Exec(ctx, `DELETE FROM `+k.t.rows+` AS t
+	// The scope's rows are often missing from the statistics (a new
+	// inventory, a table filled since the last ANALYZE): the planner would
+	// then loop over them per staged row. A hash anti-join is linear
+	// whatever the estimates; the setting ends with the transaction.
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_nestloop = off`); err != nil {
+		return fmt.Errorf("plan the delete: %w", err)
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM `+k.t.rows+` AS t
 WHERE t.cluster = $1 AND t.inventory_namespace = $2 AND t.inventory_name = $3
   AND NOT EXISTS (SELECT 1 FROM `+staging+` s
     WHERE s.target_namespace = t.target_namespace AND s.target_name = t.target_name AND s.source_uid = t.source_uid)`,
@@ -67,19 +90,37 @@ func (k *Sink) applyDelta(ctx context.Context, tx pgx.Tx, sc scope, d *busv1.Del
 			return fmt.Errorf("upsert %d rows: %w", n, err)
 		}
 	}
-	if len(d.Deletes) == 0 {
+	return k.deleteKeys(ctx, tx, sc, d.Deletes)
+}
+
+// deleteKeys deletes the rows of keys: a few by primary key each, in one
+// batch; many with one hash semi-join.
+func (k *Sink) deleteKeys(ctx context.Context, tx pgx.Tx, sc scope, keys []busv1.RowKey) error {
+	const where = ` WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3`
+	if len(keys) < copyThreshold {
+		b := &pgx.Batch{}
+		for _, key := range keys {
+			b.Queue(`DELETE FROM `+k.t.rows+where+` AND target_namespace = $4 AND target_name = $5 AND source_uid = $6`,
+				sc.args(key.TargetNamespace, key.TargetName, key.UID)...)
+		}
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("delete %d rows: %w", len(keys), err)
+		}
 		return nil
 	}
-	tns, tn, uid := make([]string, len(d.Deletes)), make([]string, len(d.Deletes)), make([]string, len(d.Deletes))
-	for i, key := range d.Deletes {
+	tns, tn, uid := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
+	for i, key := range keys {
 		tns[i], tn[i], uid[i] = key.TargetNamespace, key.TargetName, key.UID
 	}
-	_, err := tx.Exec(ctx, `DELETE FROM `+k.t.rows+`
-WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3
+	// See applyFull: linear whatever the statistics say.
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_nestloop = off`); err != nil {
+		return fmt.Errorf("plan the delete: %w", err)
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM `+k.t.rows+where+`
   AND (target_namespace, target_name, source_uid) IN (SELECT * FROM unnest($4::text[], $5::text[], $6::text[]))`,
 		sc.args(tns, tn, uid)...)
 	if err != nil {
-		return fmt.Errorf("delete %d rows: %w", len(d.Deletes), err)
+		return fmt.Errorf("delete %d rows: %w", len(keys), err)
 	}
 	return nil
 }

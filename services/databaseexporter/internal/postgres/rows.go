@@ -7,15 +7,17 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
 
-// rowSource feeds rows to COPY in the order of stagingColumns, encoding
+// rowSource feeds rows to COPY in the order of stagingColumns, or of
+// rowColumns when scope is set (a copy straight into the table), encoding
 // each row's attributes once, into a buffer reused across rows (pgx encodes
 // the values before asking for the next row).
 type rowSource struct {
-	rows []busv1.Row
-	i    int
-	vals [9]any
-	buf  []byte
-	err  error
+	rows  []busv1.Row
+	i     int
+	scope *scope
+	vals  [15]any
+	buf   []byte
+	err   error
 }
 
 // Next advances to the next row.
@@ -33,8 +35,13 @@ func (s *rowSource) Values() ([]any, error) {
 		s.err = fmt.Errorf("row %s/%s uid %s: %w", r.Namespace, r.Name, r.UID, err)
 		return nil, s.err
 	}
-	s.vals = [9]any{r.TargetNamespace, r.TargetName, r.UID, r.Namespace, r.Name, r.Group, r.Version, r.Kind, s.buf}
-	return s.vals[:], nil
+	if sc := s.scope; sc != nil {
+		s.vals = [15]any{sc.cluster, sc.namespace, sc.name, r.TargetNamespace, r.TargetName, r.UID,
+			r.Namespace, r.Name, r.Group, r.Version, r.Kind, s.buf, sc.checksum, sc.revision, sc.exportedAt}
+		return s.vals[:], nil
+	}
+	s.vals = [15]any{r.TargetNamespace, r.TargetName, r.UID, r.Namespace, r.Name, r.Group, r.Version, r.Kind, s.buf}
+	return s.vals[:9], nil
 }
 
 // Err returns the error that stopped the copy.
