@@ -9,7 +9,7 @@ export KOLLECT_TOOLS_DIR := $(TOOLS_DIR)
 TEST_FLAGS ?= -count=1 -timeout 45m
 PKGS      ?= ./...
 
-.PHONY: help tools tools-dir generate build lint test demo
+.PHONY: help tools tools-dir generate build lint test demo kustomize
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -42,3 +42,6 @@ test: tools ## Run every test against the real peers.
 
 demo: tools ## Run Kollect end to end on this machine (API server, NATS, control, collector, aggregator); Ctrl-C stops it.
 	$(GO) run ./deploy/demo/cmd
+
+kustomize: tools ## Regenerate deploy/kustomize/base from charts/kollect (helm template, default values).
+	$(GO) test ./charts/kollect -run '^TestKustomizeBase$$' -count=1 -update

@@ -1,0 +1,114 @@
+package chart_test
+
+import (
+	"flag"
+	"io"
+	"net/url"
+	"regexp"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"kollect.dev/kollect/services/aggregator"
+	"kollect.dev/kollect/services/collector"
+	"kollect.dev/kollect/services/control"
+	"kollect.dev/kollect/services/databaseexporter"
+	"kollect.dev/kollect/services/eventexporter"
+	"kollect.dev/kollect/services/snapshotexporter"
+)
+
+// binder is a service's Config.BindFlags.
+type binder func(*flag.FlagSet)
+
+// flagSets returns, per Deployment component, the flags the service's binary defines: its
+// Config.BindFlags, plus the logging flags pkg/app.Main adds for the exporters.
+func flagSets() map[string]func() *flag.FlagSet {
+	newFS := func(name string, bind binder, appMain bool) func() *flag.FlagSet {
+		return func() *flag.FlagSet {
+			fs := flag.NewFlagSet(name, flag.ContinueOnError)
+			bind(fs)
+			if appMain {
+				fs.Bool("log-development", false, "")
+				fs.Int("v", 0, "")
+			}
+			return fs
+		}
+	}
+	controlCfg, collectorCfg, aggregatorCfg := control.DefaultConfig(), collector.DefaultConfig(), aggregator.DefaultConfig()
+	snapshotCfg, databaseCfg, eventCfg := snapshotexporter.DefaultConfig(), databaseexporter.DefaultConfig(), eventexporter.DefaultConfig()
+	return map[string]func() *flag.FlagSet{
+		"control":           newFS("control", controlCfg.BindFlags, false),
+		"collector":         newFS("collector", collectorCfg.BindFlags, false),
+		"aggregator":        newFS("aggregator", aggregatorCfg.BindFlags, false),
+		"snapshot-exporter": newFS("snapshot-exporter", snapshotCfg.BindFlags, true),
+		"database-exporter": newFS("database-exporter", databaseCfg.BindFlags, true),
+		"event-exporter":    newFS("event-exporter", eventCfg.BindFlags, true),
+	}
+}
+
+var envRef = regexp.MustCompile(`\$\(([A-Z_]+)\)`)
+
+// containerArgs returns the args of the first container of a Deployment with $(VAR)
+// references expanded the way the kubelet does, from literal env values or placeholders.
+func containerArgs(t *testing.T, d *unstructured.Unstructured) []string {
+	t.Helper()
+	cs, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	c := cs[0].(map[string]any)
+	env := map[string]string{}
+	for _, e := range c["env"].([]any) {
+		e := e.(map[string]any)
+		v, _ := e["value"].(string)
+		if v == "" {
+			v = "from-" + e["name"].(string)
+		}
+		env[e["name"].(string)] = v
+	}
+	var out []string
+	for _, a := range c["args"].([]any) {
+		out = append(out, envRef.ReplaceAllStringFunc(a.(string), func(ref string) string {
+			v, ok := env[envRef.FindStringSubmatch(ref)[1]]
+			if !ok {
+				t.Errorf("arg %q references an environment variable the container does not set", a)
+			}
+			return v
+		}))
+	}
+	return out
+}
+
+func TestEveryRenderedArgIsAFlagOfItsService(t *testing.T) {
+	sets := flagSets()
+	for _, name := range setNames() {
+		objs := decode(t, render(t, valuesSets[name]))
+		for _, d := range objs {
+			if d.GetKind() != "Deployment" {
+				continue
+			}
+			component := d.GetLabels()["app.kubernetes.io/component"]
+			t.Run(name+" values: "+component+" accepts its args", func(t *testing.T) {
+				newFS, ok := sets[component]
+				if !ok {
+					t.Fatalf("no flag set known for component %q", component)
+				}
+				fs := newFS()
+				fs.SetOutput(io.Discard)
+				if err := fs.Parse(containerArgs(t, d)); err != nil {
+					t.Fatalf("%s rejects the chart's args: %v", component, err)
+				}
+				if fs.NArg() != 0 {
+					t.Errorf("%s: positional args %v", component, fs.Args())
+				}
+				u, err := url.Parse(fs.Lookup("nats-url").Value.String())
+				if err != nil || u.Scheme != "nats" || u.Host == "" {
+					t.Errorf("--nats-url = %q: want a nats:// URL (%v)", fs.Lookup("nats-url").Value, err)
+				}
+				if name != "minimal" && name != "default" && name != "fleet" {
+					return
+				}
+				if got, want := u.User.Username(), component; got != want {
+					t.Errorf("NATS user = %q, want %q (one user per service)", got, want)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package chart_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+// kustomizeBase is where `make kustomize` writes the chart's default rendering as plain
+// manifests for people who do not use Helm.
+const kustomizeBase = "deploy/kustomize/base"
+
+const kustomization = `# Generated from charts/kollect by ` + "`make kustomize`" + ` (helm template with the chart's
+# default values, release "kollect", namespace kollect-system): do not edit; a test fails when
+# it is stale. The one difference from a Helm install: the NATS users Secret is not generated.
+# Create kollect-nats-users in kollect-system first, one URL-safe password per service
+# (control, collector, aggregator, snapshot-exporter, database-exporter, event-exporter), e.g.
+# with a secretGenerator in your overlay (docs/install.md).
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - namespace.yaml
+  - crds.yaml
+  - kollect.yaml
+`
+
+const namespaceYAML = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: kollect-system
+  labels:
+    app.kubernetes.io/part-of: kollect
+    pod-security.kubernetes.io/enforce: restricted
+`
+
+var (
+	helmChartLabel = regexp.MustCompile(`(?m)^\s*helm\.sh/chart: .*\n`)
+	managedByHelm  = regexp.MustCompile(`(?m)^(\s*app\.kubernetes\.io/managed-by:) Helm$`)
+)
+
+// kustomizeFiles renders the base: CRDs from crds/, everything else from the templates.
+func kustomizeFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	crds := helm(t, "show", "crds", ".")
+	objs := string(render(t, "", "nats.auth.existingSecret=kollect-nats-users"))
+	objs = helmChartLabel.ReplaceAllString(objs, "")
+	objs = managedByHelm.ReplaceAllString(objs, "$1 kustomize")
+	return map[string][]byte{
+		"kustomization.yaml": []byte(kustomization),
+		"namespace.yaml":     []byte(namespaceYAML),
+		"crds.yaml":          crds,
+		"kollect.yaml":       []byte(objs),
+	}
+}
+
+func TestKustomizeBase(t *testing.T) {
+	files := kustomizeFiles(t)
+	for name, b := range files {
+		t.Run(name+" is up to date (make kustomize)", func(t *testing.T) {
+			checkFile(t, repoPath(t, filepath.Join(kustomizeBase, name)), b)
+		})
+	}
+	t.Run("kubectl kustomize builds the base with every object of the chart", func(t *testing.T) {
+		kubectl, err := testenv.Tool("envtest/kubectl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(kubectl, "kustomize", repoPath(t, kustomizeBase)).Output()
+		if err != nil {
+			t.Fatalf("kubectl kustomize: %v", err)
+		}
+		got := len(decode(t, out))
+		want := 1 + len(decode(t, files["crds.yaml"])) + len(decode(t, files["kollect.yaml"]))
+		if got != want {
+			t.Errorf("kustomize built %d objects, want %d", got, want)
+		}
+		if strings.Contains(string(out), "helm.sh/chart") {
+			t.Error("the base still carries helm.sh/chart labels")
+		}
+	})
+}

@@ -1,0 +1,52 @@
+{{/*
+kollect.args: the command-line flags of service .svc (from kollect.services). Every flag is
+one the binary defines (its Config.BindFlags); the chart test parses these args with each
+service's own flag set.
+*/}}
+{{- define "kollect.args" -}}
+{{- $root := .root -}}
+{{- $v := $root.Values -}}
+{{- $ns := $root.Release.Namespace -}}
+{{- $full := include "kollect.fullname" $root -}}
+- --nats-url={{ include "kollect.natsURL" $root }}
+{{- if eq .svc.service "control" }}
+{{- $c := $v.control }}
+- --provision-bus={{ $c.provisionBus }}
+- --metrics-bind-address=:{{ $c.metricsPort }}
+- --health-probe-bind-address=:{{ $c.healthPort }}
+- --leader-elect=true
+- --leader-election-namespace={{ $ns }}
+- --allow-in-cluster-sinks={{ $v.allowInClusterSinks }}
+- --probe-timeout={{ $c.probeTimeout }}
+{{- if $c.webhook.enabled }}
+- --webhook-port={{ $c.webhook.port }}
+{{- if $c.webhook.certManager.enabled }}
+- --webhook-cert-dir=/etc/kollect/webhook-certs
+{{- else }}
+- --webhook-secret-namespace={{ $ns }}
+- --webhook-secret={{ $full }}-control-webhook-cert
+- --webhook-config-name={{ $full }}-control
+- --webhook-hosts={{ include "kollect.webhookService" $root }}.{{ $ns }}.svc,{{ include "kollect.webhookService" $root }}.{{ $ns }}.svc.cluster.local
+{{- end }}
+{{- else }}
+- --webhook-port=0
+{{- end }}
+{{- else if eq .svc.service "collector" }}
+- --metrics-bind-address=:{{ $v.collector.metricsPort }}
+- --workers={{ $v.collector.workers }}
+- --leader-elect=true
+- --leader-election-namespace={{ $ns }}
+- --leader-election-id={{ $full }}-collector
+- --leader-election-identity=$(POD_NAME)
+{{- else if eq .svc.service "aggregator" }}
+- --settle={{ $v.aggregator.settle }}
+- --lease-ttl={{ $v.aggregator.leaseTTL }}
+- --identity=$(POD_NAME)
+{{- else }}
+- --metrics-bind-address=:{{ $v.exporters.metricsPort }}
+- --allow-in-cluster-sinks={{ $v.allowInClusterSinks }}
+{{- if eq .svc.family "snapshot" }}
+- --git-cache-dir=/var/cache/kollect/git
+{{- end }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,125 @@
+{{/* Names, labels, images and the bus address shared by every template. */}}
+
+{{- define "kollect.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* kollect.labels: common labels; call with (dict "root" $ "component" "control"). */}}
+{{- define "kollect.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: kollect
+{{ include "kollect.selectorLabels" . }}
+{{- with .root.Values.cluster }}
+kollect.dev/cluster: {{ . | quote }}
+{{- end }}
+{{- with .root.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "kollect.selectorLabels" -}}
+app.kubernetes.io/name: kollect
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* kollect.name: <fullname>-<component>. */}}
+{{- define "kollect.name" -}}
+{{- printf "%s-%s" (include "kollect.fullname" .root) .component -}}
+{{- end -}}
+
+{{/* kollect.image: the image of binary .binary. */}}
+{{- define "kollect.image" -}}
+{{- $img := .root.Values.image -}}
+{{- $digest := get $img.digests .binary -}}
+{{- if get $img.overrides .binary -}}
+{{- get $img.overrides .binary -}}
+{{- else if $digest -}}
+{{- printf "%s/%s@%s" $img.registry .binary $digest -}}
+{{- else -}}
+{{- printf "%s/%s:%s" $img.registry .binary (default .root.Chart.AppVersion $img.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "kollect.natsImage" -}}
+{{- $img := .Values.nats.image -}}
+{{- if $img.digest -}}
+{{- printf "%s@%s" $img.repository $img.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $img.repository $img.tag -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+kollect.services: the services the chart deploys, as YAML: component name, bus service name
+(the NATS user), binary, the values block and whether it serves metrics and probes.
+*/}}
+{{- define "kollect.services" -}}
+{{- $v := .Values -}}
+control: {service: control, binary: control, values: control, family: "", metrics: true}
+collector: {service: collector, binary: collector, values: collector, family: "", metrics: true}
+aggregator: {service: aggregator, binary: aggregator, values: aggregator, family: "", metrics: false}
+{{- range $family := list "snapshot" "database" "event" }}
+{{- if (get $v.exporters $family).enabled }}
+{{ $family }}-exporter: {service: {{ $family }}-exporter, binary: {{ $family }}exporter, family: {{ $family }}, metrics: true}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* kollect.serviceValues: the values block of service .name (from kollect.services). */}}
+{{- define "kollect.serviceValues" -}}
+{{- $s := .svc -}}
+{{- if ne $s.family "" -}}
+{{- toYaml (get .root.Values.exporters $s.family) -}}
+{{- else -}}
+{{- toYaml (get .root.Values $s.values) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* kollect.natsHost: the in-cluster NATS client Service. */}}
+{{- define "kollect.natsHost" -}}
+{{- printf "%s-nats.%s.svc" (include "kollect.fullname" .) .Release.Namespace -}}
+{{- end -}}
+
+{{/*
+kollect.natsURL: the bus URL services connect to. With auth the user and password come from
+the NATS_USER and NATS_PASSWORD environment variables, which Kubernetes expands in args.
+*/}}
+{{- define "kollect.natsURL" -}}
+{{- $url := "" -}}
+{{- if .Values.nats.enabled -}}
+{{- $url = printf "nats://%s:4222" (include "kollect.natsHost" .) -}}
+{{- else -}}
+{{- $url = required "nats.external.url is required when nats.enabled is false" .Values.nats.external.url -}}
+{{- end -}}
+{{- if .Values.nats.auth.enabled -}}
+{{- $url = regexReplaceAll "(^|,)([a-z]+)://" $url "${1}${2}://$(NATS_USER):$(NATS_PASSWORD)@" -}}
+{{- end -}}
+{{- $url -}}
+{{- end -}}
+
+{{- define "kollect.natsSecret" -}}
+{{- if .Values.nats.auth.existingSecret -}}
+{{- .Values.nats.auth.existingSecret -}}
+{{- else if .Values.nats.enabled -}}
+{{- printf "%s-nats-users" (include "kollect.fullname" .) -}}
+{{- else -}}
+{{- fail "nats.auth.existingSecret is required for an external NATS with auth.enabled" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* kollect.webhookService: the Service in front of control's webhook. */}}
+{{- define "kollect.webhookService" -}}
+{{- printf "%s-control-webhook" (include "kollect.fullname" .) -}}
+{{- end -}}
+
+{{/* kollect.natsList: a list of strings in nats-server configuration syntax. */}}
+{{- define "kollect.natsList" -}}
+[{{ range $i, $s := . }}{{ if $i }}, {{ end }}{{ $s | quote }}{{ end }}]
+{{- end -}}
