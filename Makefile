@@ -40,7 +40,7 @@ lint: ## gofmt and go vet must be clean.
 test: tools ## Run every test against the real peers.
 	$(GO) test $(TEST_FLAGS) $(PKGS)
 
-demo: tools ## Run Kollect end to end on this machine (API server, NATS, control, collector, aggregator); Ctrl-C stops it.
+demo: tools ## Run Kollect end to end here: API server, NATS, PostgreSQL, Git and every service as a process; Ctrl-C stops it.
 	$(GO) run ./deploy/demo/cmd
 
 kustomize: tools ## Regenerate deploy/kustomize/base from charts/kollect (helm template, default values).

@@ -3,26 +3,42 @@ package demo
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// TestDemoRunsEndToEnd runs the demo once: control compiles the resources,
-// the collector extracts the Deployments, the aggregator publishes the
-// snapshot and, after the image change, a revision whose delta holds it.
+// TestDemoRunsEndToEnd runs the demo once, every service a process: the
+// Deployments reach the Git repository and the PostgreSQL table, and the
+// image change reaches both.
 func TestDemoRunsEndToEnd(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
+	// A stable folder lets go build skip linking binaries that are up to
+	// date, as a second `make demo` does.
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
-	if err := Run(ctx, &out, Options{Once: true, Timeout: 90 * time.Second}); err != nil {
+	bin := filepath.Join(cache, "kollect", "demo-bin")
+	if err := Run(ctx, &out, Options{BinDir: bin, Once: true, Timeout: 2 * time.Minute}); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	got := out.String()
 	t.Log(got)
-	for _, want := range []string{`"itemCount": 3`, `"nginx:1.27"`, `"api:2.1"`, `"owner": "alice"`, "the delta exporters apply", `"nginx:1.28"`} {
+	for _, want := range []string{
+		"demo/team-a/deployment/web.yaml", "demo/team-a/deployment/worker.yaml", "demo/team-a/deployment/cache.yaml",
+		"nginx:1.27", "team-a | web | [\"nginx:1.28\", \"envoy:1.30\"] | alice | 2",
+		"chore(demo/team-a/workloads): export 3 items @", "the change reached Git in",
+	} {
 		if !strings.Contains(got, want) {
-			t.Errorf("demo output lacks %s:\n%s", want, got)
+			t.Errorf("demo output lacks %q", want)
 		}
+	}
+	if strings.Contains(got, "team-b/deployment/api") {
+		t.Error("team-b's Deployment, which the Target does not select, was exported")
 	}
 }

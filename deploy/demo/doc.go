@@ -1,10 +1,11 @@
-// Package demo runs Kollect end to end on this machine for `make demo`: a
-// real kube-apiserver and etcd (the binaries `make tools` builds), an
-// embedded NATS JetStream bus, and the control, collector and aggregator
-// services. It creates sample workloads and Kollect resources, shows the
-// canonical snapshot the aggregator publishes, changes a Deployment and shows
-// the next revision with its delta.
-//
-// The exporters (Git, S3, Postgres, ...) are not part of the demo yet: the
-// snapshot is read back from the bus, where every exporter reads it.
+// Package demo runs Kollect end to end on one machine, as `make demo` does:
+// a real kube-apiserver and etcd, NATS JetStream, PostgreSQL and a Git
+// server, and every service (control, collector, aggregator, snapshot,
+// database and event exporters) as its own process started from the built
+// binaries with the flags a deployment would give them. It creates sample
+// workloads, applies example resources from docs/examples plus a Git and a
+// PostgreSQL sink pointing at the local servers, prints the exported Git tree
+// and a SQL query of the inventory table, then changes a Deployment and shows
+// the new commit and row. Stopping it stops every process and removes every
+// file it made.
 package demo
