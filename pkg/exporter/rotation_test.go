@@ -61,7 +61,9 @@ func TestARotatedSecretRebuildsTheSinkBeforeItsNextWrite(t *testing.T) {
 	e := newEnv(t, "good")
 	rc := newRotatingCreds()
 	reg := prometheus.NewRegistry()
-	e.start(func(c *exporter.Config) { c.Credentials, c.SecretCheckInterval, c.Metrics = rc, 10*time.Millisecond, reg })
+	e.start(func(c *exporter.Config) {
+		c.Credentials, c.SecretCheckInterval, c.Metrics = rc, 10*time.Millisecond, reg
+	})
 	e.publish(1, busv1.ReasonChange, []string{"good"}, "a")
 	waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
 	rc.set("good", "good-token") // same data: not a rotation

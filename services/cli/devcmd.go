@@ -76,7 +76,9 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 	}
 	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSDir: f.natsDir, NATSPort: f.natsPort,
 		AllowInClusterSinks: f.allowInCluster, Log: zapr.NewLogger(z),
-		Ready: func(url string) { fmt.Fprintf(s.Err, "kollect dev: all services running, bus at %s; Ctrl-C stops\n", url) }})
+		Ready: func(url string) {
+			fmt.Fprintf(s.Err, "kollect dev: all services running, bus at %s; Ctrl-C stops\n", url)
+		}})
 	if err != nil {
 		return &ExitError{Code: 1, Err: fmt.Errorf("dev: %w", err)}
 	}
