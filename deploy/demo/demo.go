@@ -37,20 +37,20 @@ func Run(ctx context.Context, out io.Writer, o Options) error {
 		o.BinDir = filepath.Join(root, "bin")
 	}
 	if !o.NoBuild {
-		if err := build(ctx, root, o.BinDir, step); err != nil {
+		if err := Build(ctx, root, o.BinDir, step); err != nil {
 			return err
 		}
 	}
-	p, err := startPeers(step)
+	p, err := StartPeers(step)
 	if err != nil {
 		return err
 	}
-	defer p.stop()
-	logDir := filepath.Join(p.dir, "logs")
+	defer p.Stop()
+	logDir := filepath.Join(p.Dir, "logs")
 	step("starting " + fmt.Sprint(Services) + " as processes (logs in " + logDir + ")")
-	ss, exits, err := startServices(o.BinDir, logDir, p)
+	ss, exits, err := StartServices(o.BinDir, logDir, p)
 	defer func() {
-		if err := stopServices(ss, 15*time.Second); err != nil {
+		if err := StopServices(ss, 15*time.Second); err != nil {
 			step(err.Error())
 		}
 	}()
@@ -59,7 +59,7 @@ func Run(ctx context.Context, out io.Writer, o Options) error {
 	}
 	w := &watcher{p: p, exits: exits, timeout: o.Timeout, out: out}
 	step("creating namespaces, Deployments, the example Profile and Target, a Git and a PostgreSQL sink and an inventory")
-	if err := seed(ctx, p.kube.Client, root, p); err != nil {
+	if err := seed(ctx, p.Kube.Client, root, p); err != nil {
 		return err
 	}
 	first, err := w.commit(ctx, 0, "web.yaml", "nginx:1.27")
@@ -74,7 +74,7 @@ func Run(ctx context.Context, out io.Writer, o Options) error {
 	}
 	step("changing the image of team-a/web to nginx:1.28")
 	changed := time.Now()
-	if err := setImage(ctx, p.kube.Client, "team-a", "web", "nginx:1.28"); err != nil {
+	if err := setImage(ctx, p.Kube.Client, "team-a", "web", "nginx:1.28"); err != nil {
 		return err
 	}
 	next, err := w.commit(ctx, first.count, "web.yaml", "nginx:1.28")

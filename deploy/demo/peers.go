@@ -10,83 +10,89 @@ import (
 	"kollect.dev/kollect/pkg/testenv"
 )
 
-// peers are the servers the demo runs in its own process or as children.
-type peers struct {
-	dir        string // everything the demo writes lives here
-	kube       *testenv.Kube
-	kubeconfig string
-	nats       *testenv.NATS
-	pg         *testenv.Postgres
-	dsn        string
-	git        *testenv.Git
-	repo       string // bare repository folder
-	repoURL    string
+// Peers are the servers the demo (and the load test) runs in its own process
+// or as children.
+type Peers struct {
+	// Dir holds everything the demo writes.
+	Dir string
+	// Kube is the API server and etcd; Kubeconfig a file pointing at it.
+	Kube       *testenv.Kube
+	Kubeconfig string
+	// NATS is the embedded bus server (it runs in this process).
+	NATS *testenv.NATS
+	// PG is the PostgreSQL server and DSN its superuser connection string.
+	PG  *testenv.Postgres
+	DSN string
+	// Git serves Repo, a bare repository folder, at RepoURL.
+	Git     *testenv.Git
+	Repo    string
+	RepoURL string
 }
 
-// startPeers starts the API server, NATS, PostgreSQL and the Git server.
-func startPeers(step func(string)) (p *peers, err error) {
+// StartPeers starts the API server, NATS, PostgreSQL and the Git server.
+func StartPeers(step func(string)) (p *Peers, err error) {
 	dir, err := os.MkdirTemp("", "kollect-demo-")
 	if err != nil {
 		return nil, err
 	}
-	p = &peers{dir: dir}
+	p = &Peers{Dir: dir}
 	defer func() {
 		if err != nil {
-			p.stop()
+			p.Stop()
 		}
 	}()
 	step("starting kube-apiserver and etcd")
-	if p.kube, err = testenv.NewKube(); err != nil {
+	if p.Kube, err = testenv.NewKube(); err != nil {
 		return p, err
 	}
-	p.kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err = os.WriteFile(p.kubeconfig, p.kube.Env.KubeConfig, 0o600); err != nil {
+	p.Kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err = os.WriteFile(p.Kubeconfig, p.Kube.Env.KubeConfig, 0o600); err != nil {
 		return p, err
 	}
 	step("starting NATS JetStream")
-	if p.nats, err = testenv.NewNATS(filepath.Join(dir, "nats"), -1); err != nil {
+	if p.NATS, err = testenv.NewNATS(filepath.Join(dir, "nats"), -1); err != nil {
 		return p, err
 	}
 	step("starting PostgreSQL (initdb of a throwaway cluster)")
 	// PostgreSQL runs as user postgres, which cannot enter dir: it makes
 	// and removes its own folder.
-	if p.pg, err = testenv.NewPostgres(""); err != nil {
+	if p.PG, err = testenv.NewPostgres(""); err != nil {
 		return p, err
 	}
-	p.dsn = p.pg.DSN
+	p.DSN = p.PG.DSN
 	step("starting a Git server (git http-backend)")
-	if p.git, err = testenv.NewGit(filepath.Join(dir, "git"), testenv.GitOptions{}); err != nil {
+	if p.Git, err = testenv.NewGit(filepath.Join(dir, "git"), testenv.GitOptions{}); err != nil {
 		return p, err
 	}
-	p.repo = filepath.Join(p.git.Root, "inventory.git")
+	p.Repo = filepath.Join(p.Git.Root, "inventory.git")
 	for _, args := range [][]string{
-		{"init", "--quiet", "--bare", "--initial-branch=main", p.repo},
-		{"-C", p.repo, "config", "http.receivepack", "true"},
+		{"init", "--quiet", "--bare", "--initial-branch=main", p.Repo},
+		{"-C", p.Repo, "config", "http.receivepack", "true"},
 	} {
 		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
 			return p, fmt.Errorf("git %v: %w\n%s", args, err, out)
 		}
 	}
-	p.repoURL = p.git.URL + "/inventory.git"
+	p.RepoURL = p.Git.URL + "/inventory.git"
 	return p, nil
 }
 
-// stop stops every peer and removes the demo's folder.
-func (p *peers) stop() {
+// Stop stops every peer and removes the demo's folder.
+func (p *Peers) Stop() {
 	var errs []error
-	if p.git != nil {
-		errs = append(errs, p.git.Stop())
+	if p.Git != nil {
+		errs = append(errs, p.Git.Stop())
 	}
-	if p.pg != nil {
-		errs = append(errs, p.pg.Stop())
+	if p.PG != nil {
+		errs = append(errs, p.PG.Stop())
 	}
-	if p.nats != nil {
-		p.nats.Stop()
+	if p.NATS != nil {
+		p.NATS.Stop()
 	}
-	if p.kube != nil {
-		errs = append(errs, p.kube.Stop())
+	if p.Kube != nil {
+		errs = append(errs, p.Kube.Stop())
 	}
-	errs = append(errs, os.RemoveAll(p.dir))
+	errs = append(errs, os.RemoveAll(p.Dir))
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintln(os.Stderr, "demo: stopping:", err)
 	}

@@ -15,19 +15,28 @@ import (
 // Services are the service binaries the demo starts, in start order.
 var Services = []string{"control", "collector", "aggregator", "snapshotexporter", "databaseexporter", "eventexporter"}
 
-// service is one running service process.
-type service struct {
-	name string
-	cmd  *exec.Cmd
+// Service is one running service process.
+type Service struct {
+	// Name is the service's binary name (one of Services).
+	Name string
+	// Cmd is the running process.
+	Cmd  *exec.Cmd
 	done chan error
+}
+
+// ServiceOptions adjust how StartServices runs the services.
+type ServiceOptions struct {
+	// Extra are flags appended per service name after the demo's own; a
+	// flag given twice takes the later value.
+	Extra map[string][]string
 }
 
 // args returns the flags a deployment gives the service, pointed at the
 // demo's API server and bus, with leader election, metrics and the webhook
 // off (one replica each, nothing listens but the services' own work).
-func args(name string, p *peers) []string {
-	kube := []string{"--kubeconfig", p.kubeconfig}
-	bus := []string{"--nats-url", p.nats.URL}
+func args(name string, p *Peers) []string {
+	kube := []string{"--kubeconfig", p.Kubeconfig}
+	bus := []string{"--nats-url", p.NATS.URL}
 	switch name {
 	case "control":
 		return append(append(kube, bus...), "--leader-elect=false", "--metrics-bind-address=0",
@@ -42,27 +51,32 @@ func args(name string, p *peers) []string {
 	}
 }
 
-// startServices starts every service from binDir, logging to logDir; their
+// StartServices starts every service from binDir, logging to logDir; their
 // unexpected exits arrive on the returned channel.
-func startServices(binDir, logDir string, p *peers) ([]*service, <-chan error, error) {
+func StartServices(binDir, logDir string, p *Peers) ([]*Service, <-chan error, error) {
+	return StartServicesWith(binDir, logDir, p, ServiceOptions{})
+}
+
+// StartServicesWith is StartServices with options.
+func StartServicesWith(binDir, logDir string, p *Peers, o ServiceOptions) ([]*Service, <-chan error, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, nil, err
 	}
 	exits := make(chan error, len(Services))
-	var started []*service
+	var started []*Service
 	for _, name := range Services {
 		log, err := os.Create(filepath.Join(logDir, name+".log"))
 		if err != nil {
 			return started, exits, err
 		}
-		cmd := exec.Command(filepath.Join(binDir, name), args(name, p)...)
+		cmd := exec.Command(filepath.Join(binDir, name), append(args(name, p), o.Extra[name]...)...)
 		cmd.Stdout, cmd.Stderr = log, log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
 			_ = log.Close()
 			return started, exits, fmt.Errorf("start %s: %w", name, err)
 		}
-		s := &service{name: name, cmd: cmd, done: make(chan error, 1)}
+		s := &Service{Name: name, Cmd: cmd, done: make(chan error, 1)}
 		go func() {
 			err := cmd.Wait()
 			_ = log.Close()
@@ -74,11 +88,11 @@ func startServices(binDir, logDir string, p *peers) ([]*service, <-chan error, e
 	return started, exits, nil
 }
 
-// stopServices sends SIGTERM to every service and SIGKILL to those still
+// StopServices sends SIGTERM to every service and SIGKILL to those still
 // running after the grace period, and waits for all of them.
-func stopServices(ss []*service, grace time.Duration) error {
+func StopServices(ss []*Service, grace time.Duration) error {
 	for _, s := range ss {
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+		_ = syscall.Kill(-s.Cmd.Process.Pid, syscall.SIGTERM)
 	}
 	var errs []error
 	deadline := time.After(grace)
@@ -86,17 +100,17 @@ func stopServices(ss []*service, grace time.Duration) error {
 		select {
 		case <-s.done:
 		case <-deadline:
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			_ = syscall.Kill(-s.Cmd.Process.Pid, syscall.SIGKILL)
 			<-s.done
-			errs = append(errs, fmt.Errorf("%s did not stop within %v", s.name, grace))
+			errs = append(errs, fmt.Errorf("%s did not stop within %v", s.Name, grace))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// build compiles the service binaries into binDir, reporting progress; the
+// Build compiles the service binaries into binDir, reporting progress; the
 // Go build cache makes a second run take seconds.
-func build(ctx context.Context, root, binDir string, step func(string)) error {
+func Build(ctx context.Context, root, binDir string, step func(string)) error {
 	for _, name := range Services {
 		step("building " + name)
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(binDir, name), "./services/"+name+"/cmd")

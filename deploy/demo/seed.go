@@ -39,7 +39,7 @@ var workloads = []struct {
 }
 
 // seed creates the workloads, the example resources and the demo's sinks.
-func seed(ctx context.Context, c client.Client, root string, p *peers) error {
+func seed(ctx context.Context, c client.Client, root string, p *Peers) error {
 	for _, file := range []string{"00-namespaces.yaml", "10-profiles.yaml", "20-targets.yaml"} {
 		b, err := os.ReadFile(filepath.Join(root, "docs", "examples", file))
 		if err != nil {
@@ -72,7 +72,7 @@ func seed(ctx context.Context, c client.Client, root string, p *peers) error {
 
 // sinks are the demo's Secret, Git and PostgreSQL sinks and the inventory
 // bound to both.
-func sinks(p *peers) string {
+func sinks(p *Peers) string {
 	return fmt.Sprintf(`
 apiVersion: v1
 kind: Secret
@@ -103,7 +103,7 @@ metadata: {name: workloads, namespace: team-a}
 spec:
   snapshotSinkRefs: [git]
   databaseSinkRefs: [postgres]
-`, p.dsn, p.repoURL)
+`, p.DSN, p.RepoURL)
 }
 
 func deployment(ns, name, owner, version string, images []string) *appsv1.Deployment {

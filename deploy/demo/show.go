@@ -14,7 +14,7 @@ import (
 
 // watcher waits for and prints what the sinks hold.
 type watcher struct {
-	p       *peers
+	p       *Peers
 	exits   <-chan error
 	timeout time.Duration
 	out     io.Writer
@@ -28,7 +28,7 @@ type head struct {
 
 // git runs git in the demo's bare repository.
 func (w *watcher) git(args ...string) (string, error) {
-	out, err := exec.Command("git", append([]string{"-C", w.p.repo}, args...)...).CombinedOutput()
+	out, err := exec.Command("git", append([]string{"-C", w.p.Repo}, args...)...).CombinedOutput()
 	return string(out), err
 }
 
@@ -49,7 +49,7 @@ func (w *watcher) wait(ctx context.Context, what string, cond func() (bool, erro
 		case err := <-w.exits:
 			return err
 		case <-deadline:
-			return fmt.Errorf("no %s within %v (last error: %v); see the service logs in %s/logs", what, w.timeout, err, w.p.dir)
+			return fmt.Errorf("no %s within %v (last error: %v); see the service logs in %s/logs", what, w.timeout, err, w.p.Dir)
 		case <-tick.C:
 		}
 	}
@@ -92,7 +92,7 @@ func (w *watcher) showTree(ctx context.Context, h head) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w.out, "\n== the Git repository at %s (commit %s)\n%s", w.p.repoURL, h.sha, files)
+	fmt.Fprintf(w.out, "\n== the Git repository at %s (commit %s)\n%s", w.p.RepoURL, h.sha, files)
 	for _, f := range strings.Fields(files) {
 		if strings.HasSuffix(f, "/web.yaml") {
 			body, _ := w.git("show", "main:"+f)
@@ -134,7 +134,7 @@ func (w *watcher) showRows(ctx context.Context, want string) error {
 }
 
 func (w *watcher) rows(ctx context.Context) ([][]string, error) {
-	conn, err := pgx.Connect(ctx, w.p.dsn)
+	conn, err := pgx.Connect(ctx, w.p.DSN)
 	if err != nil {
 		return nil, err
 	}
