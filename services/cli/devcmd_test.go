@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+// syncBuffer is a bytes.Buffer safe for the command's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestDevExportsFromAKubeconfigAndStopsOnCancel runs `kollect dev` against
+// a real API server through a kubeconfig file, the way a user runs it
+// against a cluster: an inventory bound to a PostgreSQL sink gets its rows,
+// and cancelling stops everything with exit status 0.
+func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
+	kube := testenv.StartKube(t)
+	pg := testenv.StartPostgres(t)
+	dsn := pg.CreateDatabase(t, "dev")
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kube.Env.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"dev", "--kubeconfig", kubeconfig, "--nats-port", "-1", "--install-crds",
+			"--allow-in-cluster-sinks"}, Streams{Out: &bytes.Buffer{}, Err: &stderr})
+	}()
+	for _, doc := range strings.Split(fmt.Sprintf(devResources, dsn), "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.Client.Create(context.Background(), u); err != nil {
+			t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	var names []string
+	for {
+		names = rowNames(t, dsn)
+		if strings.Join(names, ",") == "api,web" {
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("kollect dev exited with %d:\n%s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rows %v, want api,web; stderr:\n%s", names, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(stderr.String(), "CRDs applied") || !strings.Contains(stderr.String(), "all services running") {
+		t.Errorf("stderr lacks the progress lines:\n%s", stderr.String())
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("kollect dev exited with %d after cancel:\n%s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("kollect dev did not stop within 30s of cancel")
+	}
+}
+
+// rowNames returns the resource names in the sink's table, or nil while the
+// table does not exist.
+func rowNames(t *testing.T, dsn string) []string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	rows, err := conn.Query(context.Background(), "SELECT resource_name FROM public.inventory ORDER BY resource_name")
+	if err != nil {
+		return nil
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil
+	}
+	return names
+}
+
+const devResources = `apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web, namespace: shop, labels: {app: web}}
+data: {image: "nginx:1.27"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: api, namespace: shop, labels: {app: api}}
+data: {image: "api:2.1"}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: pg, namespace: shop}
+stringData: {dsn: "%s"}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectProfile
+metadata: {name: configs, namespace: shop}
+spec:
+  targetGVK: {version: v1, kind: ConfigMap}
+  attributes:
+  - {name: image, path: "$.data.image", type: string}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectTarget
+metadata: {name: configs, namespace: shop}
+spec:
+  profileRef: {name: configs}
+  labelSelector: {matchExpressions: [{key: app, operator: Exists}]}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: pg, namespace: shop}
+spec:
+  type: postgres
+  secretRef: {name: pg}
+  postgres: {table: inventory}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectInventory
+metadata: {name: shop, namespace: shop}
+spec:
+  databaseSinkRefs: [pg]`
