@@ -47,23 +47,51 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3)`, sc.ar
 	if err := copyStaging(ctx, tx, items); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, k.t.upsert(staging+" s"), sc.args(sc.checksum, sc.revision, sc.exportedAt)...); err != nil {
-		return fmt.Errorf("upsert the rows: %w", err)
+	return k.mergeStaging(ctx, tx, sc)
+}
+
+// mergeStaging makes the scope's rows equal to the staging table with
+// three joins: delete the absent rows, update the changed ones, insert the
+// new ones. Unchanged rows are neither written nor locked (an upsert with
+// ON CONFLICT would lock each one). The state row lock keeps other writers
+// of the scope out, so the insert cannot conflict.
+//
+// The scope's rows are often missing from the statistics (a new inventory,
+// a table filled since the last ANALYZE): the planner would then loop over
+// them per staged row. Hash joins are linear whatever the estimates; the
+// settings end with the transaction.
+func (k *Sink) mergeStaging(ctx context.Context, tx pgx.Tx, sc scope) error {
+	const (
+		scoped = `t.cluster = $1 AND t.inventory_namespace = $2 AND t.inventory_name = $3`
+		same   = `s.target_namespace = t.target_namespace AND s.target_name = t.target_name AND s.source_uid = t.source_uid`
+	)
+	sets := make([]string, len(dataColumns))
+	for i, c := range dataColumns {
+		q := pgx.Identifier{c}.Sanitize()
+		sets[i] = q + " = s." + q
 	}
-	// The scope's rows are often missing from the statistics (a new
-	// inventory, a table filled since the last ANALYZE): the planner would
-	// then loop over them per staged row. A hash anti-join is linear
-	// whatever the estimates; the setting ends with the transaction.
-	if _, err := tx.Exec(ctx, `SET LOCAL enable_nestloop = off`); err != nil {
-		return fmt.Errorf("plan the delete: %w", err)
+	steps := []struct {
+		what, sql string
+		args      []any
+	}{
+		{"plan the merge", `SET LOCAL enable_nestloop = off`, nil},
+		{"size the merge", `SET LOCAL work_mem = '64MB'`, nil},
+		{"delete the rows absent from the snapshot", `DELETE FROM ` + k.t.rows + ` AS t WHERE ` + scoped + `
+  AND NOT EXISTS (SELECT 1 FROM ` + staging + ` s WHERE ` + same + `)`, sc.args()},
+		{"update the changed rows", `UPDATE ` + k.t.rows + ` AS t SET ` + strings.Join(sets, ", ") + `,
+  checksum = $4, revision = $5, exported_at = $6
+FROM ` + staging + ` s WHERE ` + scoped + ` AND ` + same + `
+  AND (` + quoted("t.", dataColumns) + `) IS DISTINCT FROM (` + quoted("s.", dataColumns) + `)`,
+			sc.args(sc.checksum, sc.revision, sc.exportedAt)},
+		{"insert the new rows", `INSERT INTO ` + k.t.rows + ` (` + quoted("", rowColumns()) + `)
+SELECT $1::text, $2::text, $3::text, ` + quoted("s.", stagingColumns) + `, $4::text, $5::bigint, $6::timestamptz
+FROM ` + staging + ` s WHERE NOT EXISTS (SELECT 1 FROM ` + k.t.rows + ` t WHERE ` + scoped + ` AND ` + same + `)`,
+			sc.args(sc.checksum, sc.revision, sc.exportedAt)},
 	}
-	_, err = tx.Exec(ctx, `DELETE FROM `+k.t.rows+` AS t
-WHERE t.cluster = $1 AND t.inventory_namespace = $2 AND t.inventory_name = $3
-  AND NOT EXISTS (SELECT 1 FROM `+staging+` s
-    WHERE s.target_namespace = t.target_namespace AND s.target_name = t.target_name AND s.source_uid = t.source_uid)`,
-		sc.args()...)
-	if err != nil {
-		return fmt.Errorf("delete the rows absent from the snapshot: %w", err)
+	for _, st := range steps {
+		if _, err := tx.Exec(ctx, st.sql, st.args...); err != nil {
+			return fmt.Errorf("%s: %w", st.what, err)
+		}
 	}
 	return nil
 }
