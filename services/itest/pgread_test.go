@@ -3,6 +3,7 @@ package itest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -41,11 +42,14 @@ func (d pgDatabase) exec(ctx context.Context, sql string, args ...any) error {
 	return err
 }
 
-// pgExport is what a table holds for one (cluster, inventory).
+// pgExport is what a table holds for one (cluster, inventory): its rows,
+// the checksums they carry (each row the checksum of the export that last
+// wrote it) and the state table's checksum and revision.
 type pgExport struct {
 	Rows      []busv1.Row
 	Checksums map[string]bool
-	Revisions map[int64]bool
+	Checksum  string
+	Revision  int64
 }
 
 // rows reads the rows of (cluster, inventory) from table public.<table>.
@@ -62,7 +66,7 @@ func (d pgDatabase) rows(ctx context.Context, table, cluster string, inv busv1.N
 		return pgExport{}, err
 	}
 	defer rs.Close()
-	out := pgExport{Rows: []busv1.Row{}, Checksums: map[string]bool{}, Revisions: map[int64]bool{}}
+	out := pgExport{Rows: []busv1.Row{}, Checksums: map[string]bool{}}
 	for rs.Next() {
 		var r busv1.Row
 		var attrs []byte
@@ -76,13 +80,22 @@ func (d pgDatabase) rows(ctx context.Context, table, cluster string, inv busv1.N
 			return pgExport{}, fmt.Errorf("decode attributes of %s: %w", r.UID, err)
 		}
 		out.Rows = append(out.Rows, r)
-		out.Checksums[sum], out.Revisions[rev] = true, true
+		out.Checksums[sum] = true
 	}
-	return out, rs.Err()
+	if err := rs.Err(); err != nil {
+		return pgExport{}, err
+	}
+	err = conn.QueryRow(ctx, `SELECT checksum, revision FROM public.`+pgx.Identifier{table + "_state"}.Sanitize()+`
+	  WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3`, cluster, inv.Namespace, inv.Name).
+		Scan(&out.Checksum, &out.Revision)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return pgExport{}, fmt.Errorf("read state of %s/%s: %w", cluster, inv, err)
+	}
+	return out, nil
 }
 
-// waitRows waits until table holds exactly rows for (cluster, inventory),
-// every row stamped with their checksum.
+// waitRows waits until table holds exactly rows for (cluster, inventory)
+// and its state table their checksum.
 func (d pgDatabase) waitRows(t *testing.T, table, cluster string, inv busv1.NamespacedName, rows []busv1.Row, dump string) {
 	t.Helper()
 	want := norm(t, rows)
@@ -96,8 +109,8 @@ func (d pgDatabase) waitRows(t *testing.T, table, cluster string, inv busv1.Name
 		if diff := cmp.Diff(want, got.Rows, cmpopts.EquateEmpty()); diff != "" {
 			return fmt.Errorf("rows (-want +got):\n%s", diff)
 		}
-		if len(rows) > 0 && (len(got.Checksums) != 1 || !got.Checksums[sum]) {
-			return fmt.Errorf("rows carry checksums %v, want only %s", got.Checksums, sum)
+		if got.Checksum != sum {
+			return fmt.Errorf("state checksum %s, want %s", got.Checksum, sum)
 		}
 		return nil
 	}, dump)

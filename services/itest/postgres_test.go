@@ -1,6 +1,7 @@
 package itest
 
 import (
+	"maps"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -55,14 +56,22 @@ spec:
 		db.waitRows(t, "fleet_rows", s.cluster, inv(s), s.rows, s.ns+"/apps")
 	}
 	east, west := sides[0], sides[1]
+	before, err := db.rows(t.Context(), "fleet_rows", west.cluster, inv(west))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range east.objs {
 		remove(t, d)
 	}
 	db.waitRows(t, "fleet_rows", east.cluster, inv(east), nil, east.ns+"/apps")
 	db.waitRows(t, "fleet_rows", west.cluster, inv(west), west.rows, west.ns+"/apps")
-	// The other cluster's rows are untouched, not re-exported: they still
-	// carry their first checksum (checked by waitRows) and the table holds
-	// nothing else.
+	// The other cluster's export was not rewritten, and the table holds no
+	// row of it under the emptied cluster.
+	after, err := db.rows(t.Context(), "fleet_rows", west.cluster, inv(west))
+	if err != nil || after.Revision != before.Revision || !maps.Equal(after.Checksums, before.Checksums) {
+		t.Errorf("west export went from revision %d %v to %d %v (%v)", before.Revision, before.Checksums,
+			after.Revision, after.Checksums, err)
+	}
 	got, err := db.rows(t.Context(), "fleet_rows", "east", inv(west))
 	if err != nil || len(got.Rows) != 0 {
 		t.Errorf("rows of cluster east for the west inventory: %v, %v", got.Rows, err)
