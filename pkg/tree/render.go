@@ -67,6 +67,11 @@ type IndexEntry struct {
 // Render returns the files of env laid out by s, sorted by path. s's empty
 // fields take their defaults; an invalid s is a sink.Permanent error.
 func Render(s Spec, env busv1.Envelope) ([]File, error) {
+	return render(s, env, jsonToYAML)
+}
+
+// render is Render converting per-row YAML with toYAML.
+func render(s Spec, env busv1.Envelope, toYAML func([]byte) ([]byte, error)) ([]File, error) {
 	s, err := s.withDefaults()
 	if err != nil {
 		return nil, err
@@ -79,7 +84,7 @@ func Render(s Spec, env busv1.Envelope) ([]File, error) {
 	case ModeDocument:
 		files, err = s.renderDocument(&env)
 	default:
-		files, err = s.renderTree(&env)
+		files, err = s.renderTree(&env, toYAML)
 	}
 	if err != nil {
 		return nil, err
@@ -119,7 +124,7 @@ func (s Spec) renderDocument(env *busv1.Envelope) ([]File, error) {
 }
 
 // renderTree renders the per-row files and, in split mode, the index.
-func (s Spec) renderTree(env *busv1.Envelope) ([]File, error) {
+func (s Spec) renderTree(env *busv1.Envelope, toYAML func([]byte) ([]byte, error)) ([]File, error) {
 	reserved := map[string]bool{}
 	var indexPath string
 	if s.Mode == ModeSplit {
@@ -135,7 +140,7 @@ func (s Spec) renderTree(env *busv1.Envelope) ([]File, error) {
 	}
 	files := make([]File, 0, len(paths)+1)
 	for i := range env.Items {
-		data, err := encode(s.Format, s.content(&env.Items[i]))
+		data, err := encodeWith(s.Format, s.content(&env.Items[i]), toYAML)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", paths[i], err)
 		}
@@ -182,6 +187,11 @@ func headerOf(env *busv1.Envelope) header {
 // encode writes v as one YAML document, indented JSON or one NDJSON line,
 // each ending with a newline.
 func encode(format string, v any) ([]byte, error) {
+	return encodeWith(format, v, jsonToYAML)
+}
+
+// encodeWith is encode converting JSON to YAML with toYAML.
+func encodeWith(format string, v any, toYAML func([]byte) ([]byte, error)) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -190,7 +200,7 @@ func encode(format string, v any) ([]byte, error) {
 		if err := enc.Encode(v); err != nil {
 			return nil, err
 		}
-		return jsonToYAML(buf.Bytes())
+		return toYAML(buf.Bytes())
 	case FormatJSON:
 		enc.SetIndent("", "  ")
 	}

@@ -86,6 +86,7 @@ func (s *Sink) commit(base *object.Commit, snap sink.Snapshot) (plumbing.Hash, e
 	subject := s.message
 	if snap.Deleted {
 		changes, subject = h.removal(env), DeleteSubject
+		s.renderer.Forget(env.Cluster, env.Inventory)
 	} else {
 		changes, err = s.exportChanges(h, env)
 		if err != nil {
@@ -126,7 +127,7 @@ func (s *Sink) exportChanges(h *head, env busv1.Envelope) ([]change, error) {
 	if h.hasState && h.prev.Checksum == env.Checksum && h.prev.Generation == env.Generation {
 		probe := env
 		probe.Revision, probe.ExportedAt = h.prev.Revision, h.prev.ExportedAt
-		files, err := tree.Render(s.tree, probe)
+		files, err := s.renderer.Render(s.tree, probe)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +136,7 @@ func (s *Sink) exportChanges(h *head, env busv1.Envelope) ([]change, error) {
 			return nil, nil
 		}
 	}
-	files, err := tree.Render(s.tree, env)
+	files, err := s.renderer.Render(s.tree, env)
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,8 @@ type Sink struct {
 	author   object.Signature
 	auth     transport.AuthMethod
 	http     http.RoundTripper // nil unless the endpoint is http(s)
+	// renderer remembers the rows' YAML of the last export per inventory.
+	renderer tree.Renderer
 
 	closeOnce sync.Once
 }
