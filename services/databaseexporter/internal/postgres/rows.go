@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"encoding/json"
 	"fmt"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -30,34 +29,23 @@ func (s *rowSource) Next() bool {
 func (s *rowSource) Values() ([]any, error) {
 	r := &s.rows[s.i]
 	var err error
+	// Pointers box without allocating; pgx encodes what they point to.
 	s.buf, err = appendAttributes(s.buf[:0], r.Attributes)
 	if err != nil {
 		s.err = fmt.Errorf("row %s/%s uid %s: %w", r.Namespace, r.Name, r.UID, err)
 		return nil, s.err
 	}
 	if sc := s.scope; sc != nil {
-		s.vals = [15]any{sc.cluster, sc.namespace, sc.name, r.TargetNamespace, r.TargetName, r.UID,
-			r.Namespace, r.Name, r.Group, r.Version, r.Kind, s.buf, sc.checksum, sc.revision, sc.exportedAt}
+		s.vals = [15]any{&sc.cluster, &sc.namespace, &sc.name, &r.TargetNamespace, &r.TargetName, &r.UID,
+			&r.Namespace, &r.Name, &r.Group, &r.Version, &r.Kind, &s.buf, &sc.checksum, &sc.revision, &sc.exportedAt}
 		return s.vals[:], nil
 	}
-	s.vals = [15]any{r.TargetNamespace, r.TargetName, r.UID, r.Namespace, r.Name, r.Group, r.Version, r.Kind, s.buf}
+	s.vals = [15]any{&r.TargetNamespace, &r.TargetName, &r.UID, &r.Namespace, &r.Name, &r.Group, &r.Version, &r.Kind, &s.buf}
 	return s.vals[:9], nil
 }
 
 // Err returns the error that stopped the copy.
 func (s *rowSource) Err() error { return s.err }
-
-// appendAttributes appends the JSON of attrs to buf: an object, {} when nil.
-func appendAttributes(buf []byte, attrs map[string]any) ([]byte, error) {
-	if attrs == nil {
-		return append(buf, '{', '}'), nil
-	}
-	b, err := json.Marshal(attrs)
-	if err != nil {
-		return buf, fmt.Errorf("encode attributes: %w", err)
-	}
-	return append(buf, b...), nil
-}
 
 // columnArrays returns the staging columns of rows as parallel arrays, the
 // attributes as JSON text.
