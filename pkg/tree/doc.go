@@ -6,8 +6,9 @@
 // attributes, manifest), the formats (yaml, json, ndjson), path templates
 // and their sanitising, the per-inventory State a tree sink records next to
 // the files, and Plan, which turns the previous State and the new files into
-// writes and removals. It does not talk to Git, GitLab or a file system:
-// callers store the files.
+// writes and removals, and Renderer, which remembers each inventory's
+// per-row YAML between renders. It does not talk to Git, GitLab or a file
+// system: callers store the files.
 //
 // Decisions, documented for users in docs/sinks/git.md:
 //   - An empty namespace (a cluster-scoped object, a ClusterInventory, a
