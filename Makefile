@@ -9,7 +9,7 @@ export KOLLECT_TOOLS_DIR := $(TOOLS_DIR)
 TEST_FLAGS ?= -count=1 -timeout 45m
 PKGS      ?= ./...
 
-.PHONY: help tools tools-dir generate build lint test demo kustomize
+.PHONY: help tools tools-dir generate build lint test demo kustomize loadtest
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -45,3 +45,8 @@ demo: tools ## Run Kollect end to end here: API server, NATS, PostgreSQL, Git an
 
 kustomize: tools ## Regenerate deploy/kustomize/base from charts/kollect (helm template, default values).
 	$(GO) test ./charts/kollect -run '^TestKustomizeBase$$' -count=1 -update
+
+TIER ?= 1k
+MODE ?= system
+loadtest: tools ## Load test: every service against N objects (TIER=1k|10k|100k, MODE=system|collect); report in loadtest/results/.
+	$(GO) run ./loadtest/cmd/loadtest -tier $(TIER) -mode $(MODE)
