@@ -1,0 +1,69 @@
+// Command loadtest runs a Kollect load test tier and writes its report;
+// `make loadtest TIER=10k [MODE=collect]` runs it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"kollect.dev/kollect/loadtest"
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+func main() {
+	tier := flag.String("tier", "1k", "object count: 1k, 10k, 100k or a number")
+	mode := flag.String("mode", "system", "system (every service, sinks, latencies) or collect (only kollect collect vs kubectl)")
+	c, _ := loadtest.DefaultConfig("1k") // flag defaults; -tier sets the count
+	flag.IntVar(&c.Namespaces, "namespaces", 0, "namespaces (default objects/100)")
+	flag.IntVar(&c.Workers, "workers", c.Workers, "concurrent API writers")
+	flag.IntVar(&c.Changes, "changes", c.Changes, "single-object changes")
+	flag.Float64Var(&c.ChangeRate, "change-rate", c.ChangeRate, "changes per second")
+	flag.IntVar(&c.Deletes, "deletes", c.Deletes, "objects deleted to time delete propagation")
+	flag.IntVar(&c.CollectRuns, "collect-runs", c.CollectRuns, "timed runs of kollect collect and kubectl")
+	flag.StringVar(&c.BinDir, "bin", "", "folder of the binaries (default the user cache)")
+	flag.BoolVar(&c.NoBuild, "no-build", false, "use the binaries in -bin as they are")
+	flag.StringVar(&c.OutDir, "out", "", "report folder (default <repo>/loadtest/results)")
+	flag.DurationVar(&c.Timeout, "timeout", c.Timeout, "bound of each wait")
+	flag.Parse()
+	if err := run(c, *tier, *mode); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(c loadtest.Config, tier, mode string) error {
+	d, err := loadtest.DefaultConfig(tier)
+	if err != nil {
+		return err
+	}
+	c.Tier, c.Objects, c.CollectOnly = d.Tier, d.Objects, mode == "collect"
+	if mode != "system" && mode != "collect" {
+		return fmt.Errorf("unknown -mode %q: want system or collect", mode)
+	}
+	if c.Namespaces == 0 {
+		c.Namespaces = d.Namespaces
+	}
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return err
+	}
+	if c.OutDir == "" {
+		c.OutDir = filepath.Join(root, "loadtest", "results")
+	}
+	if c.BinDir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		c.BinDir = filepath.Join(cache, "kollect", "loadtest-bin")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	_, err = loadtest.Run(ctx, os.Stdout, c)
+	return err
+}

@@ -1,0 +1,45 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+)
+
+func intstrPort(p int32) intstr.IntOrString { return intstr.FromInt32(p) }
+
+// setSeq writes value into o's SeqAnnotation with a merge patch.
+func setSeq(ctx context.Context, cs kubernetes.Interface, o Object, value string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{SeqAnnotation: value}}})
+	if err != nil {
+		return err
+	}
+	if o.Kind == "ConfigMap" {
+		_, err = cs.CoreV1().ConfigMaps(o.Namespace).Patch(ctx, o.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	} else {
+		_, err = cs.AppsV1().Deployments(o.Namespace).Patch(ctx, o.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("patch %s %s/%s: %w", o.Kind, o.Namespace, o.Name, err)
+	}
+	return nil
+}
+
+// deleteObject deletes o.
+func deleteObject(ctx context.Context, cs kubernetes.Interface, o Object) error {
+	var err error
+	if o.Kind == "ConfigMap" {
+		err = cs.CoreV1().ConfigMaps(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
+	} else {
+		err = cs.AppsV1().Deployments(o.Namespace).Delete(ctx, o.Name, metav1.DeleteOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s %s/%s: %w", o.Kind, o.Namespace, o.Name, err)
+	}
+	return nil
+}

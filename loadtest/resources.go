@@ -1,0 +1,118 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// Names of the load test's Kollect resources. One inventory per tier, in
+// the platform team's namespace, collects every load namespace: the
+// cluster-wide platform inventory is the case that must scale.
+const (
+	ControlNamespace = "kollect-load"
+	InventoryName    = "load"
+	Cluster          = "load"
+	Table            = "inventory"
+	CMTarget         = "configmaps"
+	DeployTarget     = "deployments"
+)
+
+// collectResources are the Profiles, Targets and the inventory: what both the
+// services and `kollect collect` read.
+func collectResources(tier string) string {
+	return fmt.Sprintf(`apiVersion: kollect.dev/v1alpha1
+kind: KollectProfile
+metadata: {name: configmaps, namespace: %[1]s}
+spec:
+  targetGVK: {version: v1, kind: ConfigMap}
+  attributes:
+  - {name: seq, path: "$.metadata.annotations['%[2]s']", type: string}
+  - {name: app, path: "$.metadata.labels['app.kubernetes.io/name']", type: string, optional: true}
+  - {name: team, path: $.metadata.labels.team, type: string, optional: true}
+  - {name: owner, path: "$.metadata.annotations['example.com/owner']", type: string, optional: true}
+  - {name: endpoint, path: $.data.endpoint, type: string, optional: true}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectProfile
+metadata: {name: deployments, namespace: %[1]s}
+spec:
+  targetGVK: {group: apps, version: v1, kind: Deployment}
+  attributes:
+  - {name: seq, path: "$.metadata.annotations['%[2]s']", type: string}
+  - {name: images, path: "$.spec.template.spec.containers[*].image", type: list}
+  - {name: replicas, path: $.spec.replicas, type: int}
+  - {name: team, path: $.metadata.labels.team, type: string, optional: true}
+  - {name: owner, path: "$.metadata.annotations['example.com/owner']", type: string, optional: true}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectTarget
+metadata: {name: %[4]s, namespace: %[1]s}
+spec:
+  profileRef: {name: configmaps}
+  labelSelector: {matchLabels: {%[3]s: %[6]q}}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectTarget
+metadata: {name: %[5]s, namespace: %[1]s}
+spec:
+  profileRef: {name: deployments}
+  labelSelector: {matchLabels: {%[3]s: %[6]q}}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectInventory
+metadata: {name: %[7]s, namespace: %[1]s}
+spec:
+  snapshotSinkRefs: [git]
+  databaseSinkRefs: [postgres]
+`, ControlNamespace, SeqAnnotation, TierLabel, CMTarget, DeployTarget, tier, InventoryName)
+}
+
+// sinkResources are the Secret and the PostgreSQL and Git perResource sinks.
+func sinkResources(dsn, repoURL string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: postgres-dsn, namespace: %[1]s}
+stringData: {dsn: %[2]q}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectSnapshotSink
+metadata: {name: git, namespace: %[1]s}
+spec:
+  type: git
+  endpoint: %[3]s
+  cluster: %[4]s
+  layout: {mode: perResource}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: postgres, namespace: %[1]s}
+spec:
+  type: postgres
+  secretRef: {name: postgres-dsn}
+  cluster: %[4]s
+  postgres: {table: %[5]s}
+`, ControlNamespace, dsn, repoURL, Cluster, Table)
+}
+
+// apply creates every object of a multi-document YAML string.
+func apply(ctx context.Context, c client.Client, docs string) error {
+	for _, doc := range strings.Split(docs, "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			return fmt.Errorf("decode resource: %w", err)
+		}
+		if u.Object == nil {
+			continue
+		}
+		if err := c.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package loadtest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+// Result is everything one run measured; the JSON report is this value.
+type Result struct {
+	Tier     string            `json:"tier"`
+	Date     string            `json:"date"`
+	Mode     string            `json:"mode"`
+	Settings Settings          `json:"settings"`
+	Machine  Machine           `json:"machine"`
+	Versions map[string]string `json:"versions"`
+
+	CreateSeconds float64 `json:"createSeconds"`
+	// InitialSync is from applying the Kollect resources (the services
+	// were started just before) to all rows / files present.
+	InitialSync InitialSync `json:"initialSync"`
+	Postgres    Latency     `json:"changeToPostgres"`
+	Git         Latency     `json:"changeToGit"`
+	ChangesSecs float64     `json:"changesSeconds"`
+	Delete      Delete      `json:"delete"`
+
+	Processes []Process          `json:"processes"`
+	Backlog   map[string]float64 `json:"backlogMax"`
+	Collect   []CollectRun       `json:"collect,omitempty"`
+	Targets   []TargetCheck      `json:"targets"`
+	Notes     []string           `json:"notes,omitempty"`
+
+	PhaseStarts   map[string]float64 `json:"phaseStarts"`
+	RSS           map[string][]Point `json:"rssSeries"`
+	BacklogSeries map[string][]Point `json:"backlogSeries"`
+	Changes       []*Change          `json:"changes,omitempty"`
+}
+
+// Settings are the run's knobs.
+type Settings struct {
+	Objects     int     `json:"objects"`
+	ConfigMaps  int     `json:"configMaps"`
+	Deployments int     `json:"deployments"`
+	Namespaces  int     `json:"namespaces"`
+	Inventories int     `json:"inventories"`
+	Workers     int     `json:"workers"`
+	QPS         float32 `json:"qps"`
+	Changes     int     `json:"changes"`
+	ChangeRate  float64 `json:"changeRate"`
+	Deletes     int     `json:"deletes"`
+	AvgBytes    int     `json:"avgObjectBytes"`
+}
+
+// InitialSync times the first full export.
+type InitialSync struct {
+	PostgresSeconds float64 `json:"postgresSeconds"`
+	GitSeconds      float64 `json:"gitSeconds"`
+	Rows            int     `json:"rows"`
+	Files           int     `json:"files"`
+}
+
+// Delete times delete propagation.
+type Delete struct {
+	Count           int     `json:"count"`
+	PostgresSeconds float64 `json:"postgresSeconds"`
+	GitSeconds      float64 `json:"gitSeconds"`
+}
+
+// Process is one process's peak memory and CPU.
+type Process struct {
+	Name       string             `json:"name"`
+	PeakRSSMiB float64            `json:"peakRSSMiB"`
+	CPUSeconds float64            `json:"cpuSeconds"`
+	CPUByPhase map[string]float64 `json:"cpuByPhase"`
+}
+
+// TargetCheck compares one issue target with what the run reached.
+type TargetCheck struct {
+	Name   string  `json:"name"`
+	Target float64 `json:"target"`
+	Got    float64 `json:"got"`
+	Unit   string  `json:"unit"`
+	Met    bool    `json:"met"`
+}
+
+// Machine describes where the run happened.
+type Machine struct {
+	CPUModel  string `json:"cpuModel"`
+	CPUs      int    `json:"cpus"`
+	MemoryGiB string `json:"memory"`
+	Kernel    string `json:"kernel"`
+	GoVersion string `json:"goVersion"`
+	LoadStart string `json:"loadAverageStart"`
+	LoadEnd   string `json:"loadAverageEnd"`
+}
+
+func machine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), LoadStart: loadavg()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if l, _, ok := strings.Cut(string(b), "\n"); ok {
+			m.MemoryGiB = strings.Join(strings.Fields(l)[1:], " ")
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	return m
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// versions returns the versions of the peers and of Kollect itself.
+func versions(root string) map[string]string {
+	v := map[string]string{}
+	run := func(key string, name string, args ...string) {
+		if out, err := exec.Command(name, args...).CombinedOutput(); err == nil {
+			line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+			v[key] = line
+		}
+	}
+	if p, err := testenv.Tool("envtest/kube-apiserver"); err == nil {
+		run("kube-apiserver", p, "--version")
+		run("etcd", filepath.Join(filepath.Dir(p), "etcd"), "--version")
+	}
+	run("git", "git", "--version")
+	run("kollect", "git", "-C", root, "describe", "--always", "--dirty")
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			switch d.Path {
+			case "github.com/nats-io/nats-server/v2", "github.com/go-git/go-git/v5", "k8s.io/client-go", "github.com/jackc/pgx/v5":
+				v[d.Path] = d.Version
+			}
+		}
+	}
+	return v
+}

@@ -1,0 +1,137 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"kollect.dev/kollect/deploy/demo"
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+// run is one load test in progress.
+type run struct {
+	c       Config
+	out     io.Writer
+	root    string
+	p       *demo.Peers
+	cs      kubernetes.Interface
+	s       *sampler
+	res     *Result
+	objs    []Object
+	exits   <-chan error
+	metrics map[string]int // service -> metrics port
+}
+
+func (r *run) step(format string, args ...any) {
+	fmt.Fprintf(r.out, "[loadtest %s] %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// Run runs the load test c describes and writes its report to c.OutDir.
+func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	r := &run{c: c, out: out, root: root, metrics: map[string]int{}, res: &Result{Tier: c.Tier,
+		Date: start.UTC().Format(time.RFC3339), Machine: machine(), Versions: versions(root)}}
+	r.res.Mode = "system"
+	if c.CollectOnly {
+		r.res.Mode = "collect"
+	}
+	r.res.Settings = Settings{Objects: c.Objects, ConfigMaps: (c.Objects + 1) / 2, Deployments: c.Objects / 2,
+		Namespaces: c.Namespaces, Inventories: 1, Workers: c.Workers, QPS: c.QPS, Changes: c.Changes,
+		ChangeRate: c.ChangeRate, Deletes: c.Deletes}
+	if err := r.build(ctx); err != nil {
+		return nil, err
+	}
+	if r.p, err = demo.StartPeers(func(s string) { r.step("%s", s) }); err != nil {
+		return nil, err
+	}
+	defer r.p.Stop()
+	if r.s, err = newSampler(start, r.p.NATS.URL); err != nil {
+		return nil, err
+	}
+	r.s.watchPeers()
+	sctx, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+	go r.s.run(sctx)
+	if err := r.createAll(ctx); err != nil {
+		return nil, err
+	}
+	if !c.CollectOnly {
+		if err := r.system(ctx); err != nil {
+			r.res.Notes = append(r.res.Notes, "run stopped early: "+err.Error())
+			r.step("error: %v", err)
+		}
+	}
+	r.step("timing kollect collect and kubectl on the same objects (%d runs)", c.CollectRuns)
+	if r.res.Collect, err = compareCollect(ctx, filepath.Join(c.BinDir, "kollect"), r.p.Kubeconfig, r.p.Dir, c); err != nil {
+		r.res.Notes = append(r.res.Notes, "collect comparison failed: "+err.Error())
+	}
+	stopSampling()
+	r.finish()
+	return r.res, r.write()
+}
+
+// build compiles the services and the kollect command.
+func (r *run) build(ctx context.Context) error {
+	if r.c.NoBuild {
+		return nil
+	}
+	if err := demo.Build(ctx, r.root, r.c.BinDir, func(s string) { r.step("%s", s) }); err != nil {
+		return err
+	}
+	r.step("building kollect")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(r.c.BinDir, "kollect"), "./services/cli/cmd")
+	cmd.Dir = r.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build kollect: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// createAll creates the namespaces and the objects.
+func (r *run) createAll(ctx context.Context) error {
+	cfg := *r.p.Kube.Config
+	cfg.QPS, cfg.Burst = r.c.QPS, r.c.Burst
+	cs, err := kubernetes.NewForConfig(&cfg)
+	if err != nil {
+		return err
+	}
+	r.cs = cs
+	r.s.mark("create")
+	r.step("creating %d namespaces and %d objects with %d workers", r.c.Namespaces, r.c.Objects, r.c.Workers)
+	start := time.Now()
+	if err := createNamespaces(ctx, cs, r.c.Namespaces, r.c.Tier); err != nil {
+		return err
+	}
+	if r.objs, err = createObjects(ctx, cs, r.c); err != nil {
+		return err
+	}
+	r.res.CreateSeconds = time.Since(start).Seconds()
+	r.res.Settings.AvgBytes = averageSize(r.c.Tier)
+	r.step("created %d objects in %.1fs (%.0f/s)", len(r.objs), r.res.CreateSeconds, float64(len(r.objs))/r.res.CreateSeconds)
+	return nil
+}
+
+// logDir is where the services log.
+func (r *run) logDir() string { return filepath.Join(r.p.Dir, "logs") }
+
+// keepLogs copies the service logs next to the report when the run failed.
+func (r *run) keepLogs() {
+	dst := filepath.Join(os.TempDir(), "kollect-loadtest-logs-"+r.c.Tier)
+	_ = os.MkdirAll(dst, 0o755)
+	files, _ := filepath.Glob(filepath.Join(r.logDir(), "*.log"))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			_ = os.WriteFile(filepath.Join(dst, filepath.Base(f)), b[max(0, len(b)-200000):], 0o644)
+		}
+	}
+}

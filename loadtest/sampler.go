@@ -1,0 +1,170 @@
+package loadtest
+
+import (
+	"context"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// Point is one sample of a time series: seconds since the run started.
+type Point struct {
+	T float64 `json:"t"`
+	V float64 `json:"v"`
+}
+
+// sampler records RSS and CPU of the watched processes and the bus backlog
+// every second.
+type sampler struct {
+	start time.Time
+	js    jetstream.JetStream
+
+	mu      sync.Mutex
+	pids    map[string]int     // name -> pid (postgres: the postmaster)
+	rss     map[string][]Point // MiB
+	hwm     map[string]float64 // MiB
+	cpu     map[string]float64 // seconds, latest
+	backlog map[string][]Point // messages
+	phases  []phaseMark
+}
+
+type phaseMark struct {
+	Name string
+	At   float64
+	CPU  map[string]float64
+}
+
+func newSampler(start time.Time, natsURL string) (*sampler, error) {
+	nc, err := nats.Connect(natsURL, nats.Name("kollect-loadtest"))
+	if err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	return &sampler{start: start, js: js, pids: map[string]int{}, rss: map[string][]Point{},
+		hwm: map[string]float64{}, cpu: map[string]float64{}, backlog: map[string][]Point{}}, nil
+}
+
+// watch adds a process to sample.
+func (s *sampler) watch(name string, pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pids[name] = pid
+}
+
+// watchPeers finds kube-apiserver, etcd and the PostgreSQL postmaster among
+// this process's children, and this process (which embeds NATS).
+func (s *sampler) watchPeers() {
+	for comm, pids := range children(os.Getpid()) {
+		switch comm {
+		case "kube-apiserver", "etcd", "postgres":
+			s.watch(comm, pids[0])
+		}
+	}
+	s.watch("loadtest+nats", os.Getpid())
+}
+
+// run samples every second until ctx ends.
+func (s *sampler) run(ctx context.Context) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		s.sample(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *sampler) sample(ctx context.Context) {
+	t := time.Since(s.start).Seconds()
+	s.mu.Lock()
+	pids := make(map[string]int, len(s.pids))
+	for k, v := range s.pids {
+		pids[k] = v
+	}
+	s.mu.Unlock()
+	for name, pid := range pids {
+		st, err := readProc(pid)
+		if err != nil {
+			continue // exited
+		}
+		rss, hwm, cpu := st.RSS, st.HWM, st.CPU
+		if name == "postgres" { // the postmaster's backends do the work
+			for _, kids := range children(pid) {
+				for _, k := range kids {
+					if ks, err := readProc(k); err == nil {
+						rss, cpu = rss+ks.RSS, cpu+ks.CPU
+					}
+				}
+			}
+			hwm = rss
+		}
+		s.mu.Lock()
+		s.rss[name] = append(s.rss[name], Point{t, rss})
+		s.hwm[name] = max(s.hwm[name], hwm, rss)
+		s.cpu[name] = max(s.cpu[name], cpu)
+		s.mu.Unlock()
+	}
+	s.sampleBus(ctx, t)
+}
+
+// sampleBus records pending plus unacknowledged messages per consumer of the
+// snapshot stream and of the rows bucket (the aggregator's watch).
+func (s *sampler) sampleBus(ctx context.Context, t float64) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for _, stream := range []string{bus.StreamSnapshots, bus.KVStreamName(bus.BucketRows)} {
+		st, err := s.js.Stream(ctx, stream)
+		if err != nil {
+			continue
+		}
+		sums := map[string]float64{}
+		l := st.ListConsumers(ctx)
+		for ci := range l.Info() {
+			name := ci.Config.Durable
+			if name == "" {
+				name = "watch"
+			}
+			sums[stream+"/"+name] += float64(ci.NumPending) + float64(ci.NumAckPending)
+		}
+		s.mu.Lock()
+		for k, v := range sums {
+			s.backlog[k] = append(s.backlog[k], Point{t, v})
+		}
+		s.mu.Unlock()
+	}
+}
+
+// mark records every process's CPU seconds at the start of a phase.
+func (s *sampler) mark(name string) {
+	s.sample(context.Background())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cpu := make(map[string]float64, len(s.cpu))
+	for k, v := range s.cpu {
+		cpu[k] = v
+	}
+	s.phases = append(s.phases, phaseMark{Name: name, At: time.Since(s.start).Seconds(), CPU: cpu})
+}
+
+// names returns the sampled processes, sorted.
+func (s *sampler) names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for k := range s.rss {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

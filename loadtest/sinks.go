@@ -1,0 +1,139 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/jackc/pgx/v5/pgxpool"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/tree"
+)
+
+// pgSink reads the PostgreSQL sink's table.
+type pgSink struct{ pool *pgxpool.Pool }
+
+func newPGSink(ctx context.Context, dsn string) (*pgSink, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	return &pgSink{pool: pool}, nil
+}
+
+// count returns the inventory's row count; a missing table counts zero.
+func (s *pgSink) count(ctx context.Context) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM public.`+Table+` WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3`,
+		Cluster, ControlNamespace, InventoryName).Scan(&n)
+	if err != nil && strings.Contains(err.Error(), "does not exist") {
+		return 0, nil
+	}
+	return n, err
+}
+
+// seqs returns the exported seq attribute of the given objects, by uid;
+// absent rows are absent from the map.
+func (s *pgSink) seqs(ctx context.Context, objs []Object) (map[string]string, error) {
+	targets, uids := make([]string, len(objs)), make([]string, len(objs))
+	for i, o := range objs {
+		targets[i], uids[i] = targetOf(o.Kind), o.UID
+	}
+	rows, err := s.pool.Query(ctx, `SELECT source_uid, coalesce(attributes->>'seq', '') FROM public.`+Table+`
+WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3 AND target_namespace = $2
+AND (target_name, source_uid) IN (SELECT * FROM unnest($4::text[], $5::text[]))`,
+		Cluster, ControlNamespace, InventoryName, targets, uids)
+	if err != nil {
+		return nil, fmt.Errorf("query seqs: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]string, len(objs))
+	for rows.Next() {
+		var uid, seq string
+		if err := rows.Scan(&uid, &seq); err != nil {
+			return nil, err
+		}
+		out[uid] = seq
+	}
+	return out, rows.Err()
+}
+
+func (s *pgSink) close() { s.pool.Close() }
+
+func targetOf(kind string) string {
+	if kind == "ConfigMap" {
+		return CMTarget
+	}
+	return DeployTarget
+}
+
+// gitSink reads the Git sink's bare repository on disk.
+type gitSink struct {
+	dir  string
+	head plumbing.Hash
+	tree *object.Tree
+}
+
+// refresh reopens the repository and reports whether main moved.
+func (g *gitSink) refresh() (bool, error) {
+	r, err := git.PlainOpen(g.dir)
+	if err != nil {
+		return false, fmt.Errorf("open repository: %w", err)
+	}
+	ref, err := r.Reference(plumbing.NewBranchReferenceName("main"), true)
+	if err != nil {
+		return false, nil // no branch yet
+	}
+	if ref.Hash() == g.head {
+		return false, nil
+	}
+	c, err := r.CommitObject(ref.Hash())
+	if err != nil {
+		return false, fmt.Errorf("read commit: %w", err)
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return false, fmt.Errorf("read tree: %w", err)
+	}
+	g.head, g.tree = ref.Hash(), t
+	return true, nil
+}
+
+// file returns the content at path in the current head ("" when absent).
+func (g *gitSink) file(path string) (string, error) {
+	if g.tree == nil {
+		return "", nil
+	}
+	f, err := g.tree.File(path)
+	if err != nil {
+		return "", nil
+	}
+	rd, err := f.Reader()
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = rd.Close() }()
+	b, err := io.ReadAll(rd)
+	return string(b), err
+}
+
+// state returns the inventory's state file at the current head.
+func (g *gitSink) state() (tree.State, error) {
+	var s tree.State
+	body, err := g.file(tree.StatePath(Cluster, busv1.NamespacedName{Namespace: ControlNamespace, Name: InventoryName}))
+	if err != nil || body == "" {
+		return s, err
+	}
+	return s, json.Unmarshal([]byte(body), &s)
+}
+
+// filePath is where the perResource layout puts o (the default template
+// {cluster}/{sourceNamespace}/{kind}/{sourceName}{extension}).
+func filePath(o Object) string {
+	return Cluster + "/" + o.Namespace + "/" + strings.ToLower(o.Kind) + "/" + o.Name + ".yaml"
+}
