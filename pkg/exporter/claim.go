@@ -127,5 +127,5 @@ func (c *claim) release(ctx context.Context) {
 // unique per process start.
 func replicaID() string {
 	host, _ := os.Hostname()
-	return host + "-" + nuid.Next()[:8]
+	return host + "-" + nuid.Next() // the whole NUID: its prefix is shared by a process
 }

@@ -144,6 +144,15 @@ func (c *configs) bound(inv busv1.NamespacedName, ref busv1.SinkRef) bool {
 	return !ok || slices.ContainsFunc(ic.Bindings, func(b busv1.Binding) bool { return b.SinkRef == ref })
 }
 
+// listed reports whether the inventory's current config lists ref; unlike
+// bound, a deleted inventory lists nothing.
+func (c *configs) listed(inv busv1.NamespacedName, ref busv1.SinkRef) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ic, ok := c.inventories[inv]
+	return ok && slices.ContainsFunc(ic.Bindings, func(b busv1.Binding) bool { return b.SinkRef == ref })
+}
+
 // sinkConfig returns ref's config when it is at least at generation.
 func (c *configs) sinkConfig(ref busv1.SinkRef, generation int64) (busv1.SinkConfig, error) {
 	c.mu.Lock()

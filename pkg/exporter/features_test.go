@@ -86,6 +86,9 @@ func TestADeletedInventoryIsRemovedOnlyWithDeletionPolicyDelete(t *testing.T) {
 			ev := e.event(2, busv1.ReasonDeleted, []string{"good"})
 			ev.DeletionPolicy = tc.policy
 			e.send(ev)
+			if !tc.kept {
+				waitFor(t, "the data removed", func() bool { _, kept := e.b.stores["good"].Get("east", inv); return !kept })
+			}
 			waitFor(t, "the deletion acknowledged", func() bool { return e.ackPending() == 0 })
 			if _, kept := e.b.stores["good"].Get("east", inv); kept != tc.kept {
 				t.Fatalf("data kept = %v, want %v", kept, tc.kept)

@@ -125,6 +125,7 @@ func (rt *runtime) run(ctx context.Context) error {
 	}
 	go rt.tracker.keepAlive(ctx, max(cons.CachedInfo().Config.AckWait/3, time.Second))
 	go rt.watchSecrets(ctx, rt.cfg.SecretCheckInterval)
+	go rt.sweepWorkers(ctx, idleWorkerTTL)
 	go rt.metrics.watchLag(ctx, cons, 15*time.Second)
 	select {
 	case <-ctx.Done():
@@ -184,14 +185,16 @@ func (rt *runtime) worker(inv busv1.NamespacedName, ref busv1.SinkRef) *worker {
 	k := bindingKey{inv, ref}
 	w, ok := rt.workers[k]
 	if !ok {
-		w = &worker{rt: rt, inv: inv, ref: ref, wake: make(chan struct{}, 1)}
+		ctx, cancel := context.WithCancel(rt.ctx)
+		w = &worker{rt: rt, inv: inv, ref: ref, wake: make(chan struct{}, 1), stop: cancel}
 		rt.workers[k] = w
 		rt.wg.Add(1)
 		go func() {
 			defer rt.wg.Done()
-			w.run(rt.ctx)
+			w.run(ctx)
 		}()
 	}
+	w.active = time.Now()
 	return w
 }
 

@@ -31,9 +31,44 @@ type worker struct {
 	ref busv1.SinkRef
 
 	wake    chan struct{}
-	pending *job   // guarded by rt.mu
-	current uint64 // revision in flight, guarded by rt.mu
+	stop    context.CancelFunc
+	pending *job      // guarded by rt.mu
+	current uint64    // revision in flight, guarded by rt.mu
+	active  time.Time // last handed a job, guarded by rt.mu
 	status  busv1.ExportStatus
+}
+
+// idleWorkerTTL is how long a worker whose binding is gone stays idle
+// before it is stopped.
+const idleWorkerTTL = time.Minute
+
+// sweepWorkers stops, every ttl, the idle workers of bindings no inventory
+// config lists any more (removed bindings, deleted inventories after their
+// final event), so a long-running exporter does not keep one goroutine per
+// binding it ever served.
+func (rt *runtime) sweepWorkers(ctx context.Context, ttl time.Duration) {
+	t := time.NewTicker(ttl)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			rt.sweep(time.Now().Add(-ttl))
+		}
+	}
+}
+
+// sweep stops the workers idle since before cutoff whose binding is gone.
+func (rt *runtime) sweep(cutoff time.Time) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for k, w := range rt.workers {
+		if w.pending == nil && w.current == 0 && w.active.Before(cutoff) && !rt.configs.listed(k.inv, k.ref) {
+			w.stop()
+			delete(rt.workers, k)
+		}
+	}
 }
 
 // offer queues j unless the worker already has that revision or a newer one
