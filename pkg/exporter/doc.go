@@ -119,5 +119,7 @@
 // records the Name* metrics: export duration and bytes, errors by reason,
 // retries, the consumer's backlog and Secret rotations.
 //
-// Not yet here: stopping the idle worker of a binding removed from config.
+// A worker whose binding no inventory config lists any more (a removed
+// binding, a deleted inventory after its final event) is stopped after a
+// minute idle.
 package exporter
