@@ -50,34 +50,44 @@ func BenchmarkFullExportIntoEmptyTable(b *testing.B) {
 	c := connect(b, dsn)
 	items := benchItems(benchRows)
 	write(b, k, benchSnap(1, items[:1])) // provision outside the measurement
+	m := &cpuMeter{conn: c}
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
 		exec(b, c, `TRUNCATE inventory, inventory_state`)
 		b.StartTimer()
+		m.start(b)
 		write(b, k, benchSnap(uint64(i+2), items))
+		m.stop(b)
 	}
 	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+	m.report(b, benchRows)
 }
 
 func BenchmarkFullReExportWithOneChangedRow(b *testing.B) {
-	k, _ := benchSink(b)
+	k, dsn := benchSink(b)
 	items := benchItems(benchRows)
 	write(b, k, benchSnap(1, items))
+	m := &cpuMeter{conn: connect(b, dsn)}
 	b.ResetTimer()
 	for i := range b.N {
 		items[i%benchRows].Attributes["replicas"] = float64(100 + i)
+		m.start(b)
 		write(b, k, benchSnap(uint64(i+2), items))
+		m.stop(b)
 	}
 	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+	m.report(b, benchRows)
 }
 
 func BenchmarkOneRowDeltaAt100kRows(b *testing.B) {
-	k, _ := benchSink(b)
+	k, dsn := benchSink(b)
 	items := benchItems(benchRows)
 	write(b, k, benchSnap(1, items))
+	m := &cpuMeter{conn: connect(b, dsn)}
 	b.ResetTimer()
 	for i := range b.N {
+		m.start(b)
 		rev := uint64(i + 2)
 		items[i%benchRows].Attributes["replicas"] = float64(100 + i)
 		s := benchSnap(rev, items)
@@ -85,5 +95,7 @@ func BenchmarkOneRowDeltaAt100kRows(b *testing.B) {
 		if err := k.WriteDelta(context.Background(), s); err != nil {
 			b.Fatalf("write delta: %v", err)
 		}
+		m.stop(b)
 	}
+	m.report(b, 0)
 }

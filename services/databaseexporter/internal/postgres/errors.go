@@ -42,6 +42,9 @@ func classify(ctx context.Context, op string, err error, mode v1alpha1.Provision
 	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 		err = fmt.Errorf("%w: %w", cerr, err)
 	}
+	if hint, ok := permanentCodes[pgCode(err)]; ok {
+		op += " (" + hint + ")"
+	}
 	err = fmt.Errorf("%s: %w", op, err)
 	if ctx.Err() != nil {
 		return err
@@ -74,6 +77,15 @@ func isPermanent(err error, mode v1alpha1.ProvisioningMode) bool {
 		verify    *tls.CertificateVerificationError
 	)
 	return errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &hostname) || errors.As(err, &verify)
+}
+
+// pgCode returns the SQLSTATE of the server error err wraps, or "".
+func pgCode(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
 }
 
 // isMissing reports whether err is an undefined schema, table or column.

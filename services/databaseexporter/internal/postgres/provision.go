@@ -11,7 +11,7 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
-// ensure creates the schema, tables and index that are missing, in one
+// ensure creates the schema and tables that are missing, in one
 // transaction holding an advisory lock on the table's name so that
 // replicas provisioning at once do not race. Existing objects are checked
 // first and never re-created, so a role without CREATE privileges can use
@@ -20,12 +20,10 @@ func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, t.lockKey()); err != nil {
 		return fmt.Errorf("lock provisioning of %s: %w", t, err)
 	}
-	var schema, rows, state, index bool
-	err := tx.QueryRow(ctx, `SELECT
-  EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1),
-  to_regclass($2) IS NOT NULL, to_regclass($3) IS NOT NULL,
-  to_regclass($4) IS NOT NULL`,
-		t.schema, t.rows, t.state, pgx.Identifier{t.schema, t.indexName}.Sanitize()).Scan(&schema, &rows, &state, &index)
+	var schema, rows, state bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1),
+  to_regclass($2) IS NOT NULL, to_regclass($3) IS NOT NULL`,
+		t.schema, t.rows, t.state).Scan(&schema, &rows, &state)
 	if err != nil {
 		return fmt.Errorf("look up %s: %w", t, err)
 	}
@@ -36,16 +34,8 @@ func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
 		{schema, `CREATE SCHEMA IF NOT EXISTS ` + pgx.Identifier{t.schema}.Sanitize()},
 		{rows, t.createRows()},
 		{state, t.createState()},
-		{index, t.createIndex()},
 	}
-	for i, s := range steps {
-		if i == len(steps)-1 {
-			// A pre-existing table of the same name with other columns is
-			// reported, not indexed or written into.
-			if err := t.verify(ctx, tx); err != nil {
-				return err
-			}
-		}
+	for _, s := range steps {
 		if s.exists {
 			continue
 		}
@@ -53,7 +43,9 @@ func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
 			return fmt.Errorf("create %s: %w", firstLine(s.ddl), err)
 		}
 	}
-	return nil
+	// A pre-existing table of the same name with other columns is
+	// reported, not written into.
+	return t.verify(ctx, tx)
 }
 
 // verify checks that the rows and state tables exist with every column of
