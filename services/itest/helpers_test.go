@@ -119,6 +119,13 @@ func state(t *testing.T, invs ...string) string {
 		}
 		js, _ := json.MarshalIndent(status, "", "  ")
 		fmt.Fprintf(&b, "inventory %s: %s\n", ref, js)
+		var targets v1alpha1.KollectTargetList
+		if ns != "" && sys.k8s.List(t.Context(), &targets, client.InNamespace(ns)) == nil {
+			for _, tg := range targets.Items {
+				js, _ := json.Marshal(tg.Status)
+				fmt.Fprintf(&b, "target %s/%s: %s\n", ns, tg.Name, js)
+			}
+		}
 		b.WriteString(logLines(strings.TrimPrefix(ref, "/"), 25))
 	}
 	return b.String()
