@@ -9,13 +9,16 @@ export KOLLECT_TOOLS_DIR := $(TOOLS_DIR)
 TEST_FLAGS ?= -count=1 -timeout 45m
 PKGS      ?= ./...
 
-.PHONY: help tools tools-dir generate build lint test demo kustomize loadtest
+.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
 tools: ## Build the real test peers (kube-apiserver, etcd, kubectl, sink servers) into the per-user cache.
 	@bash deploy/tools/build.sh
+
+tools-bigquery: ## Opt-in: build the BigQuery emulator (cgo, clang, 25+ min, several GB RAM) for `go test -tags bigquery_emulator`.
+	@bash deploy/tools/bigquery/build.sh
 
 tools-dir: ## Print the folder holding the built tools.
 	@echo $(TOOLS_DIR)
