@@ -71,6 +71,21 @@ func TestTemplate(t *testing.T) {
 			}
 		})
 	}
+	t.Run("without NATS auth no users Secret is rendered and services connect anonymously", func(t *testing.T) {
+		objs := decode(t, render(t, "", "nats.auth.enabled=false"))
+		if slices.Contains(index(objs), "Secret/kollect-nats-users") {
+			t.Error("the NATS users Secret is rendered without auth")
+		}
+		for _, a := range containerArgs(t, find(t, objs, "Deployment", "kollect-collector")) {
+			if strings.HasPrefix(a, "--nats-url=") && a != "--nats-url=nats://kollect-nats.kollect-system.svc:4222" {
+				t.Errorf("collector %s: want the plain in-cluster URL", a)
+			}
+		}
+		conf := find(t, objs, "ConfigMap", "kollect-nats").Object["data"].(map[string]any)["nats.conf"].(string)
+		if strings.Contains(conf, "authorization") {
+			t.Error("nats.conf has users without auth")
+		}
+	})
 	t.Run("an external NATS without a URL is refused", func(t *testing.T) {
 		out, err := helmErr(t, "template", releaseName, ".", "--set", "nats.enabled=false")
 		if err == nil || !strings.Contains(out, "nats.external.url is required") {
