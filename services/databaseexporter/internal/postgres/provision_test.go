@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -127,6 +128,21 @@ func TestProvisioningEnsure(t *testing.T) {
 			if err != nil {
 				t.Errorf("sink %d: %v", i, err)
 			}
+		}
+	})
+	t.Run("a role without CREATE on the schema gets a permanent error", func(t *testing.T) {
+		dsn := newDatabase(t)
+		exec(t, connect(t, dsn), `DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'kollect_nocreate') THEN CREATE ROLE kollect_nocreate LOGIN; END IF;
+END $$`, `REVOKE CREATE ON SCHEMA public FROM PUBLIC`)
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.User("kollect_nocreate")
+		err = open(t, u.String(), spec("public", "inventory", v1alpha1.ProvisionEnsure)).Write(context.Background(), snap(t, "c", web, 1, row("a", 1)))
+		if !sink.IsPermanent(err) || !strings.Contains(err.Error(), "insufficient privilege") {
+			t.Fatalf("write returned %v, want a permanent insufficient privilege error", err)
 		}
 	})
 	t.Run("a table of the same name with other columns is reported", func(t *testing.T) {
