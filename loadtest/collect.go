@@ -38,11 +38,29 @@ func timeCommand(ctx context.Context, name string, args ...string) CollectRun {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	start := time.Now()
-	err := cmd.Run()
-	r := CollectRun{WallSecs: time.Since(start).Seconds(), OutBytes: out.n}
+	var hwm float64
+	err := cmd.Start()
+	if err == nil {
+		// rusage's maxrss counts the forked copy of this process before
+		// exec: sample the child's own VmHWM instead.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				st, err := readProc(cmd.Process.Pid)
+				if err != nil || st.Comm == "" {
+					return
+				}
+				hwm = max(hwm, st.HWM)
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		err = cmd.Wait()
+		<-done
+	}
+	r := CollectRun{WallSecs: time.Since(start).Seconds(), OutBytes: out.n, PeakRSSMiB: hwm}
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.PeakRSSMiB = float64(ru.Maxrss) / 1024
 			r.CPUSecs = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 		}
 	}

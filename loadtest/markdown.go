@@ -69,7 +69,7 @@ func markdown(res *Result, base string) string {
 	if len(res.Collect) > 0 {
 		p("## Command-line collection on the same API server and objects")
 		p("")
-		p("`kollect collect` (selection and extraction, NDJSON to a discarded stdout) next to `kubectl get -o json` (the raw paginated list, no extraction) for the same label selector. Peak RSS from the kernel's rusage.")
+		p("`kollect collect` (selection and extraction, NDJSON to a discarded stdout) next to `kubectl get -o json` (the raw paginated list, no extraction) for the same label selector. Peak RSS is the child's VmHWM sampled every 5 ms; CPU from rusage.")
 		p("")
 		p("| tool | input | objects | wall s | CPU s | peak RSS MiB | output MB | error |")
 		p("|---|---|---|---|---|---|---|---|")
@@ -99,7 +99,7 @@ func markdown(res *Result, base string) string {
 func processes(b *strings.Builder, res *Result) {
 	fmt.Fprintln(b, "## Processes")
 	fmt.Fprintln(b)
-	fmt.Fprintln(b, "Peak RSS is VmHWM (PostgreSQL: the largest sampled sum over the postmaster and its backends); CPU is utime+stime (+ waited-for children) from /proc. NATS is embedded in the load-test process, so its share is in `loadtest+nats`.")
+	fmt.Fprintln(b, "Peak RSS is VmHWM (PostgreSQL: the largest sampled sum over the postmaster and its backends); CPU is utime+stime from /proc (PostgreSQL: plus its backends, live and exited). NATS and the Git server's HTTP handler are embedded in the load-test process, so their share is in `loadtest+nats`; `git-server children` is the CPU of the processes git http-backend spawns (receive-pack, index-pack), read as the load-test process's waited-for children (in the create phase it also holds initdb).")
 	fmt.Fprintln(b)
 	phases := []string{"create", "initial sync", "changes", "deletes"}
 	fmt.Fprintf(b, "| process | peak RSS MiB | CPU s total | %s |\n|---|---|---|%s\n", strings.Join(phases, " | "), strings.Repeat("---|", len(phases)))

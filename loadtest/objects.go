@@ -84,7 +84,7 @@ func deployment(ns string, i int, tier string) *appsv1.Deployment {
 	sel := map[string]string{"app": name}
 	c := func(n, img string, port int32) corev1.Container {
 		return corev1.Container{Name: n, Image: img,
-			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: port}},
+			Ports: []corev1.ContainerPort{{Name: n, ContainerPort: port}},
 			Env: []corev1.EnvVar{{Name: "LOG_LEVEL", Value: "info"}, {Name: "SERVICE_NAME", Value: name},
 				{Name: "REGION", Value: "eu-west-1"}},
 			Resources: corev1.ResourceRequirements{
@@ -111,10 +111,14 @@ func deployment(ns string, i int, tier string) *appsv1.Deployment {
 	}
 }
 
-// createNamespaces creates the load namespaces.
+// createNamespaces creates the load namespaces and ControlNamespace.
 func createNamespaces(ctx context.Context, cs kubernetes.Interface, n int, tier string) error {
+	names := []string{ControlNamespace}
 	for i := range n {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespaceName(i), Labels: map[string]string{TierLabel: tier}}}
+		names = append(names, namespaceName(i))
+	}
+	for _, name := range names {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{TierLabel: tier}}}
 		if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create namespace %s: %w", ns.Name, err)
 		}

@@ -14,7 +14,8 @@ const clockTicks = 100
 // procStat is what /proc says about one process.
 type procStat struct {
 	RSS, HWM float64 // MiB
-	CPU      float64 // seconds: utime+stime plus waited-for children
+	CPU      float64 // seconds: utime+stime
+	ChildCPU float64 // seconds: cutime+cstime of waited-for children
 	PPid     int
 	Comm     string
 }
@@ -58,12 +59,8 @@ func readProc(pid int) (procStat, error) {
 	if len(f) < 15 {
 		return s, fmt.Errorf("parse /proc/%d/stat", pid)
 	}
-	var ticks float64
-	for _, i := range []int{11, 12, 13, 14} {
-		v, _ := strconv.ParseFloat(f[i], 64)
-		ticks += v
-	}
-	s.CPU = ticks / clockTicks
+	tick := func(i int) float64 { v, _ := strconv.ParseFloat(f[i], 64); return v / clockTicks }
+	s.CPU, s.ChildCPU = tick(11)+tick(12), tick(13)+tick(14)
 	return s, nil
 }
 

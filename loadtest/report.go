@@ -35,7 +35,7 @@ func (r *run) finish() {
 			r.res.Backlog[k] = max(r.res.Backlog[k], p.V)
 		}
 	}
-	for name := range s.rss {
+	for name := range s.cpu {
 		p := Process{Name: name, PeakRSSMiB: s.hwm[name], CPUSeconds: s.cpu[name], CPUByPhase: map[string]float64{}}
 		for i, ph := range s.phases {
 			end := s.cpu[name]

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"kollect.dev/kollect/pkg/testenv"
@@ -111,7 +112,10 @@ func machine() Machine {
 	}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		if l, _, ok := strings.Cut(string(b), "\n"); ok {
-			m.MemoryGiB = strings.Join(strings.Fields(l)[1:], " ")
+			if f := strings.Fields(l); len(f) > 1 {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				m.MemoryGiB = strconv.FormatFloat(kb/1024/1024, 'f', 1, 64) + " GiB"
+			}
 		}
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"kollect.dev/kollect/deploy/demo"
 	"kollect.dev/kollect/pkg/testenv"
 )
@@ -101,6 +102,7 @@ func (r *run) build(ctx context.Context) error {
 func (r *run) createAll(ctx context.Context) error {
 	cfg := *r.p.Kube.Config
 	cfg.QPS, cfg.Burst = r.c.QPS, r.c.Burst
+	cfg.WarningHandler = rest.NoWarnings{}
 	cs, err := kubernetes.NewForConfig(&cfg)
 	if err != nil {
 		return err

@@ -100,6 +100,7 @@ func (s *sampler) sample(ctx context.Context) {
 		}
 		rss, hwm, cpu := st.RSS, st.HWM, st.CPU
 		if name == "postgres" { // the postmaster's backends do the work
+			cpu += st.ChildCPU
 			for _, kids := range children(pid) {
 				for _, k := range kids {
 					if ks, err := readProc(k); err == nil {
@@ -110,6 +111,9 @@ func (s *sampler) sample(ctx context.Context) {
 			hwm = rss
 		}
 		s.mu.Lock()
+		if pid == os.Getpid() {
+			s.cpu["git-server children"] = st.ChildCPU
+		}
 		s.rss[name] = append(s.rss[name], Point{t, rss})
 		s.hwm[name] = max(s.hwm[name], hwm, rss)
 		s.cpu[name] = max(s.cpu[name], cpu)
