@@ -38,7 +38,7 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3)`, sc.ar
 		return nil
 	case !exists:
 		// The state row lock keeps other writers of the scope out.
-		src := &rowSource{rows: items, i: -1, scope: &sc}
+		src := newRowSource(items, &sc)
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{k.t.schema, k.t.name}, rowColumns(), src); err != nil {
 			return fmt.Errorf("copy %d rows: %w", len(items), err)
 		}
@@ -190,7 +190,7 @@ func copyStaging(ctx context.Context, tx pgx.Tx, rows []busv1.Row) error {
 	if err != nil {
 		return fmt.Errorf("create the staging table: %w", err)
 	}
-	src := &rowSource{rows: rows, i: -1}
+	src := newRowSource(rows, nil)
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{staging}, stagingColumns, src); err != nil {
 		return fmt.Errorf("copy %d rows into the staging table: %w", len(rows), err)
 	}

@@ -3,20 +3,33 @@ package postgres
 import (
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
 
 // rowSource feeds rows to COPY in the order of stagingColumns, or of
 // rowColumns when scope is set (a copy straight into the table), encoding
 // each row's attributes once, into a buffer reused across rows (pgx encodes
-// the values before asking for the next row).
+// the values before asking for the next row). The per-export values are
+// boxed once and the row's strings passed as *textRef, so that a row costs
+// one allocation (its attributes' box) besides the JSON encoding.
 type rowSource struct {
 	rows  []busv1.Row
 	i     int
 	scope *scope
+	fixed [6]any // the scope's cluster, namespace, name, checksum, revision, exportedAt
 	vals  [15]any
 	buf   []byte
 	err   error
+}
+
+func newRowSource(rows []busv1.Row, sc *scope) *rowSource {
+	s := &rowSource{rows: rows, i: -1, scope: sc}
+	if sc != nil {
+		s.fixed = [6]any{sc.cluster, sc.namespace, sc.name, sc.checksum, sc.revision, sc.exportedAt}
+	}
+	return s
 }
 
 // Next advances to the next row.
@@ -29,23 +42,36 @@ func (s *rowSource) Next() bool {
 func (s *rowSource) Values() ([]any, error) {
 	r := &s.rows[s.i]
 	var err error
-	// Pointers box without allocating; pgx encodes what they point to.
 	s.buf, err = appendAttributes(s.buf[:0], r.Attributes)
 	if err != nil {
 		s.err = fmt.Errorf("row %s/%s uid %s: %w", r.Namespace, r.Name, r.UID, err)
 		return nil, s.err
 	}
-	if sc := s.scope; sc != nil {
-		s.vals = [15]any{&sc.cluster, &sc.namespace, &sc.name, &r.TargetNamespace, &r.TargetName, &r.UID,
-			&r.Namespace, &r.Name, &r.Group, &r.Version, &r.Kind, &s.buf, &sc.checksum, &sc.revision, &sc.exportedAt}
-		return s.vals[:], nil
+	v := s.vals[:0]
+	if s.scope != nil {
+		v = append(v, s.fixed[:3]...)
 	}
-	s.vals = [15]any{&r.TargetNamespace, &r.TargetName, &r.UID, &r.Namespace, &r.Name, &r.Group, &r.Version, &r.Kind, &s.buf}
-	return s.vals[:9], nil
+	v = append(v, ref(&r.TargetNamespace), ref(&r.TargetName), ref(&r.UID), ref(&r.Namespace), ref(&r.Name),
+		ref(&r.Group), ref(&r.Version), ref(&r.Kind), s.buf)
+	if s.scope != nil {
+		v = append(v, s.fixed[3:]...)
+	}
+	return v, nil
 }
 
 // Err returns the error that stopped the copy.
 func (s *rowSource) Err() error { return s.err }
+
+// textRef is a string that pgx encodes as text (pgtype.TextValuer); a
+// pointer to it fits an interface without allocating.
+type textRef string
+
+func ref(s *string) *textRef { return (*textRef)(s) }
+
+// TextValue returns the string.
+func (t *textRef) TextValue() (pgtype.Text, error) {
+	return pgtype.Text{String: string(*t), Valid: true}, nil
+}
 
 // columnArrays returns the staging columns of rows as parallel arrays, the
 // attributes as JSON text.
