@@ -2,6 +2,8 @@ package mongodb
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -11,7 +13,10 @@ import (
 // BenchmarkFullExport writes a 10,000-row snapshot with a new revision and
 // changed rows each iteration: all upserts, the scoped delete and the state.
 func BenchmarkFullExport(b *testing.B) {
-	const rows = 10000
+	rows := 10000
+	if n, err := strconv.Atoi(os.Getenv("KOLLECT_BENCH_ROWS")); err == nil {
+		rows = n
+	}
 	srv := testenv.StartMongo(b)
 	s := newSink(b, testBackend(), srv.URI, "bench", freshDatabase(), "rows")
 	b.ResetTimer()
