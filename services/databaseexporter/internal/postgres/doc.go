@@ -7,9 +7,10 @@
 // policy), the provisioning of the table and its state table (mode ensure)
 // or their verification (mode existing), and the export transaction: one
 // transaction per export locks the inventory's state row, bulk-loads the
-// snapshot into a temporary staging table with COPY, upserts only the rows
-// that changed, deletes the rows absent from the snapshot and records the
-// applied revision, so that data and revision can never disagree. Every
+// snapshot with COPY (into a temporary staging table when the inventory
+// already has rows), deletes the rows absent from the snapshot, rewrites
+// only the rows that changed, inserts the new ones and records the applied
+// revision, so that data and revision can never disagree. Every
 // statement is scoped to (cluster, inventory): rows of other clusters and
 // inventories sharing the table are never touched.
 //

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,11 +14,12 @@ import (
 )
 
 // TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows kills the
-// export's backend after it has upserted the new rows but before it has
-// deleted the absent ones and recorded the revision: the test holds a lock
-// on a row the export must delete, waits until the export blocks on it,
-// and terminates the export's backend. Nothing of the export may remain;
-// the re-run export then applies it exactly.
+// export's backend after it has deleted the absent row and updated the
+// changed one, but before it has inserted the new row and recorded the
+// revision: the test's own transaction inserts (without committing) a row
+// with the new row's key, so the export waits on it; the test then
+// terminates the export's backend. Nothing of the export may remain; the
+// re-run export then applies it exactly.
 func TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows(t *testing.T) {
 	ctx := context.Background()
 	dsn := newDatabase(t)
@@ -33,13 +35,17 @@ func TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows(t *testing.T)
 		t.Fatalf("begin: %v", err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM inventory WHERE source_uid = 'gone' FOR UPDATE`); err != nil {
-		t.Fatalf("lock the row the export deletes: %v", err)
+	if _, err := tx.Exec(ctx, `INSERT INTO inventory VALUES ('c', 'team-a', 'web', 'team-a', 'pods', 'new',
+  'team-a', 'pod-new', '', 'v1', 'Pod', '{"v": 0}', 'uncommitted', 0, now())`); err != nil {
+		t.Fatalf("hold the key of the row the export inserts: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- k.Write(ctx, second) }()
 
-	pid := waitForLockWait(t, connect(t, dsn))
+	pid, query := waitForLockWait(t, connect(t, dsn))
+	if !strings.HasPrefix(query, `INSERT INTO "public"."inventory" (`) {
+		t.Fatalf("the export waits in %q, want the insert of the new rows (after the delete and the update)", query)
+	}
 	killer := connect(t, dsn)
 	var killed bool
 	if err := killer.QueryRow(ctx, `SELECT pg_terminate_backend($1)`, pid).Scan(&killed); err != nil || !killed {
@@ -65,23 +71,24 @@ func TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows(t *testing.T)
 	}
 }
 
-// waitForLockWait returns the pid of the exporter's backend once it waits
-// on a lock.
-func waitForLockWait(t *testing.T, c *pgx.Conn) int {
+// waitForLockWait returns the pid and statement of the exporter's backend
+// once it waits on a lock.
+func waitForLockWait(t *testing.T, c *pgx.Conn) (int, string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var pid int
-		err := c.QueryRow(context.Background(), `SELECT pid FROM pg_stat_activity
-WHERE application_name = 'kollect-database-exporter' AND datname = current_database() AND wait_event_type = 'Lock'`).Scan(&pid)
+		var query string
+		err := c.QueryRow(context.Background(), `SELECT pid, query FROM pg_stat_activity
+WHERE application_name = 'kollect-database-exporter' AND datname = current_database() AND wait_event_type = 'Lock'`).Scan(&pid, &query)
 		if err == nil {
-			return pid
+			return pid, query
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
 			t.Fatalf("look for the blocked export: %v", err)
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the export never waited on the held row lock")
+			t.Fatal("the export never waited on the held key")
 		}
 		time.Sleep(20 * time.Millisecond) // polling pg_stat_activity, bounded by the deadline
 	}
