@@ -9,7 +9,7 @@ export KOLLECT_TOOLS_DIR := $(TOOLS_DIR)
 TEST_FLAGS ?= -count=1 -timeout 45m
 PKGS      ?= ./...
 
-.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest
+.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest release lint-security
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -53,3 +53,13 @@ TIER ?= 1k
 MODE ?= system
 loadtest: tools ## Load test: every service against N objects (TIER=1k|10k|100k, MODE=system|collect); report in loadtest/results/.
 	$(GO) run ./loadtest/cmd/loadtest -tier $(TIER) -mode $(MODE)
+
+VULNDB_DIR = $(shell bash deploy/tools/build.sh vulndb-dir)
+
+release: tools ## Build a signed release into dist/: make release VERSION=vX.Y.Z [RELEASE_FLAGS=...] (docs/release.md).
+	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
+	$(GO) run ./deploy/release/cmd -version $(VERSION) -out dist $(RELEASE_FLAGS)
+
+lint-security: tools ## golangci-lint (.golangci.yml) and govulncheck against the pinned offline vulnerability database.
+	$(TOOLS_DIR)/bin/golangci-lint run $(PKGS)
+	$(TOOLS_DIR)/bin/govulncheck -db file://$(VULNDB_DIR) $(PKGS)

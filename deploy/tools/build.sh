@@ -13,10 +13,18 @@ FAKE_GCS_VERSION=v1.56.1
 # Helm is pinned in deploy/tools/helm/go.mod; a tool added to an existing PIN folder needs
 # no bump: what is missing is built, what is present is kept.
 HELM_VERSION=v3.22.0
+# Release and security gate tools (make lint, make release), installed at pinned versions.
+GOLANGCI_LINT_VERSION=v2.15.0
+GOVULNCHECK_VERSION=v1.9.0
+CYCLONEDX_GOMOD_VERSION=v1.10.0
 dir=${KOLLECT_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kollect/tools/$PIN}
+# The offline vulnerability database (govulncheck -db file://...) is built from the
+# golang.org/x/vulndb module pinned in deploy/tools/vulndb/go.mod, one folder per pin.
+vulndb_dir="$dir/vulndb/$(awk '$1 == "golang.org/x/vulndb" {print $2}' "$here/vulndb/go.mod")"
 
 case "${1:-all}" in
 dir) echo "$dir"; exit 0 ;;
+vulndb-dir) echo "$vulndb_dir"; exit 0 ;;
 esac
 
 mkdir -p "$dir/envtest" "$dir/bin"
@@ -66,4 +74,12 @@ for p in pkg/lint/rules pkg/chartutil; do
   helm_ldflags+=" -X $helm_pkg/$p.k8sVersionMajor=1 -X $helm_pkg/$p.k8sVersionMinor=37"
 done
 build_in helm "$dir/bin/helm" $helm_pkg/cmd/helm "$helm_ldflags"
+install_at "$dir/bin/golangci-lint" "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_LINT_VERSION"
+install_at "$dir/bin/govulncheck" "golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION"
+install_at "$dir/bin/cyclonedx-gomod" "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$CYCLONEDX_GOMOD_VERSION"
+if [ -f "$vulndb_dir/index/db.json" ]; then step "present: $vulndb_dir"; else
+  step "building the vulnerability database into $vulndb_dir"
+  rm -rf "$vulndb_dir.tmp"
+  (cd "$here/vulndb" && timed go run . -out "$vulndb_dir.tmp") && mv "$vulndb_dir.tmp" "$vulndb_dir"
+fi
 step "tools ready in $dir"

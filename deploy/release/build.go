@@ -1,0 +1,145 @@
+package release
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// VersionPackage is the package whose Version and Commit the build stamps.
+const VersionPackage = "kollect.dev/kollect/pkg/version"
+
+// Source is a commit's tree extracted to a temporary folder.
+type Source struct {
+	// Dir holds the extracted tree; the caller removes it.
+	Dir string
+	// Commit is the full commit hash.
+	Commit string
+	// Remote is the origin URL (empty when the repository has none).
+	Remote string
+}
+
+// checkout extracts rev's tree from the repository at repo with `git archive`.
+func checkout(ctx context.Context, repo, rev string) (*Source, error) {
+	commit, err := git(ctx, repo, "rev-parse", "--verify", rev+"^{commit}")
+	if err != nil {
+		return nil, err
+	}
+	remote, _ := git(ctx, repo, "config", "--get", "remote.origin.url") // none is fine
+	dir, err := os.MkdirTemp("", "kollect-release-src-")
+	if err != nil {
+		return nil, fmt.Errorf("create source folder: %w", err)
+	}
+	archive := exec.CommandContext(ctx, "git", "-C", repo, "archive", "--format=tar", commit)
+	untar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", commit, err)
+	}
+	untar.Stdin = pipe
+	var stderr bytes.Buffer
+	archive.Stderr, untar.Stderr = &stderr, &stderr
+	if err := untar.Start(); err != nil {
+		return nil, fmt.Errorf("extract %s: %w", commit, err)
+	}
+	if err := archive.Run(); err != nil {
+		return nil, fmt.Errorf("archive %s: %w: %s", commit, err, stderr.String())
+	}
+	if err := untar.Wait(); err != nil {
+		return nil, fmt.Errorf("extract %s: %w: %s", commit, err, stderr.String())
+	}
+	return &Source{Dir: dir, Commit: commit, Remote: remote}, nil
+}
+
+// git runs git in repo and returns its trimmed standard output.
+func git(ctx context.Context, repo string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Binary is one command to release.
+type Binary struct {
+	// Name is the released file's prefix: kollect for the CLI, kollect-<service> otherwise.
+	Name string
+	// Package is the main package, relative (./services/<service>/cmd).
+	Package string
+}
+
+// discover lists every services/*/cmd/main.go under dir, keeping only names in only
+// when it is not empty.
+func discover(dir string, only []string) ([]Binary, error) {
+	mains, err := filepath.Glob(filepath.Join(dir, "services", "*", "cmd", "main.go"))
+	if err != nil {
+		return nil, fmt.Errorf("find commands: %w", err)
+	}
+	sort.Strings(mains)
+	want := map[string]bool{}
+	for _, n := range only {
+		want[n] = true
+	}
+	var bins []Binary
+	for _, m := range mains {
+		svc := filepath.Base(filepath.Dir(filepath.Dir(m)))
+		b := Binary{Name: "kollect-" + svc, Package: "./services/" + svc + "/cmd"}
+		if svc == "cli" {
+			b.Name = "kollect"
+		}
+		if len(only) == 0 || want[b.Name] {
+			bins = append(bins, b)
+			delete(want, b.Name)
+		}
+	}
+	for n := range want {
+		return nil, fmt.Errorf("find binary %q: no services/*/cmd builds it", n)
+	}
+	if len(bins) == 0 {
+		return nil, fmt.Errorf("find commands: none under %s/services", dir)
+	}
+	return bins, nil
+}
+
+// BuildSpec is one reproducible go build.
+type BuildSpec struct {
+	Dir, Package    string
+	Platform        Platform
+	Version, Commit string
+	Out             string
+}
+
+// BuildFlags are the go build flags of a release build (without -o and the package).
+func BuildFlags(version, commit string) []string {
+	return []string{"-trimpath", "-buildvcs=false", "-mod=readonly",
+		"-ldflags=-s -w -buildid= -X " + VersionPackage + ".Version=" + version +
+			" -X " + VersionPackage + ".Commit=" + commit}
+}
+
+// BuildEnv is the environment a release build adds to the process's: static, no cgo,
+// the target platform, and no GOFLAGS from the caller.
+func BuildEnv(p Platform) []string {
+	return []string{"CGO_ENABLED=0", "GOOS=" + p.OS, "GOARCH=" + p.Arch, "GOFLAGS=", "GOEXPERIMENT=",
+		"GOAMD64=v1", "GOARM64=v8.0"}
+}
+
+// Build runs one static, trimmed, reproducible go build.
+func Build(ctx context.Context, s BuildSpec) error {
+	args := append([]string{"build"}, BuildFlags(s.Version, s.Commit)...)
+	args = append(args, "-o", s.Out, s.Package)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), BuildEnv(s.Platform)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s for %s: %w: %s", s.Package, s.Platform, err, out)
+	}
+	return nil
+}

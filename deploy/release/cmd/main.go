@@ -1,0 +1,71 @@
+// Command release builds a Kollect release into a folder (make release VERSION=vX.Y.Z).
+// See docs/release.md for the artifacts and how to verify them.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"kollect.dev/kollect/deploy/release"
+)
+
+func main() {
+	var o release.Options
+	var platforms, binaries, charts string
+	flag.StringVar(&o.Version, "version", "", "release version, vMAJOR.MINOR.PATCH (required)")
+	flag.StringVar(&o.Repo, "repo", ".", "git work tree to release from")
+	flag.StringVar(&o.Commit, "commit", "HEAD", "git revision to build")
+	flag.StringVar(&o.Out, "out", "dist", "output folder (emptied first)")
+	flag.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated GOOS/GOARCH list")
+	flag.StringVar(&binaries, "binaries", "", "comma-separated binary names (default: every services/*/cmd)")
+	flag.StringVar(&charts, "charts", "charts/kollect,charts/kollect-crds", "comma-separated chart folders ('' for none)")
+	flag.StringVar(&o.ToolsDir, "tools", os.Getenv("KOLLECT_TOOLS_DIR"), "folder holding bin/helm and bin/cyclonedx-gomod")
+	flag.StringVar(&o.SigningKey, "key", "", "OpenSSH private key to sign with (default: a fresh ed25519 key, discarded after signing)")
+	flag.Parse()
+	ps, err := parsePlatforms(platforms)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "release:", err)
+		os.Exit(2)
+	}
+	o.Platforms, o.Binaries, o.Charts = ps, split(binaries), split(charts)
+	if o.Charts == nil {
+		o.Charts = []string{}
+	}
+	o.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "[release] "+format+"\n", args...) }
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	res, err := release.Run(ctx, o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "release:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("release %s in %s: %d binaries, %d charts, %d signatures\n", o.Version, o.Out,
+		len(res.Binaries), len(res.Charts), len(res.Signatures))
+	fmt.Printf("signing key fingerprint (publish it with the release): %s\n", res.Fingerprint)
+}
+
+func split(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func parsePlatforms(s string) ([]release.Platform, error) {
+	var ps []release.Platform
+	for _, f := range split(s) {
+		goos, arch, ok := strings.Cut(f, "/")
+		if !ok || goos == "" || arch == "" {
+			return nil, fmt.Errorf("parse platform %q: want GOOS/GOARCH", f)
+		}
+		ps = append(ps, release.Platform{OS: goos, Arch: arch})
+	}
+	return ps, nil
+}
