@@ -49,6 +49,10 @@ func testMarkdownExamplesApply(t *testing.T, c client.Client) {
 			for _, obj := range objectsIn(t, rel, m[1]) {
 				n++
 				ensureNamespace(t, c, obj.GetNamespace())
+				// Pages reuse the names of docs/examples objects, which the
+				// examples test created for real: a suffix keeps the dry run
+				// from colliding with them.
+				obj.SetName(obj.GetName() + "-md")
 				err := c.Create(ctx, obj, client.DryRunAll)
 				if meta.IsNoMatchError(err) && obj.GroupVersionKind().Group != v1alpha1.Group {
 					// Tool configuration (a Kustomization) or a kind of an

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -68,6 +69,9 @@ func NewKube() (*Kube, error) {
 		CRDDirectoryPaths:     []string{filepath.Join(root, "deploy", "crds")},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                Scheme(),
+		// The default (20s) is too short on a loaded 2-core machine.
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
 	}
 	cfg, err := env.Start()
 	if err != nil {
