@@ -115,3 +115,13 @@ func (d pgDatabase) waitRows(t *testing.T, table, cluster string, inv busv1.Name
 		return nil
 	}, dump)
 }
+
+// queryRow runs a query returning one row into dest.
+func (d pgDatabase) queryRow(ctx context.Context, sql string, args []any, dest ...any) error {
+	conn, err := pgx.Connect(ctx, d.DSN)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	return conn.QueryRow(ctx, sql, args...).Scan(dest...)
+}
