@@ -22,6 +22,9 @@ type Config struct {
 	// Changes single-object changes are made at ChangeRate per second.
 	Changes    int
 	ChangeRate float64
+	// ChangeWait bounds the wait for the sinks after the last change;
+	// later changes count as missing.
+	ChangeWait time.Duration
 	// Deletes objects are deleted at once to time delete propagation.
 	Deletes int
 	// CollectOnly skips the services and only times `kollect collect`.
@@ -44,7 +47,7 @@ func DefaultConfig(tier string) (Config, error) {
 		return Config{}, err
 	}
 	return Config{Tier: tier, Objects: n, Namespaces: max(1, n/100), Workers: 32, QPS: 500, Burst: 1000,
-		Changes: 1000, ChangeRate: 20, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute}, nil
+		Changes: 1000, ChangeRate: 20, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute}, nil
 }
 
 // ParseTier reads an object count written as 1000, 1k or 1m.

@@ -101,7 +101,7 @@ func processes(b *strings.Builder, res *Result) {
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "Peak RSS is VmHWM (PostgreSQL: the largest sampled sum over the postmaster and its backends); CPU is utime+stime from /proc (PostgreSQL: plus its backends, live and exited). NATS and the Git server's HTTP handler are embedded in the load-test process, so their share is in `loadtest+nats`; `git-server children` is the CPU of the processes git http-backend spawns (receive-pack, index-pack), read as the load-test process's waited-for children (in the create phase it also holds initdb).")
 	fmt.Fprintln(b)
-	phases := []string{"create", "initial sync", "changes", "deletes"}
+	phases := []string{"create", "initial sync", "changes", "deletes", "collect"}
 	fmt.Fprintf(b, "| process | peak RSS MiB | CPU s total | %s |\n|---|---|---|%s\n", strings.Join(phases, " | "), strings.Repeat("---|", len(phases)))
 	for _, pr := range res.Processes {
 		var cells []string

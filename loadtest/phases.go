@@ -14,7 +14,7 @@ import (
 )
 
 // changes makes the single-object changes and waits for both sinks to show
-// them (at most a minute after the last write).
+// them (at most ChangeWait after the last write).
 func (r *run) changes(ctx context.Context, pg *pgSink, git *gitSink) error {
 	r.s.mark("changes")
 	r.step("making %d single-object changes at %.0f/s", r.c.Changes, r.c.ChangeRate)
@@ -27,7 +27,7 @@ func (r *run) changes(ctx context.Context, pg *pgSink, git *gitSink) error {
 	changes, err := makeChanges(ctx, r.cs, r.objs, r.c.Changes, r.c.ChangeRate, t)
 	r.res.ChangesSecs = time.Since(start).Seconds()
 	if err == nil {
-		deadline := time.Now().Add(time.Minute)
+		deadline := time.Now().Add(r.c.ChangeWait)
 		err = r.waitFor(ctx, "change in both sinks", 100*time.Millisecond, func() (bool, error) {
 			p, g := t.pending()
 			return p+g == 0 || time.Now().After(deadline), nil

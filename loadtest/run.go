@@ -72,6 +72,7 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 			r.step("error: %v", err)
 		}
 	}
+	r.s.mark("collect")
 	r.step("timing kollect collect and kubectl on the same objects (%d runs)", c.CollectRuns)
 	if r.res.Collect, err = compareCollect(ctx, filepath.Join(c.BinDir, "kollect"), r.p.Kubeconfig, r.p.Dir, c); err != nil {
 		r.res.Notes = append(r.res.Notes, "collect comparison failed: "+err.Error())

@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/go-logr/logr"
 	"kollect.dev/kollect/loadtest"
 	"kollect.dev/kollect/pkg/testenv"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 func main() {
@@ -23,6 +25,7 @@ func main() {
 	flag.IntVar(&c.Workers, "workers", c.Workers, "concurrent API writers")
 	flag.IntVar(&c.Changes, "changes", c.Changes, "single-object changes")
 	flag.Float64Var(&c.ChangeRate, "change-rate", c.ChangeRate, "changes per second")
+	flag.DurationVar(&c.ChangeWait, "change-wait", c.ChangeWait, "wait for the sinks after the last change; later ones count as missing")
 	flag.IntVar(&c.Deletes, "deletes", c.Deletes, "objects deleted to time delete propagation")
 	flag.IntVar(&c.CollectRuns, "collect-runs", c.CollectRuns, "timed runs of kollect collect and kubectl")
 	flag.StringVar(&c.BinDir, "bin", "", "folder of the binaries (default the user cache)")
@@ -30,6 +33,7 @@ func main() {
 	flag.StringVar(&c.OutDir, "out", "", "report folder (default <repo>/loadtest/results)")
 	flag.DurationVar(&c.Timeout, "timeout", c.Timeout, "bound of each wait")
 	flag.Parse()
+	ctrllog.SetLogger(logr.Discard())
 	if err := run(c, *tier, *mode); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
