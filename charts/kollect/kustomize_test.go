@@ -1,6 +1,7 @@
 package chart_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -45,7 +46,20 @@ var (
 // kustomizeFiles renders the base: CRDs from crds/, everything else from the templates.
 func kustomizeFiles(t *testing.T) map[string][]byte {
 	t.Helper()
-	crds := helm(t, "show", "crds", ".")
+	// The CRDs come from deploy/crds, the source the chart's crds/ copies, so that one -update
+	// run refreshes both whatever the order of the tests.
+	paths, err := filepath.Glob(repoPath(t, "deploy/crds/*.yaml"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no CRDs in deploy/crds: %v", err)
+	}
+	var crds []byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crds = append(crds, b...)
+	}
 	objs := string(render(t, "", "nats.auth.existingSecret=kollect-nats-users"))
 	objs = helmChartLabel.ReplaceAllString(objs, "")
 	objs = managedByHelm.ReplaceAllString(objs, "$1 kustomize")
