@@ -6,6 +6,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/services/databaseexporter/internal/bigquery"
 	"kollect.dev/kollect/services/databaseexporter/internal/mongodb"
 	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
 )
@@ -29,7 +30,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 // this file are the list of database SDKs in the binary.
 func Backends(c Config) []exporter.Backend {
 	p := c.Egress()
-	return []exporter.Backend{postgres.Backend{Egress: p}, mongodb.Backend{Egress: p}}
+	return []exporter.Backend{postgres.Backend{Egress: p}, mongodb.Backend{Egress: p}, bigquery.Backend{Egress: p}}
 }
 
 // Run exports snapshot events to database sinks until ctx ends.
