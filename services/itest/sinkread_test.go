@@ -28,12 +28,29 @@ type export struct {
 	Rows     []busv1.Row
 }
 
+// s3Client is a client of the shared S3 server.
+func s3Client(t *testing.T) *awss3.Client {
+	srv := s3Server(t)
+	return awss3.New(awss3.Options{Region: srv.Region, BaseEndpoint: aws.String(srv.Endpoint), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(srv.AccessKey, srv.SecretKey, "")})
+}
+
+// s3Keys lists the keys of bucket.
+func s3Keys(ctx context.Context, t *testing.T, bucket string) ([]string, error) {
+	out, err := s3Client(t).ListObjectsV2(ctx, &awss3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	if err != nil {
+		return nil, fmt.Errorf("list s3://%s: %w", bucket, err)
+	}
+	var keys []string
+	for _, o := range out.Contents {
+		keys = append(keys, aws.ToString(o.Key))
+	}
+	return keys, nil
+}
+
 // s3Object reads bucket/key from the shared S3 server.
 func s3Object(ctx context.Context, t *testing.T, bucket, key string) ([]byte, error) {
-	srv := s3Server(t)
-	c := awss3.New(awss3.Options{Region: srv.Region, BaseEndpoint: aws.String(srv.Endpoint), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider(srv.AccessKey, srv.SecretKey, "")})
-	out, err := c.GetObject(ctx, &awss3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	out, err := s3Client(t).GetObject(ctx, &awss3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
 		return nil, fmt.Errorf("get s3://%s/%s: %w", bucket, key, err)
 	}
