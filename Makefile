@@ -28,6 +28,7 @@ generate: ## Regenerate deepcopy code, CRDs and generated docs.
 	$(GO) tool controller-gen crd paths=./api/... output:crd:artifacts:config=deploy/crds
 	$(GO) test ./pkg/bus -run TestDocs -update >/dev/null
 	$(GO) test ./deploy/crds/reference -run TestReferenceIsCurrent -update >/dev/null
+	$(GO) test ./charts/kollect -run '^(TestCRDsAreCopiesOfDeployCRDs|TestKustomizeBase)$$' -update >/dev/null
 
 build: ## Compile every package and the service binaries into bin/.
 	$(GO) build ./...
