@@ -71,3 +71,27 @@ func sinkExport(st kollectStatus, name string) (v1alpha1.SinkExportStatus, error
 	}
 	return v1alpha1.SinkExportStatus{}, fmt.Errorf("no sinkExports entry %s", name)
 }
+
+// waitSynced waits until the binding's Synced condition has the given
+// truth.
+func waitSynced(t *testing.T, ns, inv, binding string, synced bool) {
+	t.Helper()
+	want := metav1.ConditionFalse
+	if synced {
+		want = metav1.ConditionTrue
+	}
+	eventually(t, waitFor, fmt.Sprintf("binding %s Synced=%s", binding, want), func() error {
+		st, err := statusOf(t, "KollectInventory", ns, inv)
+		if err != nil {
+			return err
+		}
+		e, err := sinkExport(st, binding)
+		if err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(e.Conditions, v1alpha1.ConditionSynced); c == nil || c.Status != want {
+			return fmt.Errorf("conditions %+v", e.Conditions)
+		}
+		return nil
+	}, ns+"/"+inv)
+}
