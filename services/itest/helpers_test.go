@@ -126,7 +126,11 @@ func state(t *testing.T, invs ...string) string {
 				fmt.Fprintf(&b, "target %s/%s: %s\n", ns, tg.Name, js)
 			}
 		}
-		b.WriteString(logLines(strings.TrimPrefix(ref, "/"), 25))
+		needle := ns
+		if needle == "" {
+			needle = name
+		}
+		b.WriteString(logLines(needle, 25))
 	}
 	return b.String()
 }
