@@ -1,12 +1,15 @@
 package itest
 
 import (
+	"fmt"
 	"maps"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 )
 
 // TestPostgresTwoClustersShareOneTable exports two inventories, through
@@ -76,4 +79,60 @@ spec:
 	if err != nil || len(got.Rows) != 0 {
 		t.Errorf("rows of cluster east for the west inventory: %v, %v", got.Rows, err)
 	}
+}
+
+// TestPostgresClusterPartitionsOneInventory exports one inventory through
+// sinks of clusters "east" and "west" into one table, so both partitions
+// hold rows of the same inventory identity; after the west binding is
+// removed, emptying the inventory empties east only.
+func TestPostgresClusterPartitionsOneInventory(t *testing.T) {
+	t.Parallel()
+	ns := namespace(t, "pg-shared", nil)
+	db := newDatabase(t, "shared")
+	secret(t, ns, "pg", map[string]string{"dsn": db.DSN})
+	apply(t, deploymentCRs+`
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: east, namespace: $ns}
+spec: {type: postgres, secretRef: {name: pg}, cluster: east, provisioning: {mode: ensure}, postgres: {table: rows}}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: west, namespace: $ns}
+spec: {type: postgres, secretRef: {name: pg}, cluster: west, provisioning: {mode: ensure}, postgres: {table: rows}}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectInventory
+metadata: {name: apps, namespace: $ns}
+spec:
+  databaseSinkRefs: [east, west]
+`, "$ns", ns)
+	d := deployment{ns: ns, name: "api", images: []string{"api:1"}, replicas: 1}.create(t)
+	rows := []busv1.Row{deploymentRow(ns, "deployments", d, map[string]any{"images": []any{"api:1"}, "replicas": 1})}
+	inv := busv1.NamespacedName{Namespace: ns, Name: "apps"}
+	for _, c := range []string{"east", "west"} {
+		db.waitRows(t, "rows", c, inv, rows, ns+"/apps")
+	}
+	var obj v1alpha1.KollectInventory
+	if err := sys.k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "apps"}, &obj); err != nil {
+		t.Fatal(err)
+	}
+	obj.Spec.DatabaseSinkRefs = obj.Spec.DatabaseSinkRefs[:1]
+	if err := sys.k8s.Update(t.Context(), &obj); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, waitFor, "binding database/west removed from status", func() error {
+		st, err := statusOf(t, "KollectInventory", ns, "apps")
+		if err != nil {
+			return err
+		}
+		if _, err := sinkExport(st, "database/west"); err == nil {
+			return fmt.Errorf("still bound: %+v", st.SinkExports)
+		}
+		return nil
+	}, ns+"/apps")
+	remove(t, d)
+	db.waitRows(t, "rows", "east", inv, nil, ns+"/apps")
+	db.waitRows(t, "rows", "west", inv, rows, ns+"/apps")
 }
