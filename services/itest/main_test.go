@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/testenv"
@@ -47,6 +48,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	sys.logFile = logs.Name()
+	ctrllog.SetLogger(fileLogger(logs).WithName("controller-runtime"))
 	defer func() { _ = logs.Close() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
