@@ -44,7 +44,7 @@ func args(name string, p *Peers) []string {
 	case "collector":
 		return append(append(kube, bus...), "--leader-elect=false", "--metrics-bind-address=0")
 	case "aggregator":
-		return bus
+		return append(bus, "--metrics-bind-address=0")
 	default:
 		return append(append(kube, bus...), "--metrics-bind-address=0", "--allow-in-cluster-sinks",
 			"--retry-initial=200ms", "--retry-max=5s")

@@ -12,6 +12,11 @@ import (
 type Config struct {
 	// NATSURL is the bus address.
 	NATSURL string
+	// NATSCredentials is the path of a NATS credentials file; empty for none.
+	NATSCredentials string
+	// MetricsBindAddress serves /metrics, /healthz and /readyz; "0" or ""
+	// disables.
+	MetricsBindAddress string
 	// Settle is how long a material change waits for more changes before it
 	// is published.
 	Settle time.Duration
@@ -31,7 +36,7 @@ type Config struct {
 // lease.
 func DefaultConfig() Config {
 	host, _ := os.Hostname()
-	return Config{NATSURL: "nats://127.0.0.1:4222", Settle: 250 * time.Millisecond,
+	return Config{NATSURL: "nats://127.0.0.1:4222", MetricsBindAddress: ":8080", Settle: 250 * time.Millisecond,
 		LeaseTTL: 15 * time.Second, Identity: host}
 }
 
@@ -39,6 +44,8 @@ func DefaultConfig() Config {
 // values.
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the bus")
+	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "path of a NATS credentials file")
+	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "address of /metrics, /healthz and /readyz (0 disables)")
 	fs.DurationVar(&c.Settle, "settle", c.Settle, "settle window that coalesces bursts of changes before publishing")
 	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "leader lease duration; a standby takes over within it")
 	fs.StringVar(&c.Identity, "identity", c.Identity, "this replica's name in the leader lease")

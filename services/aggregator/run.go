@@ -7,9 +7,14 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/aggregator/internal/engine"
 	"kollect.dev/kollect/services/aggregator/internal/lease"
@@ -19,12 +24,27 @@ import (
 // (bus.LeaseKey in bus.BucketLeases, which provisioning creates),
 // rebuilds and publishes snapshots until ctx ends.
 func Run(ctx context.Context, c Config) error {
-	nc, js, err := bus.Connect(c.NATSURL, busv1.ServiceAggregator)
+	var opts []nats.Option
+	if c.NATSCredentials != "" {
+		opts = append(opts, nats.UserCredentials(c.NATSCredentials))
+	}
+	nc, js, err := bus.Connect(c.NATSURL, busv1.ServiceAggregator, opts...)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	return RunWith(ctx, js, c)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv := &app.Server{Addr: c.MetricsBindAddress, Registry: reg, Log: c.Log, Readyz: func() error {
+		if !nc.IsConnected() {
+			return errors.New("not connected to the bus")
+		}
+		return nil
+	}}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Run(ctx) })
+	g.Go(func() error { return RunWith(ctx, js, c) })
+	return g.Wait()
 }
 
 // RunWith is Run on an open JetStream context; `kollect dev` and tests share

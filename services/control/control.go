@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/nats-io/nats.go"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -34,6 +35,8 @@ import (
 type Config struct {
 	// NATSURL is the bus address.
 	NATSURL string
+	// NATSCredentials is the path of a NATS credentials file; empty for none.
+	NATSCredentials string
 	// ProvisionBus creates or updates the bus's streams and buckets at start.
 	ProvisionBus bool
 	// MetricsAddr serves Prometheus metrics ("0" disables).
@@ -80,6 +83,7 @@ func DefaultConfig() Config {
 // BindFlags registers the flags that set c.
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the bus")
+	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "path of a NATS credentials file")
 	fs.BoolVar(&c.ProvisionBus, "provision-bus", c.ProvisionBus, "create or update the bus streams and buckets at start")
 	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", c.MetricsAddr, "metrics address (0 disables)")
 	fs.StringVar(&c.HealthAddr, "health-probe-bind-address", c.HealthAddr, "health probe address (0 disables)")
@@ -105,7 +109,11 @@ func Run(ctx context.Context, c Config) error {
 		log = zapr.NewLogger(z).WithValues("service", busv1.ServiceControl)
 	}
 	ctx = logr.NewContext(ctx, log)
-	nc, js, err := bus.Connect(c.NATSURL, busv1.ServiceControl)
+	var natsOpts []nats.Option
+	if c.NATSCredentials != "" {
+		natsOpts = append(natsOpts, nats.UserCredentials(c.NATSCredentials))
+	}
+	nc, js, err := bus.Connect(c.NATSURL, busv1.ServiceControl, natsOpts...)
 	if err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ func services(o Options, url string) map[string]func(context.Context) error {
 	col.Rest, col.NATSURL, col.LeaderElection, col.MetricsBindAddress = o.Rest, url, false, "0"
 	col.Logger = o.Log.WithName("collector")
 	agg := aggregator.DefaultConfig()
-	agg.NATSURL, agg.Log = url, o.Log.WithName("aggregator")
+	agg.NATSURL, agg.MetricsBindAddress, agg.Log = url, "0", o.Log.WithName("aggregator")
 	return map[string]func(context.Context) error{
 		"control":    func(ctx context.Context) error { return control.Run(ctx, ctl) },
 		"collector":  func(ctx context.Context) error { return collector.Run(ctx, col) },
