@@ -39,6 +39,7 @@ service's own flag set.
 - --leader-election-id={{ $full }}-collector
 - --leader-election-identity=$(POD_NAME)
 {{- else if eq .svc.service "aggregator" }}
+- --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
 - --settle={{ $v.aggregator.settle }}
 - --lease-ttl={{ $v.aggregator.leaseTTL }}
 - --identity=$(POD_NAME)

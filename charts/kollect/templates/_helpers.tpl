@@ -64,7 +64,7 @@ kollect.services: the services the chart deploys, as YAML: component name, bus s
 {{- $v := .Values -}}
 control: {service: control, binary: control, values: control, family: "", metrics: true}
 collector: {service: collector, binary: collector, values: collector, family: "", metrics: true}
-aggregator: {service: aggregator, binary: aggregator, values: aggregator, family: "", metrics: false}
+aggregator: {service: aggregator, binary: aggregator, values: aggregator, family: "", metrics: true}
 {{- range $family := list "snapshot" "database" "event" }}
 {{- if (get $v.exporters $family).enabled }}
 {{ $family }}-exporter: {service: {{ $family }}-exporter, binary: {{ $family }}exporter, family: {{ $family }}, metrics: true}
