@@ -25,9 +25,6 @@ func (r *run) system(ctx context.Context) error {
 	git := &gitSink{dir: r.p.Repo}
 	extra := map[string][]string{}
 	for _, name := range demo.Services {
-		if name == "aggregator" {
-			continue // it has no metrics endpoint
-		}
 		port, err := testenv.FreePort()
 		if err != nil {
 			return err
