@@ -17,7 +17,7 @@ func TestReplayMsgIDIsDistinctPerRequestAndFromTheOriginal(t *testing.T) {
 	if len(ids) != 3 {
 		t.Fatalf("message ids collide: %v", ids)
 	}
-	if ReplayMsgID(a) != ReplayMsgID(a) {
+	if again := ReplayMsgID(a); again != ReplayMsgID(a) {
 		t.Fatal("ReplayMsgID is not stable for one request")
 	}
 }

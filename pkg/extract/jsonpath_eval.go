@@ -109,7 +109,7 @@ func walkEach(v any, rest []step, out []any) ([]any, bool) {
 }
 
 func walkAll(v any, rest []step, out []any) ([]any, bool) {
-	ok := true
+	var ok bool
 	switch t := v.(type) {
 	case []any:
 		for _, e := range t {
@@ -130,7 +130,7 @@ func walkAll(v any, rest []step, out []any) ([]any, bool) {
 // descend visits v in pre-order (map keys sorted) and continues with rest at every value of a
 // key called name.
 func descend(v any, name string, rest []step, out []any) ([]any, bool) {
-	ok := true
+	var ok bool
 	switch t := v.(type) {
 	case []any:
 		for _, e := range t {

@@ -3,7 +3,6 @@ package collector_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"sync"
 	"testing"
@@ -127,5 +126,3 @@ func freeAddr(t *testing.T) string {
 	defer l.Close()
 	return l.Addr().String()
 }
-
-var errNotYet = errors.New("not yet")
