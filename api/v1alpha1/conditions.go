@@ -119,7 +119,7 @@ const (
 	AnnotationTestConnection = "kollect.dev/test-connection"
 	// AnnotationAllowSecretExtraction set to "true" on a Profile lets its
 	// paths read Secret data.
-	AnnotationAllowSecretExtraction = "kollect.dev/allow-secret-extraction"
+	AnnotationAllowSecretExtraction = "kollect.dev/allow-secret-extraction" //nolint:gosec // G101: an annotation name, not a credential
 	// AnnotationAllowFullResourceExport set to "true" on a Profile lets it
 	// export whole Secrets (export.mode Resource).
 	AnnotationAllowFullResourceExport = "kollect.dev/allow-full-resource-export"

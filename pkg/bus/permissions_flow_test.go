@@ -115,7 +115,7 @@ func controlTestsConnections(t *testing.T, as func(busv1.Service) serviceConn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sub.Unsubscribe()
+	defer func() { _ = sub.Unsubscribe() }()
 	if err := exp.nc.Flush(); err != nil {
 		t.Fatal(err)
 	}

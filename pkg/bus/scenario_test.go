@@ -56,7 +56,7 @@ func TestRowKeysOnTheServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer w.Stop()
+		defer func() { _ = w.Stop() }()
 		if err := kv.Delete(ctx, RowKey(rows[0])); err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func watchedKeys(ctx context.Context, t *testing.T, kv jetstream.KeyValue, filte
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Stop()
+	defer func() { _ = w.Stop() }()
 	keys := []string{}
 	for {
 		e := nextEntry(t, w)

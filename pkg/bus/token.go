@@ -86,5 +86,5 @@ func unhex(tok string, i int) (byte, bool) {
 	if hi < 0 || lo < 0 {
 		return 0, false
 	}
-	return byte(hi<<4 | lo), true
+	return byte(hi<<4 | lo), true //nolint:gosec // G115: hi and lo are hex digit indexes, 0..15
 }

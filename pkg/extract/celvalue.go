@@ -37,7 +37,7 @@ func celValue(v ref.Val) (any, error) {
 		if uint64(t) > math.MaxInt64 {
 			return nil, fmt.Errorf("CEL result: uint out of int64 range")
 		}
-		return int64(t), nil
+		return int64(t), nil //nolint:gosec // G115: range checked just above
 	case types.Double:
 		return float64(t), nil
 	case types.Bool:

@@ -14,7 +14,7 @@ import (
 )
 
 // HelmReleaseSecretType is the Secret type Helm 3 stores releases in.
-const HelmReleaseSecretType = "helm.sh/release.v1"
+const HelmReleaseSecretType = "helm.sh/release.v1" //nolint:gosec // G101: a Secret type name, not a credential
 
 const helmPrefix = "helm:release."
 

@@ -9,7 +9,7 @@ import (
 // The opt-in annotations (their names are also api/v1alpha1 constants; a test keeps them
 // equal). The engine only quotes them in error messages; Spec carries their values.
 const (
-	annotationAllowSecretExtraction   = "kollect.dev/allow-secret-extraction"
+	annotationAllowSecretExtraction   = "kollect.dev/allow-secret-extraction" //nolint:gosec // G101: an annotation name, not a credential
 	annotationAllowFullResourceExport = "kollect.dev/allow-full-resource-export"
 )
 

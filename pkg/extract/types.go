@@ -130,9 +130,9 @@ func toInt(v any) (int64, bool) {
 	case int8:
 		return int64(n), true
 	case uint64:
-		return int64(n), n <= math.MaxInt64
+		return int64(n), n <= math.MaxInt64 //nolint:gosec // G115: the bool reports whether it fits
 	case uint:
-		return int64(n), uint64(n) <= math.MaxInt64
+		return int64(n), uint64(n) <= math.MaxInt64 //nolint:gosec // G115: the bool reports whether it fits
 	case uint32:
 		return int64(n), true
 	case uint16:

@@ -148,6 +148,7 @@ func TestAnAggregatorStartedBeforeProvisioningWaits(t *testing.T) {
 		}
 	}, funcr.Options{})
 	go func() { done <- aggregator.RunWith(ctx, n.JS, c) }()
+	//nolint:errcheck // waits for the run to end; its error is not what this cleanup checks
 	t.Cleanup(func() { cancel(); <-done })
 	for range 2 { // it looked for the bucket twice and is still running
 		select {

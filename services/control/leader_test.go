@@ -71,6 +71,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 	eventually(t, "first leader", func() (err error) { first, err = holder(); return err })
 	inventory("before")
 	stopB, doneB := start()
+	//nolint:errcheck // waits for replica B to end; its error is not what this cleanup checks
 	defer func() { stopB(); <-doneB }()
 	stopA()
 	if err := <-doneA; err != nil {

@@ -42,7 +42,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "start kube-apiserver:", err)
 		return 1
 	}
-	defer kube.Stop()
+	defer func() { _ = kube.Stop() }()
 	dir, err := os.MkdirTemp("", "control-nats-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -43,7 +43,7 @@ func defaultWebhookConfig() WebhookConfig {
 	if ns == "" {
 		ns = reconcile.DefaultSinkNamespace
 	}
-	return WebhookConfig{
+	return WebhookConfig{ //nolint:gosec // G101: the certificate Secret's name, not a credential
 		Port: 9443, Namespace: ns, Secret: "kollect-control-webhook-cert", ConfigName: "kollect-control",
 		Hosts: []string{"kollect-control-webhook." + ns + ".svc", "kollect-control-webhook." + ns + ".svc.cluster.local"},
 	}

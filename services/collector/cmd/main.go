@@ -20,7 +20,7 @@ func main() {
 	flag.Parse()
 	log, err := logging.New(logging.Options{Development: cfg.LogDevelopment, Verbosity: cfg.LogVerbosity})
 	if err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
+		_, _ = os.Stderr.WriteString(err.Error() + "\n")
 		os.Exit(2)
 	}
 	cfg.Logger = log

@@ -130,7 +130,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 // closes watchers too.
 func stopped(ctx context.Context, bucket string) error {
 	if ctx.Err() != nil {
-		return nil
+		return nil //nolint:nilerr // a cancelled ctx is a clean stop
 	}
 	return fmt.Errorf("watch KV bucket %s: watcher stopped", bucket)
 }

@@ -49,7 +49,7 @@ func (l *Lease) Run(ctx context.Context, work func(context.Context) error) error
 		cancel()
 		<-lost
 		if ctx.Err() != nil {
-			return nil
+			return nil //nolint:nilerr // a cancelled ctx is a clean stop
 		}
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return err

@@ -53,7 +53,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	for {
 		err := w.watch(ctx)
 		if ctx.Err() != nil {
-			return nil
+			return nil //nolint:nilerr // a cancelled ctx is a clean stop
 		}
 		if errors.Is(err, errReconnected) {
 			w.Log.Info("reconnected to NATS; restarting the config watch")

@@ -52,7 +52,7 @@ func New(o Options) (logr.Logger, error) {
 	if o.Development {
 		cfg = zap.NewDevelopmentConfig()
 	}
-	cfg.Level = zap.NewAtomicLevelAt(zapcore.Level(-o.Verbosity))
+	cfg.Level = zap.NewAtomicLevelAt(zapcore.Level(-o.Verbosity)) //nolint:gosec // G115: verbosity is a small flag value
 	cfg.Sampling = nil
 	cfg.DisableStacktrace = !o.Development
 	z, err := cfg.Build()

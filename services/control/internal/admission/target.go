@@ -66,7 +66,7 @@ func (v *Validator) crossNamespace(ctx context.Context, req admission.Request, t
 	}
 	m, err := v.Mapper.RESTMapping(schema.GroupKind{Group: gvk.Group, Kind: gvk.Kind}, gvk.Version)
 	if err != nil {
-		return fmt.Sprintf("spec.profileRef: kind %s/%s %s is not served by this cluster", gvk.Group, gvk.Version, gvk.Kind), nil
+		return fmt.Sprintf("spec.profileRef: kind %s/%s %s is not served by this cluster", gvk.Group, gvk.Version, gvk.Kind), nil //nolint:nilerr // an unserved kind is a denial message, not an error
 	}
 	for _, ns := range where {
 		ok, err := v.mayList(ctx, req, m.Resource, ns)

@@ -83,7 +83,7 @@ func (r *ClusterInventoryReconciler) compile(ctx context.Context, obj *v1alpha1.
 	}
 	resolved, err := r.resolveTargets(ctx, obj)
 	if err != nil {
-		return cfg, nil, v1alpha1.ReasonInvalidSpec, err.Error(), nil
+		return cfg, nil, v1alpha1.ReasonInvalidSpec, err.Error(), nil //nolint:nilerr // an invalid spec is reported as a condition, not retried
 	}
 	cfg.TargetRefs, cfg.Namespaces, cfg.Dedupe = resolved.TargetRefs, resolved.Namespaces, resolved.Dedupe
 	binds, states, err := r.resolveBindings(ctx, ws, rules, scopeName)

@@ -138,7 +138,7 @@ func foldBinding(obj ctrlObject, b bindingState, e *busv1.ExportStatus, st *v1al
 	}
 	if e != nil && !e.LastExportTime.IsZero() {
 		t := metav1.NewTime(e.LastExportTime)
-		out.LastExportTime, out.LastChecksum, out.LastRevision = &t, e.Checksum, int64(e.Revision)
+		out.LastExportTime, out.LastChecksum, out.LastRevision = &t, e.Checksum, int64(e.Revision) //nolint:gosec // G115: revisions count exports, far below 2^63
 		if st.LastExportTime == nil || st.LastExportTime.Before(&t) {
 			st.LastExportTime = &t
 		}

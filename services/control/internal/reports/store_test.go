@@ -37,6 +37,7 @@ func TestStoreKeepsTheLatestReportPerSubject(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- s.Start(ctx) }()
+	//nolint:errcheck // waits for the store to end; its error is not what this cleanup checks
 	defer func() { cancel(); <-done }()
 	key := reports.ObjectKey{Kind: busv1.KindTarget, Namespace: "team", Name: "pods"}
 	wait := func(want int) {
