@@ -68,18 +68,23 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 
 // leaseBucket opens the lease bucket, waiting while the bus is not
 // provisioned yet (control provisions it at start), so that starting before
-// control is a wait, not a crash loop.
+// control is a wait, not a crash loop. It also waits for everything else
+// the engine opens: provisioning creates them one by one, and the lease
+// bucket alone existing does not mean the object store does.
 func leaseBucket(ctx context.Context, js jetstream.JetStream, log logr.Logger) (jetstream.KeyValue, error) {
 	wait := 100 * time.Millisecond
 	for {
 		kv, err := js.KeyValue(ctx, bus.BucketLeases)
-		if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		if err == nil {
+			err = provisioned(ctx, js)
+		}
+		if !errors.Is(err, jetstream.ErrBucketNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
 			if err != nil {
 				return nil, fmt.Errorf("open lease bucket %s: %w", bus.BucketLeases, err)
 			}
 			return kv, nil
 		}
-		log.Info("waiting for the bus to be provisioned", "bucket", bus.BucketLeases)
+		log.Info("waiting for the bus to be provisioned", "reason", err.Error())
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -87,4 +92,19 @@ func leaseBucket(ctx context.Context, js jetstream.JetStream, log logr.Logger) (
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
+}
+
+// provisioned checks that the buckets, object store and stream the engine
+// opens exist.
+func provisioned(ctx context.Context, js jetstream.JetStream) error {
+	for _, b := range []string{bus.BucketConfig, bus.BucketRows} {
+		if _, err := js.KeyValue(ctx, b); err != nil {
+			return err
+		}
+	}
+	if _, err := js.ObjectStore(ctx, bus.ObjectStoreEnvelopes); err != nil {
+		return err
+	}
+	_, err := js.Stream(ctx, bus.StreamSnapshots)
+	return err
 }
