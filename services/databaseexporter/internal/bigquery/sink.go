@@ -44,6 +44,9 @@ type state struct {
 // Write makes the table hold exactly s for its (cluster, inventory).
 func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	env := snap.Envelope
+	if err := sink.CheckRevision(env.Revision); err != nil {
+		return err
+	}
 	if err := s.prepare(ctx); err != nil {
 		return err
 	}
@@ -54,7 +57,7 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	rev := int64(env.Revision)
+	rev := sink.Revision64(env.Revision)
 	switch {
 	case found && rev < st.Revision && !snap.Replay:
 		return nil

@@ -7,6 +7,7 @@ import (
 	"cloud.google.com/go/bigquery"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // StateSuffix is appended to the table's name to name the state table.
@@ -74,7 +75,7 @@ func params(env busv1.Envelope) []bigquery.QueryParameter {
 		{Name: "cluster", Value: env.Cluster},
 		{Name: "inventory_namespace", Value: env.Inventory.Namespace},
 		{Name: "inventory_name", Value: env.Inventory.Name},
-		{Name: "revision", Value: int64(env.Revision)},
+		{Name: "revision", Value: sink.Revision64(env.Revision)},
 		{Name: "checksum", Value: env.Checksum},
 		{Name: "exported_at", Value: env.ExportedAt},
 	}
@@ -144,18 +145,20 @@ var paramRef = regexp.MustCompile(`@([a-z_]+)`)
 // withParams gives each statement the parameters of env it references.
 func withParams(stmts []statement, env busv1.Envelope) []statement {
 	all := params(env)
-	for i := range stmts {
+	out := make([]statement, 0, len(stmts))
+	for _, st := range stmts {
 		used := map[string]bool{}
-		for _, m := range paramRef.FindAllStringSubmatch(stmts[i].SQL, -1) {
+		for _, m := range paramRef.FindAllStringSubmatch(st.SQL, -1) {
 			used[m[1]] = true
 		}
 		for _, p := range all {
 			if used[p.Name] {
-				stmts[i].Params = append(stmts[i].Params, p)
+				st.Params = append(st.Params, p)
 			}
 		}
+		out = append(out, st)
 	}
-	return stmts
+	return out
 }
 
 // script joins stmts into one multi-statement transaction.

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // identity is a document's _id: the cluster, the inventory and the row
@@ -41,7 +42,7 @@ func document(env busv1.Envelope, r busv1.Row) bson.D {
 		{Key: "cluster", Value: env.Cluster},
 		{Key: "inventoryNamespace", Value: env.Inventory.Namespace},
 		{Key: "inventoryName", Value: env.Inventory.Name},
-		{Key: "revision", Value: int64(env.Revision)},
+		{Key: "revision", Value: sink.Revision64(env.Revision)},
 		{Key: "checksum", Value: env.Checksum},
 		{Key: "exportedAt", Value: env.ExportedAt},
 		{Key: "row", Value: bson.D{

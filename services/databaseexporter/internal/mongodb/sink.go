@@ -35,6 +35,9 @@ type Sink struct {
 // Write makes the collection hold exactly s for its (cluster, inventory).
 func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	env := snap.Envelope
+	if err := sink.CheckRevision(env.Revision); err != nil {
+		return err
+	}
 	if err := s.prepare(ctx); err != nil {
 		return err
 	}
@@ -80,6 +83,9 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 	if d == nil || snap.Deleted || snap.Replay {
 		return s.Write(ctx, snap)
 	}
+	if err := sink.CheckRevision(env.Revision); err != nil {
+		return err
+	}
 	if err := s.prepare(ctx); err != nil {
 		return err
 	}
@@ -87,7 +93,7 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if !found || st.Pending || uint64(st.Revision) != d.BaseRevision || st.Checksum != d.BaseChecksum {
+	if !found || st.Pending || st.Revision != sink.Revision64(d.BaseRevision) || st.Checksum != d.BaseChecksum {
 		if found && skip(st, env, false) {
 			return nil
 		}
@@ -118,7 +124,7 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 // interrupted write was applying) and not a replay, or is exactly what a
 // completed write recorded.
 func skip(st state, env busv1.Envelope, replay bool) bool {
-	rev := int64(env.Revision)
+	rev := sink.Revision64(env.Revision)
 	if !replay && (rev < st.Revision || (st.Pending && rev < st.PendingRevision)) {
 		return true
 	}
@@ -155,7 +161,7 @@ func (s *Sink) bulk(ctx context.Context, models []mongo.WriteModel) error {
 // write: those carrying another revision or checksum.
 func (s *Sink) deleteStale(ctx context.Context, env busv1.Envelope) error {
 	filter := append(scope(env), bson.E{Key: "$or", Value: bson.A{
-		bson.D{{Key: "revision", Value: bson.D{{Key: "$ne", Value: int64(env.Revision)}}}},
+		bson.D{{Key: "revision", Value: bson.D{{Key: "$ne", Value: sink.Revision64(env.Revision)}}}},
 		bson.D{{Key: "checksum", Value: bson.D{{Key: "$ne", Value: env.Checksum}}}},
 	}})
 	if _, err := s.data.DeleteMany(ctx, filter); err != nil {

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // StateSuffix is appended to the collection's name to name the state
@@ -59,7 +60,7 @@ func (s *Sink) readState(ctx context.Context, env busv1.Envelope) (st state, fou
 func (s *Sink) markPending(ctx context.Context, env busv1.Envelope) error {
 	update := bson.D{{Key: "$set", Value: bson.D{
 		{Key: "pending", Value: true},
-		{Key: "pendingRevision", Value: int64(env.Revision)},
+		{Key: "pendingRevision", Value: sink.Revision64(env.Revision)},
 	}}}
 	_, err := s.state.UpdateOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}, update, options.UpdateOne().SetUpsert(true))
 	if err != nil {
@@ -73,7 +74,7 @@ func (s *Sink) markPending(ctx context.Context, env busv1.Envelope) error {
 func (s *Sink) recordState(ctx context.Context, env busv1.Envelope) error {
 	doc := bson.D{
 		{Key: "_id", Value: stateID(env)},
-		{Key: "revision", Value: int64(env.Revision)},
+		{Key: "revision", Value: sink.Revision64(env.Revision)},
 		{Key: "checksum", Value: env.Checksum},
 		{Key: "exportedAt", Value: env.ExportedAt},
 	}
