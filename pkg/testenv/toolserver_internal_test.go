@@ -29,12 +29,14 @@ func TestAProcessThatDiesIsReportedWithItsLog(t *testing.T) {
 }
 
 func TestStopLeavesNoProcessOfTheGroup(t *testing.T) {
+	// The pid file appears by rename once written: the shell creates a
+	// redirection's file before it writes to it.
 	for _, tc := range []struct {
 		name   string
 		script string
 	}{
-		{name: "a leader that exits on SIGTERM leaves no grandchild", script: `sleep 300 & echo $! > pid; wait`},
-		{name: "a leader that ignores SIGTERM is killed with its group", script: `trap "" TERM; sleep 300 & echo $! > pid; wait`},
+		{name: "a leader that exits on SIGTERM leaves no grandchild", script: `sleep 300 & echo $! > pid.tmp && mv pid.tmp pid; wait`},
+		{name: "a leader that ignores SIGTERM is killed with its group", script: `trap "" TERM; sleep 300 & echo $! > pid.tmp && mv pid.tmp pid; wait`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
