@@ -28,7 +28,7 @@ func Main(name string, bind func(*flag.FlagSet), run func(ctx context.Context, l
 	if *dev {
 		cfg = zap.NewDevelopmentConfig()
 	}
-	cfg.Level = zap.NewAtomicLevelAt(zapcore.Level(-*verbosity))
+	cfg.Level = zap.NewAtomicLevelAt(LogLevel(*verbosity))
 	cfg.Sampling = nil
 	z, err := cfg.Build()
 	if err != nil {
@@ -45,4 +45,10 @@ func Main(name string, bind func(*flag.FlagSet), run func(ctx context.Context, l
 		os.Exit(1)
 	}
 	_ = z.Sync()
+}
+
+// LogLevel turns a -v verbosity (0 info, 1 debug, n logr V(n)) into the zap
+// level logr's V(n) logs at, clamped to what a zapcore.Level can hold.
+func LogLevel(verbosity int) zapcore.Level {
+	return zapcore.Level(-int8(min(max(verbosity, 0), 127)))
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/go-logr/zapr"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"kollect.dev/kollect/deploy/crds"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/services/cli/dev"
 )
 
@@ -61,7 +61,7 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 		return &ExitError{Code: 2, Err: fmt.Errorf("dev: load kubeconfig: %w", err)}
 	}
 	zc := zap.NewDevelopmentConfig()
-	zc.Level = zap.NewAtomicLevelAt(zapcore.Level(-f.verbosity))
+	zc.Level = zap.NewAtomicLevelAt(app.LogLevel(f.verbosity))
 	zc.OutputPaths, zc.ErrorOutputPaths = []string{"stderr"}, []string{"stderr"}
 	z, err := zc.Build()
 	if err != nil {

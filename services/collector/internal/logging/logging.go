@@ -6,7 +6,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/zapr"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+
+	"kollect.dev/kollect/pkg/app"
 )
 
 // Log keys, in lowerCamel.
@@ -52,7 +53,7 @@ func New(o Options) (logr.Logger, error) {
 	if o.Development {
 		cfg = zap.NewDevelopmentConfig()
 	}
-	cfg.Level = zap.NewAtomicLevelAt(zapcore.Level(-o.Verbosity)) //nolint:gosec // G115: verbosity is a small flag value
+	cfg.Level = zap.NewAtomicLevelAt(app.LogLevel(o.Verbosity))
 	cfg.Sampling = nil
 	cfg.DisableStacktrace = !o.Development
 	z, err := cfg.Build()
