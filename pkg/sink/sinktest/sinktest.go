@@ -44,11 +44,7 @@ func Run(t *testing.T, f Factory) {
 	for _, c := range cases() {
 		t.Run(c.name, func(t *testing.T) {
 			s, r := f.New(t)
-			t.Cleanup(func() {
-				if err := s.Close(context.Background()); err != nil {
-					t.Errorf("close sink: %v", err)
-				}
-			})
+			Close(t, s)
 			c.run(t, &harness{t: t, sink: s, reader: r})
 		})
 	}
@@ -57,5 +53,16 @@ func Run(t *testing.T, f Factory) {
 			t.Skip("the backend has no credentials")
 		}
 		checkBadCredentials(t, f.BadCredentials(t))
+	})
+}
+
+// Close closes s when the test ends and fails the test if closing fails: a
+// sink's Close may flush or release what a write left.
+func Close(t testing.TB, s sink.Sink) {
+	t.Helper()
+	t.Cleanup(func() {
+		if err := s.Close(context.Background()); err != nil {
+			t.Errorf("close sink: %v", err)
+		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/sink/sinktest"
 )
 
 const sinkNS = "kollect-system"
@@ -62,7 +63,7 @@ func TestDefaultEgressPolicyRefusesLoopback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer s.Close(context.Background())
+		sinktest.Close(t, s)
 		err = s.(*Sink).Check(context.Background())
 		if !sink.IsPermanent(err) || !errors.Is(err, egress.ErrDenied) {
 			t.Fatalf("check returned %v, want a permanent error wrapping egress.ErrDenied", err)

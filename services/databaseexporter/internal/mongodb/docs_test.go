@@ -13,6 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -86,7 +87,7 @@ func TestDocsExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("new sink from the documented example: %v", err)
 	}
-	defer s.Close(t.Context())
+	sinktest.Close(t, s)
 	want := envelope(t, "prod-eu-1", inv, 1, podRow("web-0", map[string]any{"image": "nginx:1.27",
 		"labels": map[string]any{"app.kubernetes.io/name": "web"}}))
 	if err := s.Write(t.Context(), want); err != nil {

@@ -222,7 +222,7 @@ func TestProvisioning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer s.Close(ctx)
+		sinktest.Close(t, s)
 		err = s.Write(ctx, envelope(t, "x", inv, 1))
 		if !sink.IsPermanent(err) || !strings.Contains(err.Error(), ".absent does not exist") {
 			t.Fatalf("write returned %v, want a permanent error naming the collection", err)
@@ -240,7 +240,7 @@ func TestProvisioning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer s.Close(ctx)
+		sinktest.Close(t, s)
 		want := envelope(t, "x", inv, 1, podRow("a", nil))
 		if err := s.Write(ctx, want); err != nil {
 			t.Fatalf("write: %v", err)

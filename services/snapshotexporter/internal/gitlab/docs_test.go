@@ -15,6 +15,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
 	"sigs.k8s.io/yaml"
@@ -71,7 +72,7 @@ func TestDocsExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("new sink from the documented example: %v", err)
 	}
-	defer s.Close(t.Context())
+	sinktest.Close(t, s)
 	if err := s.(sink.Checker).Check(t.Context()); err != nil {
 		t.Fatalf("check: %v", err)
 	}
