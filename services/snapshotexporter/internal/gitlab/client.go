@@ -170,9 +170,13 @@ func pages[T any](ctx context.Context, c *client, req request, out *[]T) error {
 			return err
 		}
 		*out = append(*out, batch...)
-		next, err := strconv.Atoi(h.Get("X-Next-Page"))
+		header := h.Get("X-Next-Page")
+		if header == "" {
+			return nil // the last page
+		}
+		next, err := strconv.Atoi(header)
 		if err != nil || next <= page {
-			break
+			return fmt.Errorf("%s %s: X-Next-Page %q after page %d is not a later page", req.method, req.path, header, page)
 		}
 		page = next
 	}
