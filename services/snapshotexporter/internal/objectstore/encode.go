@@ -91,6 +91,16 @@ func encodeNDJSON(env *busv1.Envelope) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// zstdEncoder compresses whole objects; EncodeAll is safe for concurrent use,
+// so one encoder (and its buffers) serves every sink of the process.
+var zstdEncoder = func() *zstd.Encoder {
+	e, err := zstd.NewWriter(nil)
+	if err != nil {
+		panic(fmt.Sprintf("zstd encoder with default options: %v", err)) // cannot happen: no option can fail
+	}
+	return e
+}()
+
 // compressBody returns body compressed per compression and its content type.
 func compressBody(compression string, body []byte, ct string) ([]byte, string, error) {
 	switch compression {
@@ -105,12 +115,7 @@ func compressBody(compression string, body []byte, ct string) ([]byte, string, e
 		}
 		return buf.Bytes(), ContentTypeGzip, nil
 	case CompressionZstd:
-		zw, err := zstd.NewWriter(nil)
-		if err != nil {
-			return nil, "", fmt.Errorf("zstd object: %w", err)
-		}
-		defer zw.Close()
-		return zw.EncodeAll(body, nil), ContentTypeZstd, nil
+		return zstdEncoder.EncodeAll(body, nil), ContentTypeZstd, nil
 	}
 	return body, ct, nil
 }
