@@ -3,7 +3,7 @@
 #   docker build --build-arg SERVICE=control -t ghcr.io/kollect-dev/control:0.1.0 .
 # SERVICE is a binary name: control, collector, aggregator, snapshotexporter,
 # databaseexporter, eventexporter, or kollect (the CLI, built from services/cli).
-ARG GO_VERSION=1.26
+ARG GO_VERSION=1.27.3
 
 FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS build
 ARG SERVICE

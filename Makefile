@@ -4,17 +4,20 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 GO        ?= go
+# Every build, test and analyzer runs on this Go, fetched from the module proxy on first use (the
+# machine's own Go starts it). It carries the standard library fixes govulncheck asks for.
+export GOTOOLCHAIN := go1.27.3
 TOOLS_DIR := $(shell bash deploy/tools/build.sh dir)
 export KOLLECT_TOOLS_DIR := $(TOOLS_DIR)
 TEST_FLAGS ?= -count=1 -timeout 45m
 PKGS      ?= ./...
 
-.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest release lint-security
+.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest release
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
-tools: ## Build the real test peers (kube-apiserver, etcd, kubectl, sink servers) into the per-user cache.
+tools: ## Build the real test peers (kube-apiserver, etcd, kubectl, sink servers) and the analyzers of make lint into the per-user cache.
 	@bash deploy/tools/build.sh
 
 tools-bigquery: ## Opt-in: build the BigQuery emulator (cgo, clang, 25+ min, several GB RAM) for `go test -tags bigquery_emulator`.
@@ -37,9 +40,15 @@ build: ## Compile every package and the service binaries into bin/.
 	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); [ $$n = cli ] && n=kollect; \
 	  echo "go build -o bin/$$n ./$$d"; $(GO) build -o bin/$$n ./$$d; done
 
-lint: ## gofmt and go vet must be clean.
+LINT_DIR   = $(shell bash deploy/tools/build.sh lint-dir)
+VULNDB_DIR = $(shell bash deploy/tools/build.sh vulndb-dir)
+
+lint: ## gofmt, go vet, golangci-lint (.golangci.yml) and govulncheck (offline database) must be clean.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@bash deploy/tools/build.sh lint
+	$(LINT_DIR)/golangci-lint run $(PKGS)
+	$(LINT_DIR)/govulncheck -db file://$(VULNDB_DIR) $(PKGS)
 
 test: tools ## Run every test against the real peers.
 	$(GO) test $(TEST_FLAGS) $(PKGS)
@@ -55,13 +64,6 @@ MODE ?= system
 loadtest: tools ## Load test: every service against N objects (TIER=1k|10k|100k, MODE=system|collect); report in loadtest/results/.
 	$(GO) run ./loadtest/cmd/loadtest -tier $(TIER) -mode $(MODE)
 
-VULNDB_DIR = $(shell bash deploy/tools/build.sh vulndb-dir)
-
 release: tools ## Build a signed release into dist/: make release VERSION=vX.Y.Z [RELEASE_FLAGS=...] (docs/release.md).
 	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
 	$(GO) run ./deploy/release/cmd -version $(VERSION) -out dist $(RELEASE_FLAGS)
-
-lint-security: ## golangci-lint (.golangci.yml) and govulncheck against the pinned offline vulnerability database.
-	@KOLLECT_SECURITY_TOOLS=1 bash deploy/tools/build.sh
-	$(TOOLS_DIR)/bin/golangci-lint run $(PKGS)
-	$(TOOLS_DIR)/bin/govulncheck -db file://$(VULNDB_DIR) $(PKGS)

@@ -3,7 +3,6 @@ package loadtest
 import (
 	"context"
 	"os"
-	"sort"
 	"sync"
 	"time"
 
@@ -159,16 +158,4 @@ func (s *sampler) mark(name string) {
 		cpu[k] = v
 	}
 	s.phases = append(s.phases, phaseMark{Name: name, At: time.Since(s.start).Seconds(), CPU: cpu})
-}
-
-// names returns the sampled processes, sorted.
-func (s *sampler) names() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for k := range s.rss {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -87,7 +87,7 @@ func (g *gitSink) refresh() (bool, error) {
 	}
 	ref, err := r.Reference(plumbing.NewBranchReferenceName("main"), true)
 	if err != nil {
-		return false, nil // no branch yet
+		return false, nil //nolint:nilerr // no branch yet
 	}
 	if ref.Hash() == g.head {
 		return false, nil

@@ -183,8 +183,8 @@ func startService(t *testing.T, bin string, d *unstructured.Unstructured, pod, n
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", pod, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := make(chan struct{}) // closed when the process has exited; a signalled exit status says nothing more
+	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {

@@ -21,7 +21,7 @@ type Service struct {
 	Name string
 	// Cmd is the running process.
 	Cmd  *exec.Cmd
-	done chan error
+	done chan struct{} // closed when the process has exited
 }
 
 // ServiceOptions adjust how StartServices runs the services.
@@ -76,11 +76,11 @@ func StartServicesWith(binDir, logDir string, p *Peers, o ServiceOptions) ([]*Se
 			_ = log.Close()
 			return started, exits, fmt.Errorf("start %s: %w", name, err)
 		}
-		s := &Service{Name: name, Cmd: cmd, done: make(chan error, 1)}
+		s := &Service{Name: name, Cmd: cmd, done: make(chan struct{})}
 		go func() {
 			err := cmd.Wait()
 			_ = log.Close()
-			s.done <- err
+			close(s.done)
 			exits <- fmt.Errorf("%s exited: %v; last lines of its log:\n%s", name, err, tail(log.Name(), 20))
 		}()
 		started = append(started, s)

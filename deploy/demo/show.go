@@ -65,7 +65,7 @@ func (w *watcher) commit(ctx context.Context, after int, file, want string) (hea
 	err := w.wait(ctx, "Git commit holding "+want, func() (bool, error) {
 		n, err := w.git("rev-list", "--count", "main")
 		if err != nil {
-			return false, nil // no branch yet
+			return false, nil //nolint:nilerr // no branch yet: keep waiting
 		}
 		h.count, _ = strconv.Atoi(strings.TrimSpace(n))
 		if h.count <= after {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the real test peers from the Go module proxy at pinned versions into a
 # per-user cache shared by every clone on this machine. What is present is not
-# rebuilt. Usage: build.sh [all|bigquery]   (prints progress on stderr)
+# rebuilt. Usage: build.sh [all|lint|dir|lint-dir|vulndb-dir]   (progress on stderr)
+# lint builds only the analyzers of make lint and the vulnerability database.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,16 +19,23 @@ GOLANGCI_LINT_VERSION=v2.15.0
 GOVULNCHECK_VERSION=v1.9.0
 CYCLONEDX_GOMOD_VERSION=v1.10.0
 dir=${KOLLECT_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kollect/tools/$PIN}
+# The analyzers (golangci-lint, govulncheck) type-check the code with the standard library of
+# the Go that runs them, so they are built by the project's toolchain, one folder per toolchain.
+export GOTOOLCHAIN=${GOTOOLCHAIN:-go1.27.3}
+lint_dir="$dir/lint-$GOTOOLCHAIN"
 # The offline vulnerability database (govulncheck -db file://...) is built from the
 # golang.org/x/vulndb module pinned in deploy/tools/vulndb/go.mod, one folder per pin.
 vulndb_dir="$dir/vulndb/$(awk '$1 == "golang.org/x/vulndb" {print $2}' "$here/vulndb/go.mod")"
 
 case "${1:-all}" in
 dir) echo "$dir"; exit 0 ;;
+lint-dir) echo "$lint_dir"; exit 0 ;;
 vulndb-dir) echo "$vulndb_dir"; exit 0 ;;
+all | lint) ;;
+*) echo "usage: build.sh [all|lint|dir|lint-dir|vulndb-dir]" >&2; exit 2 ;;
 esac
 
-mkdir -p "$dir/envtest" "$dir/bin"
+mkdir -p "$dir/envtest" "$dir/bin" "$lint_dir"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 step() { printf '[tools] %s\n' "$*" >&2; }
@@ -60,30 +68,30 @@ install_at() { # output module-path@version
   mv "$gobin"/* "$out" && rmdir "$gobin"
 }
 
-build_in etcd "$dir/envtest/etcd" .
-build_in kube "$dir/envtest/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"
-build_in kube "$dir/envtest/kubectl" k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
-build_in ferretdb "$dir/bin/ferretdb" .
-install_at "$dir/bin/versitygw" "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
-install_at "$dir/bin/fake-gcs-server" "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
-# Helm's Makefile stamps the Kubernetes version its client-go speaks (here 1.37) as the default
-# capabilities of `helm template` and `helm lint`; without it they assume Kubernetes 1.20.
-helm_pkg=helm.sh/helm/v3
-helm_ldflags="-s -w -X $helm_pkg/internal/version.version=$HELM_VERSION -X $helm_pkg/internal/version.gitTreeState=clean"
-for p in pkg/lint/rules pkg/chartutil; do
-  helm_ldflags+=" -X $helm_pkg/$p.k8sVersionMajor=1 -X $helm_pkg/$p.k8sVersionMinor=37"
-done
-build_in helm "$dir/bin/helm" $helm_pkg/cmd/helm "$helm_ldflags"
-install_at "$dir/bin/cyclonedx-gomod" "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$CYCLONEDX_GOMOD_VERSION"
-# The security gates (make lint-security) are not needed by make test: build them only when
-# asked, so a fresh machine's make test does not wait for golangci-lint's long build.
-if [ "${KOLLECT_SECURITY_TOOLS:-}" = 1 ]; then
-  install_at "$dir/bin/golangci-lint" "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_LINT_VERSION"
-  install_at "$dir/bin/govulncheck" "golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION"
-  if [ -f "$vulndb_dir/index/db.json" ]; then step "present: $vulndb_dir"; else
-    step "building the vulnerability database into $vulndb_dir"
-    rm -rf "$vulndb_dir.tmp"
-    (cd "$here/vulndb" && timed go run . -out "$vulndb_dir.tmp") && mv "$vulndb_dir.tmp" "$vulndb_dir"
-  fi
+mode=${1:-all} # the test peers are built for all, not for lint
+if [ "$mode" = all ]; then
+  build_in etcd "$dir/envtest/etcd" .
+  build_in kube "$dir/envtest/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"
+  build_in kube "$dir/envtest/kubectl" k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
+  build_in ferretdb "$dir/bin/ferretdb" .
+  install_at "$dir/bin/versitygw" "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+  install_at "$dir/bin/fake-gcs-server" "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
+  # Helm's Makefile stamps the Kubernetes version its client-go speaks (here 1.37) as the default
+  # capabilities of `helm template` and `helm lint`; without it they assume Kubernetes 1.20.
+  helm_pkg=helm.sh/helm/v3
+  helm_ldflags="-s -w -X $helm_pkg/internal/version.version=$HELM_VERSION -X $helm_pkg/internal/version.gitTreeState=clean"
+  for p in pkg/lint/rules pkg/chartutil; do
+    helm_ldflags+=" -X $helm_pkg/$p.k8sVersionMajor=1 -X $helm_pkg/$p.k8sVersionMinor=37"
+  done
+  build_in helm "$dir/bin/helm" $helm_pkg/cmd/helm "$helm_ldflags"
+  install_at "$dir/bin/cyclonedx-gomod" "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$CYCLONEDX_GOMOD_VERSION"
+fi
+# The security gates of make lint.
+install_at "$lint_dir/golangci-lint" "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_LINT_VERSION"
+install_at "$lint_dir/govulncheck" "golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION"
+if [ -f "$vulndb_dir/index/db.json" ]; then step "present: $vulndb_dir"; else
+  step "building the vulnerability database into $vulndb_dir"
+  rm -rf "$vulndb_dir.tmp"
+  (cd "$here/vulndb" && timed go run . -out "$vulndb_dir.tmp") && mv "$vulndb_dir.tmp" "$vulndb_dir"
 fi
 step "tools ready in $dir"

@@ -15,7 +15,7 @@ func retryDelay(initial, max time.Duration, attempt int) time.Duration {
 		d *= 2
 	}
 	d = min(d, max)
-	return d/2 + rand.N(d/2+1)
+	return d/2 + rand.N(d/2+1) //nolint:gosec // G404: retry jitter needs no unpredictability
 }
 
 // breaker is the circuit of one sink, shared by every binding of the sink:

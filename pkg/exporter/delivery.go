@@ -18,7 +18,7 @@ import (
 type delivery struct {
 	msg       jetstream.Msg
 	ev        *busv1.SnapshotEvent
-	remaining atomic.Int32
+	remaining atomic.Int64
 	tracker   *tracker
 
 	mu  sync.Mutex
@@ -71,7 +71,7 @@ func newTracker() *tracker { return &tracker{pending: map[*delivery]struct{}{}} 
 // add starts tracking a delivery waiting for n bindings.
 func (t *tracker) add(msg jetstream.Msg, ev *busv1.SnapshotEvent, n int) *delivery {
 	d := &delivery{msg: msg, ev: ev, tracker: t}
-	d.remaining.Store(int32(n))
+	d.remaining.Store(int64(n))
 	t.mu.Lock()
 	t.pending[d] = struct{}{}
 	t.mu.Unlock()

@@ -93,9 +93,8 @@ func (rt *runtime) readState(ctx context.Context, key string) (*busv1.ExportStat
 		return nil, 0, fmt.Errorf("read export state %s: %w", key, err)
 	}
 	var st busv1.ExportState
-	if err := json.Unmarshal(e.Value(), &st); err != nil {
-		// A corrupt state is treated as absent: the next write repairs it.
-		return nil, e.Revision(), nil
+	if json.Unmarshal(e.Value(), &st) != nil {
+		return nil, e.Revision(), nil //nolint:nilerr // a corrupt state is treated as absent: the next write repairs it
 	}
 	return &st, e.Revision(), nil
 }

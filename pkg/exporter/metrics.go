@@ -27,7 +27,7 @@ const (
 	NameQueueLag = "kollect_exporter_queue_lag_messages"
 	// NameSecretRotations counts sinks rebuilt because a Secret they read
 	// changed.
-	NameSecretRotations = "kollect_exporter_secret_rotations_total"
+	NameSecretRotations = "kollect_exporter_secret_rotations_total" //nolint:gosec // G101: a metric name, not a credential
 )
 
 // Error reasons of NameExportErrors.

@@ -54,12 +54,11 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 		metrics: newMetrics(c.Metrics, string(c.Family)),
 		configs: newConfigs(c.Family, byType, c.Credentials), tracker: newTracker(),
 		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}}
-	err := rt.run(ctx)
-	if ctx.Err() != nil {
-		// Cancelled while starting or stopping: a clean shutdown.
-		return nil
+	if err := rt.run(ctx); err != nil && ctx.Err() == nil {
+		return err
 	}
-	return err
+	// Finished, or cancelled while starting or stopping: a clean shutdown.
+	return nil
 }
 
 // open opens the config and export-state buckets and the family's

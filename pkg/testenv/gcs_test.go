@@ -39,7 +39,7 @@ func TestGCSWriteReadAndPreconditions(t *testing.T) {
 		t.Fatalf("open object: %v", err)
 	}
 	got, err := io.ReadAll(r)
-	r.Close()
+	_ = r.Close() // a reader: nothing to lose
 	if err != nil || string(got) != `{"pods":1}` {
 		t.Fatalf("object = %q (read error %v)", got, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/cgi"
+	"net/http/cgi" //nolint:gosec // G504: serves git http-backend to tests; Go since 1.6.3 drops the httpoxy Proxy header
 	"net/http/httptest"
 	"os"
 	"os/exec"

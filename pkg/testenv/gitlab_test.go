@@ -77,8 +77,13 @@ func TestGitLabAuthenticationAndProjects(t *testing.T) {
 	}
 	req, _ := http.NewRequest("GET", srv.URL+"/api/v4"+glProj, nil)
 	req.Header.Set("Authorization", "Bearer glpat-good")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("bearer token: %v %v", resp, err)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("bearer token: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("bearer token: status %s, want 200 OK", resp.Status)
 	}
 	var p struct {
 		ID            int    `json:"id"`

@@ -56,7 +56,7 @@ func expand(tmpl string, value func(name string) (string, bool)) (string, error)
 func Sanitize(v string) string {
 	b := []byte(v)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '.' && c != '_' && c != '-' {
 			b[i] = '_'
 		}
 	}

@@ -48,7 +48,7 @@ func (r gitRepo) git(args ...string) (string, error) {
 // commit.
 func (r gitRepo) files() (map[string]string, error) {
 	if _, err := r.git("rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
-		return map[string]string{}, nil
+		return map[string]string{}, nil //nolint:nilerr // no HEAD: no commit yet, so no files
 	}
 	list, err := r.git("ls-tree", "-r", "--name-only", "HEAD")
 	if err != nil {

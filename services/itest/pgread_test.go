@@ -31,17 +31,6 @@ func newDatabase(t *testing.T, name string) pgDatabase {
 	return pgDatabase{DSN: pg.CreateDatabase(t, name)}
 }
 
-// exec runs a statement.
-func (d pgDatabase) exec(ctx context.Context, sql string, args ...any) error {
-	conn, err := pgx.Connect(ctx, d.DSN)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = conn.Close(ctx) }()
-	_, err = conn.Exec(ctx, sql, args...)
-	return err
-}
-
 // pgExport is what a table holds for one (cluster, inventory): its rows,
 // the checksums they carry (each row the checksum of the export that last
 // wrote it) and the state table's checksum and revision.

@@ -45,8 +45,7 @@ metadata: {name: apps, namespace: $ns}
 spec:
   databaseSinkRefs: [fleet-table]
 `, "$ns", s.ns, "$cluster", s.cluster)
-		for j := range 2 + i {
-			name := []string{"api", "web", "db"}[j]
+		for j, name := range []string{"api", "web", "db"}[:2+i] {
 			img := s.cluster + "/" + name + ":1"
 			d := deployment{ns: s.ns, name: name, images: []string{img}, replicas: int32(j + 1)}.create(t)
 			s.objs = append(s.objs, d)

@@ -145,7 +145,7 @@ func (s *system) waitRevision(repo string, rev int) {
 	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
 		out, err := testenvGitQuiet(s, repo)
 		if err != nil {
-			return false, nil
+			return false, nil //nolint:nilerr // no commit yet: keep waiting
 		}
 		return strings.TrimSpace(out) == strconv.Itoa(rev), nil
 	})

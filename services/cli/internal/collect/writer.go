@@ -51,7 +51,7 @@ func newWriter(format, layout, output string, out io.Writer) (*writer, error) {
 	}
 	if output != "" && output != "-" {
 		w.dir = output
-		return w, os.MkdirAll(output, 0o755)
+		return w, os.MkdirAll(output, 0o755) //nolint:gosec // G301: --output is the user's tree to share or commit; the umask applies
 	}
 	w.out = bufio.NewWriterSize(out, 1<<16)
 	if w.format == "json" {
@@ -100,10 +100,10 @@ func (w *writer) writeFiles(r Record) error {
 	root := filepath.Join(w.dir, tree.Sanitize(r.Context))
 	for _, f := range files {
 		p := filepath.Join(root, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil { //nolint:gosec // G301: as for --output above
 			return err
 		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil { //nolint:gosec // G306: inventory files for the user to read and commit
 			return fmt.Errorf("write %s: %w", p, err)
 		}
 	}

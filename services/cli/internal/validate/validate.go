@@ -52,7 +52,7 @@ func Folder(ctx context.Context, objs []manifests.Object, opts extract.Options) 
 	}
 	set, err := manifests.Sort(objs)
 	if err != nil {
-		return []Finding{{Source: "-", Object: "-", Message: err.Error()}}, nil
+		return []Finding{{Source: "-", Object: "-", Message: err.Error()}}, nil //nolint:nilerr // an unorderable set is a finding, reported like the others
 	}
 	out = append(out, semantic(set, opts)...)
 	return sorted(out), nil

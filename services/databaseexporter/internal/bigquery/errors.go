@@ -47,10 +47,10 @@ func permanent(err error) bool {
 		if len(ge.Errors) > 0 {
 			reason = ge.Errors[0].Reason
 		}
-		switch {
-		case ge.Code == http.StatusUnauthorized:
+		switch ge.Code {
+		case http.StatusUnauthorized:
 			return true
-		case ge.Code == http.StatusForbidden, ge.Code == http.StatusBadRequest:
+		case http.StatusForbidden, http.StatusBadRequest:
 			return !slices.Contains(retryableReasons, reason) && !conflict(ge.Message)
 		}
 		return false

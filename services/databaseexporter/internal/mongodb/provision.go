@@ -51,7 +51,7 @@ func (s *Sink) create(ctx context.Context) error {
 	for _, name := range []string{s.data.Name(), s.state.Name()} {
 		err := db.CreateCollection(ctx, name)
 		var se mongo.ServerError
-		if err != nil && !(errors.As(err, &se) && se.HasErrorCode(codeNamespaceExists)) {
+		if err != nil && (!errors.As(err, &se) || !se.HasErrorCode(codeNamespaceExists)) {
 			return classify(ctx, fmt.Sprintf("create collection %s.%s", s.database, name), err)
 		}
 	}

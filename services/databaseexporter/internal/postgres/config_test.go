@@ -93,7 +93,7 @@ func TestInvalidConfigurationIsPermanentAndNamesTheField(t *testing.T) {
 		{"an unknown provisioning mode", `{"type":"postgres","endpoint":"postgres://h/db","postgres":{"table":"t"},"provisioning":{"mode":"create"}}`, nil, "spec.provisioning.mode"},
 		{"a missing Secret", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`, nil, "team-a/pg"},
 		{"a Secret without dsn or uri and no endpoint", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`,
-			exporter.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"password": []byte(password)}}, `Secret team-a/pg has no key "dsn" or "uri"`},
+			exporter.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"password": []byte(password)}}, `secret team-a/pg has no key "dsn" or "uri"`},
 		{"a missing databaseRef key", `{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db","key":"url"}}}`,
 			exporter.MapCredentials{{Namespace: "team-a", Name: "db"}: {"dsn": []byte(password)}}, `Secret team-a/db key "url" (postgres.databaseRef) is missing`},
 		{"an unparsable dsn, without quoting it", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`,

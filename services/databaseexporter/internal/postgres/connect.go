@@ -112,7 +112,7 @@ func secretDSN(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, name
 		}
 	}
 	if spec.Endpoint == "" && spec.SecretRef != nil {
-		return dsnSource{}, sink.Permanent(fmt.Errorf("Secret %s has no key %q or %q and spec.endpoint is empty", secretName, keyDSN, keyURI))
+		return dsnSource{}, sink.Permanent(fmt.Errorf("secret %s has no key %q or %q and spec.endpoint is empty", secretName, keyDSN, keyURI))
 	}
 	return dsnSource{}, nil
 }

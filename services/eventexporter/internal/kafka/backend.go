@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"time"
 
@@ -86,7 +87,7 @@ func (b Backend) clientOptions(ctx context.Context, cfg busv1.SinkConfig, spec v
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(set.brokers...),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchMaxBytes(int32(b.maxRecordBytes() + 16<<10)),
+		kgo.ProducerBatchMaxBytes(int32(min(b.maxRecordBytes()+16<<10, math.MaxInt32))), //nolint:gosec // G115: clamped on the line itself
 		kgo.RecordDeliveryTimeout(timeout),
 		kgo.ProducerLinger(0),
 		kgo.ClientID("kollect-eventexporter"),

@@ -95,7 +95,7 @@ func TestTLS(t *testing.T) {
 	ca := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
 	serverTLS := &tls.Config{Certificates: srv.TLS.Certificates, MinVersion: tls.VersionTLS12}
 	p := startNATS(t, func(o *server.Options) { o.TLS, o.TLSConfig, o.TLSTimeout = true, serverTLS, 5 },
-		nats.Secure(&tls.Config{InsecureSkipVerify: true})) //nolint:gosec // the test's admin client
+		nats.Secure(&tls.Config{InsecureSkipVerify: true})) // the test's admin client
 	tests := []struct {
 		name string
 		tls  map[string]any

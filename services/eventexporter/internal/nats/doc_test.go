@@ -65,7 +65,7 @@ func TestDocExample(t *testing.T) {
 		o.Authorization = token
 		o.TLS, o.TLSTimeout = true, 5
 		o.TLSConfig = &tls.Config{Certificates: srv.TLS.Certificates, MinVersion: tls.VersionTLS12}
-	}, nats.Token(token), nats.Secure(&tls.Config{InsecureSkipVerify: true})) //nolint:gosec // the test's admin client
+	}, nats.Token(token), nats.Secure(&tls.Config{InsecureSkipVerify: true})) // the test's admin client
 	es.Spec.Endpoint = strings.Replace(p.url, "nats://", "tls://", 1) // the only rewrite of the spec
 	creds := exporter.MapCredentials{
 		{Namespace: es.Namespace, Name: es.Spec.SecretRef.Name}:       {"token": []byte(token)},

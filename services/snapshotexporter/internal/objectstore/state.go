@@ -38,7 +38,7 @@ func readState(ctx context.Context, b Bucket, key string) (State, bool, error) {
 	}
 	var st State
 	if json.Unmarshal(body, &st) != nil {
-		return State{}, false, nil
+		return State{}, false, nil //nolint:nilerr // a corrupt state is treated as absent: the next write replaces it
 	}
 	return st, true, nil
 }
