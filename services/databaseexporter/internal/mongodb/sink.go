@@ -2,12 +2,14 @@ package mongodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
@@ -173,10 +175,26 @@ func (s *Sink) deleteStale(ctx context.Context, env busv1.Envelope) error {
 // Check pings the server and verifies, or in ensure mode creates, the
 // collections, without writing documents.
 func (s *Sink) Check(ctx context.Context) error {
-	if err := s.client.Ping(ctx, nil); err != nil {
+	if err := s.ping(ctx); err != nil {
 		return classify(ctx, "ping mongodb", err)
 	}
 	return s.prepare(ctx)
+}
+
+// ping pings the server. When another operation's failure (refused
+// credentials, say) cleared the connection pool first, the driver answers
+// with a pool-cleared error that hides the cause; the ping is repeated, up to
+// twice, so that a connection test reports the cause itself.
+func (s *Sink) ping(ctx context.Context) error {
+	var err error
+	for range 3 {
+		err = s.client.Ping(ctx, nil)
+		var pe driver.RetryablePoolError
+		if err == nil || !errors.As(err, &pe) || !pe.Retryable() {
+			return err
+		}
+	}
+	return err
 }
 
 // Close disconnects the client.
