@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -113,13 +114,17 @@ spec:
 	for _, c := range []string{"east", "west"} {
 		db.waitRows(t, "rows", c, inv, rows, ns+"/apps")
 	}
-	var obj v1alpha1.KollectInventory
-	if err := sys.k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "apps"}, &obj); err != nil {
-		t.Fatal(err)
-	}
-	obj.Spec.DatabaseSinkRefs = obj.Spec.DatabaseSinkRefs[:1]
-	if err := sys.k8s.Update(t.Context(), &obj); err != nil {
-		t.Fatal(err)
+	// control writes the inventory's status meanwhile: retry on conflicts.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var obj v1alpha1.KollectInventory
+		if err := sys.k8s.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "apps"}, &obj); err != nil {
+			return err
+		}
+		obj.Spec.DatabaseSinkRefs = obj.Spec.DatabaseSinkRefs[:1]
+		return sys.k8s.Update(t.Context(), &obj)
+	})
+	if err != nil {
+		t.Fatalf("unbind the west sink: %v", err)
 	}
 	eventually(t, waitFor, "binding database/west removed from status", func() error {
 		st, err := statusOf(t, "KollectInventory", ns, "apps")
