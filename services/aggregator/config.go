@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Config is the aggregator's configuration.
@@ -30,6 +31,10 @@ type Config struct {
 	MaxMessageBytes int
 	// Log is the logger; the zero value discards.
 	Log logr.Logger
+	// Metrics registers the aggregator's metrics (engine.NewMetrics) in
+	// RunWith; nil records none. Run sets it to the registry it serves on
+	// /metrics.
+	Metrics prometheus.Registerer
 }
 
 // DefaultConfig returns the defaults: local NATS, 250ms settle window, 15s

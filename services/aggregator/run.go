@@ -41,6 +41,7 @@ func Run(ctx context.Context, c Config) error {
 		}
 		return nil
 	}}
+	c.Metrics = reg
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(ctx) })
 	g.Go(func() error { return RunWith(ctx, js, c) })
@@ -55,10 +56,13 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 	if err != nil {
 		return err
 	}
+	// Registered once: each term of leadership runs a new engine on them.
+	m := engine.NewMetrics(c.Metrics)
 	l := lease.New(kv, bus.LeaseKey(busv1.ServiceAggregator), c.Identity, c.LeaseTTL)
 	return l.Run(ctx, func(ctx context.Context) error {
 		log.Info("leading", "identity", c.Identity)
-		e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log})
+		e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
+			Metrics: m})
 		if err != nil {
 			return err
 		}

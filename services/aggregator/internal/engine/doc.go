@@ -12,6 +12,10 @@
 // a deletion and says Delete) still gets its final empty snapshot,
 // addressed to the bindings of its last change event.
 //
+// Given Metrics, it records its work in them: leadership, snapshot build and
+// publish durations, publishes and failures, each inventory's last snapshot
+// size, and rows applied.
+//
 // The engine runs on one goroutine. Leader election, flags and connections
 // are the aggregator's Run; encoding and storing events are package publish's.
 package engine

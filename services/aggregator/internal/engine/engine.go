@@ -27,6 +27,8 @@ type Options struct {
 	Clock Clock
 	// Log receives one line per failure handled here.
 	Log logr.Logger
+	// Metrics records what the engine does; nil records nothing.
+	Metrics *Metrics
 }
 
 // Engine keeps the snapshots of every inventory and publishes them.
@@ -35,6 +37,7 @@ type Engine struct {
 	pub   *publish.Publisher
 	opts  Options
 	clock Clock
+	m     *Metrics
 	rows  *index.Index
 	invs  map[busv1.NamespacedName]*invState
 	ready bool
@@ -58,13 +61,16 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 	if opts.RetryBackoff <= 0 {
 		opts.RetryBackoff = time.Second
 	}
-	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, rows: index.New(),
+	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.New(),
 		invs: map[busv1.NamespacedName]*invState{}}, nil
 }
 
 // Run rebuilds every snapshot from the bus, then follows rows and config and
-// publishes until ctx ends.
+// publishes until ctx ends. It runs only while its replica holds the lease,
+// so it is what the leader metric reports.
 func (e *Engine) Run(ctx context.Context) error {
+	e.m.lead()
+	defer e.m.stepDown()
 	rowsKV, err := e.js.KeyValue(ctx, bus.BucketRows)
 	if err != nil {
 		return fmt.Errorf("open KV bucket %s: %w", bus.BucketRows, err)

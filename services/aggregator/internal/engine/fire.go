@@ -44,7 +44,9 @@ func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
 		st.due = nil
 		return
 	}
+	start := time.Now()
 	snap, err := e.rows.Snapshot(st.cfg)
+	e.m.snapshotBuilt(time.Since(start))
 	if err != nil {
 		e.failed(st, err, now)
 		return
@@ -104,7 +106,7 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 
 func (e *Engine) publishDeleted(ctx context.Context, st *invState, now time.Time) {
 	if st.last.revision == 0 || st.last.reason == busv1.ReasonDeleted {
-		delete(e.invs, st.name)
+		e.drop(st.name)
 		return
 	}
 	empty, err := index.FromItems(nil)
@@ -113,8 +115,14 @@ func (e *Engine) publishDeleted(ctx context.Context, st *invState, now time.Time
 		return
 	}
 	if e.publishChange(ctx, st, empty, busv1.ReasonDeleted, now) {
-		delete(e.invs, st.name)
+		e.drop(st.name)
 	}
+}
+
+// drop forgets a deleted inventory.
+func (e *Engine) drop(name busv1.NamespacedName) {
+	delete(e.invs, name)
+	e.m.forget(name)
 }
 
 // failed records a publish failure and retries after the backoff; a conflict

@@ -90,6 +90,7 @@ func (e *Engine) applyRow(ent jetstream.KeyValueEntry) {
 	} else {
 		changed = e.rows.Delete(key)
 	}
+	e.m.rowApplied()
 	if !changed || !e.ready {
 		return
 	}
@@ -114,7 +115,7 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 			return
 		}
 		if st.cfg.DeletionPolicy != busv1.DeletionDelete {
-			delete(e.invs, name)
+			e.drop(name)
 			return
 		}
 		st.deleted, st.due = true, nil

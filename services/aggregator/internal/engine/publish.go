@@ -6,6 +6,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/services/aggregator/internal/index"
+	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
 
 // publishChange publishes snap as the next revision of st, addressed to every
@@ -22,14 +23,14 @@ func (e *Engine) publishChange(ctx context.Context, st *invState, snap *index.Sn
 		Checksum: snap.Checksum, ItemCount: len(items), CreatedAt: st.nextCreatedAt(now), Reason: reason,
 		Envelope: env, Delta: index.Delta(st.base, st.last.revision, snap), Bindings: bindings(st.cfg.Bindings),
 		DeletionPolicy: st.cfg.DeletionPolicy}
-	seq, ref, err := e.pub.Publish(ctx, ev, st.last.seq)
+	r, err := e.publish(ctx, st, ev)
 	if err != nil {
 		e.failed(st, err, now)
 		return false
 	}
-	st.last = published{revision: rev, checksum: snap.Checksum, generation: st.cfg.Generation, seq: seq,
+	st.last = published{revision: rev, checksum: snap.Checksum, generation: st.cfg.Generation, seq: r.Seq,
 		itemCount: len(items), createdAt: ev.CreatedAt, reason: reason, bindings: sinkRefs(ev.Bindings)}
-	st.base, st.delta, st.ref, st.outcome = snap, ev.Delta, ref, busv1.Outcome{}
+	st.base, st.delta, st.ref, st.outcome = snap, ev.Delta, r.Ref, busv1.Outcome{}
 	e.events.Add(1)
 	return true
 }
@@ -70,18 +71,26 @@ func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Bind
 			Revision: st.last.revision, Generation: st.last.generation, Inventory: st.name,
 			ItemCount: len(st.base.Items), Items: nonNil(st.base.Items)}
 	}
-	seq, ref, err := e.pub.Publish(ctx, ev, st.last.seq)
+	r, err := e.publish(ctx, st, ev)
 	if err != nil {
 		e.failed(st, err, now)
 		return false
 	}
-	st.last.seq, st.last.createdAt, st.last.reason = seq, ev.CreatedAt, busv1.ReasonPeriodic
+	st.last.seq, st.last.createdAt, st.last.reason = r.Seq, ev.CreatedAt, busv1.ReasonPeriodic
 	st.last.bindings = []busv1.SinkRef{b.SinkRef}
-	if ref != nil {
-		st.ref = ref
+	if r.Ref != nil {
+		st.ref = r.Ref
 	}
 	e.events.Add(1)
 	return true
+}
+
+// publish publishes ev after st's last event and records it in the metrics.
+func (e *Engine) publish(ctx context.Context, st *invState, ev busv1.SnapshotEvent) (publish.Receipt, error) {
+	start := time.Now()
+	r, err := e.pub.Publish(ctx, ev, st.last.seq)
+	e.m.published(&ev, r.EnvelopeBytes, time.Since(start), err)
+	return r, err
 }
 
 // nextCreatedAt returns now in UTC, or just after the last event when the

@@ -55,15 +55,25 @@ func New(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, maxBytes in
 // Limit returns the largest inline event in bytes.
 func (p *Publisher) Limit() int { return p.limit }
 
+// Receipt is what Publish stored.
+type Receipt struct {
+	// Seq is the stream sequence of the stored event.
+	Seq uint64
+	// Ref is the object holding the envelope; nil when the event carries
+	// it inline.
+	Ref *busv1.ObjectRef
+	// EnvelopeBytes is the size of the encoded envelope, inline or stored.
+	EnvelopeBytes int64
+}
+
 // Publish stores ev on its inventory's subject, provided the subject's last
 // sequence is still lastSeq (0: no event yet). ev holds either its Envelope,
 // which moves to the object store when the event is too large, or an
-// EnvelopeRef already stored for this revision. It returns the stream
-// sequence of the stored event and the reference used, if any.
-func (p *Publisher) Publish(ctx context.Context, ev busv1.SnapshotEvent, lastSeq uint64) (uint64, *busv1.ObjectRef, error) {
-	data, err := p.encode(ctx, &ev)
+// EnvelopeRef already stored for this revision.
+func (p *Publisher) Publish(ctx context.Context, ev busv1.SnapshotEvent, lastSeq uint64) (Receipt, error) {
+	data, envBytes, err := p.encode(ctx, &ev)
 	if err != nil {
-		return 0, nil, err
+		return Receipt{}, err
 	}
 	msg := &nats.Msg{Subject: bus.SnapshotSubject(ev.Inventory), Data: data}
 	id := bus.SnapshotMsgID(ev)
@@ -75,12 +85,12 @@ func (p *Publisher) Publish(ctx context.Context, ev busv1.SnapshotEvent, lastSeq
 		}
 	}
 	if isConflict(err) {
-		return 0, nil, fmt.Errorf("publish snapshot %s revision %d: %w", ev.Inventory, ev.Revision, ErrConflict)
+		return Receipt{}, fmt.Errorf("publish snapshot %s revision %d: %w", ev.Inventory, ev.Revision, ErrConflict)
 	}
 	if err != nil {
-		return 0, nil, fmt.Errorf("publish snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
+		return Receipt{}, fmt.Errorf("publish snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
 	}
-	return ack.Sequence, ev.EnvelopeRef, nil
+	return Receipt{Seq: ack.Sequence, Ref: ev.EnvelopeRef, EnvelopeBytes: envBytes}, nil
 }
 
 func isConflict(err error) bool {
@@ -90,20 +100,22 @@ func isConflict(err error) bool {
 }
 
 // encode marshals ev inline when it fits, else with an object reference, else
-// also without its delta (exporters then use the full envelope).
-func (p *Publisher) encode(ctx context.Context, ev *busv1.SnapshotEvent) ([]byte, error) {
+// also without its delta (exporters then use the full envelope). It also
+// returns the size of the encoded envelope.
+func (p *Publisher) encode(ctx context.Context, ev *busv1.SnapshotEvent) ([]byte, int64, error) {
 	if ev.Envelope == nil && ev.EnvelopeRef != nil {
-		return p.marshalRef(ev)
+		b, err := p.marshalRef(ev)
+		return b, ev.EnvelopeRef.Size, err
 	}
 	env := ev.Envelope
 	ev.Envelope = nil
 	rest, err := json.Marshal(ev)
 	if err != nil {
-		return nil, fmt.Errorf("encode snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
+		return nil, 0, fmt.Errorf("encode snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
 	}
 	envBytes, err := env.MarshalJSON() // called directly: no second pass to compact it
 	if err != nil {
-		return nil, fmt.Errorf("encode envelope %s revision %d: %w", ev.Inventory, ev.Revision, err)
+		return nil, 0, fmt.Errorf("encode envelope %s revision %d: %w", ev.Inventory, ev.Revision, err)
 	}
 	if n := len(rest) + len(envField) + len(envBytes); n <= p.limit {
 		// Splice the envelope in rather than encode it twice.
@@ -111,12 +123,13 @@ func (p *Publisher) encode(ctx context.Context, ev *busv1.SnapshotEvent) ([]byte
 		out = append(out, rest[:len(rest)-1]...)
 		out = append(out, envField...)
 		out = append(out, envBytes...)
-		return append(out, '}'), nil
+		return append(out, '}'), int64(len(envBytes)), nil
 	}
 	if ev.EnvelopeRef, err = p.store(ctx, ev, envBytes); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return p.marshalRef(ev)
+	b, err := p.marshalRef(ev)
+	return b, int64(len(envBytes)), err
 }
 
 func (p *Publisher) marshalRef(ev *busv1.SnapshotEvent) ([]byte, error) {

@@ -1,0 +1,94 @@
+package aggregator_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/aggregator"
+)
+
+// Run serves the engine's metrics on /metrics: the leader gauge while it
+// holds the lease, and the inventory's last snapshot.
+func TestRunServesTheAggregatorMetrics(t *testing.T) {
+	n := testenv.StartNATS(t)
+	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	inv := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: "team-a", Name: "inv", Generation: 1,
+		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
+	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
+	putRow(t, n, "u1", 1)
+	putRow(t, n, "u2", 1)
+
+	port, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := aggregator.DefaultConfig()
+	c.NATSURL, c.MetricsBindAddress = n.URL, fmt.Sprintf("127.0.0.1:%d", port)
+	c.Identity, c.Settle = "scraped", 5*time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- aggregator.Run(ctx, c) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+
+	url := "http://" + c.MetricsBindAddress + "/metrics"
+	want := []string{
+		"kollect_aggregator_leader 1",
+		`kollect_aggregator_publishes_total{reason="change"} 1`,
+		`kollect_aggregator_snapshot_rows{inventory="team-a/inv"} 2`,
+		"kollect_aggregator_row_updates_total 2",
+		"kollect_aggregator_snapshot_duration_seconds_count 1",
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for missing := missingLines(scrape(t, url), want); len(missing) > 0; missing = missingLines(scrape(t, url), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /metrics lacks %q", missing)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// scrape returns the body of GET url, or "" while the server is not up.
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	return string(b)
+}
+
+// missingLines returns the wanted lines that body lacks.
+func missingLines(body string, want []string) []string {
+	var missing []string
+	for _, w := range want {
+		found := false
+		for line := range strings.Lines(body) {
+			found = found || strings.TrimSuffix(line, "\n") == w
+		}
+		if !found {
+			missing = append(missing, w)
+		}
+	}
+	return missing
+}
