@@ -1,11 +1,9 @@
 package release
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -23,15 +21,7 @@ const (
 
 // run runs a tool and returns its standard output, with its output in the error.
 func run(ctx context.Context, dir, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...) //nolint:gosec // G204: the release tool runs its own pinned tools with arguments it builds
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("run %s %s: %w: %s%s", filepath.Base(name), strings.Join(args, " "), err,
-			stdout.String(), stderr.String())
-	}
-	return stdout.String(), nil
+	return runEnv(ctx, dir, nil, name, args...)
 }
 
 // writeSBOM writes the CycloneDX SBOM of a built binary (modules read from its build
@@ -92,7 +82,8 @@ func writeSums(dir string) error {
 }
 
 // signRelease signs SHA256SUMS, every SBOM and every provenance statement with
-// ssh-keygen -Y sign, and publishes the public key and an allowed_signers file.
+// ssh-keygen -Y sign, and publishes the public key and an allowed_signers file;
+// then signs the same files with cosign (cosignRelease).
 func signRelease(ctx context.Context, o Options, res *Result) error {
 	key := o.SigningKey
 	if key == "" {
@@ -136,5 +127,5 @@ func signRelease(ctx context.Context, o Options, res *Result) error {
 		res.Signatures = append(res.Signatures, n+".sig")
 	}
 	o.Log("signed %d files with key %s", len(toSign), res.Fingerprint)
-	return nil
+	return cosignRelease(ctx, o, toSign, res)
 }

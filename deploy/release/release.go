@@ -35,11 +35,14 @@ type Options struct {
 	// Charts are chart folders relative to Repo (default charts/kollect, charts/kollect-crds);
 	// an empty non-nil slice packages none.
 	Charts []string
-	// ToolsDir holds bin/helm and bin/cyclonedx-gomod (deploy/tools/build.sh dir).
+	// ToolsDir holds bin/helm, bin/cyclonedx-gomod and bin/cosign (deploy/tools/build.sh dir).
 	ToolsDir string
 	// SigningKey is an OpenSSH private key file to sign with; empty generates a fresh
 	// ed25519 key pair for this release and deletes its private half afterwards.
 	SigningKey string
+	// CosignKey is a cosign private key file (its password in COSIGN_PASSWORD); empty
+	// generates a fresh key pair for this release and deletes it afterwards.
+	CosignKey string
 	// Log receives progress lines (nil: none).
 	Log func(format string, args ...any)
 }
@@ -71,8 +74,10 @@ func (o *Options) defaults() error {
 // Result lists what Run wrote, as file names inside Out.
 type Result struct {
 	Binaries, SBOMs, Provenance, Charts, Signatures []string
-	// Fingerprint is the SHA256 fingerprint of the release's public key.
+	// Fingerprint is the SHA256 fingerprint of the release's OpenSSH public key.
 	Fingerprint string
+	// CosignKeySHA256 is the hex SHA-256 of the release's cosign public key file.
+	CosignKeySHA256 string
 }
 
 // Run builds the release described by o into o.Out.

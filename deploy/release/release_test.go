@@ -37,7 +37,7 @@ func toolsDir(t *testing.T, root string) string {
 		}
 		dir = strings.TrimSpace(string(out))
 	}
-	for _, tool := range []string{"helm", "cyclonedx-gomod"} {
+	for _, tool := range []string{"helm", "cyclonedx-gomod", "cosign"} {
 		if _, err := os.Stat(filepath.Join(dir, "bin", tool)); err != nil {
 			t.Fatalf("%s is missing from %s/bin: run make tools (%v)", tool, dir, err)
 		}
@@ -58,25 +58,32 @@ func smallRelease(t *testing.T, ctx context.Context, root string) (string, *Resu
 	return out, res
 }
 
-// verifyScript is the verification block of docs/release.md.
-func verifyScript(t *testing.T, root string) string {
+// verifyScript is the sh block of docs/release.md between <!-- marker:begin -->
+// and <!-- marker:end -->.
+func verifyScript(t *testing.T, root, marker string) string {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join(root, "docs", "release.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)<!-- verify:begin -->\n```sh\n(.*?)```\n<!-- verify:end -->").FindSubmatch(doc)
+	re := "(?s)<!-- " + marker + ":begin -->\n```sh\n(.*?)```\n<!-- " + marker + ":end -->"
+	m := regexp.MustCompile(re).FindSubmatch(doc)
 	if m == nil {
-		t.Fatal("docs/release.md has no verify:begin/verify:end sh block")
+		t.Fatalf("docs/release.md has no %s:begin/%s:end sh block", marker, marker)
 	}
 	return string(m[1])
 }
 
-// runVerify runs the documented commands in dir and returns their error and output.
-func runVerify(ctx context.Context, script, dir, fingerprint string) (string, error) {
+// trust is what a user takes from the release notes.
+type trust struct{ fingerprint, cosignKeySHA256 string }
+
+// runVerify runs the documented commands in dir, with the tools' cosign on
+// PATH, and returns their error and output.
+func runVerify(ctx context.Context, script, dir, tools string, tr trust) (string, error) {
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FINGERPRINT="+fingerprint)
+	cmd.Env = append(os.Environ(), "FINGERPRINT="+tr.fingerprint, "COSIGN_KEY_SHA256="+tr.cosignKeySHA256,
+		"PATH="+filepath.Join(tools, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -86,49 +93,62 @@ func TestReleaseIsVerifiedByTheDocumentedCommands(t *testing.T) {
 	defer cancel()
 	root := repoRoot(t)
 	dist, res := smallRelease(t, ctx, root)
-	script := verifyScript(t, root)
+	tools := toolsDir(t, root)
+	scripts := map[string]string{"ssh-keygen": verifyScript(t, root, "verify"), "cosign": verifyScript(t, root, "verify-cosign")}
+	published := trust{fingerprint: res.Fingerprint, cosignKeySHA256: res.CosignKeySHA256}
 
 	names, err := sortedFiles(dist)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := testBinary + "_v0.0.1-test_linux_amd64"
-	want := []string{AllowedSignersFile, SumsFile, SumsFile + ".sig", bin, bin + ".cdx.json", bin + ".cdx.json.sig",
-		bin + ".intoto.json", bin + ".intoto.json.sig", "kollect-crds-0.0.1-test.tgz",
-		"kollect-crds-0.0.1-test.tgz.intoto.json", "kollect-crds-0.0.1-test.tgz.intoto.json.sig", PublicKeyFile}
+	chart := "kollect-crds-0.0.1-test.tgz"
+	want := []string{AllowedSignersFile, PublicKeyFile, CosignPublicKeyFile, bin, chart}
+	for _, signed := range []string{SumsFile, bin + ".cdx.json", bin + ".intoto.json", chart + ".intoto.json"} {
+		want = append(want, signed, signed+".sig", signed+CosignSignatureSuffix)
+	}
 	sort.Strings(want)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("release files (-want +got):\n%s", diff)
 	}
-	if out, err := runVerify(ctx, script, dist, res.Fingerprint); err != nil || !strings.Contains(out, "release verified") {
-		t.Fatalf("the documented verification fails on an intact release: %v\n%s", err, out)
+	if len(res.CosignKeySHA256) != 64 {
+		t.Fatalf("cosign key digest %q, want 64 hex digits", res.CosignKeySHA256)
+	}
+	for tool, script := range scripts {
+		if out, err := runVerify(ctx, script, dist, tools, published); err != nil || !strings.Contains(out, "release verified") {
+			t.Fatalf("the documented %s verification fails on an intact release: %v\n%s", tool, err, out)
+		}
 	}
 
 	tampers := []struct {
-		name        string
-		file        string
-		fingerprint string
+		name    string
+		file    string
+		trusted trust
 	}{
 		{name: "a binary with one byte changed fails the checksums", file: bin},
 		{name: "a changed SBOM fails its signature and the checksums", file: bin + ".cdx.json"},
 		{name: "a changed provenance statement fails its signature", file: bin + ".intoto.json"},
-		{name: "a changed chart fails the checksums", file: "kollect-crds-0.0.1-test.tgz"},
-		{name: "a key other than the published one is refused", fingerprint: "SHA256:notthepublishedkey"},
+		{name: "a changed chart fails the checksums", file: chart},
+		{name: "a changed SHA256SUMS fails its signature", file: SumsFile},
+		{name: "a key other than the published one is refused",
+			trusted: trust{fingerprint: "SHA256:notthepublishedkey", cosignKeySHA256: strings.Repeat("0", 64)}},
 	}
 	for _, tc := range tampers {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := copyDir(t, dist)
-			if tc.file != "" {
-				flipByte(t, filepath.Join(dir, tc.file))
-			}
-			fp := res.Fingerprint
-			if tc.fingerprint != "" {
-				fp = tc.fingerprint
-			}
-			if out, err := runVerify(ctx, script, dir, fp); err == nil {
-				t.Fatalf("verification passed on a tampered release:\n%s", out)
-			}
-		})
+		for tool, script := range scripts {
+			t.Run(tc.name+" ("+tool+")", func(t *testing.T) {
+				dir := copyDir(t, dist)
+				if tc.file != "" {
+					flipByte(t, filepath.Join(dir, tc.file))
+				}
+				tr := published
+				if tc.trusted != (trust{}) {
+					tr = tc.trusted
+				}
+				if out, err := runVerify(ctx, script, dir, tools, tr); err == nil {
+					t.Fatalf("%s verification passed on a tampered release:\n%s", tool, out)
+				}
+			})
+		}
 	}
 }
 

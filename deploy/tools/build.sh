@@ -18,6 +18,7 @@ HELM_VERSION=v3.22.0
 GOLANGCI_LINT_VERSION=v2.15.0
 GOVULNCHECK_VERSION=v1.9.0
 CYCLONEDX_GOMOD_VERSION=v1.10.0
+COSIGN_VERSION=v2.6.5
 dir=${KOLLECT_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kollect/tools/$PIN}
 # The analyzers (golangci-lint, govulncheck) type-check the code with the standard library of
 # the Go that runs them, so they are built by the project's toolchain, one folder per toolchain.
@@ -85,6 +86,7 @@ if [ "$mode" = all ]; then
   done
   build_in helm "$dir/bin/helm" $helm_pkg/cmd/helm "$helm_ldflags"
   install_at "$dir/bin/cyclonedx-gomod" "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$CYCLONEDX_GOMOD_VERSION"
+  install_at "$dir/bin/cosign" "github.com/sigstore/cosign/v2/cmd/cosign@$COSIGN_VERSION"
 fi
 # The security gates of make lint.
 install_at "$lint_dir/golangci-lint" "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_LINT_VERSION"

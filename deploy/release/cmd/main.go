@@ -23,8 +23,9 @@ func main() {
 	flag.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated GOOS/GOARCH list")
 	flag.StringVar(&binaries, "binaries", "", "comma-separated binary names (default: every services/*/cmd)")
 	flag.StringVar(&charts, "charts", "charts/kollect,charts/kollect-crds", "comma-separated chart folders ('' for none)")
-	flag.StringVar(&o.ToolsDir, "tools", os.Getenv("KOLLECT_TOOLS_DIR"), "folder holding bin/helm and bin/cyclonedx-gomod")
+	flag.StringVar(&o.ToolsDir, "tools", os.Getenv("KOLLECT_TOOLS_DIR"), "folder holding bin/helm, bin/cyclonedx-gomod and bin/cosign")
 	flag.StringVar(&o.SigningKey, "key", "", "OpenSSH private key to sign with (default: a fresh ed25519 key, discarded after signing)")
+	flag.StringVar(&o.CosignKey, "cosign-key", "", "cosign private key to sign with, password in COSIGN_PASSWORD (default: a fresh key pair, discarded after signing)")
 	flag.Parse()
 	ps, err := parsePlatforms(platforms)
 	if err != nil {
@@ -46,6 +47,7 @@ func main() {
 	fmt.Printf("release %s in %s: %d binaries, %d charts, %d signatures\n", o.Version, o.Out,
 		len(res.Binaries), len(res.Charts), len(res.Signatures))
 	fmt.Printf("signing key fingerprint (publish it with the release): %s\n", res.Fingerprint)
+	fmt.Printf("cosign public key sha256 (publish it with the release): %s\n", res.CosignKeySHA256)
 }
 
 func split(s string) []string {
