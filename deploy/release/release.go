@@ -68,6 +68,15 @@ func (o *Options) defaults() error {
 	if o.ToolsDir == "" {
 		return fmt.Errorf("check options: ToolsDir is required (deploy/tools/build.sh dir)")
 	}
+	// Builds run in the extracted source tree: a relative Out (make release's
+	// dist) must not resolve there.
+	for _, p := range []*string{&o.Out, &o.ToolsDir} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return fmt.Errorf("check options: %w", err)
+		}
+		*p = abs
+	}
 	return nil
 }
 

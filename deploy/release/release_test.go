@@ -45,11 +45,14 @@ func toolsDir(t *testing.T, root string) string {
 	return dir
 }
 
-// smallRelease builds a release of one binary for linux/amd64 and the CRD chart.
+// smallRelease builds a release of one binary for linux/amd64 and the CRD chart
+// into ./dist of a new working folder, as make release does.
 func smallRelease(t *testing.T, ctx context.Context, root string) (string, *Result) {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "dist")
-	res, err := Run(ctx, Options{Repo: root, Version: "v0.0.1-test", Out: out,
+	work := t.TempDir()
+	t.Chdir(work)
+	out := filepath.Join(work, "dist")
+	res, err := Run(ctx, Options{Repo: root, Version: "v0.0.1-test", Out: "dist",
 		Platforms: []Platform{{"linux", "amd64"}}, Binaries: []string{testBinary},
 		Charts: []string{"charts/kollect-crds"}, ToolsDir: toolsDir(t, root), Log: t.Logf})
 	if err != nil {
