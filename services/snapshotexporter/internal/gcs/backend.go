@@ -53,7 +53,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	if err != nil {
 		return nil, err
 	}
-	if layout, err = objectstore.NewLayout(&spec, ep.prefix); err != nil {
+	if layout, err = objectstore.NewLayout(&spec, ep.Prefix); err != nil {
 		return nil, err
 	}
 	credJSON, project, err := readSecret(ctx, &spec, cfg.Namespace, creds)
@@ -68,12 +68,12 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	if err != nil {
 		return nil, err
 	}
-	bk := &bucket{client: client, handle: client.Bucket(ep.bucket), name: ep.bucket, mode: v1alpha1.ProvisionEnsure,
-		project: firstOf(ep.project, project, os.Getenv("GOOGLE_CLOUD_PROJECT"))}
+	bk := &bucket{client: client, handle: client.Bucket(ep.Bucket), name: ep.Bucket, mode: v1alpha1.ProvisionEnsure,
+		project: firstOf(ep.Param, project, os.Getenv("GOOGLE_CLOUD_PROJECT"))}
 	if spec.Provisioning != nil && spec.Provisioning.Mode != "" {
 		bk.mode = spec.Provisioning.Mode
 	}
-	return objectstore.NewSink(bk, layout, "gcs bucket "+ep.bucket, client.Close), nil
+	return objectstore.NewSink(bk, layout, "gcs bucket "+ep.Bucket, client.Close), nil
 }
 
 // readSecret returns credentials.json and its project_id; nil without
@@ -107,7 +107,7 @@ func readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns 
 // client returns a storage client whose every request to the endpoint goes
 // through the egress policy's transport, wrapped with OAuth2 when the sink
 // authenticates.
-func (b Backend) client(ctx context.Context, ep endpoint, credJSON []byte, tlsCfg *tls.Config) (*storage.Client, error) {
+func (b Backend) client(ctx context.Context, ep objectstore.Endpoint, credJSON []byte, tlsCfg *tls.Config) (*storage.Client, error) {
 	var rt http.RoundTripper = b.Egress.HTTPTransport(tlsCfg)
 	var auth []option.ClientOption
 	switch {
@@ -122,7 +122,7 @@ func (b Backend) client(ctx context.Context, ep endpoint, credJSON []byte, tlsCf
 			return nil, sink.Permanent(fmt.Errorf("load gcs credentials from key %q: %w", KeyCredentials, err))
 		}
 		auth = []option.ClientOption{option.WithAuthCredentials(c)}
-	case ep.url == "" && os.Getenv("STORAGE_EMULATOR_HOST") == "":
+	case ep.URL == "" && os.Getenv("STORAGE_EMULATOR_HOST") == "":
 		auth = []option.ClientOption{option.WithScopes(storage.ScopeReadWrite)} // Application Default Credentials
 	}
 	if auth != nil {
@@ -132,8 +132,8 @@ func (b Backend) client(ctx context.Context, ep endpoint, credJSON []byte, tlsCf
 		}
 	}
 	opts := []option.ClientOption{option.WithHTTPClient(&http.Client{Transport: rt}), storage.WithJSONReads()}
-	if ep.url != "" {
-		opts = append(opts, option.WithEndpoint(ep.url+"/storage/v1/"))
+	if ep.URL != "" {
+		opts = append(opts, option.WithEndpoint(ep.URL+"/storage/v1/"))
 	}
 	client, err := storage.NewClient(ctx, opts...)
 	if err != nil {

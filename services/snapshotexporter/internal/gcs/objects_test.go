@@ -15,6 +15,7 @@ import (
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
 
 var none = exporter.MapCredentials{}
@@ -54,12 +55,12 @@ func (p *peer) attrs(t testing.TB, bucket, key string) *storage.ObjectAttrs {
 func TestParseEndpoint(t *testing.T) {
 	tests := []struct {
 		name, raw string
-		want      endpoint
+		want      objectstore.Endpoint
 	}{
-		{"a gs URL is a bucket and prefix", "gs://lake/kollect/prod", endpoint{bucket: "lake", prefix: "kollect/prod"}},
-		{"a gs URL may name the project", "gs://lake?project=acme", endpoint{bucket: "lake", project: "acme"}},
+		{"a gs URL is a bucket and prefix", "gs://lake/kollect/prod", objectstore.Endpoint{Bucket: "lake", Prefix: "kollect/prod"}},
+		{"a gs URL may name the project", "gs://lake?project=acme", objectstore.Endpoint{Bucket: "lake", Param: "acme"}},
 		{"an http URL is a custom server", "http://127.0.0.1:4443/lake/a/",
-			endpoint{url: "http://127.0.0.1:4443", bucket: "lake", prefix: "a"}},
+			objectstore.Endpoint{URL: "http://127.0.0.1:4443", Bucket: "lake", Prefix: "a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,7 +68,7 @@ func TestParseEndpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tt.want, got, cmp.AllowUnexported(endpoint{})); d != "" {
+			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("endpoint (-want +got):\n%s", d)
 			}
 		})

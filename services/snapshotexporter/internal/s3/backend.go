@@ -57,7 +57,7 @@ func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter
 	if err != nil {
 		return nil, layout, err
 	}
-	if layout, err = objectstore.NewLayout(&spec, ep.prefix); err != nil {
+	if layout, err = objectstore.NewLayout(&spec, ep.Prefix); err != nil {
 		return nil, layout, err
 	}
 	secret, err := readSecret(ctx, &spec, cfg.Namespace, creds)
@@ -73,7 +73,7 @@ func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter
 		return nil, layout, err
 	}
 	opts.HTTPClient = b.Egress.HTTPClient(tlsCfg)
-	bk := &bucket{client: s3.New(opts), name: ep.bucket, region: opts.Region, mode: v1alpha1.ProvisionEnsure}
+	bk := &bucket{client: s3.New(opts), name: ep.Bucket, region: opts.Region, mode: v1alpha1.ProvisionEnsure}
 	if spec.Provisioning != nil && spec.Provisioning.Mode != "" {
 		bk.mode = spec.Provisioning.Mode
 	}
@@ -102,15 +102,15 @@ func readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns 
 
 // clientOptions resolves region and credentials; the default configuration
 // is loaded only when the Secret and endpoint leave one of them open.
-func clientOptions(ctx context.Context, ep endpoint, secret map[string][]byte) (s3.Options, error) {
+func clientOptions(ctx context.Context, ep objectstore.Endpoint, secret map[string][]byte) (s3.Options, error) {
 	opts := s3.Options{Retryer: retryer()}
-	region := resolveRegion(ep.region, string(secret[KeyRegion]), "")
-	if secret == nil || (ep.region == "" && len(secret[KeyRegion]) == 0) {
+	region := resolveRegion(ep.Param, string(secret[KeyRegion]), "")
+	if secret == nil || (ep.Param == "" && len(secret[KeyRegion]) == 0) {
 		def, err := config.LoadDefaultConfig(ctx)
 		if err != nil {
 			return opts, sink.Permanent(fmt.Errorf("load default AWS configuration: %w", err))
 		}
-		region = resolveRegion(ep.region, string(secret[KeyRegion]), def.Region)
+		region = resolveRegion(ep.Param, string(secret[KeyRegion]), def.Region)
 		opts.Credentials = def.Credentials
 	}
 	opts.Region = region
@@ -118,8 +118,8 @@ func clientOptions(ctx context.Context, ep endpoint, secret map[string][]byte) (
 		opts.Credentials = credentials.NewStaticCredentialsProvider(string(secret[KeyAccessKeyID]),
 			string(secret[KeySecretAccessKey]), string(secret[KeySessionToken]))
 	}
-	if ep.url != "" {
-		opts.BaseEndpoint, opts.UsePathStyle = aws.String(ep.url), true
+	if ep.URL != "" {
+		opts.BaseEndpoint, opts.UsePathStyle = aws.String(ep.URL), true
 	}
 	return opts, nil
 }

@@ -12,22 +12,23 @@ import (
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
 
 func TestParseEndpoint(t *testing.T) {
 	tests := []struct {
 		name string
 		raw  string
-		want endpoint
+		want objectstore.Endpoint
 	}{
 		{"an s3 URL is an AWS bucket and prefix", "s3://inventory-lake/kollect/prod",
-			endpoint{bucket: "inventory-lake", prefix: "kollect/prod"}},
+			objectstore.Endpoint{Bucket: "inventory-lake", Prefix: "kollect/prod"}},
 		{"an s3 URL may name its region", "s3://inventory-lake?region=eu-west-1",
-			endpoint{bucket: "inventory-lake", region: "eu-west-1"}},
+			objectstore.Endpoint{Bucket: "inventory-lake", Param: "eu-west-1"}},
 		{"an https URL is a path-style server", "https://s3.example.com:9000/exports/a/b/",
-			endpoint{url: "https://s3.example.com:9000", bucket: "exports", prefix: "a/b"}},
+			objectstore.Endpoint{URL: "https://s3.example.com:9000", Bucket: "exports", Prefix: "a/b"}},
 		{"an http URL without a prefix", "http://127.0.0.1:7070/exports?region=local",
-			endpoint{url: "http://127.0.0.1:7070", bucket: "exports", region: "local"}},
+			objectstore.Endpoint{URL: "http://127.0.0.1:7070", Bucket: "exports", Param: "local"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +36,7 @@ func TestParseEndpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tt.want, got, cmp.AllowUnexported(endpoint{})); d != "" {
+			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("endpoint (-want +got):\n%s", d)
 			}
 		})
