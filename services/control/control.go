@@ -39,6 +39,8 @@ type Config struct {
 	NATSCredentials string
 	// ProvisionBus creates or updates the bus's streams and buckets at start.
 	ProvisionBus bool
+	// Bus are the limits provisioning applies.
+	Bus BusConfig
 	// MetricsAddr serves Prometheus metrics ("0" disables).
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz ("0" disables).
@@ -76,7 +78,7 @@ func DefaultConfig() Config {
 		MetricsAddr: ":8080", HealthAddr: ":8081", LeaderElection: true,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
-		Webhook: defaultWebhookConfig(),
+		Webhook: defaultWebhookConfig(), Bus: defaultBusConfig(),
 	}
 }
 
@@ -96,6 +98,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "timeout of one connection test")
 	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "wait before retrying a failed connection test")
 	c.Webhook.bindFlags(fs)
+	c.Bus.bindFlags(fs)
 }
 
 // Run runs control until ctx ends.
@@ -119,7 +122,11 @@ func Run(ctx context.Context, c Config) error {
 	}
 	defer nc.Close()
 	if c.ProvisionBus {
-		if err := bus.Provision(ctx, js, bus.DefaultOptions()); err != nil {
+		opts, err := c.Bus.Options()
+		if err != nil {
+			return err
+		}
+		if err := bus.Provision(ctx, js, opts); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,69 @@
+package control
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// BusConfig are the limits control provisions the bus with (--provision-bus);
+// the rest of bus.Options keep their defaults. docs/bus.md sizes them.
+type BusConfig struct {
+	// Replicas of every stream, bucket and object store: 1, or 3 on a
+	// three-node JetStream cluster so that losing a node loses nothing.
+	Replicas int
+	// Storage is "file" or "memory".
+	Storage string
+	// SnapshotHistory is how many snapshot events are kept per inventory
+	// for replay.
+	SnapshotHistory int64
+	// SnapshotMaxAge is how long snapshot events and large envelopes are
+	// kept; zero keeps them until SnapshotHistory evicts them.
+	SnapshotMaxAge time.Duration
+}
+
+func defaultBusConfig() BusConfig {
+	d := bus.DefaultOptions()
+	return BusConfig{Replicas: d.Replicas, Storage: "file", SnapshotHistory: d.SnapshotHistory, SnapshotMaxAge: d.SnapshotMaxAge}
+}
+
+func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
+	fs.IntVar(&b.Replicas, "bus-replicas", b.Replicas, "replicas of every bus stream, bucket and object store (1 to 5; 3 on a three-node JetStream cluster)")
+	fs.StringVar(&b.Storage, "bus-storage", b.Storage, "storage of the bus streams: file or memory")
+	fs.Int64Var(&b.SnapshotHistory, "bus-snapshot-history", b.SnapshotHistory, "snapshot events kept per inventory for replay")
+	fs.DurationVar(&b.SnapshotMaxAge, "bus-snapshot-max-age", b.SnapshotMaxAge, "how long snapshot events and large envelopes are kept (0: until evicted by --bus-snapshot-history)")
+}
+
+// Options returns the bus options to provision with, or an error naming
+// every flag out of range.
+func (b BusConfig) Options() (bus.Options, error) {
+	o := bus.DefaultOptions()
+	o.Replicas, o.SnapshotHistory, o.SnapshotMaxAge = b.Replicas, b.SnapshotHistory, b.SnapshotMaxAge
+	var errs []error
+	if b.Replicas < 1 || b.Replicas > 5 {
+		errs = append(errs, fmt.Errorf("--bus-replicas %d: must be 1 to 5", b.Replicas))
+	}
+	switch b.Storage {
+	case "file":
+		o.Storage = jetstream.FileStorage
+	case "memory":
+		o.Storage = jetstream.MemoryStorage
+	default:
+		errs = append(errs, fmt.Errorf("--bus-storage %q: must be file or memory", b.Storage))
+	}
+	if b.SnapshotHistory < 1 {
+		errs = append(errs, fmt.Errorf("--bus-snapshot-history %d: must be at least 1", b.SnapshotHistory))
+	}
+	if b.SnapshotMaxAge < 0 {
+		errs = append(errs, fmt.Errorf("--bus-snapshot-max-age %v: must not be negative", b.SnapshotMaxAge))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return o, err
+	}
+	return o, o.Validate()
+}

@@ -1,0 +1,65 @@
+package control
+
+import (
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"kollect.dev/kollect/pkg/bus"
+)
+
+func TestBusFlagsSetTheProvisionedOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want func(*bus.Options)
+		err  []string
+	}{
+		{name: "no flag keeps the bus defaults", want: func(*bus.Options) {}},
+		{name: "three replicas in memory with a short history",
+			args: []string{"--bus-replicas=3", "--bus-storage=memory", "--bus-snapshot-history=4", "--bus-snapshot-max-age=24h"},
+			want: func(o *bus.Options) {
+				o.Replicas, o.Storage, o.SnapshotHistory, o.SnapshotMaxAge = 3, jetstream.MemoryStorage, 4, 24*time.Hour
+			}},
+		{name: "a max age of zero keeps events until the history evicts them",
+			args: []string{"--bus-snapshot-max-age=0"}, want: func(o *bus.Options) { o.SnapshotMaxAge = 0 }},
+		{name: "every flag out of range is named",
+			args: []string{"--bus-replicas=0", "--bus-storage=ssd", "--bus-snapshot-history=0", "--bus-snapshot-max-age=-1h"},
+			err:  []string{"--bus-replicas 0", `--bus-storage "ssd"`, "--bus-snapshot-history 0", "--bus-snapshot-max-age -1h0m0s"}},
+		{name: "six replicas are more than JetStream allows", args: []string{"--bus-replicas=6"}, err: []string{"--bus-replicas 6: must be 1 to 5"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			fs := flag.NewFlagSet("control", flag.ContinueOnError)
+			c.BindFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Bus.Options()
+			if tc.err != nil {
+				if err == nil {
+					t.Fatalf("Options() = %+v, want an error naming %q", got, tc.err)
+				}
+				for _, want := range tc.err {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q does not name %q", err, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Options(): %v", err)
+			}
+			want := bus.DefaultOptions()
+			tc.want(&want)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("options (-want +got):\n%s", d)
+			}
+		})
+	}
+}
