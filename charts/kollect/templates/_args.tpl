@@ -12,6 +12,17 @@ service's own flag set.
 {{- if eq .svc.service "control" }}
 {{- $c := $v.control }}
 - --provision-bus={{ $c.provisionBus }}
+{{- if $c.provisionBus }}
+{{- $replicas := int $c.bus.replicas }}
+{{- if eq $replicas 0 }}
+{{- $replicas = 1 }}
+{{- if and $v.nats.enabled (ge (int $v.nats.replicas) 3) }}{{ $replicas = 3 }}{{ end }}
+{{- end }}
+- --bus-replicas={{ $replicas }}
+- --bus-storage={{ $c.bus.storage }}
+- --bus-snapshot-history={{ $c.bus.snapshotHistory }}
+- --bus-snapshot-max-age={{ $c.bus.snapshotMaxAge }}
+{{- end }}
 - --metrics-bind-address=:{{ $c.metricsPort }}
 - --health-probe-bind-address=:{{ $c.healthPort }}
 - --leader-elect=true
