@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"os"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,45 +14,17 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
-	"sigs.k8s.io/yaml"
+	"kollect.dev/kollect/pkg/sink/sinktest"
 )
 
 // docObject is one object of a yaml block of a doc page.
-type docObject struct {
-	Kind       string            `json:"kind"`
-	StringData map[string]string `json:"stringData"`
-	Metadata   struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-	Spec v1alpha1.KollectSnapshotSinkSpec `json:"spec"`
-}
-
-var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
-
-func docObjects(t *testing.T, page string) []docObject {
-	t.Helper()
-	md, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var objs []docObject
-	for _, m := range yamlBlock.FindAllStringSubmatch(string(md), -1) {
-		for _, doc := range strings.Split(m[1], "\n---\n") {
-			var o docObject
-			if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
-				t.Fatalf("decode %s: %v", page, err)
-			}
-			objs = append(objs, o)
-		}
-	}
-	return objs
-}
+type docObject = sinktest.DocObject[v1alpha1.KollectSnapshotSinkSpec]
 
 func TestDocExamples(t *testing.T) {
 	p := startPeer(t)
 	creds := exporter.MapCredentials{}
 	var sinks []docObject
-	for _, o := range docObjects(t, "../../../../docs/sinks/gcs.md") {
+	for _, o := range sinktest.DocObjects[v1alpha1.KollectSnapshotSinkSpec](t, "docs/sinks/gcs.md", "KollectSnapshotSink") {
 		switch o.Kind {
 		case "Secret":
 			creds[busv1.NamespacedName{Namespace: "team-a", Name: o.Metadata.Name}] = map[string][]byte{
