@@ -78,3 +78,19 @@ func decodeDocObjects[S any](md []byte, kind string) ([]DocObject[S], error) {
 	}
 	return objs, nil
 }
+
+// OneDoc returns the one object of kind among objs, failing the test when
+// there is none or more than one.
+func OneDoc[S any](t testing.TB, objs []DocObject[S], kind string) DocObject[S] {
+	t.Helper()
+	var found []DocObject[S]
+	for _, o := range objs {
+		if o.Kind == kind {
+			found = append(found, o)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("the page has %d objects of kind %s, want 1", len(found), kind)
+	}
+	return found[0]
+}
