@@ -5,20 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
-	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
 )
 
@@ -26,47 +20,19 @@ import (
 // backend against the test server: only the endpoint's address and the
 // Secret's values change (to the password-authenticated test role).
 func TestDocsExample(t *testing.T) {
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(root, "docs", "sinks", "postgres.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindSubmatch(page)
-	if m == nil {
-		t.Fatal("postgres.md has no yaml block")
-	}
 	role, err := url.Parse(passwordRoleDSN(t, rolePassword))
 	if err != nil {
 		t.Fatal(err)
 	}
 	creds := exporter.MapCredentials{}
-	var obj v1alpha1.KollectDatabaseSink
-	for _, doc := range strings.Split(string(m[1]), "\n---\n") {
-		var head struct {
-			Kind       string `json:"kind"`
-			Metadata   struct{ Name, Namespace string }
-			StringData map[string]string `json:"stringData"`
-		}
-		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
-			t.Fatalf("decode the example: %v", err)
-		}
-		switch head.Kind {
-		case "Secret":
-			if head.StringData["username"] == "" || head.StringData["password"] == "" {
-				t.Fatalf("the example Secret has no username and password: %v", head.StringData)
-			}
-			pw, _ := role.User.Password()
-			creds[busv1.NamespacedName{Namespace: head.Metadata.Namespace, Name: head.Metadata.Name}] = map[string][]byte{
-				"username": []byte(role.User.Username()), "password": []byte(pw)}
-		case "KollectDatabaseSink":
-			if err := yaml.UnmarshalStrict([]byte(doc), &obj); err != nil {
-				t.Fatalf("decode the example sink: %v", err)
-			}
-		}
+	objs := sinktest.DocObjects[v1alpha1.KollectDatabaseSinkSpec](t, "docs/sinks/postgres.md", "KollectDatabaseSink")
+	secret, obj := sinktest.OneDoc(t, objs, "Secret"), sinktest.OneDoc(t, objs, "KollectDatabaseSink")
+	if secret.StringData["username"] == "" || secret.StringData["password"] == "" {
+		t.Fatalf("the example Secret has no username and password: %v", secret.StringData)
 	}
+	pw, _ := role.User.Password()
+	creds[busv1.NamespacedName{Namespace: secret.Metadata.Namespace, Name: secret.Metadata.Name}] = map[string][]byte{
+		"username": []byte(role.User.Username()), "password": []byte(pw)}
 	ep, err := url.Parse(obj.Spec.Endpoint)
 	if err != nil || obj.Spec.Postgres == nil {
 		t.Fatalf("the example sink has endpoint %q (%v) and postgres %v", obj.Spec.Endpoint, err, obj.Spec.Postgres)
@@ -78,7 +44,7 @@ func TestDocsExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, err := postgres.Backend{Egress: egress.Policy{AllowPrivate: true}}.Open(context.Background(), busv1.SinkConfig{
-		Family: busv1.FamilyDatabase, Type: "postgres", Namespace: obj.Namespace, Name: obj.Name, Cluster: obj.Spec.Cluster, Spec: raw}, creds)
+		Family: busv1.FamilyDatabase, Type: "postgres", Namespace: obj.Metadata.Namespace, Name: obj.Metadata.Name, Cluster: obj.Spec.Cluster, Spec: raw}, creds)
 	if err != nil {
 		t.Fatalf("open the example sink: %v", err)
 	}
