@@ -2,11 +2,7 @@ package gitlab
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,43 +14,14 @@ import (
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
-	"sigs.k8s.io/yaml"
 )
 
-// docExample returns the Secret and the sink of the example of
-// docs/sinks/gitlab.md, decoded strictly.
-func docExample(t *testing.T) (secret struct {
-	Metadata   struct{ Name, Namespace string }
-	StringData map[string]string `json:"stringData"`
-}, ksnap v1alpha1.KollectSnapshotSink) {
-	t.Helper()
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "docs", "sinks", "gitlab.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindSubmatch(b)
-	if m == nil {
-		t.Fatal("docs/sinks/gitlab.md has no yaml block")
-	}
-	docs := strings.Split(string(m[1]), "\n---\n")
-	if len(docs) != 2 {
-		t.Fatalf("the example has %d objects, want a Secret and a sink", len(docs))
-	}
-	if err := yaml.Unmarshal([]byte(docs[0]), &secret); err != nil {
-		t.Fatalf("decode the example Secret: %v", err)
-	}
-	if err := yaml.UnmarshalStrict([]byte(docs[1]), &ksnap); err != nil {
-		t.Fatalf("decode the example sink: %v", err)
-	}
-	return secret, ksnap
-}
-
 func TestDocsExample(t *testing.T) {
-	secret, ksnap := docExample(t)
+	objs := sinktest.DocObjects[v1alpha1.KollectSnapshotSinkSpec](t, "docs/sinks/gitlab.md", "KollectSnapshotSink")
+	if len(objs) != 2 {
+		t.Fatalf("the example has %d objects, want a Secret and a sink", len(objs))
+	}
+	secret, ksnap := sinktest.OneDoc(t, objs, "Secret"), sinktest.OneDoc(t, objs, "KollectSnapshotSink")
 	spec := ksnap.Spec
 	gl := testenv.StartGitLab(t, testenv.GitLabOptions{Token: secret.StringData["token"]})
 	gl.CreateProject(t, spec.GitLab.Project)
@@ -64,8 +31,8 @@ func TestDocsExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "gitlab", Namespace: ksnap.Namespace,
-		Name: ksnap.Name, Cluster: spec.Cluster, Spec: raw}
+	cfg := busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "gitlab", Namespace: ksnap.Metadata.Namespace,
+		Name: ksnap.Metadata.Name, Cluster: spec.Cluster, Spec: raw}
 	creds := exporter.MapCredentials{{Namespace: secret.Metadata.Namespace, Name: secret.Metadata.Name}: {
 		"token": []byte(secret.StringData["token"])}}
 	s, err := Backend{Egress: allowLoopback}.New(t.Context(), cfg, creds)
