@@ -2,54 +2,33 @@ package git
 
 import (
 	"context"
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
-	"sigs.k8s.io/yaml"
 )
 
-// docExample is one Secret and sink of docs/sinks/git.md, decoded
-// strictly.
+// docExample is one Secret and the sink after it in docs/sinks/git.md.
 type docExample struct {
 	secret map[string]string
-	sink   v1alpha1.KollectSnapshotSink
+	sink   sinktest.DocObject[v1alpha1.KollectSnapshotSinkSpec]
 }
 
 func docExamples(t *testing.T) []docExample {
 	t.Helper()
-	md, err := os.ReadFile("../../../../docs/sinks/git.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []docExample
-	for _, block := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(md), -1) {
-		var ex docExample
-		for _, doc := range strings.Split(block[1], "\n---\n") {
-			var meta struct{ Kind string }
-			if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
-				t.Fatalf("decode example: %v", err)
-			}
-			switch meta.Kind {
-			case "Secret":
-				var s struct {
-					StringData map[string]string `json:"stringData"`
-				}
-				if err := yaml.Unmarshal([]byte(doc), &s); err != nil {
-					t.Fatalf("decode Secret: %v", err)
-				}
-				ex.secret = s.StringData
-			case "KollectSnapshotSink":
-				if err := yaml.UnmarshalStrict([]byte(doc), &ex.sink); err != nil {
-					t.Fatalf("decode sink: %v", err)
-				}
-			}
+	var secret map[string]string
+	for _, o := range sinktest.DocObjects[v1alpha1.KollectSnapshotSinkSpec](t, "docs/sinks/git.md", "KollectSnapshotSink") {
+		switch o.Kind {
+		case "Secret":
+			secret = o.StringData
+		case "KollectSnapshotSink":
+			out = append(out, docExample{secret: secret, sink: o})
+			secret = nil
 		}
-		out = append(out, ex)
 	}
 	if len(out) != 2 {
 		t.Fatalf("docs/sinks/git.md has %d examples, want 2", len(out))
@@ -90,7 +69,7 @@ func TestDocExamples(t *testing.T) {
 			repo, url := tt.p.newRepo(t)
 			spec := tt.ex.sink.Spec
 			spec.Endpoint = tt.endpoint(repo, url)
-			creds := exporter.MapCredentials{{Namespace: tt.ex.sink.Namespace, Name: spec.SecretRef.Name}: bytesOf(tt.secret)}
+			creds := exporter.MapCredentials{{Namespace: tt.ex.sink.Metadata.Namespace, Name: spec.SecretRef.Name}: bytesOf(tt.secret)}
 			cfg := cfgFor(t, spec)
 			cfg.Cluster = spec.Cluster
 			s, err := (&Backend{Egress: allowLoopback}).New(context.Background(), cfg, creds)
