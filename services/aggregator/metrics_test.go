@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/aggregator"
 )
@@ -18,13 +16,7 @@ import (
 // Run serves the engine's metrics on /metrics: the leader gauge while it
 // holds the lease, and the inventory's last snapshot.
 func TestRunServesTheAggregatorMetrics(t *testing.T) {
-	n := testenv.StartNATS(t)
-	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
-		t.Fatal(err)
-	}
-	inv := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: "team-a", Name: "inv", Generation: 1,
-		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
-	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
+	n := startBusWithInventory(t)
 	putRow(t, n, "u1", 1)
 	putRow(t, n, "u2", 1)
 

@@ -54,13 +54,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // other takes over and continues the revisions; no revision is published
 // twice.
 func TestOneOfTwoReplicasPublishesAndTheOtherTakesOver(t *testing.T) {
-	n := testenv.StartNATS(t)
-	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
-		t.Fatal(err)
-	}
-	inv := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: "team-a", Name: "inv", Generation: 1,
-		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
-	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
+	n := startBusWithInventory(t)
 	putRow(t, n, "u1", 1)
 
 	stops := map[string]func(){}
@@ -170,4 +164,18 @@ func TestAnAggregatorStartedBeforeProvisioningWaits(t *testing.T) {
 		s, err := replay.Last(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
 		return err == nil && s != nil && s.Event.ItemCount == 1
 	})
+}
+
+// startBusWithInventory starts NATS, provisions the bus and configures the
+// inventory team-a/inv, bound to no sink.
+func startBusWithInventory(t *testing.T) *testenv.NATS {
+	t.Helper()
+	n := testenv.StartNATS(t)
+	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	inv := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: "team-a", Name: "inv", Generation: 1,
+		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
+	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
+	return n
 }
