@@ -97,8 +97,12 @@ func replaceStatements(data, staging tableRef, env busv1.Envelope) []statement {
 	if staging.Table != "" {
 		cols := append([]string{"cluster", "inventory_namespace", "inventory_name"}, stagedColumns...)
 		cols = append(cols, "checksum", "revision", "exported_at")
-		sel := append([]string{"@cluster", "@inventory_namespace", "@inventory_name"}, quotedList(stagedColumns[:len(stagedColumns)-1])...)
-		sel = append(sel, "PARSE_JSON(`attributes`)", "@checksum", "@revision", "@exported_at")
+		// Parameters in a select list have no column to take a type from: the
+		// casts state them (BigQuery knows them from the request; the emulator
+		// needs them).
+		sel := append([]string{"CAST(@cluster AS STRING)", "CAST(@inventory_namespace AS STRING)", "CAST(@inventory_name AS STRING)"},
+			quotedList(stagedColumns[:len(stagedColumns)-1])...)
+		sel = append(sel, "PARSE_JSON(`attributes`)", "CAST(@checksum AS STRING)", "CAST(@revision AS INT64)", "CAST(@exported_at AS TIMESTAMP)")
 		stmts = append(stmts, statement{SQL: "INSERT INTO " + data.sql() + " (" + quoted(cols) + ") SELECT " +
 			strings.Join(sel, ", ") + " FROM " + staging.sql()})
 	}
