@@ -33,8 +33,8 @@ type Backend struct {
 	// sink names a Secret. spec.endpoint does the same per sink.
 	Endpoint string
 	// NoTransactions runs the statements of an export one by one instead
-	// of in one multi-statement transaction, for servers without BEGIN
-	// TRANSACTION (the emulator). Readers may then see an inventory
+	// of in one multi-statement transaction, for BigQuery-compatible
+	// servers without BEGIN TRANSACTION. Readers may then see an inventory
 	// half-written; the state is still recorded last.
 	NoTransactions bool
 }

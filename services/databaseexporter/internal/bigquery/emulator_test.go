@@ -173,12 +173,19 @@ func (r reader) query(ctx context.Context, st statement, read func(*bigquery.Row
 
 func TestEmulatorConformance(t *testing.T) {
 	endpoint := startEmulator(t)
-	sinktest.Run(t, sinktest.Factory{
-		New: func(t *testing.T) (sink.Sink, sinktest.Reader) {
-			s, dataset := emulatorSink(t, endpoint, Backend{NoTransactions: true})
-			return s, newReader(t, endpoint, dataset)
-		},
-		// The emulator accepts any request: it has no credentials to refuse.
-		BadCredentials: nil,
-	})
+	for name, b := range map[string]Backend{
+		"in one transaction":     {},
+		"statement by statement": {NoTransactions: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sinktest.Run(t, sinktest.Factory{
+				New: func(t *testing.T) (sink.Sink, sinktest.Reader) {
+					s, dataset := emulatorSink(t, endpoint, b)
+					return s, newReader(t, endpoint, dataset)
+				},
+				// The emulator accepts any request: it has no credentials to refuse.
+				BadCredentials: nil,
+			})
+		})
+	}
 }
