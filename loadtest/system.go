@@ -72,24 +72,7 @@ func (r *run) system(ctx context.Context) error {
 // waitFor polls cond every interval until it holds, a service exits or the
 // timeout passes.
 func (r *run) waitFor(ctx context.Context, what string, interval time.Duration, cond func() (bool, error)) error {
-	deadline := time.After(r.c.Timeout)
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		ok, err := cond()
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-r.exits:
-			return err
-		case <-deadline:
-			return fmt.Errorf("no %s within %v (last error: %v); service logs in %s", what, r.c.Timeout, err, r.logDir())
-		case <-tick.C:
-		}
-	}
+	return demo.Poll(ctx, r.exits, demo.PollOptions{What: what, Interval: interval, Timeout: r.c.Timeout, Logs: r.logDir()}, cond)
 }
 
 // initialSync waits until both sinks hold every object.

@@ -38,8 +38,26 @@ func (w *watcher) git(args ...string) (string, error) {
 // wait polls cond every 200ms until it reports done, a service exits or the
 // timeout passes.
 func (w *watcher) wait(ctx context.Context, what string, cond func() (bool, error)) error {
-	deadline := time.After(w.timeout)
-	tick := time.NewTicker(200 * time.Millisecond)
+	return Poll(ctx, w.exits, PollOptions{What: what, Interval: 200 * time.Millisecond, Timeout: w.timeout,
+		Logs: w.p.Dir + "/logs"}, cond)
+}
+
+// PollOptions describe one wait of Poll.
+type PollOptions struct {
+	// What is waited for, for the timeout's error ("Git commit holding x").
+	What string
+	// Interval between two calls of the condition, and Timeout of the wait.
+	Interval, Timeout time.Duration
+	// Logs is the folder of the service logs, named in the timeout's error.
+	Logs string
+}
+
+// Poll calls cond every o.Interval until it reports done, a service
+// exits (its exit error arrives on exits) or o.Timeout passes. The demo and
+// the load test wait on their running services with it.
+func Poll(ctx context.Context, exits <-chan error, o PollOptions, cond func() (bool, error)) error {
+	deadline := time.After(o.Timeout)
+	tick := time.NewTicker(o.Interval)
 	defer tick.Stop()
 	for {
 		ok, err := cond()
@@ -49,10 +67,10 @@ func (w *watcher) wait(ctx context.Context, what string, cond func() (bool, erro
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-w.exits:
+		case err := <-exits:
 			return err
 		case <-deadline:
-			return fmt.Errorf("no %s within %v (last error: %v); see the service logs in %s/logs", what, w.timeout, err, w.p.Dir)
+			return fmt.Errorf("no %s within %v (last error: %v); see the service logs in %s", o.What, o.Timeout, err, o.Logs)
 		case <-tick.C:
 		}
 	}
