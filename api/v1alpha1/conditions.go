@@ -62,6 +62,11 @@ const (
 	// ReasonSecretExtractionNotAllowed: Ready=False on a target whose Profile
 	// reads Secret data or exports Secrets without the opt-in annotations.
 	ReasonSecretExtractionNotAllowed = "SecretExtractionNotAllowed"
+	// ReasonAccessDenied: Ready=False on a target whose ServiceAccount may
+	// not list the profile's kind in any selected namespace, or
+	// Degraded=True when it may in some of them only; the message names the
+	// ServiceAccount and the namespaces left out.
+	ReasonAccessDenied = "AccessDenied"
 
 	// ReasonScopeGVKDenied: Ready=False on a target whose Profile's GVK is
 	// not in the namespace's Scope allowedGVKs.
@@ -107,6 +112,14 @@ const (
 	// ReasonEndpointDenied: Ready=False on a sink whose endpoint resolves to
 	// a private, loopback or link-local address the operator does not allow.
 	ReasonEndpointDenied = "EndpointDenied"
+	// ReasonSecretRefDenied: Ready=False on a sink whose secretRef names
+	// another namespace while the operator does not allow cross-namespace
+	// Secret references.
+	ReasonSecretRefDenied = "SecretRefDenied"
+	// ReasonCredentialsDenied: Ready=False on a sink that would run with
+	// the exporter's own (ambient) cloud identity where the operator does
+	// not allow it, or whose credentials are of a refused type.
+	ReasonCredentialsDenied = "CredentialsDenied"
 	// ReasonInsecureSkipVerify: TLSInsecure=True, certificate verification
 	// is off for this sink.
 	ReasonInsecureSkipVerify = "InsecureSkipVerify"

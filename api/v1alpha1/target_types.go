@@ -27,6 +27,19 @@ type KollectTargetSpec struct {
 	// until it resumes.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+
+	// serviceAccountName is the ServiceAccount of the target's namespace
+	// whose permissions bound what the target may collect: control checks,
+	// at every reconcile and periodically, that it may list the profile's
+	// kind in each selected namespace (cluster-wide for all-namespace and
+	// cluster-scoped selections), and the collector collects only from the
+	// namespaces that passed. Defaults to the operator's
+	// --default-service-account (kollect). The ServiceAccount need not
+	// exist: only the RBAC bound to its name counts.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 }
 
 // TargetStatus is the observed state of a KollectTarget or
