@@ -99,8 +99,12 @@ func (c *Compiled) NeedsWholeObject() bool {
 func (c *Compiled) Selector() *selection.Selector { return c.selector }
 
 // Namespace reports whether the Target collects from ns: its own selection
-// within its Scope's allowed and denied namespaces.
+// within what its identity may list (Config.Access) and its Scope's allowed
+// and denied namespaces.
 func (c *Compiled) Namespace(ns selection.Namespace) bool {
+	if !c.Config.Access.AllowsNamespace(ns.Name) {
+		return false
+	}
 	if c.denied.Has(ns.Name) || (c.allowed != nil && !c.allowed.Has(ns.Name)) {
 		return false
 	}

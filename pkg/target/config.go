@@ -10,6 +10,9 @@ import (
 
 // ConfigForTarget builds the compiled-config entry of a namespaced Target.
 // scope is the ceiling of the Target's namespace, nil when none applies.
+// The entry has no Access: the caller sets what the Target's identity may
+// list (control from SubjectAccessReviews), and without it the collector
+// collects nothing.
 func ConfigForTarget(t *v1alpha1.KollectTarget, p *v1alpha1.KollectProfile, scope *v1alpha1.ScopeRules) (busv1.TargetConfig, error) {
 	cfg := busv1.TargetConfig{
 		Kind: busv1.KindTarget, Namespace: t.Namespace, Name: t.Name, UID: string(t.UID),
@@ -19,10 +22,13 @@ func ConfigForTarget(t *v1alpha1.KollectTarget, p *v1alpha1.KollectProfile, scop
 }
 
 // ConfigForClusterTarget builds the compiled-config entry of a ClusterTarget.
+// A ClusterTarget is a cluster administrator's object and acts with the
+// operator's reach: its Access covers every namespace its selection names.
 func ConfigForClusterTarget(t *v1alpha1.KollectClusterTarget, p *v1alpha1.KollectProfile, scope *v1alpha1.ScopeRules) (busv1.TargetConfig, error) {
 	cfg := busv1.TargetConfig{
 		Kind: busv1.KindClusterTarget, Name: t.Name, UID: string(t.UID),
 		Generation: t.Generation, Suspend: t.Spec.Suspend,
+		Access: &busv1.TargetAccess{AllNamespaces: true},
 	}
 	return fill(cfg, t.Spec, p, scope)
 }

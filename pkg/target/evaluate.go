@@ -23,6 +23,9 @@ func (c *Compiled) Evaluate(obj *unstructured.Unstructured, ns *selection.Namesp
 	if ns != nil && !c.Namespace(*ns) {
 		return nil, nil
 	}
+	if ns == nil && !c.Config.Access.AllowsNamespace("") {
+		return nil, nil // a cluster-scoped kind needs cluster-wide access
+	}
 	ok, err := c.selector.Object(selection.Object{Name: obj.GetName(), Labels: obj.GetLabels(), Content: obj.Object}, ns)
 	if err != nil {
 		return nil, fmt.Errorf("%s: matchPolicy: %w", objectRef(obj), err)

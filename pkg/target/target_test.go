@@ -45,6 +45,7 @@ func compiled(t *testing.T, tgt *v1alpha1.KollectTarget, scope *v1alpha1.ScopeRu
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Access = &busv1.TargetAccess{AllNamespaces: true}
 	c, err := Compile(cfg, extract.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,7 @@ func targetConfig(t testing.TB, ns, name string, generation int64, p *v1alpha1.K
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Access = &busv1.TargetAccess{AllNamespaces: true}
 	return cfg
 }
 

@@ -1,6 +1,9 @@
 package busv1
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Compiled config entries are written by control into the config KV bucket,
 // one key per object, with a key prefix per kind (see pkg/bus ConfigKey). The
@@ -45,6 +48,41 @@ type TargetConfig struct {
 	// Scope applies. The collector re-checks namespaces that appear later
 	// against it.
 	Scope json.RawMessage `json:"scope,omitempty"`
+	// Access is what the Target's identity may read, as control last
+	// checked it with SubjectAccessReviews. The collector collects only
+	// within it, whatever the selection says, and collects nothing when it
+	// is absent (fail closed).
+	Access *TargetAccess `json:"access,omitempty"`
+}
+
+// TargetAccess bounds a Target's collection to what its identity may list.
+type TargetAccess struct {
+	// ServiceAccount is the identity checked, "<namespace>/<name>"; empty
+	// for ClusterTargets and the command line, which act as the operator
+	// or the user running them.
+	ServiceAccount string `json:"serviceAccount,omitempty"`
+	// AllNamespaces is true when the identity may list the kind
+	// cluster-wide: every selected namespace, and cluster-scoped objects.
+	AllNamespaces bool `json:"allNamespaces,omitempty"`
+	// Namespaces are the selected namespaces the identity may list the
+	// kind in, sorted, when AllNamespaces is false.
+	Namespaces []string `json:"namespaces,omitempty"`
+}
+
+// AllowsNamespace reports whether the access covers namespace ns; "" asks
+// about cluster-scoped objects. A nil access allows nothing.
+func (a *TargetAccess) AllowsNamespace(ns string) bool {
+	if a == nil {
+		return false
+	}
+	if a.AllNamespaces {
+		return true
+	}
+	if ns == "" {
+		return false
+	}
+	_, found := slices.BinarySearch(a.Namespaces, ns)
+	return found
 }
 
 // InventoryConfig is the compiled desired state of a KollectInventory or a

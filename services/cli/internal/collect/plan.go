@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/target"
@@ -31,6 +32,9 @@ func compile(set *manifests.Set, opts extract.Options) (*plan, error) {
 			continue
 		}
 		cfg, err := target.ConfigForTarget(t, prof, scopeOf(set, t.Namespace))
+		// The command line lists with the user's own credentials: the API
+		// server bounds its reach, there is no operator identity to lend.
+		cfg.Access = &busv1.TargetAccess{AllNamespaces: true}
 		errs = append(errs, p.add(cfg, err, opts))
 	}
 	for _, t := range set.ClusterTargets {
