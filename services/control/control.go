@@ -4,14 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/nats-io/nats.go"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/zapr"
+	"github.com/nats-io/nats.go"
 	"go.uber.org/zap"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,6 +27,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/services/control/internal/access"
 	"kollect.dev/kollect/services/control/internal/probe"
 	"kollect.dev/kollect/services/control/internal/reconcile"
 	"kollect.dev/kollect/services/control/internal/reports"
@@ -55,6 +57,12 @@ type Config struct {
 	// AllowInClusterSinks admits sink endpoints on private, loopback and
 	// link-local addresses.
 	AllowInClusterSinks bool
+	// DefaultServiceAccount is the ServiceAccount of its own namespace a
+	// KollectTarget acts as when it sets no spec.serviceAccountName.
+	DefaultServiceAccount string
+	// AccessRecheck is how often control reviews a Target's access again
+	// when nothing it depends on changed.
+	AccessRecheck time.Duration
 	// ProbeTimeout bounds one connection test.
 	ProbeTimeout time.Duration
 	// ProbeRetry is the wait before probing again after a failed probe.
@@ -68,6 +76,9 @@ type Config struct {
 	Log logr.Logger
 }
 
+// DefaultServiceAccount is the ServiceAccount a Target acts as by default.
+const DefaultServiceAccount = "kollect"
+
 // LeaderElectionID is the name of control's Lease.
 const LeaderElectionID = "kollect-control"
 
@@ -78,6 +89,7 @@ func DefaultConfig() Config {
 		MetricsAddr: ":8080", HealthAddr: ":8081", LeaderElection: true,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
+		DefaultServiceAccount: DefaultServiceAccount, AccessRecheck: 2 * time.Minute,
 		Webhook: defaultWebhookConfig(), Bus: defaultBusConfig(),
 	}
 }
@@ -95,6 +107,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RenewDeadline, "renew-deadline", c.RenewDeadline, "leader election renew deadline")
 	fs.DurationVar(&c.RetryPeriod, "retry-period", c.RetryPeriod, "leader election retry period")
 	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "admit sinks on private, loopback and link-local addresses")
+	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", c.DefaultServiceAccount,
+		"ServiceAccount (of the Target's own namespace) a KollectTarget acts as when it names none; empty: such Targets collect nothing")
+	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "how often each Target's access is reviewed again")
 	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "timeout of one connection test")
 	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "wait before retrying a failed connection test")
 	c.Webhook.bindFlags(fs)
@@ -152,10 +167,16 @@ func Run(ctx context.Context, c Config) error {
 	if err := mgr.Add(store); err != nil {
 		return fmt.Errorf("add report store: %w", err)
 	}
+	cs, err := kubernetes.NewForConfig(kube)
+	if err != nil {
+		return fmt.Errorf("create clientset: %w", err)
+	}
 	deps := &reconcile.Deps{
 		Client: mgr.GetClient(), KV: kv, Reports: store, Prober: probe.New(nc, c.ProbeTimeout),
 		Recorder: mgr.GetEventRecorder("kollect-control"), Now: time.Now,
-		Policy: reconcile.Policy{AllowInClusterSinks: c.AllowInClusterSinks, ProbeRetry: c.ProbeRetry},
+		Policy: reconcile.Policy{AllowInClusterSinks: c.AllowInClusterSinks, ProbeRetry: c.ProbeRetry,
+			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck},
+		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper()},
 	}
 	if err := reconcile.Setup(ctx, mgr, deps, store, extract.Options{}); err != nil {
 		return err

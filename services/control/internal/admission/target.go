@@ -7,12 +7,12 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/access"
 	"kollect.dev/kollect/services/control/internal/policy"
 )
 
@@ -92,13 +92,6 @@ func (v *Validator) mayList(ctx context.Context, req admission.Request, res sche
 	for k, val := range req.UserInfo.Extra {
 		extra[k] = authorizationv1.ExtraValue(val)
 	}
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: req.UserInfo.Username, Groups: req.UserInfo.Groups, UID: req.UserInfo.UID, Extra: extra,
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Group: res.Group, Resource: res.Resource},
-	}}
-	out, err := v.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
-	if err != nil {
-		return false, fmt.Errorf("review access of %s to %s in %q: %w", req.UserInfo.Username, res.Resource, ns, err)
-	}
-	return out.Status.Allowed, nil
+	r := access.Reviewer{Kube: v.Kube, Mapper: v.Mapper}
+	return r.MayList(ctx, access.Identity{User: req.UserInfo.Username, Groups: req.UserInfo.Groups, UID: req.UserInfo.UID, Extra: extra}, res, ns)
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -40,8 +42,14 @@ type Validator struct {
 	Extract extract.Options
 }
 
-// Handle admits or refuses one create or update.
+// Handle admits or refuses one create or update. An update that leaves
+// spec as it was (finalizers, labels, annotations) is admitted without
+// checks: control's own finalizer updates must never be refused, and the
+// reconciler re-checks everything that matters from stored facts anyway.
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation == admissionv1.Update && sameSpec(req.OldObject.Raw, req.Object.Raw) {
+		return admission.Allowed("spec unchanged")
+	}
 	var msg string
 	var err error
 	switch req.Kind.Kind {
@@ -67,6 +75,28 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		return admission.Denied(msg)
 	}
 	return admission.Allowed("")
+}
+
+// sameSpec reports whether two encodings of an object have equal specs.
+func sameSpec(oldRaw, newRaw []byte) bool {
+	var o, n struct {
+		Spec json.RawMessage `json:"spec"`
+	}
+	if len(oldRaw) == 0 || json.Unmarshal(oldRaw, &o) != nil || json.Unmarshal(newRaw, &n) != nil {
+		return false
+	}
+	var os, ns any
+	if json.Unmarshal(orNull(o.Spec), &os) != nil || json.Unmarshal(orNull(n.Spec), &ns) != nil {
+		return false
+	}
+	return reflect.DeepEqual(os, ns)
+}
+
+func orNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
 }
 
 func decodeAnd[T any](req admission.Request, f func(*T) (string, error)) (string, error) {

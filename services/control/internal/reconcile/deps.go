@@ -27,6 +27,12 @@ type Policy struct {
 	// ProbeRetry is how long to wait before probing a sink again after a
 	// failed, non-permanent connection test.
 	ProbeRetry time.Duration
+	// DefaultServiceAccount is the ServiceAccount a Target acts as when it
+	// names none; empty makes such Targets collect nothing.
+	DefaultServiceAccount string
+	// AccessRecheck is how often a Target's access is reviewed again when
+	// nothing it depends on changed.
+	AccessRecheck time.Duration
 }
 
 // Reporter answers the latest status reports about one object.
@@ -53,6 +59,8 @@ type Deps struct {
 	Recorder events.EventRecorder
 	// Policy is the operator-level policy.
 	Policy Policy
+	// Access reviews what a Target's ServiceAccount may list.
+	Access AccessReviewer
 	// Now returns the current time; time.Now unless a test sets it.
 	Now func() time.Time
 

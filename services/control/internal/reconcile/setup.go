@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -60,9 +61,15 @@ func channel(ev Events, kind busv1.Kind) source.Source {
 
 func setupTargets(mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) error {
 	c := mgr.GetClient()
+	// A Target's access depends on the namespaces it selects and on RBAC
+	// anywhere: a new namespace or a changed binding reviews every Target
+	// again (roles edited in place are caught by the periodic re-check).
 	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectTarget{}).
 		Watches(&v1alpha1.KollectProfile{}, mapList(c, &v1alpha1.KollectTargetList{}, indexProfile, nsName)).
 		Watches(&v1alpha1.KollectScope{}, mapList(c, &v1alpha1.KollectTargetList{}, "", inNamespace)).
+		Watches(&corev1.Namespace{}, mapList(c, &v1alpha1.KollectTargetList{}, "", everything)).
+		Watches(&rbacv1.RoleBinding{}, mapList(c, &v1alpha1.KollectTargetList{}, "", everything)).
+		Watches(&rbacv1.ClusterRoleBinding{}, mapList(c, &v1alpha1.KollectTargetList{}, "", everything)).
 		WatchesRawSource(channel(ev, busv1.KindTarget)).
 		Complete(&TargetReconciler{Deps: d, Extract: opts})
 	if err != nil {

@@ -41,7 +41,10 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		notReady(obj, v1alpha1.ReasonSuspended, "spec.suspend is true; rows are kept")
 		return res, r.suspendConfig(ctx, key, obj.Generation)
 	}
-	cfg, reason, msg, err := r.compile(ctx, obj)
+	// Access is checked again periodically: RBAC can change without an
+	// event control sees (a ClusterRole edited, an aggregated rule).
+	res.RequeueAfter = r.Policy.AccessRecheck
+	cfg, g, reason, msg, err := r.compile(ctx, obj)
 	if err != nil {
 		return res, err
 	}
@@ -53,6 +56,10 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		return res, err
 	}
 	foldTarget(obj, busv1.KindTarget, &obj.Status, r.Reports)
+	if len(g.denied) > 0 {
+		degraded(obj, v1alpha1.ReasonAccessDenied, deniedMessage(g.access.ServiceAccount, g.resource, g.denied))
+		return res, nil
+	}
 	return res, r.boundedByScope(ctx, obj)
 }
 
@@ -73,24 +80,24 @@ func (r *TargetReconciler) boundedByScope(ctx context.Context, obj *v1alpha1.Kol
 	return nil
 }
 
-// compile resolves the Profile and Scope and builds the entry; a non-empty
-// reason says why the Target cannot run.
-func (r *TargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectTarget) (busv1.TargetConfig, string, string, error) {
-	var cfg busv1.TargetConfig
+// compile resolves the Profile, the Scope and what the Target's
+// ServiceAccount may list, and builds the entry; a non-empty reason says
+// why the Target cannot run.
+func (r *TargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectTarget) (cfg busv1.TargetConfig, g grant, reason, msg string, err error) {
 	prof := &v1alpha1.KollectProfile{}
 	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Spec.ProfileRef.Name}
 	if err := r.Client.Get(ctx, name, prof); err != nil {
 		if apierrors.IsNotFound(err) {
-			return cfg, v1alpha1.ReasonProfileNotFound, fmt.Sprintf("spec.profileRef: KollectProfile %s not found", name), nil
+			return cfg, g, v1alpha1.ReasonProfileNotFound, fmt.Sprintf("spec.profileRef: KollectProfile %s not found", name), nil
 		}
-		return cfg, "", "", fmt.Errorf("get profile %s: %w", name, err)
+		return cfg, g, "", "", fmt.Errorf("get profile %s: %w", name, err)
 	}
 	if reason, msg := validateProfile(prof, r.Extract); reason != "" {
-		return cfg, reason, fmt.Sprintf("KollectProfile %s: %s", name, msg), nil
+		return cfg, g, reason, fmt.Sprintf("KollectProfile %s: %s", name, msg), nil
 	}
 	scope, err := r.Honoured(ctx, obj.Namespace)
 	if err != nil {
-		return cfg, "", "", err
+		return cfg, g, "", "", err
 	}
 	var rules *v1alpha1.ScopeRules
 	if scope != nil {
@@ -98,19 +105,24 @@ func (r *TargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectTar
 	}
 	gvk := prof.Spec.TargetGVK
 	if !policy.AllowsGVK(rules, gvk) {
-		return cfg, v1alpha1.ReasonScopeGVKDenied, fmt.Sprintf("KollectScope %s does not allow kind %s/%s %s", scope.Name, gvk.Group, gvk.Version, gvk.Kind), nil
+		return cfg, g, v1alpha1.ReasonScopeGVKDenied, fmt.Sprintf("KollectScope %s does not allow kind %s/%s %s", scope.Name, gvk.Group, gvk.Version, gvk.Kind), nil
 	}
 	if msg := policy.NamespaceViolation(rules, obj.Spec.IncludedNamespaces); msg != "" {
-		return cfg, v1alpha1.ReasonScopeNamespaceDenied, fmt.Sprintf("%s (KollectScope %s)", msg, scope.Name), nil
+		return cfg, g, v1alpha1.ReasonScopeNamespaceDenied, fmt.Sprintf("%s (KollectScope %s)", msg, scope.Name), nil
 	}
-	if _, errs := selection.Compile(selection.ForTarget(obj, schemaGVK(gvk))); len(errs) > 0 {
-		return cfg, v1alpha1.ReasonInvalidSpec, oneLine(errs[0].Error()), nil
+	sel, errs := selection.Compile(selection.ForTarget(obj, schemaGVK(gvk)))
+	if len(errs) > 0 {
+		return cfg, g, v1alpha1.ReasonInvalidSpec, oneLine(errs[0].Error()), nil
+	}
+	if g, reason, msg, err = r.grantFor(ctx, obj, schemaGVK(gvk), sel, rules); err != nil || reason != "" {
+		return cfg, g, reason, msg, err
 	}
 	cfg, err = target.ConfigForTarget(obj, prof, rules)
 	if err != nil {
-		return cfg, "", "", fmt.Errorf("compile target %s/%s: %w", obj.Namespace, obj.Name, err)
+		return cfg, g, "", "", fmt.Errorf("compile target %s/%s: %w", obj.Namespace, obj.Name, err)
 	}
-	return cfg, "", "", nil
+	cfg.Access = g.access
+	return cfg, g, "", "", nil
 }
 
 // admit is the start every reconciler that writes a config entry shares:

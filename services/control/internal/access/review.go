@@ -1,0 +1,66 @@
+package access
+
+import (
+	"context"
+	"fmt"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Identity is who an access review asks about.
+type Identity struct {
+	// User is the user name, e.g. system:serviceaccount:team-a:kollect.
+	User string
+	// Groups are the user's groups.
+	Groups []string
+	// UID is the user's UID, when known.
+	UID string
+	// Extra is the authenticator's extra information, when known.
+	Extra map[string]authorizationv1.ExtraValue
+}
+
+// ServiceAccount is the identity of ServiceAccount name in namespace ns,
+// with the groups the API server gives every ServiceAccount token, so a
+// binding to system:serviceaccounts:<ns> counts as it would for a pod.
+func ServiceAccount(ns, name string) Identity {
+	return Identity{
+		User:   "system:serviceaccount:" + ns + ":" + name,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+	}
+}
+
+// Reviewer creates SubjectAccessReviews.
+type Reviewer struct {
+	// Kube creates the reviews.
+	Kube kubernetes.Interface
+	// Mapper maps a kind to its resource and scope.
+	Mapper meta.RESTMapper
+}
+
+// Mapping returns the resource of kind gvk and whether it is namespaced; an
+// error when the API server does not serve the kind.
+func (r *Reviewer) Mapping(gvk schema.GroupVersionKind) (res schema.GroupVersionResource, namespaced bool, err error) {
+	m, err := r.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return res, false, fmt.Errorf("map kind %s: %w", gvk, err)
+	}
+	return m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+// MayList reports whether id may list res in namespace ns; "" asks about
+// every namespace (and cluster-scoped resources).
+func (r *Reviewer) MayList(ctx context.Context, id Identity, res schema.GroupVersionResource, ns string) (bool, error) {
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: id.User, Groups: id.Groups, UID: id.UID, Extra: id.Extra,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Group: res.Group, Resource: res.Resource},
+	}}
+	out, err := r.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("review access of %s to %s in %q: %w", id.User, res.Resource, ns, err)
+	}
+	return out.Status.Allowed, nil
+}

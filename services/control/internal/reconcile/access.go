@@ -1,0 +1,133 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/selection"
+	"kollect.dev/kollect/services/control/internal/access"
+	"kollect.dev/kollect/services/control/internal/policy"
+)
+
+// AccessReviewer answers what an identity may list; access.Reviewer
+// implements it.
+type AccessReviewer interface {
+	Mapping(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool, error)
+	MayList(ctx context.Context, id access.Identity, res schema.GroupVersionResource, ns string) (bool, error)
+}
+
+// grant is what a Target's ServiceAccount may collect: the entry's Access,
+// and the selected namespaces it may not list (the Target is degraded).
+type grant struct {
+	access   *busv1.TargetAccess
+	resource string // the resource reviewed, for messages
+	denied   []string
+}
+
+// serviceAccount is the ServiceAccount a Target acts as.
+func (r *TargetReconciler) serviceAccount(obj *v1alpha1.KollectTarget) string {
+	if obj.Spec.ServiceAccountName != "" {
+		return obj.Spec.ServiceAccountName
+	}
+	return r.Policy.DefaultServiceAccount
+}
+
+// grantFor checks, with SubjectAccessReviews for the Target's
+// ServiceAccount, that it may list the Profile's kind cluster-wide or else
+// in each namespace the Target selects within its Scope. A non-empty reason
+// says the Target may collect nowhere: it fails closed.
+func (r *TargetReconciler) grantFor(ctx context.Context, obj *v1alpha1.KollectTarget, gvk schema.GroupVersionKind,
+	sel *selection.Selector, rules *v1alpha1.ScopeRules) (g grant, reason, msg string, err error) {
+	name := r.serviceAccount(obj)
+	if name == "" {
+		return g, v1alpha1.ReasonAccessDenied, "spec.serviceAccountName: no ServiceAccount to act as (the operator sets no --default-service-account)", nil
+	}
+	sa := obj.Namespace + "/" + name
+	res, namespaced, err := r.Access.Mapping(gvk)
+	if err != nil {
+		return g, v1alpha1.ReasonAccessDenied, fmt.Sprintf("spec.profileRef: kind %s is not served by the API server; checked again in %s",
+			gvkString(gvk), r.Policy.AccessRecheck), nil //nolint:nilerr // an unserved kind is a condition, retried by the periodic re-check
+	}
+	id := access.ServiceAccount(obj.Namespace, name)
+	all, err := r.Access.MayList(ctx, id, res, "")
+	if err != nil {
+		return g, "", "", err
+	}
+	if all {
+		return grant{access: &busv1.TargetAccess{ServiceAccount: sa, AllNamespaces: true}}, "", "", nil
+	}
+	if !namespaced {
+		return g, v1alpha1.ReasonAccessDenied, fmt.Sprintf("ServiceAccount %s may not list %s cluster-wide (a cluster-scoped kind)", sa, res.Resource), nil
+	}
+	selected, err := r.selectedNamespaces(ctx, sel, rules)
+	if err != nil {
+		return g, "", "", err
+	}
+	g.access, g.resource = &busv1.TargetAccess{ServiceAccount: sa, Namespaces: []string{}}, res.Resource
+	for _, ns := range selected {
+		ok, err := r.Access.MayList(ctx, id, res, ns)
+		if err != nil {
+			return g, "", "", err
+		}
+		if ok {
+			g.access.Namespaces = append(g.access.Namespaces, ns)
+		} else {
+			g.denied = append(g.denied, ns)
+		}
+	}
+	if len(g.access.Namespaces) == 0 && len(g.denied) > 0 {
+		return g, v1alpha1.ReasonAccessDenied, deniedMessage(sa, res.Resource, g.denied), nil
+	}
+	return g, "", "", nil
+}
+
+// selectedNamespaces lists the existing namespaces the selection reaches
+// within the Scope, sorted. A namespace created later makes control
+// reconcile the Target again (it watches namespaces).
+func (r *TargetReconciler) selectedNamespaces(ctx context.Context, sel *selection.Selector, rules *v1alpha1.ScopeRules) ([]string, error) {
+	var list corev1.NamespaceList
+	if err := r.Client.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("list namespaces: %w", err)
+	}
+	var out []string
+	for i := range list.Items {
+		ns := &list.Items[i]
+		if !policy.AllowsNamespace(rules, ns.Name) {
+			continue
+		}
+		if sel.Namespace(selection.Namespace{Name: ns.Name, Labels: ns.Labels, Annotations: ns.Annotations}) {
+			out = append(out, ns.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// deniedMessage names the ServiceAccount and at most five namespaces it
+// may not list the resource in.
+func deniedMessage(sa, resource string, denied []string) string {
+	shown := denied
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	more := ""
+	if n := len(denied) - len(shown); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("ServiceAccount %s may not list %s in namespace %s%s; grant it with a RoleBinding there, "+
+		"or set spec.serviceAccountName", sa, resource, strings.Join(shown, ", "), more)
+}
+
+func gvkString(gvk schema.GroupVersionKind) string {
+	if gvk.Group == "" {
+		return gvk.Version + " " + gvk.Kind
+	}
+	return gvk.Group + "/" + gvk.Version + " " + gvk.Kind
+}
