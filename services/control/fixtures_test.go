@@ -1,15 +1,19 @@
 package control_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,6 +21,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/services/control"
 )
 
 var nsSeq atomic.Int64
@@ -35,7 +40,36 @@ func labelledNamespace(t *testing.T, labels map[string]string) string {
 		name = strings.TrimRight(name[:50], "-")
 	}
 	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}})
+	grantView(t, name, name, control.DefaultServiceAccount)
 	return name
+}
+
+// viewRole is a ClusterRole like Kubernetes' view (which envtest leaves
+// empty: no controller manager aggregates it): reading workloads and
+// ConfigMaps, not Secrets.
+var viewRole = sync.OnceValue(func() error {
+	err := shared.kube.Client.Create(context.Background(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "kollect-test-view"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"", "apps"}, Verbs: []string{"get", "list", "watch"},
+			Resources: []string{"configmaps", "pods", "services", "deployments", "replicasets"}}}})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+})
+
+// grantView lets ServiceAccount saNS/sa read workloads and ConfigMaps in
+// ns, as a namespace admin grants a Target's ServiceAccount its own
+// namespace.
+func grantView(t *testing.T, ns, saNS, sa string) *rbacv1.RoleBinding {
+	t.Helper()
+	if err := viewRole(); err != nil {
+		t.Fatalf("create the view ClusterRole: %v", err)
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "view-" + saNS + "-" + sa},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "kollect-test-view"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: saNS, Name: sa}}}
+	create(t, rb)
+	return rb
 }
 
 func create(t *testing.T, obj client.Object) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
@@ -33,6 +34,14 @@ func namespace(t *testing.T, name string, labels map[string]string) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	if err := sys.k8s.Create(t.Context(), ns); err != nil {
 		t.Fatalf("create namespace %s: %v", name, err)
+	}
+	// What a namespace admin does for Kollect: let the namespace's Targets
+	// (ServiceAccount kollect) read it.
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "kollect-read"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: readerRole},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: name, Name: "kollect"}}}
+	if err := sys.k8s.Create(t.Context(), rb); err != nil {
+		t.Fatalf("grant the Targets of %s their namespace: %v", name, err)
 	}
 	return name
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -18,6 +20,10 @@ import (
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/cli/dev"
 )
+
+// readerRole may read everything; each scenario's namespace binds it to
+// the namespace's kollect ServiceAccount, the identity its Targets act as.
+const readerRole = "kollect-itest-reader"
 
 // sys is the one system shared by every scenario of the test binary.
 var sys struct {
@@ -42,6 +48,11 @@ func run(m *testing.M) int {
 	}
 	sys.kube, sys.k8s = kube, kube.Client
 	defer func() { _ = kube.Stop() }()
+	if err := kube.Client.Create(context.Background(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: readerRole},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}}}}); err != nil {
+		fmt.Fprintf(os.Stderr, "create ClusterRole %s: %v\n", readerRole, err)
+		return 1
+	}
 	logs, err := os.CreateTemp("", "kollect-itest-*.log")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "create log file: %v\n", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,7 +30,12 @@ type grant struct {
 	access   *busv1.TargetAccess
 	resource string // the resource reviewed, for messages
 	denied   []string
+	unserved bool // the kind is not served (yet): review again soon
 }
+
+// unservedRecheck is how soon a Target whose kind is not served is
+// reviewed again: a CRD installed later is picked up within it.
+const unservedRecheck = 10 * time.Second
 
 // serviceAccount is the ServiceAccount a Target acts as.
 func (r *TargetReconciler) serviceAccount(obj *v1alpha1.KollectTarget) string {
@@ -52,8 +58,9 @@ func (r *TargetReconciler) grantFor(ctx context.Context, obj *v1alpha1.KollectTa
 	sa := obj.Namespace + "/" + name
 	res, namespaced, err := r.Access.Mapping(gvk)
 	if err != nil {
-		return g, v1alpha1.ReasonAccessDenied, fmt.Sprintf("spec.profileRef: kind %s is not served by the API server; checked again in %s",
-			gvkString(gvk), r.Policy.AccessRecheck), nil //nolint:nilerr // an unserved kind is a condition, retried by the periodic re-check
+		g.unserved = true
+		return g, v1alpha1.ReasonAccessDenied, fmt.Sprintf("spec.profileRef: kind %s is not served by the API server (yet); "+
+			"access is reviewed once it is", gvkString(gvk)), nil //nolint:nilerr // an unserved kind is a condition, reviewed again soon
 	}
 	id := access.ServiceAccount(obj.Namespace, name)
 	all, err := r.Access.MayList(ctx, id, res, "")

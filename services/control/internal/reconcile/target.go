@@ -48,6 +48,9 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 	if err != nil {
 		return res, err
 	}
+	if g.unserved {
+		res.RequeueAfter = unservedRecheck
+	}
 	if reason != "" {
 		notReady(obj, reason, msg)
 		return res, r.deleteConfig(ctx, key)
