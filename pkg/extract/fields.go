@@ -58,6 +58,22 @@ func (f *FieldSet) Has(k string) bool {
 	return f.whole || ok
 }
 
+// covers reports whether the set reads anything at or under path.
+func (f *FieldSet) covers(path ...string) bool {
+	n := f
+	for _, k := range path {
+		if n.whole {
+			return true
+		}
+		c, ok := n.children[k]
+		if !ok {
+			return false
+		}
+		n = c
+	}
+	return true
+}
+
 // Paths lists the covered paths in sorted order; the whole object is one empty path.
 func (f *FieldSet) Paths() [][]string {
 	var out [][]string
