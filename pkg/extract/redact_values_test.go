@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"flag"
 	"strings"
 	"testing"
 
@@ -146,5 +147,18 @@ func TestCELErrorsNeverQuoteValues(t *testing.T) {
 				t.Errorf("error %q: want the attribute and %q, never the value", err, tc.class)
 			}
 		})
+	}
+}
+
+func TestBindFlags(t *testing.T) {
+	var o Options
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	o.BindFlags(fs)
+	if err := fs.Parse([]string{"--redact-keys=a, b", "--scrub-keys", "c", "--redact-no-defaults", "--cel-cost-limit=7"}); err != nil {
+		t.Fatal(err)
+	}
+	want := Options{ScrubKeys: []string{"a", "b", "c"}, NoDefaultScrubKeys: true, CELCostLimit: 7}
+	if diff := cmp.Diff(want, o); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
 	}
 }
