@@ -15,8 +15,8 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/aggregator"
 	"kollect.dev/kollect/services/collector"
 	"kollect.dev/kollect/services/control"
