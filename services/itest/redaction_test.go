@@ -225,7 +225,7 @@ spec: {snapshotSinkRefs: [git]}
 	update(t, ns, "app", func(d *appsv1Deployment) {
 		d.Annotations = map[string]string{
 			"kubectl.kubernetes.io/last-applied-configuration": `{"env":[{"name":"DB_PASSWORD","value":"` + canary + `-LAA"}]}`,
-			"example.com/pattern": pattern,
+			"example.com/pattern":                              pattern,
 		}
 		d.Spec.Template.Spec.Containers[0].Args = []string{"--password=" + canary + "-ARG", "--token", canary + "-ARG2", "-v"}
 	})
