@@ -39,8 +39,12 @@ func Compile(spec Spec, opts Options) (*Extractor, field.ErrorList) {
 			e.stateful = e.stateful || ca.cel != nil || ca.helm != ""
 			e.attrs = append(e.attrs, ca)
 			e.fields.Union(fs)
-			if ca.helm == "" {
-				viewed.Union(fs)
+			switch {
+			case ca.viewFields != nil:
+				viewed.merge(ca.viewFields)
+				viewing = true
+			case ca.helm == "":
+				viewed.merge(fs)
 				viewing = true
 			}
 		}
@@ -51,7 +55,7 @@ func Compile(spec Spec, opts Options) (*Extractor, field.ErrorList) {
 		errs = append(errs, rerrs...)
 		if e.export != nil {
 			e.fields.Union(exportFields(e.export.include))
-			viewed.Union(exportFields(e.export.include))
+			viewed.merge(exportFields(e.export.include))
 			viewing = true
 		}
 	}
@@ -134,6 +138,8 @@ func compileCELAttribute(ca *compiledAttr, path string, opts Options, fs *FieldS
 	}
 	ca.cel = expr
 	celFields(ast.NativeRep().Expr(), fs)
+	ca.viewFields = &FieldSet{}
+	celViewFields(ast.NativeRep().Expr(), ca.viewFields)
 	return nil
 }
 

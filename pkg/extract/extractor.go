@@ -27,6 +27,7 @@ type compiledAttr struct {
 	fallback   *fallbackPath
 	cel        *celExpr
 	helm       helmField
+	viewFields *FieldSet // what a CEL attribute needs of the redacted view
 }
 
 // evalState is per-evaluation scratch: the CEL activation and the decoded Helm release.

@@ -25,7 +25,7 @@ func CompilePredicateOptions(src string, opts Options) (*Predicate, error) {
 		return nil, err
 	}
 	fs := &FieldSet{}
-	celFields(ast.NativeRep().Expr(), fs)
+	celViewFields(ast.NativeRep().Expr(), fs)
 	v := newViewer(opts.Rules(), fs)
 	v.secretKind = true
 	return &Predicate{expr: e, view: v}, nil
