@@ -6,8 +6,9 @@ import "strings"
 // name, flag name or attribute name matches an entry when, compared case-insensitively and
 // ignoring the separators "_", "-", "." and " ", it equals the entry or ends with it, also
 // with one trailing "s" (plurals): "DB_PASSWORD", "dbPassword", "AWS_SECRET_ACCESS_KEY",
-// "tls.key", "x-api-key" and "credentials" all match. A name made of "__"-separated parts
-// (.NET configuration: "ConnectionStrings__Default") matches when any part does.
+// "tls.key", "x-api-key" and "credentials" all match, and so do names with trailing digits
+// ("DB_PASSWORD_2"). A name made of "__"-separated parts (.NET configuration:
+// "ConnectionStrings__Default") matches when any part does.
 var DefaultScrubKeys = []string{
 	"password", "passwd", "passphrase", "pwd", "secret", "token", "apikey", "privatekey",
 	"privatekeypem", "credential", "auth", "authorization", "bearer", "cookie", "jwt",
@@ -103,8 +104,20 @@ func normalTail(key string, buf []byte) []byte {
 	return buf[i:]
 }
 
-// match reports whether key matches an entry, alone or through a plural.
+// match reports whether key matches an entry, alone, through a plural or without trailing
+// digits ("DB_PASSWORD_2", "oauth2").
 func (n *nameRule) match(key string) bool {
+	if n.matchName(key) {
+		return true
+	}
+	t := key
+	for len(t) > 0 && '0' <= t[len(t)-1] && t[len(t)-1] <= '9' {
+		t = t[:len(t)-1]
+	}
+	return len(t) < len(key) && n.matchName(t)
+}
+
+func (n *nameRule) matchName(key string) bool {
 	if key == "" || n.maxLen == 0 || !n.maybe(key) {
 		return false
 	}
@@ -120,7 +133,7 @@ func (n *nameRule) match(key string) bool {
 	if strings.Contains(key, "__") {
 		parts := strings.Split(key, "__")
 		for _, p := range parts[:len(parts)-1] {
-			if n.match(p) {
+			if n.matchName(p) {
 				return true
 			}
 		}

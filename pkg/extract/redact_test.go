@@ -98,10 +98,10 @@ func sameMap(a, b map[string]any) bool {
 }
 
 func TestSensitiveKey(t *testing.T) {
-	r := NewRules("x-Custom")
+	r := NewRules("x-Custom", "s3")
 	for key, want := range map[string]bool{
 		"password": true, "PASSWORD": true, "db_passwd": true, "clientSecret": true, "api_key": true,
-		"connectionString": true, "awsCredential": true, "oauth": true, "my-x-custom": true,
+		"connectionString": true, "awsCredential": true, "oauth": true, "my-x-custom": true, "S3": true,
 		"": false, "name": false, "tokenTTL": false, "ünïcode": false,
 		// Plurals and the entries the review found missing (RELIABILITY-SECURITY.md section 4).
 		"passwords": true, "tokens": true, "secrets": true, "credentials": true, "Authorization": true,
@@ -110,10 +110,10 @@ func TestSensitiveKey(t *testing.T) {
 		"passphrase": true, "DB_PASS": true, "dbPass": true, "pwd": true, "bearer": true, "cookie": true,
 		"tls.key": true, "accessKey": true, "signingKey": true, "encryptionKey": true, "privateKeyPem": true,
 		"SLACK_WEBHOOK_URL": true, ".dockerconfigjson": true, "ConnectionStrings__Default": true, "jwt": true,
-		"client-key-data": true,
+		"client-key-data": true, "DB_PASSWORD_2": true, "oauth2": true, "token1": true,
 		// Near misses stay: words that end like an entry without being one.
 		"bypass": false, "compass": false, "key": false, "topologyKey": false, "keys": false, "status": false,
-		"DATABASE_URL": false, "secretName": false, "passwordPolicy": false, "monkey": false,
+		"DATABASE_URL": false, "secretName": false, "passwordPolicy": false, "monkey": false, "http2": false, "sha256": false,
 	} {
 		if got := r.SensitiveKey(key); got != want {
 			t.Errorf("SensitiveKey(%q) = %v, want %v", key, got, want)
