@@ -46,3 +46,21 @@ func BenchmarkExtractAttribute(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExtractRedacting reads what holds secrets: every env list, a CEL walk over the
+// containers and the embedded copy of the whole object.
+func BenchmarkExtractRedacting(b *testing.B) {
+	spec := attrs(
+		Attribute{Name: "env", Path: "$.spec.template.spec.containers[*].env", Type: TypeList},
+		Attribute{Name: "images", Path: "cel:object.spec.template.spec.containers.map(c, c.image)"},
+	)
+	spec.Export = &Export{Mode: ExportResource}
+	e := mustCompile(b, spec)
+	obj := loadObject(b, "deployment.json")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Extract(obj); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -15,11 +15,12 @@ const celPrefix = "cel:"
 // whenever the list is not empty.
 func Compile(spec Spec, opts Options) (*Extractor, field.ErrorList) {
 	specPath := field.NewPath("spec")
-	rules := NewRules(opts.ScrubKeys...)
+	rules := opts.Rules()
 	if spec.Export != nil && spec.Export.Prune != nil {
 		rules = rules.With(spec.Export.Prune.ScrubKeys...)
 	}
 	e := &Extractor{rules: rules, fields: &FieldSet{}}
+	viewed, viewing := &FieldSet{}, false // what paths, CEL and the embedded copy read
 	errs := validateGVK(spec, specPath.Child("targetGVK"))
 	seen := map[string]bool{}
 	for i, a := range spec.Attributes {
@@ -38,6 +39,14 @@ func Compile(spec Spec, opts Options) (*Extractor, field.ErrorList) {
 			e.stateful = e.stateful || ca.cel != nil || ca.helm != ""
 			e.attrs = append(e.attrs, ca)
 			e.fields.Union(fs)
+			switch {
+			case ca.viewFields != nil:
+				viewed.merge(ca.viewFields)
+				viewing = true
+			case ca.helm == "":
+				viewed.merge(fs)
+				viewing = true
+			}
 		}
 	}
 	if spec.Export != nil {
@@ -46,10 +55,16 @@ func Compile(spec Spec, opts Options) (*Extractor, field.ErrorList) {
 		errs = append(errs, rerrs...)
 		if e.export != nil {
 			e.fields.Union(exportFields(e.export.include))
+			viewed.merge(exportFields(e.export.include))
+			viewing = true
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	if viewing {
+		e.view = newViewer(rules, viewed)
+		e.view.secret = isSecret(&spec) && !spec.AllowSecretExtraction && (e.export == nil || !e.export.keepSecretData)
 	}
 	return e, nil
 }
@@ -98,13 +113,14 @@ func compileAttribute(a Attribute, spec *Spec, opts Options, p *field.Path) (com
 	}
 	if isSecret(spec) && !spec.AllowSecretExtraction && readsSecretData(a.Path, fs) {
 		return ca, nil, field.ErrorList{field.Forbidden(pp, fmt.Sprintf(
-			`reads Secret data; the Profile needs the annotation %s: "true"`, annotationAllowSecretExtraction))}
+			`reads Secret data (data, stringData or metadata.annotations); the Profile needs the annotation %s: "true"`, annotationAllowSecretExtraction))}
 	}
 	return ca, fs, nil
 }
 
-// readsSecretData: a path reading data or stringData (or the whole object), and the Helm
-// release config, which holds the chart's user-supplied values.
+// readsSecretData: a path reading data, stringData or metadata.annotations (which can repeat
+// the data: last-applied) or the whole object, and the Helm release config, which holds the
+// chart's user-supplied values.
 func readsSecretData(path string, fs *FieldSet) bool {
 	if path == helmPrefix+"config" {
 		return true
@@ -112,7 +128,7 @@ func readsSecretData(path string, fs *FieldSet) bool {
 	if strings.HasPrefix(path, "helm:") {
 		return false
 	}
-	return fs.Has("data") || fs.Has("stringData")
+	return fs.Has("data") || fs.Has("stringData") || fs.covers("metadata", "annotations")
 }
 
 func compileCELAttribute(ca *compiledAttr, path string, opts Options, fs *FieldSet) error {
@@ -122,6 +138,8 @@ func compileCELAttribute(ca *compiledAttr, path string, opts Options, fs *FieldS
 	}
 	ca.cel = expr
 	celFields(ast.NativeRep().Expr(), fs)
+	ca.viewFields = &FieldSet{}
+	celViewFields(ast.NativeRep().Expr(), ca.viewFields)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -160,11 +161,15 @@ func (c *celExpr) eval(act interpreter.Activation) (any, bool, error) {
 		cancel()
 	}
 	if err != nil {
+		var red *redactedError
+		if errors.As(err, &red) {
+			return Redacted(red.reason), true, nil
+		}
 		msg := err.Error()
 		if strings.HasPrefix(msg, "no such key") || strings.HasPrefix(msg, "index out of bounds") {
 			return nil, false, nil
 		}
-		return nil, false, fmt.Errorf("evaluate CEL: %w", err)
+		return nil, false, celEvalError(msg)
 	}
 	return celToNative(v)
 }

@@ -28,10 +28,23 @@ func (a jsonAdapter) NativeToValue(v any) ref.Val {
 	case []any:
 		return jsonList{adapter: a, list: t}
 	case map[string]any:
+		if reason, ok := markerReason(t); ok {
+			return types.WrapErr(&redactedError{reason: reason})
+		}
 		return types.NewStringInterfaceMap(a, t)
 	}
 	return a.Registry.NativeToValue(v)
 }
+
+// redactedError is the CEL value of a redacted value: an error, so that every function of it
+// (size, base64, comparisons, string functions) fails, and the attribute then yields the
+// redaction marker instead.
+type redactedError struct {
+	reason string
+}
+
+// Error implements error.
+func (e *redactedError) Error() string { return "redacted value" }
 
 // jsonList is a CEL list over a []any of the object. Size and Get, what field access and
 // size() use, read the slice directly; everything else delegates to cel-go's own list so the

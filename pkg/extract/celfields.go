@@ -5,17 +5,32 @@ import (
 
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 )
 
 // celFields adds to fs the object paths expression e reads: every maximal chain of field
 // selections (and constant string indexes) rooted at the object variable. Any other use of
 // the variable (passing it to a function, iterating it) needs the whole object.
-func celFields(e ast.Expr, fs *FieldSet) {
+func celFields(e ast.Expr, fs *FieldSet) { collectCELFields(e, fs, false) }
+
+// celViewFields is celFields for the redacted view: size() of a path needs the value's
+// length, not its contents, so the view only touches it (redaction never changes a list's
+// length or a map's keys, and a redacted string is replaced whole).
+func celViewFields(e ast.Expr, fs *FieldSet) { collectCELFields(e, fs, true) }
+
+func collectCELFields(e ast.Expr, fs *FieldSet, view bool) {
 	if path, ok := objectPath(e); ok {
 		fs.Insert(path...)
 		return
 	}
+	if view {
+		if path, ok := sizeOfPath(e); ok {
+			fs.touch(path...)
+			return
+		}
+	}
+	celFields := func(e ast.Expr, fs *FieldSet) { collectCELFields(e, fs, view) }
 	switch e.Kind() {
 	case ast.IdentKind:
 		if e.AsIdent() == celVar {
@@ -50,6 +65,24 @@ func celFields(e ast.Expr, fs *FieldSet) {
 			celFields(x, fs)
 		}
 	}
+}
+
+// sizeOfPath returns the path of size(path) or path.size().
+func sizeOfPath(e ast.Expr) ([]string, bool) {
+	if e.Kind() != ast.CallKind {
+		return nil, false
+	}
+	c := e.AsCall()
+	if c.FunctionName() != overloads.Size {
+		return nil, false
+	}
+	switch {
+	case c.IsMemberFunction() && len(c.Args()) == 0:
+		return objectPath(c.Target())
+	case !c.IsMemberFunction() && len(c.Args()) == 1:
+		return objectPath(c.Args()[0])
+	}
+	return nil, false
 }
 
 // objectPath returns the path of a selection chain rooted at the object variable, such as

@@ -115,6 +115,42 @@ func TestCompileProfileChecksMetrics(t *testing.T) {
 	}
 }
 
+func TestCompileProfileRefusesMetricLabelCollisions(t *testing.T) {
+	tests := []struct {
+		name    string
+		metrics []v1alpha1.ProfileMetric
+		want    []fieldErr
+	}{
+		{"target and attribute_target collide (H4)",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "replicas", Labels: []string{"target", "attribute_target"}}},
+			[]fieldErr{{field.ErrorTypeInvalid, "spec.metrics[0].labels"}}},
+		{"a reserved name and its renamed form collide",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "replicas", Labels: []string{"__x", "attribute___x"}}},
+			[]fieldErr{{field.ErrorTypeInvalid, "spec.metrics[0].labels"}}},
+		{"a repeated label collides with itself",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "replicas", Labels: []string{"image", "image"}}},
+			[]fieldErr{{field.ErrorTypeInvalid, "spec.metrics[0].labels"}}},
+		{"a repeated metric name and an invalid one",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "replicas"}, {Name: "size", Path: "replicas"}, {Name: "a-b", Path: "replicas"}},
+			[]fieldErr{{field.ErrorTypeDuplicate, "spec.metrics[1].name"}, {field.ErrorTypeInvalid, "spec.metrics[2].name"}}},
+		{"target alone is renamed, not refused",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "replicas", Labels: []string{"target", "image"}}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decodeProfile(t, profileYAML)
+			for _, n := range []string{"target", "attribute_target", "__x", "attribute___x"} {
+				p.Spec.Attributes = append(p.Spec.Attributes, v1alpha1.Attribute{Name: n, Path: "$.metadata.name"})
+			}
+			p.Spec.Metrics = tc.metrics
+			_, errs := CompileProfile(p, Options{})
+			if diff := cmp.Diff(tc.want, summarise(errs)); diff != "" {
+				t.Errorf("errors (-want +got):\n%s\n%v", diff, errs)
+			}
+		})
+	}
+}
+
 func TestAnnotationNamesMatchTheAPI(t *testing.T) {
 	if annotationAllowSecretExtraction != v1alpha1.AnnotationAllowSecretExtraction ||
 		annotationAllowFullResourceExport != v1alpha1.AnnotationAllowFullResourceExport {

@@ -10,6 +10,7 @@ type Extractor struct {
 	attrs    []compiledAttr
 	export   *resourceExport
 	rules    *Rules
+	view     *viewer // nil when only Helm attributes read the object
 	fields   *FieldSet
 	stateful bool      // some attribute is CEL or Helm and needs an evalState
 	states   sync.Pool // *evalState, so an evaluation allocates no scratch space
@@ -26,6 +27,7 @@ type compiledAttr struct {
 	fallback   *fallbackPath
 	cel        *celExpr
 	helm       helmField
+	viewFields *FieldSet // what a CEL attribute needs of the redacted view
 }
 
 // evalState is per-evaluation scratch: the CEL activation and the decoded Helm release.
@@ -53,14 +55,23 @@ func (e *AttributeError) Unwrap() error { return e.Err }
 
 // Extract evaluates the Profile on obj (as in unstructured.Unstructured.Object) and returns the
 // row's attributes: required attributes that are missing are present as nil, optional ones are
-// omitted; with export mode Resource the embedded copy is under its "as" key. Values are
-// redacted. obj is never modified; the result may share unchanged maps and lists with it, so
-// treat both as read-only. An evaluation or type error on a required attribute is returned as
-// an *AttributeError and no attributes; on an optional attribute the key is omitted.
+// omitted; with export mode Resource the embedded copy is under its "as" key.
+//
+// Values are redacted before any path sees them: JSONPath, CEL and the embedded copy evaluate
+// on a redacted view of obj, so a redacted value selected in any way (index, filter, CEL
+// function) yields the redaction marker or nothing, never the value; CEL and Helm results are
+// redacted again by key. obj is never modified; the result may share unchanged maps and lists
+// with it, so treat both as read-only. An evaluation or type error on a required attribute is
+// returned as an *AttributeError and no attributes; on an optional attribute the key is
+// omitted. Error messages never quote object values.
 func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
+	view := obj
+	if e.view != nil {
+		view = e.view.apply(obj)
+	}
 	var st *evalState
 	if e.stateful {
-		st = e.state(obj)
+		st = e.state(view)
 		defer e.release(st)
 	}
 	n := len(e.attrs)
@@ -70,7 +81,7 @@ func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
 	out := make(map[string]any, n)
 	for i := range e.attrs {
 		a := &e.attrs[i]
-		v, found, err := a.value(obj, st)
+		v, found, err := a.value(obj, view, st)
 		if err == nil && found {
 			v, err = a.enforce(v)
 		}
@@ -86,10 +97,11 @@ func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
 			}
 			continue
 		}
-		if a.redactName {
+		switch {
+		case a.redactName:
 			v = Redacted(ReasonSensitiveKey)
-		} else {
-			v, _ = e.rules.redact(v)
+		case a.cel != nil || a.helm != "":
+			v, _ = e.rules.redact(v) // built by the expression or decoded from the release
 		}
 		out[a.name] = v
 	}
@@ -97,7 +109,7 @@ func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
 		if e.rules.SensitiveKey(x.as) {
 			out[x.as] = Redacted(ReasonSensitiveKey) // an attribute named like a secret
 		} else {
-			out[x.as] = x.build(obj, e.rules)
+			out[x.as] = x.build(view)
 		}
 	}
 	return out, nil
@@ -120,22 +132,24 @@ func (e *Extractor) release(st *evalState) {
 	e.states.Put(st)
 }
 
-func (a *compiledAttr) value(obj map[string]any, st *evalState) (any, bool, error) {
+// value evaluates the attribute: paths and CEL on the redacted view, Helm on the object (it
+// reads only the release, and its config is redacted by key afterwards).
+func (a *compiledAttr) value(obj, view map[string]any, st *evalState) (any, bool, error) {
 	switch {
 	case a.native != nil && a.multi:
-		l, ok := a.native.all(obj)
+		l, ok := a.native.all(view)
 		if l == nil && ok {
 			l = []any{}
 		}
 		return l, ok, nil
 	case a.native != nil:
-		v, ok := a.native.single(obj)
+		v, ok := a.native.single(view)
 		return v, ok, nil
 	case a.fallback != nil && a.multi:
-		l, ok := a.fallback.all(obj)
+		l, ok := a.fallback.all(view)
 		return l, ok, nil
 	case a.fallback != nil:
-		v, ok := a.fallback.single(obj)
+		v, ok := a.fallback.single(view)
 		return v, ok, nil
 	case a.cel != nil:
 		return a.cel.eval(&st.act)
@@ -144,6 +158,8 @@ func (a *compiledAttr) value(obj map[string]any, st *evalState) (any, bool, erro
 	}
 }
 
+// enforce checks the declared type. The redaction marker passes for every type: it stands for
+// a value that was there.
 func (a *compiledAttr) enforce(v any) (any, error) {
 	if !a.multi {
 		return a.typ.enforce(v)

@@ -42,6 +42,48 @@ func (f *FieldSet) Insert(path ...string) {
 	n.whole, n.children = true, nil
 }
 
+// touch adds path as a node that covers nothing below it, unless it is covered already: the
+// redacted view visits it without reading its contents.
+func (f *FieldSet) touch(path ...string) {
+	n := f
+	for _, k := range path {
+		if n.whole {
+			return
+		}
+		c, ok := n.children[k]
+		if !ok {
+			if n.children == nil {
+				n.children = map[string]*FieldSet{}
+			}
+			c = &FieldSet{}
+			n.children[k] = c
+		}
+		n = c
+	}
+}
+
+// merge adds o to f, touched nodes included (Union keeps only the covered paths).
+func (f *FieldSet) merge(o *FieldSet) {
+	if f.whole {
+		return
+	}
+	if o.whole {
+		f.whole, f.children = true, nil
+		return
+	}
+	for k, oc := range o.children {
+		c, ok := f.children[k]
+		if !ok {
+			if f.children == nil {
+				f.children = map[string]*FieldSet{}
+			}
+			c = &FieldSet{}
+			f.children[k] = c
+		}
+		c.merge(oc)
+	}
+}
+
 // Union adds every path of o to f.
 func (f *FieldSet) Union(o *FieldSet) {
 	for _, p := range o.Paths() {
@@ -56,6 +98,22 @@ func (f *FieldSet) Whole() bool { return f.whole }
 func (f *FieldSet) Has(k string) bool {
 	_, ok := f.children[k]
 	return f.whole || ok
+}
+
+// covers reports whether the set reads anything at or under path.
+func (f *FieldSet) covers(path ...string) bool {
+	n := f
+	for _, k := range path {
+		if n.whole {
+			return true
+		}
+		c, ok := n.children[k]
+		if !ok {
+			return false
+		}
+		n = c
+	}
+	return true
 }
 
 // Paths lists the covered paths in sorted order; the whole object is one empty path.

@@ -111,7 +111,7 @@ func (c *helmCache) configValue(r *helmRelease) (any, bool, error) {
 		if len(r.Config) > 0 && string(r.Config) != "null" {
 			// util/json keeps integers as int64, as unstructured objects do.
 			if err := utiljson.Unmarshal(r.Config, &c.config); err != nil {
-				return nil, false, fmt.Errorf("decode Helm release config: %w", err)
+				return nil, false, errors.New("decode Helm release config: not valid JSON") // the error quotes the data
 			}
 		}
 	}
@@ -153,7 +153,7 @@ func decodeHelmRelease(obj map[string]any, into *helmRelease) (bool, error) {
 		}
 	}
 	if err := json.Unmarshal(raw, into); err != nil {
-		return false, fmt.Errorf("decode Helm release: JSON: %w", err)
+		return false, errors.New("decode Helm release: not valid JSON") // the error quotes the data
 	}
 	return true, nil
 }

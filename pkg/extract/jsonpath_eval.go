@@ -191,6 +191,9 @@ func (f *filter) match(e any) (bool, error) {
 			return (a == b) != f.negate, nil
 		}
 	}
+	if isMarker(v) {
+		return f.negate, nil // a redacted value equals no literal
+	}
 	eq, err := template.Equal(v, f.literal)
 	return eq != f.negate, err
 }

@@ -134,7 +134,7 @@ func TestJSONPathEvaluates(t *testing.T) {
 			if err := compileJSONPathAttribute(&ca, tc.path, &FieldSet{}); err != nil {
 				t.Fatalf("compile %q: %v", tc.path, err)
 			}
-			got, found, err := ca.value(obj, &evalState{})
+			got, found, err := ca.value(obj, obj, &evalState{})
 			if err != nil {
 				t.Fatalf("value: %v", err)
 			}

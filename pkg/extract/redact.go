@@ -1,27 +1,24 @@
 package extract
 
 import (
-	"maps"
 	"strings"
 )
-
-// DefaultScrubKeys is the built-in denylist (CONTRACT.md, Redaction). A map key matches an
-// entry case-insensitively, exactly or as a suffix: "dbPassword" and "DB_PASSWORD" match
-// "password".
-var DefaultScrubKeys = []string{
-	"password", "passwd", "secret", "token", "apikey", "api_key", "privatekey", "private_key",
-	"credential", "auth", "clientsecret", "connectionstring",
-}
 
 // refBlockKeys are replaced wholesale wherever they appear: they point at secret material.
 var refBlockKeys = []string{"valueFrom", "secretKeyRef", "secretRef"}
 
 // Redaction reasons carried by the replacement value.
 const (
-	// ReasonSensitiveKey marks a value under a denylisted key, env value or reference block.
+	// ReasonSensitiveKey marks a value under a sensitive key, an env or flag value, a
+	// reference block or the last-applied annotation.
 	ReasonSensitiveKey = "sensitive-key"
-	// ReasonSecretData marks Secret data and stringData withheld from an embedded resource.
+	// ReasonSecretData marks Secret data, stringData and annotations withheld without the
+	// Profile's opt-in.
 	ReasonSecretData = "secret-data"
+	// ReasonSensitiveValue marks a string that holds a secret whatever its key: a URL with a
+	// password, a PEM private key, a JWT, an AWS access key id, or an assignment of a
+	// sensitive name ("password=...", "token: ...").
+	ReasonSensitiveValue = "sensitive-value"
 )
 
 // Redacted returns a fresh replacement value {"redacted": true, "reason": reason}.
@@ -29,23 +26,55 @@ func Redacted(reason string) map[string]any {
 	return map[string]any{"redacted": true, "reason": reason}
 }
 
-// Rules is a redaction denylist: the defaults, plus operator and Profile scrubKeys. It is
-// immutable once built and safe for concurrent use.
-type Rules struct {
-	keys []string // lower-case
-	last [256]bool
+// markerReason reports whether m is a replacement value, and its reason.
+func markerReason(m map[string]any) (string, bool) {
+	if len(m) != 2 {
+		return "", false
+	}
+	if b, _ := m["redacted"].(bool); !b {
+		return "", false
+	}
+	reason, ok := m["reason"].(string)
+	return reason, ok
 }
 
-// NewRules returns the default denylist extended with extra keys; empty keys are ignored.
+// isMarker reports whether v is a replacement value.
+func isMarker(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, ok = markerReason(m)
+	return ok
+}
+
+// Rules is a redaction rule set: the name rule (the defaults unless dropped, plus operator
+// and Profile scrubKeys) and the fixed rules (reference blocks, the last-applied annotation,
+// value detectors). It is immutable once built and safe for concurrent use.
+type Rules struct {
+	names    nameRule
+	defaults bool
+	extra    []string
+}
+
+// NewRules returns the default rules extended with extra keys; empty keys are ignored.
 func NewRules(extra ...string) *Rules {
-	r := &Rules{}
-	for _, k := range append(append([]string{}, DefaultScrubKeys...), extra...) {
-		if k == "" {
-			continue
+	return newRules(true, extra)
+}
+
+// newRules builds rules with or without the default name entries.
+func newRules(defaults bool, extra []string) *Rules {
+	r := &Rules{defaults: defaults, extra: append([]string(nil), extra...)}
+	if defaults {
+		for _, k := range DefaultScrubKeys {
+			r.names.add(k, false)
 		}
-		k = strings.ToLower(k)
-		r.keys = append(r.keys, k)
-		r.last[k[len(k)-1]] = true
+		for _, k := range DefaultWordScrubKeys {
+			r.names.add(k, true)
+		}
+	}
+	for _, k := range extra {
+		r.names.add(k, false)
 	}
 	return r
 }
@@ -55,34 +84,27 @@ func (r *Rules) With(extra ...string) *Rules {
 	if len(extra) == 0 {
 		return r
 	}
-	return NewRules(append(r.extraKeys(), extra...)...)
+	return newRules(r.defaults, append(append([]string(nil), r.extra...), extra...))
 }
 
-func (r *Rules) extraKeys() []string {
-	return r.keys[len(DefaultScrubKeys):]
-}
-
-// SensitiveKey reports whether a map key, env var or attribute name is on the denylist.
+// SensitiveKey reports whether a map key, env var, flag or attribute name matches the name
+// rule (see DefaultScrubKeys).
 func (r *Rules) SensitiveKey(key string) bool {
-	if key == "" {
-		return false
+	return r.names.match(key)
+}
+
+// keyReason returns why the value under map key k is withheld, or "".
+func (r *Rules) keyReason(k string) string {
+	if k == lastAppliedAnnotation || isRefBlock(k) || r.names.match(k) {
+		return ReasonSensitiveKey
 	}
-	c := key[len(key)-1]
-	if c >= 'A' && c <= 'Z' {
-		c += 'a' - 'A'
-	}
-	if c < 0x80 && !r.last[c] {
-		return false
-	}
-	for _, k := range r.keys {
-		if len(key) >= len(k) && strings.EqualFold(key[len(key)-len(k):], k) {
-			return true
-		}
-	}
-	return false
+	return ""
 }
 
 func isRefBlock(key string) bool {
+	if (len(key) != len("valueFrom") && len(key) != len("secretKeyRef")) || (key[0]|0x20 != 'v' && key[0]|0x20 != 's') {
+		return false // the fast path: every other key
+	}
 	for _, k := range refBlockKeys {
 		if strings.EqualFold(key, k) {
 			return true
@@ -91,80 +113,16 @@ func isRefBlock(key string) bool {
 	return false
 }
 
-// Redact returns v with every sensitive value replaced, at any depth: values under denylisted
-// keys, the value of {name, value} entries whose name is denylisted, and valueFrom,
-// secretKeyRef and secretRef blocks. v is never modified: maps and lists on the way to a
-// replacement are copied, everything else is shared.
+// Redact returns v with every sensitive value replaced, at any depth: values under sensitive
+// keys, the value of {name, value} entries whose name is sensitive, values after sensitive
+// flags in args and command lists, valueFrom, secretKeyRef and secretRef blocks, the
+// last-applied annotation and strings a value detector recognises. v is never modified:
+// maps and lists on the way to a replacement are copied, everything else is shared.
 func (r *Rules) Redact(v any) any {
 	out, _ := r.redact(v)
 	return out
 }
 
 func (r *Rules) redact(v any) (any, bool) {
-	switch t := v.(type) {
-	case map[string]any:
-		return r.redactMap(t)
-	case []any:
-		if l, changed := editList(t, func(e any) (any, bool, bool) {
-			ne, changed := r.redact(e)
-			return ne, true, changed
-		}); changed {
-			return l, true
-		}
-	}
-	return v, false // the caller's interface value: no new allocation
-}
-
-func (r *Rules) redactMap(m map[string]any) (map[string]any, bool) {
-	var out map[string]any
-	set := func(k string, v any) {
-		if out == nil {
-			out = maps.Clone(m)
-		}
-		out[k] = v
-	}
-	for k, v := range m {
-		if r.SensitiveKey(k) || isRefBlock(k) {
-			set(k, Redacted(ReasonSensitiveKey))
-			continue
-		}
-		if nv, changed := r.redact(v); changed {
-			set(k, nv)
-		}
-	}
-	if name, ok := m["name"].(string); ok && r.SensitiveKey(name) {
-		if _, ok := m["value"]; ok {
-			set("value", Redacted(ReasonSensitiveKey))
-		}
-	}
-	if out == nil {
-		return m, false
-	}
-	return out, true
-}
-
-// editList applies f to every element: f returns the new element, whether to keep it and
-// whether it changed. The list is copied only when something changed.
-func editList(l []any, f func(e any) (ne any, keep, changed bool)) ([]any, bool) {
-	var out []any
-	for i, e := range l {
-		ne, keep, changed := f(e)
-		if !changed {
-			if out != nil {
-				out = append(out, e)
-			}
-			continue
-		}
-		if out == nil {
-			out = make([]any, i, len(l))
-			copy(out, l[:i])
-		}
-		if keep {
-			out = append(out, ne)
-		}
-	}
-	if out == nil {
-		return l, false
-	}
-	return out, true
+	return r.walk(v, nil)
 }

@@ -23,8 +23,11 @@ func TestRedactionRules(t *testing.T) {
 			`{"dbPassword": "p", "GITHUB_TOKEN": "t", "Private_Key": "k", "x-ApiKey": "a"}`,
 			map[string]any{"dbPassword": sensitive(), "GITHUB_TOKEN": sensitive(), "Private_Key": sensitive(), "x-ApiKey": sensitive()}},
 		{"keys merely containing an entry are kept", nil,
-			`{"passwordPolicy": "strict", "author": "me", "tokens": 3, "secretName": "s"}`,
-			map[string]any{"passwordPolicy": "strict", "author": "me", "tokens": int64(3), "secretName": "s"}},
+			`{"passwordPolicy": "strict", "author": "me", "tokenTTL": 3, "secretName": "s", "topologyKey": "zone", "bypass": true}`,
+			map[string]any{"passwordPolicy": "strict", "author": "me", "tokenTTL": int64(3), "secretName": "s", "topologyKey": "zone", "bypass": true}},
+		{"plurals match: a list of tokens is as sensitive as one", nil,
+			`{"tokens": ["a", "b"], "credentials": {"u": "p"}, "passwords": 3}`,
+			map[string]any{"tokens": sensitive(), "credentials": sensitive(), "passwords": sensitive()}},
 		{"nested auth keys at any depth", nil,
 			`{"spec": {"endpoints": [{"basicAuth": {"username": "u"}}, {"auth": "x", "path": "/m"}]}}`,
 			map[string]any{"spec": map[string]any{"endpoints": []any{
@@ -95,12 +98,22 @@ func sameMap(a, b map[string]any) bool {
 }
 
 func TestSensitiveKey(t *testing.T) {
-	r := NewRules("x-Custom")
+	r := NewRules("x-Custom", "s3")
 	for key, want := range map[string]bool{
 		"password": true, "PASSWORD": true, "db_passwd": true, "clientSecret": true, "api_key": true,
-		"connectionString": true, "awsCredential": true, "oauth": true, "my-x-custom": true,
-		"": false, "name": false, "passwords": false, "tokenTTL": false, "Authorization": false,
-		"ünïcode": false,
+		"connectionString": true, "awsCredential": true, "oauth": true, "my-x-custom": true, "S3": true,
+		"": false, "name": false, "tokenTTL": false, "ünïcode": false,
+		// Plurals and the entries the review found missing (RELIABILITY-SECURITY.md section 4).
+		"passwords": true, "tokens": true, "secrets": true, "credentials": true, "Authorization": true,
+		"AWS_SECRET_ACCESS_KEY": true, "AWS_ACCESS_KEY_ID": true, "secretKey": true, "SECRET_KEY": true,
+		"secret_key": true, "api-key": true, "X-API-KEY": true, "SENTRY_DSN": true, "dsn": true,
+		"passphrase": true, "DB_PASS": true, "dbPass": true, "pwd": true, "bearer": true, "cookie": true,
+		"tls.key": true, "accessKey": true, "signingKey": true, "encryptionKey": true, "privateKeyPem": true,
+		"SLACK_WEBHOOK_URL": true, ".dockerconfigjson": true, "ConnectionStrings__Default": true, "jwt": true,
+		"client-key-data": true, "DB_PASSWORD_2": true, "oauth2": true, "token1": true,
+		// Near misses stay: words that end like an entry without being one.
+		"bypass": false, "compass": false, "key": false, "topologyKey": false, "keys": false, "status": false,
+		"DATABASE_URL": false, "secretName": false, "passwordPolicy": false, "monkey": false, "http2": false, "sha256": false,
 	} {
 		if got := r.SensitiveKey(key); got != want {
 			t.Errorf("SensitiveKey(%q) = %v, want %v", key, got, want)

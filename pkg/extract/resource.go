@@ -41,9 +41,14 @@ func (i Include) status() bool {
 	return i == IncludeStatusOnly || i == IncludeSpecAndStatus || i == IncludeAll
 }
 
-// build returns the embedded copy: the included sections, pruned metadata, Secret data
-// withheld, pointers and paths removed, then redacted. obj is never modified.
-func (r *resourceExport) build(obj map[string]any, rules *Rules) map[string]any {
+// build returns the embedded copy of view, the object's redacted view: the included
+// sections, pruned metadata, Secret data withheld, pointers and paths removed. view is never
+// modified.
+func (r *resourceExport) build(view map[string]any) map[string]any {
+	obj := view
+	if r.secret && !r.keepSecretData {
+		obj = hideSecretData(view)
+	}
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {
 		switch k {
@@ -65,13 +70,6 @@ func (r *resourceExport) build(obj map[string]any, rules *Rules) map[string]any 
 			}
 		}
 	}
-	if r.secret && !r.keepSecretData {
-		for _, k := range []string{"data", "stringData"} {
-			if _, ok := out[k]; ok {
-				out[k] = Redacted(ReasonSecretData)
-			}
-		}
-	}
 	var v any = out
 	for _, p := range r.pointers {
 		v, _ = removePointer(v, p)
@@ -79,7 +77,6 @@ func (r *resourceExport) build(obj map[string]any, rules *Rules) map[string]any 
 	for _, p := range r.paths {
 		v, _ = removeMatches(v, p.steps)
 	}
-	v, _ = rules.redact(v)
 	return v.(map[string]any)
 }
 
@@ -96,7 +93,7 @@ func (r *resourceExport) metadata(m map[string]any) map[string]any {
 	for _, k := range DefaultPrunedMetadata {
 		delete(out, k)
 	}
-	if ann, ok := out["annotations"].(map[string]any); ok {
+	if ann, ok := out["annotations"].(map[string]any); ok && !isMarker(ann) {
 		kept := maps.Clone(ann)
 		for _, k := range DefaultPrunedAnnotations {
 			delete(kept, k)

@@ -107,10 +107,16 @@ type ExportPrune struct {
 	ScrubKeys []string
 }
 
-// Options are operator-level settings shared by every Profile.
+// Options are operator-level settings shared by every Profile. The collector, control
+// (admission and reconcile) and the CLI must use the same Options, so that a Profile compiles,
+// and is redacted, the same way everywhere; BindFlags registers them.
 type Options struct {
-	// ScrubKeys extend the redaction denylist for every Profile.
+	// ScrubKeys extend the redaction name rule for every Profile (see DefaultScrubKeys).
 	ScrubKeys []string
+	// NoDefaultScrubKeys drops DefaultScrubKeys and DefaultWordScrubKeys, so ScrubKeys are
+	// the whole name rule. The fixed rules stay: reference blocks, the last-applied
+	// annotation, value detectors and Secret data.
+	NoDefaultScrubKeys bool
 	// CELCostLimit bounds one CEL evaluation (runtime cost units) and the estimated
 	// worst-case cost checked at compile time; 0 means DefaultCELCostLimit.
 	CELCostLimit uint64
@@ -127,6 +133,11 @@ const DefaultCELCostLimit = 1_000_000
 
 // DefaultCELTimeout is the default CELTimeout.
 const DefaultCELTimeout = 100 * time.Millisecond
+
+// Rules returns the redaction rules of o.
+func (o Options) Rules() *Rules {
+	return newRules(!o.NoDefaultScrubKeys, o.ScrubKeys)
+}
 
 func (o Options) celTimeout() time.Duration {
 	if o.CELTimeout <= 0 {

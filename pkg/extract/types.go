@@ -86,7 +86,7 @@ func (t Type) enforce(v any) (any, error) {
 			return v, nil
 		}
 	case TypeList:
-		if _, ok := v.([]any); ok {
+		if _, ok := v.([]any); ok || isMarker(v) {
 			return v, nil
 		}
 		return []any{v}, nil
@@ -94,6 +94,9 @@ func (t Type) enforce(v any) (any, error) {
 		if _, ok := v.(map[string]any); ok {
 			return v, nil
 		}
+	}
+	if isMarker(v) {
+		return v, nil // a redacted value of any type
 	}
 	return nil, &TypeError{Want: t, Got: kindOf(v)}
 }

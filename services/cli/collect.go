@@ -50,5 +50,6 @@ inventory): {context, inventory, path, envelope}. Exit status: 0 all collected, 
 	f.StringVar(&opts.Format, "format", "ndjson", "ndjson, json or yaml")
 	f.StringVar(&opts.Layout, "layout", "document", "files under --output: document, perResource or split, as a Git snapshot sink's layout.mode")
 	f.Int64Var(&opts.PageSize, "page-size", 500, "objects per list request")
+	bindExtractFlags(cmd, &opts.Extract)
 	return cmd
 }

@@ -17,6 +17,7 @@ import (
 
 	"kollect.dev/kollect/deploy/crds"
 	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/cli/dev"
 )
 
@@ -25,6 +26,7 @@ type devFlags struct {
 	kubeconfig, context, natsURL, natsDir string
 	natsPort, verbosity                   int
 	allowInCluster, installCRDs           bool
+	extract                               extract.Options
 }
 
 func newDevCommand(s Streams) *cobra.Command {
@@ -50,6 +52,7 @@ own validation still applies. Ctrl-C stops everything.`,
 	fl.BoolVar(&f.allowInCluster, "allow-in-cluster-sinks", false, "let sinks connect to private and loopback addresses")
 	fl.BoolVar(&f.installCRDs, "install-crds", false, "apply the kollect.dev CustomResourceDefinitions first (server-side apply)")
 	fl.IntVarP(&f.verbosity, "verbosity", "v", 0, "log verbosity: 0 info, 1 debug")
+	bindExtractFlags(cmd, &f.extract)
 	return cmd
 }
 
@@ -75,7 +78,7 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 		fmt.Fprintln(s.Err, "kollect dev: CRDs applied")
 	}
 	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSDir: f.natsDir, NATSPort: f.natsPort,
-		AllowInClusterSinks: f.allowInCluster, Log: zapr.NewLogger(z),
+		AllowInClusterSinks: f.allowInCluster, Extract: f.extract, Log: zapr.NewLogger(z),
 		Ready: func(url string) {
 			fmt.Fprintf(s.Err, "kollect dev: all services running, bus at %s; Ctrl-C stops\n", url)
 		}})

@@ -11,7 +11,8 @@ import (
 )
 
 func newValidateCommand(s Streams) *cobra.Command {
-	return &cobra.Command{
+	var opts extract.Options
+	cmd := &cobra.Command{
 		Use:   "validate DIR",
 		Short: "Check a folder of Kollect custom resources offline",
 		Long: `validate checks every kollect.dev object of DIR against the CRD schemas and CEL rules the
@@ -23,7 +24,7 @@ problem names the file, the object and the field. Exit status 2 when anything is
 			if err != nil {
 				return &ExitError{Code: 2, Err: err}
 			}
-			findings, err := validate.Folder(cmd.Context(), objs, extract.Options{})
+			findings, err := validate.Folder(cmd.Context(), objs, opts)
 			if err != nil {
 				return &ExitError{Code: 2, Err: err}
 			}
@@ -41,4 +42,6 @@ problem names the file, the object and the field. Exit status 2 when anything is
 			return nil
 		},
 	}
+	bindExtractFlags(cmd, &opts)
+	return cmd
 }

@@ -79,3 +79,23 @@ spec:
 		})
 	}
 }
+
+// The CLI takes the collector's compilation flags: a CEL cost limit the
+// collector would enforce refuses the Profile here too.
+func TestValidateTakesTheCollectorsCompilationFlags(t *testing.T) {
+	dir := writeConfig(t, map[string]string{"p.yaml": `
+apiVersion: kollect.dev/v1alpha1
+kind: KollectProfile
+metadata: {name: p, namespace: a}
+spec:
+  targetGVK: {group: apps, version: v1, kind: Deployment}
+  attributes: [{name: images, path: "cel:object.spec.template.spec.containers.map(c, c.image)"}]
+`})
+	if code, stdout, stderr := run(t, "validate", dir); code != 0 {
+		t.Fatalf("default limit: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, _ := run(t, "validate", "--cel-cost-limit=10", "--redact-keys=internalId", dir)
+	if code != 2 || !strings.Contains(stdout, "spec.attributes[0].path") || !strings.Contains(stdout, "exceeds the limit 10") {
+		t.Errorf("--cel-cost-limit=10: exit %d, stdout %s; want the attribute refused", code, stdout)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/collector/internal/configwatch"
 	"kollect.dev/kollect/services/collector/internal/engine"
 	"kollect.dev/kollect/services/collector/internal/informers"
@@ -72,7 +71,7 @@ func (d *deps) runActive(ctx context.Context) error {
 	}
 	rep := status.New(d.js, d.cfg.StatusInterval, d.log, observe)
 	eng := engine.New(engine.Config{Informers: mgr, Rows: rows, Metrics: d.metrics, Status: rep,
-		Extract: extract.Options{ScrubKeys: d.cfg.ScrubKeys, CELCostLimit: d.cfg.CELCostLimit},
+		Extract: d.cfg.ExtractOptions(),
 		Workers: d.cfg.Workers, Log: d.log})
 	watcher := &configwatch.Watcher{KV: configKV, Handler: eng, Log: d.log, MaxBackoff: 30 * time.Second,
 		Reconnected: d.reconnects.Next}

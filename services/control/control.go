@@ -69,6 +69,9 @@ type Config struct {
 	ProbeRetry time.Duration
 	// Webhook configures the validating admission webhook.
 	Webhook WebhookConfig
+	// Extract are the Profile compilation options (redaction names, CEL
+	// cost limit); they must equal the collector's.
+	Extract extract.Options
 	// Kube is the API server connection; nil loads the kubeconfig or the
 	// in-cluster config. Tests set it.
 	Kube *rest.Config
@@ -114,6 +117,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "wait before retrying a failed connection test")
 	c.Webhook.bindFlags(fs)
 	c.Bus.bindFlags(fs)
+	c.Extract.BindFlags(fs)
 }
 
 // Run runs control until ctx ends.
@@ -178,10 +182,10 @@ func Run(ctx context.Context, c Config) error {
 			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck},
 		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper()},
 	}
-	if err := reconcile.Setup(ctx, mgr, deps, store, extract.Options{}); err != nil {
+	if err := reconcile.Setup(ctx, mgr, deps, store, c.Extract); err != nil {
 		return err
 	}
-	if err := c.Webhook.register(ctx, mgr, kube, deps, ca, c.AllowInClusterSinks); err != nil {
+	if err := c.Webhook.register(ctx, mgr, kube, deps, ca, c.AllowInClusterSinks, c.Extract); err != nil {
 		return err
 	}
 	return mgr.Start(ctx)

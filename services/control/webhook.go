@@ -79,8 +79,10 @@ func (w WebhookConfig) certificate(ctx context.Context, kube *rest.Config) (stri
 	return dir, ca, err
 }
 
-// register serves the validator and injects the self-managed CA.
-func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, ca []byte, allowInCluster bool) error {
+// register serves the validator and injects the self-managed CA. opts are
+// control's Profile compilation options, the same as the collector's, so that
+// admission refuses exactly what the collector would.
+func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, ca []byte, allowInCluster bool, opts extract.Options) error {
 	if w.Port <= 0 {
 		return nil
 	}
@@ -89,7 +91,7 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 		return fmt.Errorf("create clientset: %w", err)
 	}
 	v := &admission.Validator{Reader: mgr.GetClient(), Scopes: deps, Mapper: mgr.GetRESTMapper(), Kube: cs,
-		AllowInClusterSinks: allowInCluster, Extract: extract.Options{}}
+		AllowInClusterSinks: allowInCluster, Extract: opts}
 	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
 	if ca == nil || w.ConfigName == "" {
 		return nil

@@ -16,6 +16,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/aggregator"
 	"kollect.dev/kollect/services/collector"
 	"kollect.dev/kollect/services/control"
@@ -36,6 +37,9 @@ type Options struct {
 	NATSPort int
 	// AllowInClusterSinks admits sinks on private and loopback addresses.
 	AllowInClusterSinks bool
+	// Extract are the Profile compilation options (redaction names, CEL
+	// cost limit) given to control and the collector alike.
+	Extract extract.Options
 	// Credentials read the sinks' Secrets; nil reads them from the API
 	// server.
 	Credentials exporter.Credentials
@@ -130,10 +134,11 @@ func services(o Options, url string) map[string]func(context.Context) error {
 	ctl := control.DefaultConfig()
 	ctl.Kube, ctl.NATSURL, ctl.ProvisionBus, ctl.AllowInClusterSinks = o.Rest, url, false, o.AllowInClusterSinks
 	ctl.MetricsAddr, ctl.HealthAddr, ctl.LeaderElection, ctl.Webhook.Port = "0", "0", false, 0
-	ctl.Log = o.Log.WithName("control")
+	ctl.Log, ctl.Extract = o.Log.WithName("control"), o.Extract
 	col := collector.DefaultConfig()
 	col.Rest, col.NATSURL, col.LeaderElection, col.MetricsBindAddress = o.Rest, url, false, "0"
 	col.Logger = o.Log.WithName("collector")
+	col.ScrubKeys, col.RedactNoDefaults, col.CELCostLimit = o.Extract.ScrubKeys, o.Extract.NoDefaultScrubKeys, o.Extract.CELCostLimit
 	agg := aggregator.DefaultConfig()
 	agg.NATSURL, agg.MetricsBindAddress, agg.Log = url, "0", o.Log.WithName("aggregator")
 	return map[string]func(context.Context) error{

@@ -26,6 +26,10 @@ const (
 	NameLeader = "kollect_collector_leader"
 	// ProfilePrefix prefixes every Profile spec.metrics gauge.
 	ProfilePrefix = "kollect_profile_"
+	// NameProfileSeriesDropped is a gauge of the series of a Profile metric
+	// left out of the last collection (over the cap, invalid labels), per
+	// Target and metric.
+	NameProfileSeriesDropped = "kollect_collector_profile_series_dropped"
 )
 
 // Label names.
@@ -36,6 +40,8 @@ const (
 	LabelTarget = "target"
 	// LabelOp is a bus operation.
 	LabelOp = "op"
+	// LabelMetric is a Profile metric's name (spec.metrics[].name).
+	LabelMetric = "metric"
 )
 
 // Bus operations for LabelOp.
@@ -124,6 +130,8 @@ func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for gvk, n := range (*f)() {
-		ch <- prometheus.MustNewConstMetric(objectsDesc, prometheus.GaugeValue, float64(n), gvk)
+		if m, err := prometheus.NewConstMetric(objectsDesc, prometheus.GaugeValue, float64(n), gvk); err == nil {
+			ch <- m
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/extract"
 )
 
 // ProfileGauges exposes the gauges of KollectProfile spec.metrics: for each
@@ -21,11 +22,28 @@ import (
 //
 // Two Profiles may declare the same metric name only with the same labels;
 // a Target whose labels conflict with an earlier Target (in name order) is
-// left out of that family. It is safe for concurrent use.
+// left out of that family, and a family takes the help text of its first
+// Target. A metric whose label names collide (a Profile compilation refuses
+// it; this is the defensive side) is left out, and each (Target, metric)
+// exposes at most MaxSeries series, the first in label order: what is left
+// out is reported by kollect_collector_profile_series_dropped. Whatever a
+// Profile says, Collect never panics. It is safe for concurrent use.
 type ProfileGauges struct {
+	// MaxSeries caps the series of one metric of one Target; 0 means
+	// DefaultMaxSeries. Set it before use.
+	MaxSeries int
+
 	mu      sync.Mutex
 	targets map[string]*profileTarget
 }
+
+// DefaultMaxSeries is the default cap on the series of one Profile metric of
+// one Target.
+const DefaultMaxSeries = 10_000
+
+var droppedDesc = prometheus.NewDesc(NameProfileSeriesDropped,
+	"Series of a KollectProfile metric left out of the last collection: over the series cap, label names that collide, or label values that are not valid UTF-8.",
+	[]string{LabelTarget, LabelMetric}, nil)
 
 type profileTarget struct {
 	defs []metricDef
@@ -33,10 +51,11 @@ type profileTarget struct {
 }
 
 type metricDef struct {
-	name   string // full metric name
-	path   string // attribute giving the value
-	labels []string
-	names  []string // label names: target, then sanitised attribute names
+	name    string // full metric name
+	path    string // attribute giving the value
+	labels  []string
+	names   []string // label names: target, then sanitised attribute names
+	invalid bool     // label names collide: never exposed
 }
 
 type sample struct {
@@ -60,12 +79,18 @@ func (g *ProfileGauges) Define(target string, defs []v1alpha1.ProfileMetric) {
 		return
 	}
 	out := make([]metricDef, 0, len(defs))
+	seen := map[string]bool{}
 	for _, d := range defs {
+		if seen[d.Name] {
+			continue // a repeated name (refused when compiled) would repeat series
+		}
+		seen[d.Name] = true
 		names := []string{LabelTarget}
 		for _, l := range d.Labels {
-			names = append(names, labelName(l))
+			names = append(names, extract.MetricLabelName(l))
 		}
-		out = append(out, metricDef{name: ProfilePrefix + d.Name, path: d.Path, labels: d.Labels, names: names})
+		invalid := len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names)
+		out = append(out, metricDef{name: ProfilePrefix + d.Name, path: d.Path, labels: d.Labels, names: names, invalid: invalid})
 	}
 	if t, ok := g.targets[target]; ok && slices.EqualFunc(t.defs, out, sameDef) {
 		return
@@ -75,15 +100,6 @@ func (g *ProfileGauges) Define(target string, defs []v1alpha1.ProfileMetric) {
 
 func sameDef(a, b metricDef) bool {
 	return a.name == b.name && a.path == b.path && slices.Equal(a.labels, b.labels)
-}
-
-// labelName turns an attribute name into a label name that cannot collide
-// with the target label or a reserved name.
-func labelName(attr string) string {
-	if attr == LabelTarget || strings.HasPrefix(attr, "__") {
-		return "attribute_" + attr
-	}
-	return attr
 }
 
 // Observe records an object's attributes for a Target's metrics.
@@ -168,26 +184,62 @@ func labelValue(v any) string {
 // collector is unchecked.
 func (g *ProfileGauges) Describe(chan<- *prometheus.Desc) {}
 
-// Collect sends one gauge per metric, Target and label values.
+// Collect sends one gauge per metric, Target and label values, at most
+// MaxSeries per metric and Target, and the count of what it left out.
 func (g *ProfileGauges) Collect(ch chan<- prometheus.Metric) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	families := map[string]metricDef{} // first definition of each name wins
+	families := map[string]*prometheus.Desc{} // the first valid definition of each name wins
+	first := map[string]metricDef{}
 	for _, target := range slices.Sorted(maps.Keys(g.targets)) {
 		t := g.targets[target]
 		for i, d := range t.defs {
-			if f, ok := families[d.name]; ok && !slices.Equal(f.names, d.names) {
+			f, ok := first[d.name]
+			switch {
+			case d.invalid:
+				g.dropped(ch, target, d, len(t.sums(i)))
 				continue
-			} else if !ok {
-				families[d.name] = d
+			case ok && !slices.Equal(f.names, d.names):
+				continue
+			case !ok:
+				first[d.name] = d
+				families[d.name] = prometheus.NewDesc(d.name, "KollectProfile metric "+strings.TrimPrefix(d.name, ProfilePrefix)+
+					": attribute "+d.path+", summed over a Target's objects with the same labels.", d.names, nil)
 			}
-			desc := prometheus.NewDesc(d.name, "KollectProfile metric "+strings.TrimPrefix(d.name, ProfilePrefix)+
-				": attribute "+d.path+", summed over a Target's objects with the same labels.", d.names, nil)
-			for _, sum := range t.sums(i) {
-				values := append([]string{target}, sum.labels...)
-				ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, sum.value, values...)
-			}
+			g.dropped(ch, target, d, g.collectSeries(ch, families[d.name], target, t.sums(i)))
 		}
+	}
+}
+
+// collectSeries sends the first MaxSeries sums in label order and returns how
+// many it left out.
+func (g *ProfileGauges) collectSeries(ch chan<- prometheus.Metric, desc *prometheus.Desc, target string, sums map[string]*sample) int {
+	keys := slices.Sorted(maps.Keys(sums))
+	limit := g.MaxSeries
+	if limit <= 0 {
+		limit = DefaultMaxSeries
+	}
+	dropped := max(0, len(keys)-limit)
+	keys = keys[:len(keys)-dropped]
+	for _, k := range keys {
+		sum := sums[k]
+		m, err := prometheus.NewConstMetric(desc, prometheus.GaugeValue, sum.value, append([]string{target}, sum.labels...)...)
+		if err != nil {
+			dropped++ // an invalid label value; the description was checked when defined
+			continue
+		}
+		ch <- m
+	}
+	return dropped
+}
+
+// dropped reports the series of a Target's metric left out of this collection.
+func (g *ProfileGauges) dropped(ch chan<- prometheus.Metric, target string, d metricDef, n int) {
+	if n == 0 {
+		return
+	}
+	if m, err := prometheus.NewConstMetric(droppedDesc, prometheus.GaugeValue, float64(n), target, strings.TrimPrefix(d.name, ProfilePrefix)); err == nil {
+		ch <- m
 	}
 }
 

@@ -1,12 +1,14 @@
 package metrics
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/extract"
 )
 
 func TestProfileGauges(t *testing.T) {
@@ -110,4 +112,73 @@ func help(g *ProfileGauges, name string) string {
 		}
 	}
 	return ""
+}
+
+// TestProfileGaugesNeverPanic replays the review's H4 probe and the other
+// ways a Profile could break a scrape: collection leaves the bad series out,
+// reports them, and the registry gathers without an error.
+func TestProfileGaugesNeverPanic(t *testing.T) {
+	cases := []struct {
+		name    string
+		defs    []v1alpha1.ProfileMetric
+		attrs   []map[string]any
+		series  int // kollect_profile_size series exposed
+		dropped string
+	}{
+		{"labels target and attribute_target collide",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "size", Labels: []string{"target", "attribute_target"}}},
+			[]map[string]any{{"size": int64(1), "target": "a", "attribute_target": "b"}}, 0, "1"},
+		{"a label value that is not UTF-8",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "size", Labels: []string{"l"}}},
+			[]map[string]any{{"size": int64(1), "l": "ok"}, {"size": int64(1), "l": "\xff"}}, 1, "1"},
+		{"a metric name repeated in one Profile",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "size"}, {Name: "size", Path: "other"}},
+			[]map[string]any{{"size": int64(1), "other": int64(2)}}, 1, ""},
+		{"more series than the cap",
+			[]v1alpha1.ProfileMetric{{Name: "size", Path: "size", Labels: []string{"l"}}},
+			[]map[string]any{{"size": int64(1), "l": "a"}, {"size": int64(1), "l": "b"}, {"size": int64(1), "l": "c"}, {"size": int64(1), "l": "d"}}, 2, "2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := New()
+			m.Profiles.MaxSeries = 2
+			m.Profiles.Define("ns/t", c.defs)
+			for i, a := range c.attrs {
+				m.Profiles.Observe("ns/t", string(rune('a'+i)), a)
+			}
+			families, err := m.Registry.Gather()
+			if err != nil {
+				t.Fatalf("gather: %v", err)
+			}
+			series, dropped := 0, ""
+			for _, f := range families {
+				switch f.GetName() {
+				case ProfilePrefix + "size":
+					series = len(f.GetMetric())
+				case NameProfileSeriesDropped:
+					dropped = strconv.FormatFloat(f.GetMetric()[0].GetGauge().GetValue(), 'g', -1, 64)
+				}
+			}
+			if series != c.series || dropped != c.dropped {
+				t.Errorf("%d series, dropped %q; want %d, %q", series, dropped, c.series, c.dropped)
+			}
+		})
+	}
+}
+
+func TestAFamilyKeepsTheHelpOfItsFirstTarget(t *testing.T) {
+	m := New()
+	m.Profiles.Define("a/one", []v1alpha1.ProfileMetric{{Name: "size", Path: "size"}})
+	m.Profiles.Define("b/two", []v1alpha1.ProfileMetric{{Name: "size", Path: "bytes"}})
+	m.Profiles.Observe("a/one", "u1", map[string]any{"size": int64(1)})
+	m.Profiles.Observe("b/two", "u2", map[string]any{"bytes": int64(2)})
+	if _, err := m.Registry.Gather(); err != nil {
+		t.Fatalf("two Profiles with one metric name and different paths break the scrape: %v", err)
+	}
+}
+
+func TestLabelTargetIsTheEnginesBuiltInLabel(t *testing.T) {
+	if LabelTarget != extract.MetricTargetLabel {
+		t.Error("the engine checks label collisions against another target label")
+	}
 }
