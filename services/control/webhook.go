@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/control/internal/admission"
 	"kollect.dev/kollect/services/control/internal/reconcile"
@@ -80,7 +81,7 @@ func (w WebhookConfig) certificate(ctx context.Context, kube *rest.Config) (stri
 }
 
 // register serves the validator and injects the self-managed CA.
-func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, ca []byte, allowInCluster bool) error {
+func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, ca []byte, p egress.Policy) error {
 	if w.Port <= 0 {
 		return nil
 	}
@@ -89,7 +90,7 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 		return fmt.Errorf("create clientset: %w", err)
 	}
 	v := &admission.Validator{Reader: mgr.GetClient(), Scopes: deps, Mapper: mgr.GetRESTMapper(), Kube: cs,
-		AllowInClusterSinks: allowInCluster, Extract: extract.Options{}}
+		Egress: p, Extract: extract.Options{}}
 	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
 	if ca == nil || w.ConfigName == "" {
 		return nil
