@@ -36,9 +36,17 @@ type ServiceConfig struct {
 	// MetricsBindAddress serves /metrics, /healthz and /readyz; "0"
 	// disables.
 	MetricsBindAddress string
-	// AllowInClusterSinks lets sinks connect to private, loopback and
-	// link-local addresses (the operator's in-cluster sinks opt-in).
+	// AllowInClusterSinks lets sinks connect to loopback, private, unique
+	// local and CGNAT addresses (the operator's in-cluster sinks opt-in);
+	// not to link-local or cloud metadata addresses.
 	AllowInClusterSinks bool
+	// AllowLinkLocalSinks lets sinks connect to link-local and cloud
+	// metadata addresses: a separate opt-in, never implied by
+	// AllowInClusterSinks.
+	AllowLinkLocalSinks bool
+	// DenySinkCIDRs are networks no sink may reach whatever the opt-ins,
+	// such as the cluster's Service and Pod CIDRs.
+	DenySinkCIDRs egress.Prefixes
 	// Runtime tunes retries, breakers, claims and Secret checks; Family,
 	// Credentials, Metrics and Log are set by Serve.
 	Runtime Config
@@ -59,7 +67,9 @@ func (c *ServiceConfig) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "Path of a NATS credentials file.")
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "Path of a kubeconfig; empty uses $KUBECONFIG or the in-cluster service account.")
 	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "Address of /metrics, /healthz and /readyz; 0 disables.")
-	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "Let sinks connect to private, loopback and link-local addresses.")
+	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "Let sinks connect to loopback, private, unique local and CGNAT addresses (not link-local or cloud metadata).")
+	fs.BoolVar(&c.AllowLinkLocalSinks, "allow-link-local-sinks", c.AllowLinkLocalSinks, "Let sinks connect to link-local and cloud metadata addresses.")
+	fs.Var(&c.DenySinkCIDRs, "deny-sink-cidrs", "Comma-separated networks no sink may reach whatever the opt-ins, e.g. the cluster's Service and Pod CIDRs.")
 	fs.DurationVar(&r.RetryInitial, "retry-initial", r.RetryInitial, "First retry delay of a binding after a transient failure.")
 	fs.DurationVar(&r.RetryMax, "retry-max", r.RetryMax, "Longest retry delay of a binding.")
 	fs.IntVar(&r.BreakerFailures, "breaker-failures", r.BreakerFailures, "Consecutive failures of a sink that open its circuit.")
@@ -71,7 +81,7 @@ func (c *ServiceConfig) BindFlags(fs *flag.FlagSet) {
 
 // Egress returns the endpoint address policy the configuration allows.
 func (c ServiceConfig) Egress() egress.Policy {
-	return egress.Policy{AllowPrivate: c.AllowInClusterSinks}
+	return egress.Policy{AllowPrivate: c.AllowInClusterSinks, AllowLinkLocal: c.AllowLinkLocalSinks, Deny: c.DenySinkCIDRs}
 }
 
 // Serve connects to the bus and the API server, serves metrics and probes,

@@ -17,6 +17,7 @@ import (
 
 	"kollect.dev/kollect/deploy/crds"
 	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/cli/dev"
 )
@@ -27,6 +28,8 @@ type devFlags struct {
 	natsPort, verbosity                   int
 	allowInCluster, installCRDs           bool
 	extract                               extract.Options
+	allowLinkLocal, allowFile             bool
+	denyCIDRs                             egress.Prefixes
 }
 
 func newDevCommand(s Streams) *cobra.Command {
@@ -49,7 +52,10 @@ own validation still applies. Ctrl-C stops everything.`,
 	fl.StringVar(&f.natsURL, "nats-url", "", "use this NATS JetStream server instead of an embedded one")
 	fl.StringVar(&f.natsDir, "nats-dir", "", "store of the embedded NATS server (default a temporary folder)")
 	fl.IntVar(&f.natsPort, "nats-port", f.natsPort, "port of the embedded NATS server; -1 picks a free one")
-	fl.BoolVar(&f.allowInCluster, "allow-in-cluster-sinks", false, "let sinks connect to private and loopback addresses")
+	fl.BoolVar(&f.allowInCluster, "allow-in-cluster-sinks", false, "let sinks connect to loopback, private, unique local and CGNAT addresses")
+	fl.BoolVar(&f.allowLinkLocal, "allow-link-local-sinks", false, "let sinks connect to link-local and cloud metadata addresses")
+	fl.Var(&f.denyCIDRs, "deny-sink-cidrs", "comma-separated networks no sink may reach whatever the opt-ins (the cluster's Service and Pod CIDRs)")
+	fl.BoolVar(&f.allowFile, "allow-file-sinks", false, "let git sinks use file:// repositories on this machine")
 	fl.BoolVar(&f.installCRDs, "install-crds", false, "apply the kollect.dev CustomResourceDefinitions first (server-side apply)")
 	fl.IntVarP(&f.verbosity, "verbosity", "v", 0, "log verbosity: 0 info, 1 debug")
 	bindExtractFlags(cmd, &f.extract)
@@ -78,7 +84,8 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 		fmt.Fprintln(s.Err, "kollect dev: CRDs applied")
 	}
 	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSDir: f.natsDir, NATSPort: f.natsPort,
-		AllowInClusterSinks: f.allowInCluster, Extract: f.extract, Log: zapr.NewLogger(z),
+		AllowInClusterSinks: f.allowInCluster, AllowLinkLocalSinks: f.allowLinkLocal, DenySinkCIDRs: f.denyCIDRs,
+		AllowFileSinks: f.allowFile, Extract: f.extract, Log: zapr.NewLogger(z),
 		Ready: func(url string) {
 			fmt.Fprintf(s.Err, "kollect dev: all services running, bus at %s; Ctrl-C stops\n", url)
 		}})

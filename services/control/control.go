@@ -26,6 +26,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/control/internal/access"
 	"kollect.dev/kollect/services/control/internal/probe"
@@ -54,8 +55,9 @@ type Config struct {
 	LeaderElectionNamespace string
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
-	// AllowInClusterSinks admits sink endpoints on private, loopback and
-	// link-local addresses.
+	// AllowInClusterSinks admits sink endpoints on loopback, private,
+	// unique local and CGNAT addresses and in-cluster names; not link-local
+	// or cloud metadata addresses.
 	AllowInClusterSinks bool
 	// DefaultServiceAccount is the ServiceAccount of its own namespace a
 	// KollectTarget acts as when it sets no spec.serviceAccountName.
@@ -63,6 +65,15 @@ type Config struct {
 	// AccessRecheck is how often control reviews a Target's access again
 	// when nothing it depends on changed.
 	AccessRecheck time.Duration
+	// AllowLinkLocalSinks admits sink endpoints on link-local and cloud
+	// metadata addresses: a separate opt-in.
+	AllowLinkLocalSinks bool
+	// DenySinkCIDRs are networks no sink endpoint may name whatever the
+	// opt-ins, such as the cluster's Service and Pod CIDRs.
+	DenySinkCIDRs egress.Prefixes
+	// AllowFileSinks admits file:// git sink endpoints (tests and
+	// `kollect dev`).
+	AllowFileSinks bool
 	// ProbeTimeout bounds one connection test.
 	ProbeTimeout time.Duration
 	// ProbeRetry is the wait before probing again after a failed probe.
@@ -109,7 +120,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "leader election lease duration")
 	fs.DurationVar(&c.RenewDeadline, "renew-deadline", c.RenewDeadline, "leader election renew deadline")
 	fs.DurationVar(&c.RetryPeriod, "retry-period", c.RetryPeriod, "leader election retry period")
-	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "admit sinks on private, loopback and link-local addresses")
+	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "admit sinks on loopback, private, unique local and CGNAT addresses (not link-local or cloud metadata)")
+	fs.BoolVar(&c.AllowLinkLocalSinks, "allow-link-local-sinks", c.AllowLinkLocalSinks, "admit sinks on link-local and cloud metadata addresses")
+	fs.Var(&c.DenySinkCIDRs, "deny-sink-cidrs", "comma-separated networks no sink may name whatever the opt-ins, e.g. the cluster's Service and Pod CIDRs")
+	fs.BoolVar(&c.AllowFileSinks, "allow-file-sinks", c.AllowFileSinks, "admit file:// git sinks (tests and development only)")
 	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", c.DefaultServiceAccount,
 		"ServiceAccount (of the Target's own namespace) a KollectTarget acts as when it names none; empty: such Targets collect nothing")
 	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "how often each Target's access is reviewed again")
@@ -118,6 +132,12 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.Webhook.bindFlags(fs)
 	c.Bus.bindFlags(fs)
 	c.Extract.BindFlags(fs)
+}
+
+// Egress returns the sink address policy the configuration allows.
+func (c Config) Egress() egress.Policy {
+	return egress.Policy{AllowPrivate: c.AllowInClusterSinks, AllowLinkLocal: c.AllowLinkLocalSinks,
+		Deny: c.DenySinkCIDRs, AllowLocalFiles: c.AllowFileSinks}
 }
 
 // Run runs control until ctx ends.
@@ -178,14 +198,14 @@ func Run(ctx context.Context, c Config) error {
 	deps := &reconcile.Deps{
 		Client: mgr.GetClient(), KV: kv, Reports: store, Prober: probe.New(nc, c.ProbeTimeout),
 		Recorder: mgr.GetEventRecorder("kollect-control"), Now: time.Now,
-		Policy: reconcile.Policy{AllowInClusterSinks: c.AllowInClusterSinks, ProbeRetry: c.ProbeRetry,
+		Policy: reconcile.Policy{Egress: c.Egress(), ProbeRetry: c.ProbeRetry,
 			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck},
 		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper()},
 	}
 	if err := reconcile.Setup(ctx, mgr, deps, store, c.Extract); err != nil {
 		return err
 	}
-	if err := c.Webhook.register(ctx, mgr, kube, deps, ca, c.AllowInClusterSinks, c.Extract); err != nil {
+	if err := c.Webhook.register(ctx, mgr, kube, deps, ca, c.Egress(), c.Extract); err != nil {
 		return err
 	}
 	return mgr.Start(ctx)

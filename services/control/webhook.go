@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/control/internal/admission"
 	"kollect.dev/kollect/services/control/internal/reconcile"
@@ -82,7 +83,7 @@ func (w WebhookConfig) certificate(ctx context.Context, kube *rest.Config) (stri
 // register serves the validator and injects the self-managed CA. opts are
 // control's Profile compilation options, the same as the collector's, so that
 // admission refuses exactly what the collector would.
-func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, ca []byte, allowInCluster bool, opts extract.Options) error {
+func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, ca []byte, p egress.Policy, opts extract.Options) error {
 	if w.Port <= 0 {
 		return nil
 	}
@@ -91,7 +92,7 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 		return fmt.Errorf("create clientset: %w", err)
 	}
 	v := &admission.Validator{Reader: mgr.GetClient(), Scopes: deps, Mapper: mgr.GetRESTMapper(), Kube: cs,
-		AllowInClusterSinks: allowInCluster, Extract: opts}
+		Egress: p, Extract: opts}
 	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
 	if ca == nil || w.ConfigName == "" {
 		return nil

@@ -124,7 +124,7 @@ func TestWebhookRules(t *testing.T) {
 		{"a target whose kind the Scope does not allow is refused", targetObj(ns, "cms", "cms"), "does not allow kind"},
 		{"a profile reading Secret data without the opt-in is refused", secretProfile, v1alpha1.AnnotationAllowSecretExtraction},
 		{"a profile whose CEL does not compile is refused", badCEL, "spec.attributes[0].path"},
-		{"a sink on a private address is refused", privateSink, "in-cluster or private"},
+		{"a sink on a private address is refused", privateSink, "in-cluster sinks are not allowed"},
 		{"an inventory binding a sink outside the Scope is refused", &v1alpha1.KollectInventory{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
 			Spec: v1alpha1.KollectInventorySpec{ExportMinInterval: dur(time.Hour),

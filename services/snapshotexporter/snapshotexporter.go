@@ -18,6 +18,10 @@ type Config struct {
 	// GitCacheDir holds the Git backend's local mirrors, so exports fetch
 	// instead of cloning; "" keeps them in memory.
 	GitCacheDir string
+	// AllowFileSinks lets git sinks use file:// repositories on the
+	// exporter's own file system (tests and `kollect dev`; never in a
+	// shared cluster: a tenant would read and write the exporter's files).
+	AllowFileSinks bool
 }
 
 // DefaultConfig returns the snapshot family's service defaults.
@@ -29,12 +33,14 @@ func DefaultConfig() Config {
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.ServiceConfig.BindFlags(fs)
 	fs.StringVar(&c.GitCacheDir, "git-cache-dir", c.GitCacheDir, "Folder of the Git mirrors; empty keeps them in memory.")
+	fs.BoolVar(&c.AllowFileSinks, "allow-file-sinks", c.AllowFileSinks, "Let git sinks use file:// repositories on the exporter's file system (tests and development only).")
 }
 
 // Backends returns the family's backends configured by c. The imports of
 // this file are the list of sink SDKs in the binary.
 func Backends(c Config) []exporter.Backend {
 	p := c.Egress()
+	p.AllowLocalFiles = c.AllowFileSinks
 	return []exporter.Backend{
 		&git.Backend{Egress: p, CacheDir: c.GitCacheDir},
 		gitlab.Backend{Egress: p},

@@ -27,7 +27,7 @@ service's own flag set.
 - --health-probe-bind-address=:{{ $c.healthPort }}
 - --leader-elect=true
 - --leader-election-namespace={{ $ns }}
-- --allow-in-cluster-sinks={{ $v.allowInClusterSinks }}
+{{- include "kollect.egressArgs" $v }}
 - --probe-timeout={{ $c.probeTimeout }}
 {{- if $c.webhook.enabled }}
 - --webhook-port={{ $c.webhook.port }}
@@ -56,9 +56,20 @@ service's own flag set.
 - --identity=$(POD_NAME)
 {{- else }}
 - --metrics-bind-address=:{{ $v.exporters.metricsPort }}
-- --allow-in-cluster-sinks={{ $v.allowInClusterSinks }}
+{{- include "kollect.egressArgs" $v }}
 {{- if eq .svc.family "snapshot" }}
 - --git-cache-dir=/var/cache/kollect/git
 {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+kollect.egressArgs: the sink egress flags of control and the exporters, from the values (.).
+*/}}
+{{- define "kollect.egressArgs" }}
+- --allow-in-cluster-sinks={{ .allowInClusterSinks }}
+- --allow-link-local-sinks={{ .allowLinkLocalSinks }}
+{{- with .denySinkCIDRs }}
+- --deny-sink-cidrs={{ join "," . }}
 {{- end }}
 {{- end -}}

@@ -15,6 +15,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/aggregator"
@@ -35,11 +36,19 @@ type Options struct {
 	NATSURL  string
 	NATSDir  string
 	NATSPort int
-	// AllowInClusterSinks admits sinks on private and loopback addresses.
+	// AllowInClusterSinks admits sinks on loopback, private, unique local
+	// and CGNAT addresses.
 	AllowInClusterSinks bool
 	// Extract are the Profile compilation options (redaction names, CEL
 	// cost limit) given to control and the collector alike.
 	Extract extract.Options
+	// AllowLinkLocalSinks admits sinks on link-local and cloud metadata
+	// addresses.
+	AllowLinkLocalSinks bool
+	// DenySinkCIDRs are networks no sink may reach whatever the opt-ins.
+	DenySinkCIDRs egress.Prefixes
+	// AllowFileSinks admits file:// git sinks.
+	AllowFileSinks bool
 	// Credentials read the sinks' Secrets; nil reads them from the API
 	// server.
 	Credentials exporter.Credentials
@@ -132,7 +141,9 @@ func Run(ctx context.Context, o Options) error {
 // servers.
 func services(o Options, url string) map[string]func(context.Context) error {
 	ctl := control.DefaultConfig()
-	ctl.Kube, ctl.NATSURL, ctl.ProvisionBus, ctl.AllowInClusterSinks = o.Rest, url, false, o.AllowInClusterSinks
+	ctl.Kube, ctl.NATSURL, ctl.ProvisionBus = o.Rest, url, false
+	ctl.AllowInClusterSinks, ctl.AllowLinkLocalSinks = o.AllowInClusterSinks, o.AllowLinkLocalSinks
+	ctl.DenySinkCIDRs, ctl.AllowFileSinks = o.DenySinkCIDRs, o.AllowFileSinks
 	ctl.MetricsAddr, ctl.HealthAddr, ctl.LeaderElection, ctl.Webhook.Port = "0", "0", false, 0
 	ctl.Log, ctl.Extract = o.Log.WithName("control"), o.Extract
 	col := collector.DefaultConfig()
@@ -156,11 +167,12 @@ type family struct {
 // families returns the three exporter families with their backends.
 func families(o Options) []family {
 	snap := snapshotexporter.DefaultConfig()
-	snap.AllowInClusterSinks = o.AllowInClusterSinks
+	snap.ServiceConfig = o.egress(snap.ServiceConfig)
+	snap.AllowFileSinks = o.AllowFileSinks
 	db := databaseexporter.DefaultConfig()
-	db.AllowInClusterSinks = o.AllowInClusterSinks
+	db.ServiceConfig = o.egress(db.ServiceConfig)
 	ev := eventexporter.DefaultConfig()
-	ev.AllowInClusterSinks = o.AllowInClusterSinks
+	ev.ServiceConfig = o.egress(ev.ServiceConfig)
 	return []family{
 		{busv1.FamilySnapshot, snapshotexporter.Backends(snap)},
 		{busv1.FamilyDatabase, databaseexporter.Backends(db)},
@@ -181,4 +193,10 @@ func startNATS(dir string, port int) (*server.Server, error) {
 		return nil, fmt.Errorf("start embedded NATS: not ready within 10s")
 	}
 	return s, nil
+}
+
+// egress returns c with the options' sink address policy.
+func (o Options) egress(c exporter.ServiceConfig) exporter.ServiceConfig {
+	c.AllowInClusterSinks, c.AllowLinkLocalSinks, c.DenySinkCIDRs = o.AllowInClusterSinks, o.AllowLinkLocalSinks, o.DenySinkCIDRs
+	return c
 }

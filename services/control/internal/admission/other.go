@@ -117,8 +117,5 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 	if scope != nil && below(interval, policy.Floor(&scope.Spec)) {
 		return fmt.Sprintf("spec.exportMinInterval: below the KollectScope %s floor %s", scope.Name, policy.Floor(&scope.Spec)), nil
 	}
-	if v.AllowInClusterSinks {
-		return "", nil
-	}
-	return policy.EndpointViolation(endpoints), nil
+	return policy.EndpointViolation(v.Egress, endpoints), nil
 }

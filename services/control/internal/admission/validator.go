@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/extract"
 )
 
@@ -36,8 +37,9 @@ type Validator struct {
 	Mapper meta.RESTMapper
 	// Kube creates SubjectAccessReviews.
 	Kube kubernetes.Interface
-	// AllowInClusterSinks admits private, loopback and link-local endpoints.
-	AllowInClusterSinks bool
+	// Egress is the operator's sink address policy, applied to the
+	// endpoints' text.
+	Egress egress.Policy
 	// Extract are the extraction options profiles compile with.
 	Extract extract.Options
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/services/control/internal/reports"
 )
 
@@ -21,9 +22,10 @@ const Finalizer = "kollect.dev/control"
 
 // Policy holds the operator-level settings the reconcilers enforce.
 type Policy struct {
-	// AllowInClusterSinks admits sink endpoints on private, loopback and
-	// link-local addresses and in-cluster service names.
-	AllowInClusterSinks bool
+	// Egress is the operator's sink address policy, applied to the
+	// endpoints' text (literal addresses, in-cluster names, file://);
+	// exporters apply it again to every address they dial.
+	Egress egress.Policy
 	// ProbeRetry is how long to wait before probing a sink again after a
 	// failed, non-permanent connection test.
 	ProbeRetry time.Duration

@@ -43,11 +43,9 @@ func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res c
 	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
 	v := viewOf(obj)
 	r.tlsCondition(v)
-	if !r.Policy.AllowInClusterSinks {
-		if msg := policy.EndpointViolation(v.endpoints); msg != "" {
-			notReady(obj, v1alpha1.ReasonEndpointDenied, msg)
-			return res, r.deleteConfig(ctx, key)
-		}
+	if msg := policy.EndpointViolation(r.Policy.Egress, v.endpoints); msg != "" {
+		notReady(obj, v1alpha1.ReasonEndpointDenied, msg)
+		return res, r.deleteConfig(ctx, key)
 	}
 	if err := r.putConfig(ctx, key, sinkConfig(v)); err != nil {
 		return res, err

@@ -145,7 +145,11 @@ func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabas
 	if timeout <= 0 {
 		timeout = DefaultServerSelectionTimeout
 	}
-	return opts.SetDialer(b.Egress.Dialer()).SetServerSelectionTimeout(timeout).SetAppName("kollect"), nil
+	// The HTTP client serves the driver's OCSP responder requests (URLs from
+	// the server's certificate) and cloud auth mechanisms: through the
+	// policy too.
+	return opts.SetDialer(b.Egress.Dialer()).SetHTTPClient(b.Egress.HTTPClient(nil)).
+		SetServerSelectionTimeout(timeout).SetAppName("kollect"), nil
 }
 
 // connectionString reads the connection string from mongodb.databaseRef, or

@@ -92,7 +92,6 @@ func (b *Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, spec *v1alp
 			return nil, err
 		}
 		s.http = b.Egress.HTTPTransport(tlsCfg)
-		installHTTP()
 	}
 	if s.m, err = b.acquire(spec.Endpoint, s.branch); err != nil {
 		return nil, err
@@ -113,8 +112,8 @@ func (b *Backend) endpoint(raw string) (*transport.Endpoint, error) {
 		}
 		return ep, nil
 	case "file":
-		if !b.Egress.AllowPrivate {
-			return nil, sink.Permanent(fmt.Errorf("spec.endpoint: a file:// repository is on the exporter's own file system and needs the in-cluster sinks opt-in: %w", egress.ErrDenied))
+		if !b.Egress.AllowLocalFiles {
+			return nil, sink.Permanent(fmt.Errorf("spec.endpoint: a file:// repository is on the exporter's own file system and the operator does not allow file sinks: %w", egress.ErrDenied))
 		}
 		return ep, nil
 	}

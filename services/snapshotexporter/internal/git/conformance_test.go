@@ -49,6 +49,7 @@ func TestConformance(t *testing.T) {
 				endpoint := url
 				if tt.file {
 					endpoint = "file://" + p.g.Root + "/" + name + ".git"
+					b.Egress.AllowLocalFiles = true // file:// has its own opt-in
 					b.CacheDir = t.TempDir()
 				}
 				return newSink(t, b, spec(endpoint), p.creds), p.newReader(t, url, spec(url))

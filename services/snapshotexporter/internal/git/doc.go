@@ -13,16 +13,21 @@
 // Every network connection goes through the Backend's egress.Policy:
 //   - http(s): go-git only lets a program install one HTTP client per
 //     scheme for the whole process (client.InstallProtocol). The backend
-//     installs, once, a client whose transport is chosen per request from
-//     the request's context; each sink puts its own transport (its
+//     installs, at init, a client whose transport is chosen per request
+//     from the request's context; each sink puts its own transport (its
 //     Policy's dialer and its spec.tls) into the context of every Git call.
-//     A request without one (go-git used by other code in the same
-//     process) uses http.DefaultTransport, go-git's own default.
-//   - ssh: go-git dials SSH itself, so the policy is checked on the
-//     connected address in the host key callback, before any credential
-//     is sent.
-//   - file:// touches the exporter's own file system, so it needs the
-//     in-cluster opt-in (Policy.AllowPrivate). git:// is refused: it has
+//     A request without one is refused (egress.ErrDenied), never sent.
+//   - ssh: go-git dials SSH itself; its one per-call hook is the proxy of
+//     the call's options. Every SSH call names a proxy URL of the scheme
+//     kollect-egress carrying the policy, whose registered dialer dials
+//     through Policy.DialContext: the address is checked before the TCP
+//     connection and the key exchange. The installed SSH transport refuses
+//     a session without such a proxy URL. The host key callback checks the
+//     connected address again.
+//   - file:// touches the exporter's own file system (other tenants'
+//     mirrors included), so it needs its own opt-in
+//     (Policy.AllowLocalFiles, --allow-file-sinks: tests and development);
+//     the in-cluster opt-in does not admit it. git:// is refused: it has
 //     neither authentication nor a way to route its dial through the
 //     policy.
 //

@@ -118,7 +118,6 @@ func (p *peer) newReader(t testing.TB, url string, spec v1alpha1.KollectSnapshot
 		t.Fatalf("tls config: %v", err)
 	}
 	r.rt = allowLoopback.HTTPTransport(tlsCfg)
-	installHTTP()
 	return r
 }
 

@@ -34,6 +34,8 @@ type mirror struct {
 	// branch is the resolved branch, "" until the first export resolved
 	// the remote's default; guarded by mu.
 	branch string
+	// proxy makes go-git dial an ssh remote through the Backend's policy.
+	proxy transport.ProxyOptions
 }
 
 // mirrorKey is the cache name of endpoint's branch ("" for the default).
@@ -58,7 +60,7 @@ func (b *Backend) acquire(endpoint, branch string) (*mirror, error) {
 	if b.mirrors == nil {
 		b.mirrors = map[string]*mirror{}
 	}
-	m := &mirror{key: key, repo: repo, refs: 1, branch: branch}
+	m := &mirror{key: key, repo: repo, refs: 1, branch: branch, proxy: sshProxy(b.Egress, endpoint)}
 	b.mirrors[key] = m
 	return m, nil
 }
@@ -111,7 +113,7 @@ func (m *mirror) resolveBranch(ctx context.Context, auth transport.AuthMethod) (
 	if err != nil {
 		return "", err
 	}
-	refs, err := remote.ListContext(ctx, &gogit.ListOptions{Auth: auth})
+	refs, err := remote.ListContext(ctx, &gogit.ListOptions{Auth: auth, ProxyOptions: m.proxy})
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		m.branch = defaultBranch
 		return m.branch, nil
@@ -138,7 +140,7 @@ func trackingRef(branch string) plumbing.ReferenceName {
 func (m *mirror) fetch(ctx context.Context, branch string, auth transport.AuthMethod) (*object.Commit, error) {
 	spec := config.RefSpec("+" + plumbing.NewBranchReferenceName(branch).String() + ":" + trackingRef(branch).String())
 	err := m.repo.FetchContext(ctx, &gogit.FetchOptions{RemoteName: remoteName, RefSpecs: []config.RefSpec{spec},
-		Auth: auth, Tags: gogit.NoTags, Force: true})
+		Auth: auth, Tags: gogit.NoTags, Force: true, ProxyOptions: m.proxy})
 	switch {
 	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
 	case errors.Is(err, transport.ErrEmptyRemoteRepository), errors.Is(err, gogit.NoMatchingRefSpecError{}):
@@ -180,7 +182,7 @@ func (m *mirror) push(ctx context.Context, branch string, commit plumbing.Hash, 
 		spec = "+" + spec
 	}
 	err := m.repo.PushContext(ctx, &gogit.PushOptions{RemoteName: remoteName, RefSpecs: []config.RefSpec{config.RefSpec(spec)},
-		Auth: auth, Force: force})
+		Auth: auth, Force: force, ProxyOptions: m.proxy})
 	if err != nil && !errors.Is(err, gogit.NoErrAlreadyUpToDate) {
 		return fmt.Errorf("push branch %s: %w", branch, err)
 	}

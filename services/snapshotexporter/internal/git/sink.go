@@ -117,7 +117,7 @@ func (s *Sink) base(ctx context.Context, branch string) (*object.Commit, error) 
 // from the mirror so that it never waits for an export.
 func (s *Sink) Check(ctx context.Context) error {
 	remote := gogit.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: remoteName, URLs: []string{s.endpoint}})
-	_, err := remote.ListContext(s.ctx(ctx), &gogit.ListOptions{Auth: s.auth})
+	_, err := remote.ListContext(s.ctx(ctx), &gogit.ListOptions{Auth: s.auth, ProxyOptions: s.m.proxy})
 	if err == nil || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil
 	}

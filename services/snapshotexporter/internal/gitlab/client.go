@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,7 +21,8 @@ const maxErrorBody = 64 << 10
 
 // client is a small GitLab REST v4 client for one project: only the calls
 // the sink makes. Every request carries the token in the PRIVATE-TOKEN
-// header and goes through the sink's egress-checked HTTP client.
+// header and goes through the sink's egress-checked HTTP client, which
+// follows no redirect to another origin (sameOrigin).
 type client struct {
 	http    *http.Client
 	api     string // <endpoint>/api/v4
@@ -96,7 +98,9 @@ func (c *client) do(ctx context.Context, req request, out any) (http.Header, err
 	if body != nil {
 		hr.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.http.Do(hr)
+	hc := *c.http
+	hc.CheckRedirect = sameOrigin
+	resp, err := hc.Do(hr)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, fmt.Errorf("gitlab %s %s: %w", req.method, req.path, ctxErr)
@@ -116,6 +120,34 @@ func (c *client) do(ctx context.Context, req request, out any) (http.Header, err
 		return resp.Header, fmt.Errorf("read gitlab %s %s: %w", req.method, req.path, err)
 	}
 	return resp.Header, nil
+}
+
+// maxRedirects is how many redirects a call follows, as Go's default.
+const maxRedirects = 10
+
+// sameOrigin is the client's CheckRedirect: a call follows redirects
+// within the endpoint's origin (scheme, host and port) only. Go forwards
+// custom headers such as PRIVATE-TOKEN to any host a server redirects to;
+// refusing the redirect keeps the token on the configured server.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return sink.Permanent(fmt.Errorf("stopped after %d redirects", maxRedirects))
+	}
+	from, to := via[0].URL, req.URL
+	if origin(from) != origin(to) {
+		return sink.Permanent(fmt.Errorf("the server redirected to another origin %s://%s; the token is not sent there (set spec.endpoint to the address GitLab answers on)", to.Scheme, to.Host))
+	}
+	return nil
+}
+
+// origin is u's scheme://host:port, lower case, with the scheme's default
+// port when u names none.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port))
 }
 
 // errorOf reads GitLab's {"message": ...} (a string, a list or an object of
