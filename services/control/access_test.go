@@ -124,8 +124,10 @@ func TestServiceAccountNameChoosesTheIdentity(t *testing.T) {
 	t.Run("a cluster-scoped kind needs cluster-wide access", func(t *testing.T) {
 		condition(t, tg, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAccessDenied, ns+"/node-reader may not list nodes cluster-wide")
 	})
+	create(t, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "node-reader-" + ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list"}}}})
 	create(t, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "node-reader-" + ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:node-reader"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "node-reader-" + ns},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "node-reader"}}})
 	t.Run("a ClusterRoleBinding for the named ServiceAccount grants every namespace", func(t *testing.T) {
 		accessOf(t, ns, "nodes", busv1.TargetAccess{ServiceAccount: ns + "/node-reader", AllNamespaces: true})
