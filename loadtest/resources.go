@@ -73,6 +73,26 @@ spec:
 `, ControlNamespace, SeqAnnotation, TierLabel, CMTarget, DeployTarget, tier, InventoryName)
 }
 
+// accessResources let the Targets of the control namespace (ServiceAccount
+// kollect) list ConfigMaps and Deployments cluster-wide: a Target collects
+// only what its ServiceAccount may list.
+func accessResources() string {
+	return fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: kollect-loadtest-read}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}
+- {apiGroups: [apps], resources: [deployments], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: kollect-loadtest-read}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: kollect-loadtest-read}
+subjects:
+- {kind: ServiceAccount, name: kollect, namespace: %s}
+`, ControlNamespace)
+}
+
 // sinkResources are the Secret and the PostgreSQL and Git perResource sinks.
 func sinkResources(dsn, repoURL string) string {
 	return fmt.Sprintf(`apiVersion: v1

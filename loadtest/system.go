@@ -50,7 +50,7 @@ func (r *run) system(ctx context.Context) error {
 	for _, s := range ss {
 		r.s.watch(s.Name, s.Cmd.Process.Pid)
 	}
-	if err := apply(ctx, r.p.Kube.Client, collectResources(r.c.Tier)+"\n---\n"+sinkResources(r.p.DSN, r.p.RepoURL)); err != nil {
+	if err := apply(ctx, r.p.Kube.Client, accessResources()+"\n---\n"+collectResources(r.c.Tier)+"\n---\n"+sinkResources(r.p.DSN, r.p.RepoURL)); err != nil {
 		return err
 	}
 	if err := r.initialSync(ctx, start, pg, git); err != nil {

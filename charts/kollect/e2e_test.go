@@ -290,8 +290,9 @@ func createSecret(t *testing.T, k *testenv.Kube, ns, name string, data map[strin
 	}
 }
 
-// e2eResources are the Kollect objects of the end-to-end run: one Profile and Target over
-// the Deployments of team-a, a PostgreSQL sink, and inventories bound to it.
+// e2eResources are the objects of the end-to-end run: the grant that lets team-a's Targets
+// (ServiceAccount kollect) list its Deployments, one Profile and Target over them, a
+// PostgreSQL sink, and inventories bound to it.
 func e2eResources(inventories int) string {
 	s := `
 apiVersion: kollect.dev/v1alpha1
@@ -302,6 +303,19 @@ spec:
   attributes:
   - {name: images, path: "$.spec.template.spec.containers[*].image", type: list}
   - {name: replicas, path: "$.spec.replicas", type: int}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: kollect-read, namespace: team-a}
+rules:
+- {apiGroups: [apps], resources: [deployments], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: kollect-read, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: kollect-read}
+subjects:
+- {kind: ServiceAccount, name: kollect, namespace: team-a}
 ---
 apiVersion: kollect.dev/v1alpha1
 kind: KollectTarget

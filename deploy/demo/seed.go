@@ -23,6 +23,7 @@ import (
 var fromExamples = map[string][]string{
 	"00-namespaces.yaml": {"Namespace /kollect-system", "Namespace /platform", "Namespace /team-a"},
 	"10-profiles.yaml":   {"KollectProfile team-a/deployment-images"},
+	"15-access.yaml":     {"Role team-a/kollect-read", "RoleBinding team-a/kollect-read"},
 	"20-targets.yaml":    {"KollectTarget team-a/deployments"},
 }
 
@@ -40,7 +41,7 @@ var workloads = []struct {
 
 // seed creates the workloads, the example resources and the demo's sinks.
 func seed(ctx context.Context, c client.Client, root string, p *Peers) error {
-	for _, file := range []string{"00-namespaces.yaml", "10-profiles.yaml", "20-targets.yaml"} {
+	for _, file := range []string{"00-namespaces.yaml", "10-profiles.yaml", "15-access.yaml", "20-targets.yaml"} {
 		b, err := os.ReadFile(filepath.Join(root, "docs", "examples", file))
 		if err != nil {
 			return err

@@ -29,6 +29,8 @@ service's own flag set.
 - --leader-election-namespace={{ $ns }}
 {{- include "kollect.egressArgs" $v }}
 - --probe-timeout={{ $c.probeTimeout }}
+- --default-service-account={{ $c.tenancy.defaultServiceAccount }}
+- --access-recheck-interval={{ $c.tenancy.accessRecheckInterval }}
 {{- if $c.webhook.enabled }}
 - --webhook-port={{ $c.webhook.port }}
 {{- if $c.webhook.certManager.enabled }}
