@@ -143,11 +143,25 @@ spec:
   attributes:
   - {name: image, path: "$.data.image", type: string}
 ---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: kollect-read, namespace: shop}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: kollect-read, namespace: shop}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: kollect-read}
+subjects:
+- {kind: ServiceAccount, name: kollect, namespace: shop}
+---
 apiVersion: kollect.dev/v1alpha1
 kind: KollectTarget
 metadata: {name: configs, namespace: shop}
 spec:
   profileRef: {name: configs}
+  includedNamespaces: [shop]
   labelSelector: {matchExpressions: [{key: app, operator: Exists}]}
 ---
 apiVersion: kollect.dev/v1alpha1
