@@ -93,4 +93,3 @@ func (p *peer) getter(bucket string) objectstoretest.Getter {
 		return b, err == nil, err
 	}
 }
-
