@@ -12,6 +12,7 @@ import (
 
 	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // The review's C3 probe: an external_account configuration whose subject
@@ -19,7 +20,7 @@ import (
 func TestAnExternalAccountNeitherOpensItsFileNorCallsItsTokenURL(t *testing.T) {
 	t.Run("the auth library alone would send the file to the token URL", func(t *testing.T) {
 		// The control: the probe is real, so the refusal below matters.
-		file, opened := googlecredstest.Tripwire(t, "EXPORTER-SA-TOKEN-CANARY")
+		file, opened := testenv.Tripwire(t, "EXPORTER-SA-TOKEN-CANARY")
 		ts := googlecredstest.StartTokenServer(t, http.StatusBadRequest, `{"error":"no"}`)
 		c, err := credentials.NewCredentialsFromJSON(credentials.ExternalAccount, googlecredstest.ExternalAccount(t, ts.URL, file),
 			&credentials.DetectOptions{Scopes: []string{"https://www.googleapis.com/auth/cloud-platform"}, Client: http.DefaultClient})
@@ -32,7 +33,7 @@ func TestAnExternalAccountNeitherOpensItsFileNorCallsItsTokenURL(t *testing.T) {
 		}
 	})
 	t.Run("Parse refuses it before the library sees it", func(t *testing.T) {
-		file, opened := googlecredstest.Tripwire(t, "EXPORTER-SA-TOKEN-CANARY")
+		file, opened := testenv.Tripwire(t, "EXPORTER-SA-TOKEN-CANARY")
 		ts := googlecredstest.StartTokenServer(t, http.StatusBadRequest, `{"error":"no"}`)
 		_, err := googlecreds.Parse(googlecredstest.ExternalAccount(t, ts.URL, file),
 			googlecreds.Options{Types: []string{googlecreds.ServiceAccount, googlecreds.AuthorizedUser}})

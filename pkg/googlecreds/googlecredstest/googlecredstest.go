@@ -1,6 +1,6 @@
 // Package googlecredstest holds what tests of tenant Google credentials
-// share: a token endpoint that records what it receives, generated keys,
-// and a tripwire file that tells whether anything opened it.
+// share: a token endpoint that records what it receives, and generated
+// keys and configurations.
 package googlecredstest
 
 import (

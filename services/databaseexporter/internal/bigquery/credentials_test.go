@@ -18,6 +18,7 @@ import (
 	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // keyedConfig is a bigquery sink reading secretRef bq, or none when !secret.
@@ -43,7 +44,7 @@ func wantDenied(t *testing.T, err error, msg string) {
 }
 
 func TestOnlyServiceAccountKeysNamingGooglesTokenEndpointAreAccepted(t *testing.T) {
-	file, opened := googlecredstest.Tripwire(t, "EXPORTER-SA-TOKEN-CANARY")
+	file, opened := testenv.Tripwire(t, "EXPORTER-SA-TOKEN-CANARY")
 	ts := googlecredstest.StartTokenServer(t, http.StatusBadRequest, `{"error":"internal-service-body"}`)
 	b := Backend{Egress: egress.Policy{AllowPrivate: true}}
 	for _, tc := range []struct {
@@ -85,7 +86,7 @@ func TestATokenEndpointsAnswerIsNotQuoted(t *testing.T) {
 }
 
 func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
-	adc, opened := googlecredstest.Tripwire(t, "not read")
+	adc, opened := testenv.Tripwire(t, "not read")
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", adc)
 	cfg := keyedConfig(false)
 	for _, tc := range []struct {

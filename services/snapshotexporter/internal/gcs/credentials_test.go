@@ -15,6 +15,7 @@ import (
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // gsSpec is a gs:// sink spec, with secretRef gcs when secret.
@@ -43,7 +44,7 @@ func wantDenied(t *testing.T, err error, msg string) {
 // the file is opened or the token URL called, on New and so on every
 // connection test and write.
 func TestExternalAccountCredentialsAreRefusedBeforeAnyFileOrURLIsUsed(t *testing.T) {
-	file, opened := googlecredstest.Tripwire(t, "EXPORTER-SA-TOKEN-CANARY")
+	file, opened := testenv.Tripwire(t, "EXPORTER-SA-TOKEN-CANARY")
 	ts := googlecredstest.StartTokenServer(t, http.StatusBadRequest, `{"error":"no"}`)
 	_, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.New(context.Background(), sinkConfig(t, gsSpec(true)),
 		credentialsSecret(googlecredstest.ExternalAccount(t, ts.URL, file)))
@@ -69,7 +70,7 @@ func TestAServiceAccountKeyWithAnotherTokenEndpointIsRefused(t *testing.T) {
 // Default Credentials): only where the operator allows it, and the
 // credentials are not even looked up otherwise.
 func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
-	adc, opened := googlecredstest.Tripwire(t, "not read")
+	adc, opened := testenv.Tripwire(t, "not read")
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", adc)
 	t.Setenv("STORAGE_EMULATOR_HOST", "")
 	cfg := sinkConfig(t, gsSpec(false))

@@ -1,6 +1,6 @@
 //go:build linux
 
-package googlecredstest
+package testenv
 
 import (
 	"os"
