@@ -55,6 +55,9 @@ type Config struct {
 	// AllowInClusterSinks admits sink endpoints on private, loopback and
 	// link-local addresses.
 	AllowInClusterSinks bool
+	// AllowCrossNamespaceSecretRefs admits sinks whose spec.secretRef
+	// names another namespace (exporters have the same flag).
+	AllowCrossNamespaceSecretRefs bool
 	// ProbeTimeout bounds one connection test.
 	ProbeTimeout time.Duration
 	// ProbeRetry is the wait before probing again after a failed probe.
@@ -95,6 +98,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RenewDeadline, "renew-deadline", c.RenewDeadline, "leader election renew deadline")
 	fs.DurationVar(&c.RetryPeriod, "retry-period", c.RetryPeriod, "leader election retry period")
 	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "admit sinks on private, loopback and link-local addresses")
+	fs.BoolVar(&c.AllowCrossNamespaceSecretRefs, "allow-cross-namespace-secret-refs", c.AllowCrossNamespaceSecretRefs,
+		"admit sinks whose spec.secretRef names a Secret in another namespace")
 	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "timeout of one connection test")
 	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "wait before retrying a failed connection test")
 	c.Webhook.bindFlags(fs)
@@ -155,7 +160,8 @@ func Run(ctx context.Context, c Config) error {
 	deps := &reconcile.Deps{
 		Client: mgr.GetClient(), KV: kv, Reports: store, Prober: probe.New(nc, c.ProbeTimeout),
 		Recorder: mgr.GetEventRecorder("kollect-control"), Now: time.Now,
-		Policy: reconcile.Policy{AllowInClusterSinks: c.AllowInClusterSinks, ProbeRetry: c.ProbeRetry},
+		Policy: reconcile.Policy{AllowInClusterSinks: c.AllowInClusterSinks, ProbeRetry: c.ProbeRetry,
+			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs},
 	}
 	if err := reconcile.Setup(ctx, mgr, deps, store, extract.Options{}); err != nil {
 		return err

@@ -38,6 +38,9 @@ type Validator struct {
 	AllowInClusterSinks bool
 	// Extract are the extraction options profiles compile with.
 	Extract extract.Options
+	// AllowCrossNamespaceSecretRefs admits a sink whose spec.secretRef
+	// names another namespace.
+	AllowCrossNamespaceSecretRefs bool
 }
 
 // Handle admits or refuses one create or update.

@@ -27,6 +27,9 @@ type Policy struct {
 	// ProbeRetry is how long to wait before probing a sink again after a
 	// failed, non-permanent connection test.
 	ProbeRetry time.Duration
+	// AllowCrossNamespaceSecretRefs accepts a sink whose spec.secretRef
+	// names another namespace than the sink's.
+	AllowCrossNamespaceSecretRefs bool
 }
 
 // Reporter answers the latest status reports about one object.
