@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/go-logr/zapr"
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 
 	"kollect.dev/kollect/deploy/crds"
 	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/services/cli/dev"
 )
 
@@ -25,6 +27,8 @@ type devFlags struct {
 	kubeconfig, context, natsURL, natsDir string
 	natsPort, verbosity                   int
 	allowInCluster, installCRDs           bool
+	allowCrossNamespaceSecretRefs         bool
+	ambientNamespaces                     []string
 }
 
 func newDevCommand(s Streams) *cobra.Command {
@@ -48,12 +52,20 @@ own validation still applies. Ctrl-C stops everything.`,
 	fl.StringVar(&f.natsDir, "nats-dir", "", "store of the embedded NATS server (default a temporary folder)")
 	fl.IntVar(&f.natsPort, "nats-port", f.natsPort, "port of the embedded NATS server; -1 picks a free one")
 	fl.BoolVar(&f.allowInCluster, "allow-in-cluster-sinks", false, "let sinks connect to private and loopback addresses")
+	fl.BoolVar(&f.allowCrossNamespaceSecretRefs, "allow-cross-namespace-secret-refs", false,
+		"let a sink's spec.secretRef name a Secret in another namespace")
+	fl.StringSliceVar(&f.ambientNamespaces, "ambient-credentials-namespaces", nil,
+		"namespaces whose sinks without spec.secretRef may use this process's cloud identity (AWS default chain, Google ADC); * for all")
 	fl.BoolVar(&f.installCRDs, "install-crds", false, "apply the kollect.dev CustomResourceDefinitions first (server-side apply)")
 	fl.IntVarP(&f.verbosity, "verbosity", "v", 0, "log verbosity: 0 info, 1 debug")
 	return cmd
 }
 
 func runDev(ctx context.Context, s Streams, f devFlags) error {
+	var ambient exporter.NamespaceList
+	if err := ambient.Set(strings.Join(f.ambientNamespaces, ",")); err != nil {
+		return &ExitError{Code: 2, Err: fmt.Errorf("dev: --ambient-credentials-namespaces: %w", err)}
+	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.kubeconfig
 	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
@@ -76,6 +88,8 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 	}
 	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSDir: f.natsDir, NATSPort: f.natsPort,
 		AllowInClusterSinks: f.allowInCluster, Log: zapr.NewLogger(z),
+		CredentialPolicy: exporter.CredentialPolicy{AllowCrossNamespaceSecretRefs: f.allowCrossNamespaceSecretRefs,
+			AmbientNamespaces: ambient},
 		Ready: func(url string) {
 			fmt.Fprintf(s.Err, "kollect dev: all services running, bus at %s; Ctrl-C stops\n", url)
 		}})

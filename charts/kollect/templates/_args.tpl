@@ -28,6 +28,9 @@ service's own flag set.
 - --leader-elect=true
 - --leader-election-namespace={{ $ns }}
 - --allow-in-cluster-sinks={{ $v.allowInClusterSinks }}
+{{- if $v.allowCrossNamespaceSecretRefs }}
+- --allow-cross-namespace-secret-refs=true
+{{- end }}
 - --probe-timeout={{ $c.probeTimeout }}
 {{- if $c.webhook.enabled }}
 - --webhook-port={{ $c.webhook.port }}
@@ -57,6 +60,12 @@ service's own flag set.
 {{- else }}
 - --metrics-bind-address=:{{ $v.exporters.metricsPort }}
 - --allow-in-cluster-sinks={{ $v.allowInClusterSinks }}
+{{- if $v.allowCrossNamespaceSecretRefs }}
+- --allow-cross-namespace-secret-refs=true
+{{- end }}
+{{- with $v.exporters.ambientCredentialsNamespaces }}
+- --ambient-credentials-namespaces={{ join "," . }}
+{{- end }}
 {{- if eq .svc.family "snapshot" }}
 - --git-cache-dir=/var/cache/kollect/git
 {{- end }}

@@ -36,6 +36,10 @@ type Options struct {
 	NATSPort int
 	// AllowInClusterSinks admits sinks on private and loopback addresses.
 	AllowInClusterSinks bool
+	// CredentialPolicy is the exporters' credential policy; control admits
+	// cross-namespace Secret references as it allows them. The zero value
+	// allows neither those nor ambient credentials.
+	CredentialPolicy exporter.CredentialPolicy
 	// Credentials read the sinks' Secrets; nil reads them from the API
 	// server.
 	Credentials exporter.Credentials
@@ -102,7 +106,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	for _, f := range families(o) {
 		c := exporter.DefaultConfig(f.family)
-		c.Credentials, c.Log = creds, o.Log.WithName(string(f.family.Exporter()))
+		c.Credentials, c.CredentialPolicy, c.Log = creds, o.CredentialPolicy, o.Log.WithName(string(f.family.Exporter()))
 		if o.Tune != nil {
 			o.Tune(&c)
 		}
@@ -129,6 +133,7 @@ func Run(ctx context.Context, o Options) error {
 func services(o Options, url string) map[string]func(context.Context) error {
 	ctl := control.DefaultConfig()
 	ctl.Kube, ctl.NATSURL, ctl.ProvisionBus, ctl.AllowInClusterSinks = o.Rest, url, false, o.AllowInClusterSinks
+	ctl.AllowCrossNamespaceSecretRefs = o.CredentialPolicy.AllowCrossNamespaceSecretRefs
 	ctl.MetricsAddr, ctl.HealthAddr, ctl.LeaderElection, ctl.Webhook.Port = "0", "0", false, 0
 	ctl.Log = o.Log.WithName("control")
 	col := collector.DefaultConfig()
