@@ -22,7 +22,7 @@ const (
 
 // GoogleTokenURL is Google's OAuth 2.0 token endpoint, the only one a
 // service account key may name unless Options.TokenURL says otherwise.
-const GoogleTokenURL = "https://oauth2.googleapis.com/token"
+const GoogleTokenURL = "https://oauth2.googleapis.com/token" //nolint:gosec // G101: a public endpoint URL, not a credential
 
 // defaultUniverse is the only universe domain accepted.
 const defaultUniverse = "googleapis.com"
@@ -131,7 +131,7 @@ func (k *Key) serviceAccount(js []byte) error {
 	}
 	sa.TokenURI, sa.UniverseDomain = k.tokenURL, ""
 	k.ProjectID, k.privateKey = sa.ProjectID, sa.PrivateKey
-	k.json, _ = json.Marshal(sa) // strings only: always encodes
+	k.json, _ = json.Marshal(sa) //nolint:gosec // G117: the key is handed to the auth library, never logged; strings only: always encodes
 	return nil
 }
 
@@ -148,7 +148,7 @@ func (k *Key) authorizedUser(js []byte) error {
 		return exporter.Denied(exporter.ReasonCredentialsDenied, fmt.Errorf("credentials.json: universe_domain must be %s", defaultUniverse))
 	}
 	au.UniverseDomain = ""
-	k.json, _ = json.Marshal(au) // strings only: always encodes
+	k.json, _ = json.Marshal(au) //nolint:gosec // G117: the file is handed to the auth library, never logged; strings only: always encodes
 	return nil
 }
 

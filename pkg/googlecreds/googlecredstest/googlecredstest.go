@@ -79,7 +79,7 @@ func ServiceAccount(t testing.TB, tokenURI string) []byte {
 // is tokenURL.
 func ExternalAccount(t testing.TB, tokenURL, file string) []byte {
 	t.Helper()
-	js, err := json.Marshal(map[string]any{"type": "external_account",
+	js, err := json.Marshal(map[string]any{"type": "external_account", //nolint:gosec // G101: a probe configuration without any credential
 		"audience":           "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/x",
 		"subject_token_type": "urn:ietf:params:oauth:token-type:jwt", "token_url": tokenURL,
 		"credential_source": map[string]string{"file": file}})
