@@ -31,7 +31,9 @@ func Connect(url string, s busv1.Service, extra ...nats.Option) (*nats.Conn, jet
 	}, extra...)
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect %s to NATS at %s: %w", ClientName(s), url, err)
+		// The URL may carry the service's NATS password (the chart puts it
+		// there), and the parse error quotes it again.
+		return nil, nil, redactedError{fmt.Errorf("connect %s to NATS at %s: %w", ClientName(s), url, err)}
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {

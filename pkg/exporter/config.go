@@ -24,7 +24,8 @@ type Backend interface {
 }
 
 // Credentials reads the Secrets a sink references. In production they come
-// from the Kubernetes API, restricted to the sink's namespace; a sink is
+// from the Kubernetes API; the runtime hands each backend Credentials
+// restricted by the CredentialPolicy to the sink's namespace. A sink is
 // rebuilt from a fresh read when its config changes and on each connection
 // test.
 type Credentials interface {
@@ -53,6 +54,9 @@ type Config struct {
 	Family busv1.Family
 	// Credentials reads the sinks' Secrets.
 	Credentials Credentials
+	// CredentialPolicy says which Secrets and identities a sink may use;
+	// the zero value allows its own namespace's Secrets only.
+	CredentialPolicy CredentialPolicy
 	// RetryInitial is the first retry delay of a binding after a transient
 	// failure; it doubles per attempt, with jitter, up to RetryMax.
 	RetryInitial time.Duration

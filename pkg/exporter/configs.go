@@ -53,6 +53,7 @@ type configs struct {
 	family   busv1.Family
 	backends map[string]Backend
 	creds    Credentials
+	policy   CredentialPolicy
 
 	mu          sync.Mutex
 	sinks       map[busv1.SinkRef]busv1.SinkConfig
@@ -60,8 +61,8 @@ type configs struct {
 	instances   map[busv1.SinkRef]*instance
 }
 
-func newConfigs(f busv1.Family, backends map[string]Backend, creds Credentials) *configs {
-	return &configs{family: f, backends: backends, creds: creds,
+func newConfigs(f busv1.Family, backends map[string]Backend, creds Credentials, policy CredentialPolicy) *configs {
+	return &configs{family: f, backends: backends, creds: creds, policy: policy,
 		sinks:       map[busv1.SinkRef]busv1.SinkConfig{},
 		inventories: map[busv1.NamespacedName]busv1.InventoryConfig{},
 		instances:   map[busv1.SinkRef]*instance{}}
@@ -165,14 +166,19 @@ func (c *configs) sinkConfig(ref busv1.SinkRef, generation int64) (busv1.SinkCon
 }
 
 // build creates a sink from cfg with its backend, with the digests of the
-// Secrets it read; the caller closes it.
+// Secrets it read; the caller closes it. The backend reads Secrets only
+// through the credential policy's guard, checked before any read.
 func (c *configs) build(ctx context.Context, cfg busv1.SinkConfig) (sink.Sink, map[busv1.NamespacedName][32]byte, error) {
 	b, ok := c.backends[cfg.Type]
 	if !ok {
 		return nil, nil, sink.Permanent(fmt.Errorf("sink %s/%s: no %s backend for type %q", cfg.Namespace, cfg.Name, c.family, cfg.Type))
 	}
 	rec := &recorder{Credentials: c.creds}
-	s, err := b.New(ctx, cfg, rec)
+	creds, err := c.policy.For(cfg, rec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s sink %s/%s: %w", cfg.Type, cfg.Namespace, cfg.Name, err)
+	}
+	s, err := b.New(ctx, cfg, creds)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s sink %s/%s: %w", cfg.Type, cfg.Namespace, cfg.Name, err)
 	}

@@ -62,7 +62,7 @@ func (rt *runtime) probe(ctx context.Context, req busv1.ConnectionTestRequest) b
 	start := time.Now()
 	s, _, err := rt.configs.build(ctx, cfg)
 	if err != nil {
-		return fail(ReasonConnectionTestFailed, err, sink.IsPermanent(err))
+		return fail(failureReason(err, ReasonConnectionTestFailed), err, sink.IsPermanent(err))
 	}
 	defer func() { _ = s.Close(context.WithoutCancel(ctx)) }()
 	c, ok := s.(sink.Checker)
@@ -71,7 +71,15 @@ func (rt *runtime) probe(ctx context.Context, req busv1.ConnectionTestRequest) b
 	}
 	if err := c.Check(ctx); err != nil {
 		err = fmt.Errorf("probe %s sink %s/%s: %w", cfg.Type, cfg.Namespace, cfg.Name, err)
-		return fail(ReasonConnectionTestFailed, err, sink.IsPermanent(err))
+		return fail(failureReason(err, ReasonConnectionTestFailed), err, sink.IsPermanent(err))
 	}
 	return busv1.ConnectionTestReply{OK: true, LatencyMs: time.Since(start).Milliseconds()}
+}
+
+// failureReason is the reason of a Denied error in err, else def.
+func failureReason(err error, def string) string {
+	if r := DeniedReason(err); r != "" {
+		return r
+	}
+	return def
 }

@@ -114,6 +114,16 @@
 // and rebuilt before its next write. A permanent error re-reads them at
 // once and, if they changed, retries with a rebuilt sink before
 // dead-lettering. KubeCredentials reads Secrets from the API server.
+//
+// Config.CredentialPolicy is checked before any read, in one place for
+// every backend: a sink's spec.secretRef naming another namespace is a
+// permanent SecretRefDenied error before its backend is called (unless
+// AllowCrossNamespaceSecretRefs), and the Credentials a backend receives
+// refuse any namespace but the sink's (and that one). Backends ask
+// AmbientCredentials before using the exporter's own cloud identity for a
+// sink without secretRef; it is allowed only for AmbientNamespaces. Denied
+// errors carry their reason (DeniedReason) into connection-test replies and
+// dead letters.
 // Backends dial through pkg/egress, which applies the endpoint address
 // policy to every address dialed. With Config.Metrics set the runtime
 // records the Name* metrics: export duration and bytes, errors by reason,

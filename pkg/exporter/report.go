@@ -57,7 +57,7 @@ func (rt *runtime) failed(ctx context.Context, w *worker, j *job, err error, per
 	out := busv1.Outcome{Reason: ReasonExportFailed, Message: err.Error()}
 	switch {
 	case permanent:
-		out.Reason = ReasonExportRejected
+		out.Reason = failureReason(err, ReasonExportRejected)
 	case errors.Is(err, errConfigPending):
 		out.Reason = ReasonSinkConfigPending
 	}

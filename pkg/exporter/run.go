@@ -52,7 +52,7 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	}
 	rt := &runtime{js: js, cfg: c, id: replicaID(), log: c.Log.WithValues("service", string(c.Family.Exporter())),
 		metrics: newMetrics(c.Metrics, string(c.Family)),
-		configs: newConfigs(c.Family, byType, c.Credentials), tracker: newTracker(),
+		configs: newConfigs(c.Family, byType, c.Credentials, c.CredentialPolicy), tracker: newTracker(),
 		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}}
 	if err := rt.run(ctx); err != nil && ctx.Err() == nil {
 		return err

@@ -192,3 +192,35 @@ func TestConnectionTestsAreAnswered(t *testing.T) {
 		})
 	}
 }
+
+// A connection test of a sink naming another namespace's Secret is refused
+// with SecretRefDenied: the backend is not asked to build it and no Secret
+// is read, so the reply says nothing about that Secret.
+func TestAConnectionTestOfACrossNamespaceSecretRefReadsNothing(t *testing.T) {
+	e := newEnv(t)
+	spec, _ := json.Marshal(map[string]any{"secretRef": map[string]string{"namespace": "team-b", "name": "other"}})
+	e.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindSnapshotSink, Namespace: "team-a", Name: "cross"}),
+		busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "memory", Namespace: "team-a", Name: "cross", Generation: 1, Spec: spec})
+	log := newReadLog()
+	e.start(func(c *exporter.Config) { c.Credentials = log })
+	b, _ := json.Marshal(busv1.ConnectionTestRequest{RequestID: "1", Sink: ref("cross"), SinkGeneration: 1})
+	var m *nats.Msg
+	waitFor(t, "a reply", func() bool {
+		var err error
+		m, err = e.n.Conn.Request(bus.ConnTestSubject(busv1.FamilySnapshot), b, 10*time.Second)
+		if err != nil && !errors.Is(err, nats.ErrNoResponders) {
+			t.Fatal(err)
+		}
+		return err == nil
+	})
+	var got busv1.ConnectionTestReply
+	if err := json.Unmarshal(m.Data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.OK || !got.Permanent || got.Reason != exporter.ReasonSecretRefDenied {
+		t.Fatalf("reply %+v, want a permanent SecretRefDenied", got)
+	}
+	if n, builds := log.count(), e.b.buildsOf("cross"); n != 0 || builds != 0 {
+		t.Fatalf("%d Secret reads and %d builds, want none", n, builds)
+	}
+}

@@ -11,7 +11,7 @@ import (
 func TestSweepStopsOnlyIdleWorkersOfBindingsThatAreGone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rt := &runtime{ctx: ctx, workers: map[bindingKey]*worker{}, configs: newConfigs(busv1.FamilySnapshot, nil, nil)}
+	rt := &runtime{ctx: ctx, workers: map[bindingKey]*worker{}, configs: newConfigs(busv1.FamilySnapshot, nil, nil, CredentialPolicy{})}
 	inv := busv1.NamespacedName{Namespace: "team-a", Name: "web"}
 	kept := busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: "team-a", Name: "kept"}
 	removed := busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: "team-a", Name: "removed"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/go-logr/zapr"
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"kollect.dev/kollect/deploy/crds"
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/cli/dev"
 )
@@ -30,6 +32,8 @@ type devFlags struct {
 	extract                               extract.Options
 	allowLinkLocal, allowFile             bool
 	denyCIDRs                             egress.Prefixes
+	allowCrossNamespaceSecretRefs         bool
+	ambientNamespaces                     []string
 }
 
 func newDevCommand(s Streams) *cobra.Command {
@@ -56,6 +60,10 @@ own validation still applies. Ctrl-C stops everything.`,
 	fl.BoolVar(&f.allowLinkLocal, "allow-link-local-sinks", false, "let sinks connect to link-local and cloud metadata addresses")
 	fl.Var(&f.denyCIDRs, "deny-sink-cidrs", "comma-separated networks no sink may reach whatever the opt-ins (the cluster's Service and Pod CIDRs)")
 	fl.BoolVar(&f.allowFile, "allow-file-sinks", false, "let git sinks use file:// repositories on this machine")
+	fl.BoolVar(&f.allowCrossNamespaceSecretRefs, "allow-cross-namespace-secret-refs", false,
+		"let a sink's spec.secretRef name a Secret in another namespace")
+	fl.StringSliceVar(&f.ambientNamespaces, "ambient-credentials-namespaces", nil,
+		"namespaces whose sinks without spec.secretRef may use this process's cloud identity (AWS default chain, Google ADC); * for all")
 	fl.BoolVar(&f.installCRDs, "install-crds", false, "apply the kollect.dev CustomResourceDefinitions first (server-side apply)")
 	fl.IntVarP(&f.verbosity, "verbosity", "v", 0, "log verbosity: 0 info, 1 debug")
 	bindExtractFlags(cmd, &f.extract)
@@ -63,6 +71,10 @@ own validation still applies. Ctrl-C stops everything.`,
 }
 
 func runDev(ctx context.Context, s Streams, f devFlags) error {
+	var ambient exporter.NamespaceList
+	if err := ambient.Set(strings.Join(f.ambientNamespaces, ",")); err != nil {
+		return &ExitError{Code: 2, Err: fmt.Errorf("dev: --ambient-credentials-namespaces: %w", err)}
+	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.kubeconfig
 	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
@@ -86,6 +98,8 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSDir: f.natsDir, NATSPort: f.natsPort,
 		AllowInClusterSinks: f.allowInCluster, AllowLinkLocalSinks: f.allowLinkLocal, DenySinkCIDRs: f.denyCIDRs,
 		AllowFileSinks: f.allowFile, Extract: f.extract, Log: zapr.NewLogger(z),
+		CredentialPolicy: exporter.CredentialPolicy{AllowCrossNamespaceSecretRefs: f.allowCrossNamespaceSecretRefs,
+			AmbientNamespaces: ambient},
 		Ready: func(url string) {
 			fmt.Fprintf(s.Err, "kollect dev: all services running, bus at %s; Ctrl-C stops\n", url)
 		}})

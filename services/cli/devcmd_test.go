@@ -177,3 +177,12 @@ kind: KollectInventory
 metadata: {name: shop, namespace: shop}
 spec:
   databaseSinkRefs: [pg]`
+
+func TestDevRefusesAnInvalidAmbientCredentialsNamespace(t *testing.T) {
+	var stderr bytes.Buffer
+	code := Main(context.Background(), []string{"dev", "--kubeconfig", filepath.Join(t.TempDir(), "absent"),
+		"--ambient-credentials-namespaces", "team-a,Not_A_Namespace"}, Streams{Out: &bytes.Buffer{}, Err: &stderr})
+	if code != 2 || !strings.Contains(stderr.String(), "--ambient-credentials-namespaces") {
+		t.Fatalf("exit %d, stderr %q: want 2 naming the flag", code, stderr.String())
+	}
+}

@@ -74,6 +74,9 @@ type Config struct {
 	// AllowFileSinks admits file:// git sink endpoints (tests and
 	// `kollect dev`).
 	AllowFileSinks bool
+	// AllowCrossNamespaceSecretRefs admits sinks whose spec.secretRef
+	// names another namespace (exporters have the same flag).
+	AllowCrossNamespaceSecretRefs bool
 	// ProbeTimeout bounds one connection test.
 	ProbeTimeout time.Duration
 	// ProbeRetry is the wait before probing again after a failed probe.
@@ -124,6 +127,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.AllowLinkLocalSinks, "allow-link-local-sinks", c.AllowLinkLocalSinks, "admit sinks on link-local and cloud metadata addresses")
 	fs.Var(&c.DenySinkCIDRs, "deny-sink-cidrs", "comma-separated networks no sink may name whatever the opt-ins, e.g. the cluster's Service and Pod CIDRs")
 	fs.BoolVar(&c.AllowFileSinks, "allow-file-sinks", c.AllowFileSinks, "admit file:// git sinks (tests and development only)")
+	fs.BoolVar(&c.AllowCrossNamespaceSecretRefs, "allow-cross-namespace-secret-refs", c.AllowCrossNamespaceSecretRefs,
+		"admit sinks whose spec.secretRef names a Secret in another namespace")
 	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", c.DefaultServiceAccount,
 		"ServiceAccount (of the Target's own namespace) a KollectTarget acts as when it names none; empty: such Targets collect nothing")
 	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "how often each Target's access is reviewed again")
@@ -199,7 +204,8 @@ func Run(ctx context.Context, c Config) error {
 		Client: mgr.GetClient(), KV: kv, Reports: store, Prober: probe.New(nc, c.ProbeTimeout),
 		Recorder: mgr.GetEventRecorder("kollect-control"), Now: time.Now,
 		Policy: reconcile.Policy{Egress: c.Egress(), ProbeRetry: c.ProbeRetry,
-			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck},
+			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck,
+			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs},
 		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper()},
 	}
 	if err := reconcile.Setup(ctx, mgr, deps, store, c.Extract); err != nil {

@@ -104,7 +104,8 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 
 // responder stands in for the exporters' connection-test handlers until
 // they exist: it answers every family's requests, failing sinks whose name
-// starts with "bad-", and counts requests per sink.
+// starts with "bad-" (and refusing the credentials of those starting with
+// "denied-"), and counts requests per sink.
 type responder struct {
 	mu    sync.Mutex
 	count map[busv1.SinkRef]int
@@ -123,6 +124,10 @@ func startResponder(nc *nats.Conn) (*responder, error) {
 			if strings.HasPrefix(req.Sink.Name, "bad-") {
 				reply = busv1.ConnectionTestReply{RequestID: req.RequestID, LatencyMs: 9, Permanent: true,
 					Outcome: busv1.Outcome{Reason: "ConnectionTestFailed", Message: "connect: connection refused"}}
+			}
+			if strings.HasPrefix(req.Sink.Name, "denied-") {
+				reply = busv1.ConnectionTestReply{RequestID: req.RequestID, Permanent: true,
+					Outcome: busv1.Outcome{Reason: "CredentialsDenied", Message: "ambient credentials are not allowed for namespace x"}}
 			}
 			data, _ := json.Marshal(reply)
 			_ = m.Respond(data)

@@ -92,7 +92,8 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 		return fmt.Errorf("create clientset: %w", err)
 	}
 	v := &admission.Validator{Reader: mgr.GetClient(), Scopes: deps, Mapper: mgr.GetRESTMapper(), Kube: cs,
-		Egress: p, Extract: opts}
+		Egress: p, Extract: opts,
+		AllowCrossNamespaceSecretRefs: deps.Policy.AllowCrossNamespaceSecretRefs}
 	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
 	if ca == nil || w.ConfigName == "" {
 		return nil

@@ -28,6 +28,9 @@ service's own flag set.
 - --leader-elect=true
 - --leader-election-namespace={{ $ns }}
 {{- include "kollect.egressArgs" $v }}
+{{- if $v.allowCrossNamespaceSecretRefs }}
+- --allow-cross-namespace-secret-refs=true
+{{- end }}
 - --probe-timeout={{ $c.probeTimeout }}
 - --default-service-account={{ $c.tenancy.defaultServiceAccount }}
 - --access-recheck-interval={{ $c.tenancy.accessRecheckInterval }}
@@ -59,6 +62,12 @@ service's own flag set.
 {{- else }}
 - --metrics-bind-address=:{{ $v.exporters.metricsPort }}
 {{- include "kollect.egressArgs" $v }}
+{{- if $v.allowCrossNamespaceSecretRefs }}
+- --allow-cross-namespace-secret-refs=true
+{{- end }}
+{{- with $v.exporters.ambientCredentialsNamespaces }}
+- --ambient-credentials-namespaces={{ join "," . }}
+{{- end }}
 {{- if eq .svc.family "snapshot" }}
 - --git-cache-dir=/var/cache/kollect/git
 {{- end }}

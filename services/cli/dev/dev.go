@@ -49,6 +49,10 @@ type Options struct {
 	DenySinkCIDRs egress.Prefixes
 	// AllowFileSinks admits file:// git sinks.
 	AllowFileSinks bool
+	// CredentialPolicy is the exporters' credential policy; control admits
+	// cross-namespace Secret references as it allows them. The zero value
+	// allows neither those nor ambient credentials.
+	CredentialPolicy exporter.CredentialPolicy
 	// Credentials read the sinks' Secrets; nil reads them from the API
 	// server.
 	Credentials exporter.Credentials
@@ -115,7 +119,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	for _, f := range families(o) {
 		c := exporter.DefaultConfig(f.family)
-		c.Credentials, c.Log = creds, o.Log.WithName(string(f.family.Exporter()))
+		c.Credentials, c.CredentialPolicy, c.Log = creds, o.CredentialPolicy, o.Log.WithName(string(f.family.Exporter()))
 		if o.Tune != nil {
 			o.Tune(&c)
 		}
@@ -144,6 +148,7 @@ func services(o Options, url string) map[string]func(context.Context) error {
 	ctl.Kube, ctl.NATSURL, ctl.ProvisionBus = o.Rest, url, false
 	ctl.AllowInClusterSinks, ctl.AllowLinkLocalSinks = o.AllowInClusterSinks, o.AllowLinkLocalSinks
 	ctl.DenySinkCIDRs, ctl.AllowFileSinks = o.DenySinkCIDRs, o.AllowFileSinks
+	ctl.AllowCrossNamespaceSecretRefs = o.CredentialPolicy.AllowCrossNamespaceSecretRefs
 	ctl.MetricsAddr, ctl.HealthAddr, ctl.LeaderElection, ctl.Webhook.Port = "0", "0", false, 0
 	ctl.Log, ctl.Extract = o.Log.WithName("control"), o.Extract
 	col := collector.DefaultConfig()

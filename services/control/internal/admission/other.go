@@ -79,25 +79,27 @@ func below(d *metav1.Duration, floor time.Duration) bool {
 	return d != nil && d.Duration < floor
 }
 
-// sink checks the endpoint policy and the Scope's interval floor.
+// sink checks the Secret reference, the endpoint policy and the Scope's
+// interval floor.
 func (v *Validator) sink(ctx context.Context, req admission.Request) (string, error) {
 	var endpoints []string
 	var interval *metav1.Duration
+	var common *v1alpha1.SinkCommon
 	var err error
 	switch req.Kind.Kind {
 	case "KollectSnapshotSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectSnapshotSink) (string, error) {
-			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
 			return "", nil
 		})
 	case "KollectDatabaseSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectDatabaseSink) (string, error) {
-			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
 			return "", nil
 		})
 	default:
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectEventSink) (string, error) {
-			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
 			if s.Spec.Kafka != nil {
 				endpoints = append(endpoints, s.Spec.Kafka.Brokers...)
 			}
@@ -109,6 +111,9 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 	}
 	if err != nil {
 		return "", err
+	}
+	if msg := policy.SecretRefViolation(req.Namespace, common, v.AllowCrossNamespaceSecretRefs); msg != "" {
+		return msg, nil
 	}
 	scope, err := v.Scopes.Honoured(ctx, req.Namespace)
 	if err != nil {

@@ -42,6 +42,9 @@ type Validator struct {
 	Egress egress.Policy
 	// Extract are the extraction options profiles compile with.
 	Extract extract.Options
+	// AllowCrossNamespaceSecretRefs admits a sink whose spec.secretRef
+	// names another namespace.
+	AllowCrossNamespaceSecretRefs bool
 }
 
 // Handle admits or refuses one create or update. An update that leaves

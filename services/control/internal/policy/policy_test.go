@@ -115,3 +115,31 @@ func TestScopeRules(t *testing.T) {
 		})
 	}
 }
+
+func TestSecretRefViolation(t *testing.T) {
+	ref := func(ns string) *v1alpha1.SinkCommon {
+		return &v1alpha1.SinkCommon{SecretRef: &v1alpha1.SecretReference{Name: "creds", Namespace: ns}}
+	}
+	for _, tc := range []struct {
+		name       string
+		common     *v1alpha1.SinkCommon
+		allowCross bool
+		refused    bool
+	}{
+		{"no secretRef is allowed", &v1alpha1.SinkCommon{}, false, false},
+		{"a secretRef without a namespace is allowed", ref(""), false, false},
+		{"the sink's own namespace spelled out is allowed", ref("team-a"), false, false},
+		{"another namespace is refused", ref("team-b"), false, true},
+		{"another namespace is allowed when the operator allows it", ref("team-b"), true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := policy.SecretRefViolation("team-a", tc.common, tc.allowCross)
+			if tc.refused != (msg != "") {
+				t.Fatalf("SecretRefViolation = %q, want refused %t", msg, tc.refused)
+			}
+			if tc.refused && !strings.HasPrefix(msg, "spec.secretRef.namespace:") {
+				t.Fatalf("the refusal %q does not name spec.secretRef.namespace first", msg)
+			}
+		})
+	}
+}

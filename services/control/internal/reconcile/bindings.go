@@ -27,8 +27,9 @@ type wanted struct {
 	invBytes   *int64
 }
 
-// resolveBindings resolves each wanted sink: missing sinks and sinks the
-// Scope does not allow are refused (with a reason on their state), the rest
+// resolveBindings resolves each wanted sink: missing sinks, sinks the Scope
+// does not allow and sinks whose secretRef names another namespace (unless
+// the operator allows it) are refused (with a reason on their state), the rest
 // become bindings with their effective interval raised to the floor.
 func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, rules *v1alpha1.ScopeRules, scopeName string) ([]busv1.Binding, []bindingState, error) {
 	var binds []busv1.Binding
@@ -50,6 +51,11 @@ func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, rules *v1alpha1
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("get sink %s: %w", w.name, err)
+		}
+		if msg := policy.SecretRefViolation(w.sink.Namespace, v.common, d.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
+			st.reason, st.message = v1alpha1.ReasonSecretRefDenied, fmt.Sprintf("%s %s/%s: %s", w.sink.Family.SinkKind(), w.sink.Namespace, w.sink.Name, msg)
+			states = append(states, st)
+			continue
 		}
 		b := busv1.Binding{SinkRef: w.sink, SinkGeneration: v.obj.GetGeneration()}
 		b.EffectiveInterval.Duration = effective(w, v.common.ExportMinInterval, policy.Floor(rules))

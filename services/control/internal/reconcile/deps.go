@@ -35,6 +35,9 @@ type Policy struct {
 	// AccessRecheck is how often a Target's access is reviewed again when
 	// nothing it depends on changed.
 	AccessRecheck time.Duration
+	// AllowCrossNamespaceSecretRefs accepts a sink whose spec.secretRef
+	// names another namespace than the sink's.
+	AllowCrossNamespaceSecretRefs bool
 }
 
 // Reporter answers the latest status reports about one object.

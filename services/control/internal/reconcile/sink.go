@@ -25,8 +25,10 @@ type SinkReconciler struct {
 	Family busv1.Family
 }
 
-// Reconcile runs the steps: endpoint policy, TLS condition, write the
-// entry, connection test, fold exporter reports.
+// Reconcile runs the steps: Secret reference and endpoint policy, TLS
+// condition, write the entry, connection test, fold exporter reports. A
+// refused Secret reference or endpoint deletes the entry (no exporter sees
+// the sink) and is never probed.
 func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	key := ref(r.Family.SinkKind(), req.Namespace, req.Name)
 	obj := newSink(r.Family)
@@ -43,6 +45,10 @@ func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res c
 	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
 	v := viewOf(obj)
 	r.tlsCondition(v)
+	if msg := policy.SecretRefViolation(v.obj.GetNamespace(), v.common, r.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
+		notReady(obj, v1alpha1.ReasonSecretRefDenied, msg)
+		return res, r.deleteConfig(ctx, key)
+	}
 	if msg := policy.EndpointViolation(r.Policy.Egress, v.endpoints); msg != "" {
 		notReady(obj, v1alpha1.ReasonEndpointDenied, msg)
 		return res, r.deleteConfig(ctx, key)
@@ -54,11 +60,16 @@ func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res c
 	res, err = r.connection(ctx, v)
 	conds, _ := conditionsOf(obj)
 	if c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified); c != nil &&
-		c.Status == metav1.ConditionFalse && c.Reason == v1alpha1.ReasonSecretResolveFailed {
+		c.Status == metav1.ConditionFalse && notReadyReasons[c.Reason] {
 		notReady(obj, c.Reason, c.Message)
 	}
 	return res, err
 }
+
+// notReadyReasons are the connection-test failures that also make a sink
+// Ready=False: the exporter refuses to build it at all.
+var notReadyReasons = map[string]bool{v1alpha1.ReasonSecretResolveFailed: true,
+	v1alpha1.ReasonSecretRefDenied: true, v1alpha1.ReasonCredentialsDenied: true}
 
 func sinkConfig(v sinkView) busv1.SinkConfig {
 	spec, _ := json.Marshal(v.spec) // typed API structs always encode

@@ -16,6 +16,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -32,6 +33,10 @@ type Backend struct {
 	// tests); requests are then sent without authentication unless the
 	// sink names a Secret. spec.endpoint does the same per sink.
 	Endpoint string
+	// TokenURL replaces Google's token endpoint for every sink (tests); a
+	// service account key may name only this one. Empty means
+	// googlecreds.GoogleTokenURL.
+	TokenURL string
 	// NoTransactions runs the statements of an export one by one instead
 	// of in one multi-statement transaction, for BigQuery-compatible
 	// servers without BEGIN TRANSACTION. Readers may then see an inventory
@@ -49,21 +54,22 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	if err != nil {
 		return nil, err
 	}
-	key, err := credentialsJSON(ctx, spec, cfg.Namespace, creds)
+	key, err := b.credentials(ctx, spec, cfg.Namespace, creds)
 	if err != nil {
 		return nil, err
 	}
 	project := spec.BigQuery.Project
 	switch {
 	case project == "" && key != nil:
-		var sa struct {
-			ProjectID string `json:"project_id"`
-		}
-		if json.Unmarshal(key, &sa) != nil || sa.ProjectID == "" {
+		if key.ProjectID == "" {
 			return nil, sink.Permanent(errors.New("spec.bigquery.project: not set and the credentials.json key names no project_id"))
 		}
-		project = sa.ProjectID
+		project = key.ProjectID
 	case project == "":
+		// Detection reads the exporter's own default credentials.
+		if err := exporter.AmbientCredentials(creds, cfg.Namespace); err != nil {
+			return nil, fmt.Errorf("spec.bigquery.project: not set, and detecting it needs the exporter's default credentials: %w", err)
+		}
 		project = bigquery.DetectProjectID
 	}
 	httpClient, err := b.httpClient(ctx, spec, cfg.Namespace, creds, key)
@@ -121,9 +127,10 @@ func (b Backend) endpoint(spec v1alpha1.KollectDatabaseSinkSpec) string {
 	return spec.Endpoint
 }
 
-// credentialsJSON reads the service account key of secretRef, or returns
-// nil without a secretRef.
-func credentialsJSON(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) ([]byte, error) {
+// credentials reads the service account key of secretRef, or returns nil
+// without a secretRef. Only a service_account key naming Google's token
+// endpoint is accepted, checked before the auth library sees it.
+func (b Backend) credentials(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (*googlecreds.Key, error) {
 	ref := spec.SecretRef
 	if ref == nil {
 		return nil, nil
@@ -136,33 +143,48 @@ func credentialsJSON(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec,
 	if err != nil {
 		return nil, fmt.Errorf("read spec.secretRef Secret %s: %w", ref.Name, err)
 	}
-	key, ok := data[CredentialsKey]
-	if !ok || len(key) == 0 {
+	js, ok := data[CredentialsKey]
+	if !ok || len(js) == 0 {
 		return nil, sink.Permanent(fmt.Errorf("spec.secretRef: Secret %s has no key %q", ref.Name, CredentialsKey))
+	}
+	key, err := googlecreds.Parse(js, googlecreds.Options{TokenURL: b.TokenURL})
+	if err != nil {
+		return nil, fmt.Errorf("spec.secretRef: Secret %s: %w", ref.Name, err)
 	}
 	return key, nil
 }
 
 // httpClient is the client of every API request: the egress policy's
-// transport, wrapped with OAuth2 credentials (the key, or the default
-// credentials) unless an endpoint override without a key is used.
-func (b Backend) httpClient(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials, key []byte) (*http.Client, error) {
+// transport, wrapped with OAuth2 credentials (the key, whose token requests
+// go through the policy too, or the default credentials where the operator
+// allows ambient credentials for the namespace) unless an endpoint override
+// without a key is used.
+func (b Backend) httpClient(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials, key *googlecreds.Key) (*http.Client, error) {
 	tlsCfg, err := egress.TLSConfig(ctx, spec.TLS, namespace, creds)
 	if err != nil {
 		return nil, err
 	}
 	base := b.Egress.HTTPTransport(tlsCfg)
-	if key == nil && b.endpoint(spec) != "" {
+	var auth option.ClientOption
+	switch {
+	case key != nil:
+		c, err := key.Credentials([]string{bigquery.Scope}, b.Egress.HTTPClient(nil))
+		if err != nil {
+			return nil, fmt.Errorf("load bigquery credentials: %w", err)
+		}
+		auth = option.WithAuthCredentials(c)
+	case b.endpoint(spec) != "":
 		return &http.Client{Transport: base}, nil
+	default:
+		if err := exporter.AmbientCredentials(creds, namespace); err != nil {
+			return nil, err
+		}
+		auth = option.WithScopes(bigquery.Scope) // Application Default Credentials
 	}
-	authOpts := []option.ClientOption{option.WithScopes(bigquery.Scope)}
-	if key != nil {
-		authOpts = append(authOpts, option.WithAuthCredentialsJSON(option.ServiceAccount, key))
-	}
-	rt, err := htransport.NewTransport(ctx, base, authOpts...)
+	rt, err := htransport.NewTransport(ctx, base, auth)
 	if err != nil {
-		// The error may quote the key's content: never pass it on.
-		return nil, sink.Permanent(errors.New("load bigquery credentials: the credentials.json key (or the default credentials) is not a usable service account key"))
+		// The error may quote the default credentials' content: never pass it on.
+		return nil, sink.Permanent(errors.New("load bigquery credentials: the default credentials are not usable"))
 	}
 	return &http.Client{Transport: rt}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
@@ -123,7 +124,9 @@ func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabas
 			// The driver's message may quote the string, credentials included.
 			return nil, sink.Permanent(fmt.Errorf("parse the connection string in %s: invalid MongoDB URI", from))
 		}
-		return nil, sink.Permanent(fmt.Errorf("parse spec.endpoint: %w", err))
+		// The driver's message may quote the endpoint, with its user
+		// information: never pass that on.
+		return nil, sink.Permanent(fmt.Errorf("parse spec.endpoint: %s", bus.RedactURL(err.Error())))
 	}
 	if spec.Endpoint != "" && secretURI != "" {
 		auth := options.Client().ApplyURI(secretURI)

@@ -30,6 +30,7 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 		{"a databaseRef key that is missing is named", `{"type":"mongodb","mongodb":{"databaseRef":{"name":"mongo","key":"conn"},"database":"inv","collection":"rows"}}`, `Secret mongo has no key "conn"`},
 		{"an unparsable connection string is refused without quoting it", `{"type":"mongodb","secretRef":{"name":"garbage"},"mongodb":{"database":"inv","collection":"rows"}}`, "Secret garbage key dsn"},
 		{"an unparsable endpoint is refused", `{"type":"mongodb","endpoint":"http://db","mongodb":{"database":"inv","collection":"rows"}}`, "spec.endpoint"},
+		{"an unparsable endpoint with a password is refused without quoting it", `{"type":"mongodb","endpoint":"mongodb://kollect:s3cr3t-value@db:notaport","mongodb":{"database":"inv","collection":"rows"}}`, "spec.endpoint"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

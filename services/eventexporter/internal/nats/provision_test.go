@@ -2,6 +2,7 @@ package nats_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -70,6 +71,7 @@ func TestInvalidSpec(t *testing.T) {
 		{"both url and endpoint", map[string]any{"type": "nats", "endpoint": "nats://n:4222", "nats": map[string]any{"subject": "s", "url": "nats://n:4222"}}, "exactly one of spec.endpoint"},
 		{"an http url", map[string]any{"type": "nats", "nats": map[string]any{"subject": "s", "url": "http://n:4222"}}, "spec.nats.url"},
 		{"credentials in the url", map[string]any{"type": "nats", "nats": map[string]any{"subject": "s", "url": "nats://u:p@n:4222"}}, "must not carry credentials"},
+		{"an unparsable url with a password", map[string]any{"type": "nats", "nats": map[string]any{"subject": "s", "url": "nats://u:s3cr3t@n:notaport"}}, "spec.nats.url"},
 		{"a wildcard subject", map[string]any{"type": "nats", "endpoint": "nats://n:4222", "nats": map[string]any{"subject": "a.>"}}, "spec.nats.subject"},
 		{"an empty subject token", map[string]any{"type": "nats", "endpoint": "nats://n:4222", "nats": map[string]any{"subject": "a..b"}}, "spec.nats.subject"},
 		{"a stream name with a dot", map[string]any{"type": "nats", "endpoint": "nats://n:4222", "nats": map[string]any{"subject": "a", "stream": "a.b"}}, "spec.nats.stream"},
@@ -78,6 +80,9 @@ func TestInvalidSpec(t *testing.T) {
 		t.Run(tt.name+" is a permanent error naming the field", func(t *testing.T) {
 			_, err := private.New(context.Background(), sinkConfig(t, tt.spec), exporter.MapCredentials{})
 			expectPermanent(t, err, tt.want)
+			if strings.Contains(err.Error(), "s3cr3t") {
+				t.Fatalf("the error quotes the password: %v", err)
+			}
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/bus"
 )
 
 // settings is the validated nats part of a sink spec.
@@ -46,7 +47,7 @@ func settingsOf(spec v1alpha1.KollectEventSinkSpec) (settings, error) {
 	for _, s := range strings.Split(set.url, ",") {
 		u, err := url.Parse(strings.TrimSpace(s))
 		if err != nil || u.Host == "" || !validScheme(u.Scheme) {
-			return settings{}, fmt.Errorf("%s: %q is not a nats://, tls://, ws:// or wss:// URL", field, s)
+			return settings{}, fmt.Errorf("%s: %q is not a nats://, tls://, ws:// or wss:// URL", field, bus.RedactURL(s))
 		}
 		if u.User != nil {
 			return settings{}, fmt.Errorf("%s must not carry credentials; put them in the Secret named by secretRef", field)

@@ -3,12 +3,10 @@ package gcs
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 
-	"cloud.google.com/go/auth/credentials"
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/option"
 	htransport "google.golang.org/api/transport/http"
@@ -16,6 +14,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
@@ -23,18 +22,18 @@ import (
 // KeyCredentials is the Secret key holding the Google credentials JSON.
 const KeyCredentials = "credentials.json"
 
-// credentialTypes are the accepted "type"s of a credentials JSON.
-var credentialTypes = map[string]credentials.CredType{
-	"service_account":              credentials.ServiceAccount,
-	"authorized_user":              credentials.AuthorizedUser,
-	"external_account":             credentials.ExternalAccount,
-	"impersonated_service_account": credentials.ImpersonatedServiceAccount,
-}
+// credentialTypes are the accepted "type"s of a credentials JSON: neither
+// makes the exporter read files or call a URL the file chooses.
+var credentialTypes = []string{googlecreds.ServiceAccount, googlecreds.AuthorizedUser}
 
 // Backend creates gcs snapshot sinks. It implements exporter.Backend.
 type Backend struct {
 	// Egress is the address policy every connection to the endpoint obeys.
 	Egress egress.Policy
+	// TokenURL replaces Google's token endpoint for every sink (tests: an
+	// emulator's); a service account key may name only this one. Empty
+	// means googlecreds.GoogleTokenURL.
+	TokenURL string
 }
 
 // Type returns "gcs".
@@ -56,17 +55,26 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	if layout, err = objectstore.NewLayout(&spec, ep.Prefix); err != nil {
 		return nil, err
 	}
-	credJSON, project, err := readSecret(ctx, &spec, cfg.Namespace, creds)
+	key, err := b.readSecret(ctx, &spec, cfg.Namespace, creds)
 	if err != nil {
 		return nil, err
+	}
+	if key == nil && ambient(ep) {
+		if err := exporter.AmbientCredentials(creds, cfg.Namespace); err != nil {
+			return nil, err
+		}
 	}
 	tlsCfg, err := egress.TLSConfig(ctx, spec.TLS, cfg.Namespace, creds)
 	if err != nil {
 		return nil, err
 	}
-	client, err := b.client(ctx, ep, credJSON, tlsCfg)
+	client, err := b.client(ctx, ep, key, tlsCfg)
 	if err != nil {
 		return nil, err
+	}
+	project := ""
+	if key != nil {
+		project = key.ProjectID
 	}
 	bk := &bucket{client: client, handle: client.Bucket(ep.Bucket), name: ep.Bucket, mode: v1alpha1.ProvisionEnsure,
 		project: firstOf(ep.Param, project, os.Getenv("GOOGLE_CLOUD_PROJECT"))}
@@ -76,53 +84,55 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	return objectstore.NewSink(bk, layout, "gcs bucket "+ep.Bucket, client.Close), nil
 }
 
-// readSecret returns credentials.json and its project_id; nil without
-// secretRef.
-func readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns string, creds exporter.Credentials) ([]byte, string, error) {
+// readSecret returns the accepted credentials.json of secretRef; nil
+// without secretRef. A credential type that would make the exporter read a
+// file or call a URL the tenant chose is refused before the auth library
+// sees it.
+func (b Backend) readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns string, creds exporter.Credentials) (*googlecreds.Key, error) {
 	if spec.SecretRef == nil {
-		return nil, "", nil
+		return nil, nil
 	}
 	if spec.SecretRef.Namespace != "" {
 		ns = spec.SecretRef.Namespace
 	}
 	data, err := creds.Secret(ctx, ns, spec.SecretRef.Name)
 	if err != nil {
-		return nil, "", fmt.Errorf("read secretRef %s: %w", spec.SecretRef.Name, err)
+		return nil, fmt.Errorf("read secretRef %s: %w", spec.SecretRef.Name, err)
 	}
 	js := data[KeyCredentials]
 	if len(js) == 0 {
-		return nil, "", sink.Permanent(fmt.Errorf("secretRef: Secret %s/%s has no key %q", ns, spec.SecretRef.Name, KeyCredentials))
+		return nil, sink.Permanent(fmt.Errorf("secretRef: Secret %s/%s has no key %q", ns, spec.SecretRef.Name, KeyCredentials))
 	}
-	var head struct {
-		Type      string `json:"type"`
-		ProjectID string `json:"project_id"`
+	key, err := googlecreds.Parse(js, googlecreds.Options{Types: credentialTypes, TokenURL: b.TokenURL})
+	if err != nil {
+		return nil, fmt.Errorf("secretRef: Secret %s/%s: %w", ns, spec.SecretRef.Name, err)
 	}
-	if json.Unmarshal(js, &head) != nil || credentialTypes[head.Type] == "" {
-		return nil, "", sink.Permanent(fmt.Errorf("secretRef: key %q of Secret %s/%s is not a service_account, "+
-			"authorized_user, external_account or impersonated_service_account credentials JSON", KeyCredentials, ns, spec.SecretRef.Name))
-	}
-	return js, head.ProjectID, nil
+	return key, nil
+}
+
+// ambient reports whether a sink of ep without credentials would use the
+// exporter's Application Default Credentials: gs:// outside an emulator.
+// A custom http(s) endpoint is used without authentication.
+func ambient(ep objectstore.Endpoint) bool {
+	return ep.URL == "" && os.Getenv("STORAGE_EMULATOR_HOST") == ""
 }
 
 // client returns a storage client whose every request to the endpoint goes
 // through the egress policy's transport, wrapped with OAuth2 when the sink
-// authenticates.
-func (b Backend) client(ctx context.Context, ep objectstore.Endpoint, credJSON []byte, tlsCfg *tls.Config) (*storage.Client, error) {
+// authenticates: with key (its token requests through the policy too), or
+// with the Application Default Credentials when ambient(ep) (the caller
+// checked that the sink may).
+func (b Backend) client(ctx context.Context, ep objectstore.Endpoint, key *googlecreds.Key, tlsCfg *tls.Config) (*storage.Client, error) {
 	var rt http.RoundTripper = b.Egress.HTTPTransport(tlsCfg)
 	var auth []option.ClientOption
 	switch {
-	case credJSON != nil:
-		var head struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal(credJSON, &head) // checked by readSecret
-		c, err := credentials.NewCredentialsFromJSON(credentialTypes[head.Type], credJSON, &credentials.DetectOptions{
-			Scopes: []string{storage.ScopeReadWrite}, Client: b.Egress.HTTPClient(nil)})
+	case key != nil:
+		c, err := key.Credentials([]string{storage.ScopeReadWrite}, b.Egress.HTTPClient(nil))
 		if err != nil {
-			return nil, sink.Permanent(fmt.Errorf("load gcs credentials from key %q: %w", KeyCredentials, err))
+			return nil, fmt.Errorf("load gcs credentials from key %q: %w", KeyCredentials, err)
 		}
 		auth = []option.ClientOption{option.WithAuthCredentials(c)}
-	case ep.URL == "" && os.Getenv("STORAGE_EMULATOR_HOST") == "":
+	case ambient(ep):
 		auth = []option.ClientOption{option.WithScopes(storage.ScopeReadWrite)} // Application Default Credentials
 	}
 	if auth != nil {
@@ -131,7 +141,11 @@ func (b Backend) client(ctx context.Context, ep objectstore.Endpoint, credJSON [
 			return nil, sink.Permanent(fmt.Errorf("load gcs credentials: %w", err))
 		}
 	}
-	opts := []option.ClientOption{option.WithHTTPClient(&http.Client{Transport: rt}), storage.WithJSONReads()}
+	// WithoutAuthentication: rt authenticates; without it the storage
+	// library would look up the default credentials itself, even for a
+	// sink that must not use them.
+	opts := []option.ClientOption{option.WithHTTPClient(&http.Client{Transport: rt}), option.WithoutAuthentication(),
+		storage.WithJSONReads()}
 	if ep.URL != "" {
 		opts = append(opts, option.WithEndpoint(ep.URL+"/storage/v1/"))
 	}

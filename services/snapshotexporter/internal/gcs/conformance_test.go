@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
@@ -28,16 +30,18 @@ func TestConformance(t *testing.T) {
 				// fake-gcs-server checks no credentials, so bad
 				// credentials are a well-formed service account key that
 				// its token endpoint refuses: the token request goes to
-				// the emulator, which answers it with a 4xx as Google's
-				// token endpoint answers a revoked or unknown key.
+				// the emulator (the backend's token endpoint here, as
+				// Google's is in production), which answers it with a 4xx
+				// as Google's token endpoint answers a revoked or unknown
+				// key.
 				BadCredentials: func(t *testing.T) sink.Sink {
 					b := newBucketName()
 					p.srv.CreateBucket(t, b)
 					spec := p.spec(b, "", f.format, f.compression)
 					spec.SecretRef = &v1alpha1.SecretReference{Name: "gcs"}
 					creds := exporter.MapCredentials{{Namespace: "team-a", Name: "gcs"}: {
-						KeyCredentials: serviceAccount(t, p.srv.URL+"/token")}}
-					return p.newSink(t, spec, creds)
+						KeyCredentials: googlecredstest.ServiceAccount(t, p.srv.URL+"/token")}}
+					return p.newSinkOf(t, Backend{Egress: egress.Policy{AllowPrivate: true}, TokenURL: p.srv.URL + "/token"}, spec, creds)
 				},
 			})
 		})

@@ -16,19 +16,24 @@
 //
 // # Credentials and egress
 //
-// With secretRef, the Secret key credentials.json (a service account key,
-// or an authorized_user, external_account or impersonated_service_account
-// configuration) authenticates requests. Without secretRef, gs:// uses the
-// Application Default Credentials, and a custom http(s) endpoint is used
-// without authentication (emulators have none). Every request to the
-// endpoint goes through the sink's egress.Policy transport with spec.tls;
-// the OAuth2 transport is wrapped around it
-// (google.golang.org/api/transport/http.NewTransport), so the storage
-// client's own transport is never used. The token requests of
-// credentials.json go through the policy too (its token endpoint is public);
-// Application Default Credentials fetch tokens with the auth library's own
-// client, since on GKE and GCE they come from the link-local metadata
-// server, an address fixed by the operator's environment.
+// With secretRef, the Secret key credentials.json authenticates requests:
+// a service_account key naming Google's token endpoint, or an
+// authorized_user file (pkg/googlecreds refuses every other type, such as
+// external_account, before the auth library sees it: those make the
+// process read files or call URLs the file chooses). Without secretRef,
+// gs:// uses the exporter's Application Default Credentials, only where the
+// operator allows ambient credentials for the sink's namespace
+// (exporter.AmbientCredentials); a custom http(s) endpoint is used without
+// authentication (emulators have none). Every request to the endpoint goes
+// through the sink's egress.Policy transport with spec.tls; the OAuth2
+// transport is wrapped around it
+// (google.golang.org/api/transport/http.NewTransport), and the storage
+// client is told not to look up credentials itself, so its own transport
+// and the default credentials are never used otherwise. The token requests
+// of credentials.json go through the policy too; Application Default
+// Credentials fetch tokens with the auth library's own client, since on
+// GKE and GCE they come from the link-local metadata server, an address
+// fixed by the operator's environment.
 //
 // # Errors
 //

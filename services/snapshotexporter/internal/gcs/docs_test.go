@@ -47,7 +47,7 @@ func TestDocExamples(t *testing.T) {
 			if ref := o.Spec.SecretRef; ref != nil {
 				// The example's Secret must be one the backend accepts;
 				// the emulator then gets no credentials.
-				if _, _, err := readSecret(context.Background(), &o.Spec, "team-a", creds); err != nil {
+				if _, err := (Backend{}).readSecret(context.Background(), &o.Spec, "team-a", creds); err != nil {
 					t.Fatalf("the example Secret is refused: %v", err)
 				}
 				o.Spec.SecretRef = nil

@@ -2,11 +2,7 @@ package gcs
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -68,7 +64,13 @@ func sinkConfig(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec) busv1.SinkC
 // newSink builds a sink of spec on the peer, allowing loopback.
 func (p *peer) newSink(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) sink.Sink {
 	t.Helper()
-	s, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.New(context.Background(), sinkConfig(t, spec), creds)
+	return p.newSinkOf(t, Backend{Egress: egress.Policy{AllowPrivate: true}}, spec, creds)
+}
+
+// newSinkOf builds a sink of spec with backend b.
+func (p *peer) newSinkOf(t testing.TB, b Backend, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) sink.Sink {
+	t.Helper()
+	s, err := b.New(context.Background(), sinkConfig(t, spec), creds)
 	if err != nil {
 		t.Fatalf("new gcs sink: %v", err)
 	}
@@ -90,25 +92,4 @@ func (p *peer) getter(bucket string) objectstoretest.Getter {
 		b, err := io.ReadAll(r)
 		return b, err == nil, err
 	}
-}
-
-// serviceAccount returns a well-formed service account key whose token
-// endpoint is tokenURI.
-func serviceAccount(t testing.TB, tokenURI string) []byte {
-	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := json.Marshal(map[string]string{"type": "service_account", "project_id": "kollect-test",
-		"private_key_id": "k1", "private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
-		"client_email": "kollect@kollect-test.iam.gserviceaccount.com", "client_id": "1", "token_uri": tokenURI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return js
 }

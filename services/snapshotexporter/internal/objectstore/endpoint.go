@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -57,5 +58,5 @@ func ParseEndpoint(raw, scheme, param string) (Endpoint, error) {
 }
 
 func invalidEndpoint(raw, why string) error {
-	return sink.Permanent(fmt.Errorf("invalid sink spec: endpoint %q: %s", raw, why))
+	return sink.Permanent(fmt.Errorf("invalid sink spec: endpoint %q: %s", bus.RedactURL(raw), why))
 }

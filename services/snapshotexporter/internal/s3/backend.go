@@ -64,6 +64,12 @@ func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter
 	if err != nil {
 		return nil, layout, err
 	}
+	if secret == nil {
+		// The default credential chain is the exporter's own identity.
+		if err := exporter.AmbientCredentials(creds, cfg.Namespace); err != nil {
+			return nil, layout, err
+		}
+	}
 	tlsCfg, err := egress.TLSConfig(ctx, spec.TLS, cfg.Namespace, creds)
 	if err != nil {
 		return nil, layout, err
@@ -101,7 +107,9 @@ func readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns 
 }
 
 // clientOptions resolves region and credentials; the default configuration
-// is loaded only when the Secret and endpoint leave one of them open.
+// is loaded only when the Secret and endpoint leave one of them open (its
+// credentials only without a Secret, which the caller checked the sink may
+// use).
 func clientOptions(ctx context.Context, ep objectstore.Endpoint, secret map[string][]byte) (s3.Options, error) {
 	opts := s3.Options{Retryer: retryer()}
 	region := resolveRegion(ep.Param, string(secret[KeyRegion]), "")

@@ -2,6 +2,7 @@ package s3
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,8 +45,12 @@ func TestParseEndpoint(t *testing.T) {
 	for _, raw := range []string{"gs://bucket", "s3://", "https://host", "https://host/", "s3://b?acl=private",
 		"https://user:pw@host/bucket"} {
 		t.Run("the endpoint "+raw+" is refused", func(t *testing.T) {
-			if _, err := parseEndpoint(raw); !sink.IsPermanent(err) {
+			_, err := parseEndpoint(raw)
+			if !sink.IsPermanent(err) {
 				t.Fatalf("parseEndpoint returned %v, want a permanent error", err)
+			}
+			if strings.Contains(err.Error(), "user:pw") {
+				t.Fatalf("the error %q quotes the credentials", err)
 			}
 		})
 	}

@@ -1,0 +1,161 @@
+package exporter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// Reasons of credential refusals, equal to the v1alpha1 condition reasons.
+const (
+	// ReasonSecretRefDenied is set when a sink's secretRef names another
+	// namespace and the operator does not allow cross-namespace Secret
+	// references.
+	ReasonSecretRefDenied = v1alpha1.ReasonSecretRefDenied
+	// ReasonCredentialsDenied is set when a sink would run with the
+	// exporter's ambient cloud identity where the operator does not allow
+	// it, or when its credentials are of a refused type.
+	ReasonCredentialsDenied = v1alpha1.ReasonCredentialsDenied
+)
+
+// AllNamespaces in CredentialPolicy.AmbientNamespaces allows ambient
+// credentials for sinks of every namespace.
+const AllNamespaces = "*"
+
+// CredentialPolicy is the operator's rule on which credentials a sink may
+// use. The zero value is the safe default: a sink reads Secrets of its own
+// namespace only and never gets the exporter's ambient identity.
+type CredentialPolicy struct {
+	// AllowCrossNamespaceSecretRefs lets spec.secretRef.namespace name
+	// another namespace than the sink's.
+	AllowCrossNamespaceSecretRefs bool
+	// AmbientNamespaces are the namespaces whose sinks without secretRef
+	// may use the exporter's own cloud identity (AWS default credential
+	// chain, Google Application Default Credentials); AllNamespaces allows
+	// every namespace.
+	AmbientNamespaces []string
+}
+
+// allowsAmbient reports whether sinks of namespace ns may use the
+// exporter's ambient identity.
+func (p CredentialPolicy) allowsAmbient(ns string) bool {
+	return slices.Contains(p.AmbientNamespaces, AllNamespaces) || (ns != "" && slices.Contains(p.AmbientNamespaces, ns))
+}
+
+// For checks cfg's spec.secretRef against the policy and returns the
+// Credentials its backend builds the sink with: they read Secrets of the
+// sink's namespace only (and of the secretRef's namespace when the policy
+// allows cross-namespace references), and answer AmbientCredentials for
+// the sink's namespace. A refused secretRef is a permanent error returned
+// before anything is read.
+func (p CredentialPolicy) For(cfg busv1.SinkConfig, creds Credentials) (Credentials, error) {
+	g := &guarded{Credentials: creds, policy: p, namespace: cfg.Namespace}
+	ns := secretRefNamespace(cfg.Spec)
+	if ns == "" || ns == cfg.Namespace {
+		return g, nil
+	}
+	if !p.AllowCrossNamespaceSecretRefs {
+		return nil, Denied(ReasonSecretRefDenied, fmt.Errorf("spec.secretRef.namespace: sink %s/%s may not reference a Secret in namespace %s: "+
+			"cross-namespace Secret references are not allowed", cfg.Namespace, cfg.Name, ns))
+	}
+	g.extra = ns
+	return g, nil
+}
+
+// secretRefNamespace returns spec.secretRef.namespace of a sink spec, ""
+// when it has none.
+func secretRefNamespace(spec json.RawMessage) string {
+	var head struct {
+		SecretRef json.RawMessage `json:"secretRef"`
+	}
+	if json.Unmarshal(spec, &head) != nil || !bytes.HasPrefix(bytes.TrimSpace(head.SecretRef), []byte("{")) {
+		return ""
+	}
+	var ref struct {
+		Namespace string `json:"namespace"`
+	}
+	_ = json.Unmarshal(head.SecretRef, &ref)
+	return ref.Namespace
+}
+
+// guarded is the Credentials one sink's backend sees: reads outside the
+// allowed namespaces are refused without reading.
+type guarded struct {
+	Credentials
+	policy    CredentialPolicy
+	namespace string // the sink's
+	extra     string // the secretRef's other namespace, when allowed
+}
+
+// Secret reads namespace/name when the sink may read that namespace.
+func (g *guarded) Secret(ctx context.Context, namespace, name string) (map[string][]byte, error) {
+	if namespace != g.namespace && (g.extra == "" || namespace != g.extra) {
+		return nil, Denied(ReasonSecretRefDenied, fmt.Errorf("read a Secret of namespace %s for a sink of namespace %s: "+
+			"cross-namespace Secret references are not allowed", namespace, g.namespace))
+	}
+	return g.Credentials.Secret(ctx, namespace, name)
+}
+
+// ambient implements ambientChecker.
+func (g *guarded) ambient(namespace string) error {
+	if namespace == g.namespace && g.policy.allowsAmbient(namespace) {
+		return nil
+	}
+	return ambientDenied(namespace)
+}
+
+// ambientChecker is implemented by the Credentials the runtime hands to
+// backends; it answers whether a sink may use the ambient identity.
+type ambientChecker interface {
+	ambient(namespace string) error
+}
+
+// AmbientCredentials returns nil when a sink of namespace, built with
+// creds, may use the exporter's own cloud identity (the AWS default
+// credential chain, Google Application Default Credentials), and a
+// permanent CredentialsDenied error otherwise. Backends call it before
+// loading any ambient credential. Credentials that do not come from a
+// CredentialPolicy (a bare MapCredentials in a test) never allow it.
+func AmbientCredentials(creds Credentials, namespace string) error {
+	if a, ok := creds.(ambientChecker); ok {
+		return a.ambient(namespace)
+	}
+	return ambientDenied(namespace)
+}
+
+func ambientDenied(namespace string) error {
+	return Denied(ReasonCredentialsDenied, fmt.Errorf("ambient credentials are not allowed for namespace %s: "+
+		"set spec.secretRef, or ask the operator to allow ambient credentials for the namespace", namespace))
+}
+
+// deniedError is a refusal with the condition reason it reports.
+type deniedError struct {
+	reason string
+	err    error
+}
+
+func (e *deniedError) Error() string { return e.err.Error() }
+func (e *deniedError) Unwrap() error { return e.err }
+
+// Denied marks err as a permanent refusal whose status reason is reason
+// (ReasonSecretRefDenied, ReasonCredentialsDenied).
+func Denied(reason string, err error) error {
+	return sink.Permanent(&deniedError{reason: reason, err: err})
+}
+
+// DeniedReason returns the reason of a Denied error in err's chain, "" when
+// there is none.
+func DeniedReason(err error) string {
+	var d *deniedError
+	if errors.As(err, &d) {
+		return d.reason
+	}
+	return ""
+}
