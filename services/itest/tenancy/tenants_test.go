@@ -1,7 +1,9 @@
 package tenancy
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -42,18 +45,22 @@ func asAlice(t *testing.T) client.Client {
 	return tenants.alice
 }
 
-// setUpTenants makes team-a (alice: namespace admin, plus kollect.dev
-// objects) and team-b (the victim), as their admins would.
+// setUpTenants makes team-a (alice: namespace admin, which a
+// kollect-edit ClusterRole extends to kollect.dev objects, as a chart
+// would) and team-b (the victim), as their admins would.
 func setUpTenants(t *testing.T) {
 	t.Helper()
 	admin := suite.admin
 	for _, ns := range []string{teamA, teamB} {
 		create(t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	}
-	create(t, admin, roleBinding(teamA, "alice-admin", "ClusterRole", "admin", userSubject(alice)))
-	create(t, admin, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "kollect-tenant"},
+	create(t, admin, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "kollect-edit", Labels: map[string]string{
+		"rbac.authorization.k8s.io/aggregate-to-admin": "true", "rbac.authorization.k8s.io/aggregate-to-edit": "true"}},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"kollect.dev"}, Resources: []string{"*"}, Verbs: []string{"*"}}}})
-	create(t, admin, roleBinding(teamA, "alice-kollect", "Role", "kollect-tenant", userSubject(alice)))
+	if err := aggregateClusterRoles(t.Context(), admin); err != nil {
+		t.Fatal(err)
+	}
+	create(t, admin, roleBinding(teamA, "alice-admin", "ClusterRole", "admin", userSubject(alice)))
 	cfg := rest.CopyConfig(suite.kube.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: alice, Groups: []string{"system:authenticated"}}
 	c, err := client.New(cfg, client.Options{Scheme: suite.admin.Scheme()})
@@ -160,4 +167,38 @@ func deploymentObj(ns, name string, s workloadSecrets) *appsv1.Deployment {
 		"metadata": map[string]any{"namespace": ns, "name": name}, "spec": d.Spec})
 	d.Annotations = map[string]string{lastApplied: string(applied)}
 	return d
+}
+
+// aggregateClusterRoles does what kube-controller-manager's ClusterRole
+// aggregation controller does, since envtest runs no controller manager:
+// it fills each ClusterRole that has an aggregationRule (admin, edit,
+// view) with the rules of the ClusterRoles its selectors match.
+func aggregateClusterRoles(ctx context.Context, c client.Client) error {
+	var roles rbacv1.ClusterRoleList
+	if err := c.List(ctx, &roles); err != nil {
+		return fmt.Errorf("list ClusterRoles: %w", err)
+	}
+	for i := range roles.Items {
+		r := &roles.Items[i]
+		if r.AggregationRule == nil {
+			continue
+		}
+		var rules []rbacv1.PolicyRule
+		for _, ls := range r.AggregationRule.ClusterRoleSelectors {
+			sel, err := metav1.LabelSelectorAsSelector(&ls)
+			if err != nil {
+				return fmt.Errorf("aggregation selector of ClusterRole %s: %w", r.Name, err)
+			}
+			for _, o := range roles.Items {
+				if o.Name != r.Name && sel.Matches(labels.Set(o.Labels)) {
+					rules = append(rules, o.Rules...)
+				}
+			}
+		}
+		r.Rules = rules
+		if err := c.Update(ctx, r); err != nil {
+			return fmt.Errorf("aggregate ClusterRole %s: %w", r.Name, err)
+		}
+	}
+	return nil
 }
