@@ -35,19 +35,8 @@ var startRedirect = sync.OnceValues(func() (redirect, error) {
 func gitSinkSpec(endpoint string) string { return `{type: git, endpoint: "` + endpoint + `"}` }
 
 func egressVectors() []vector {
-	addresses := []struct{ what, name, endpoint string }{
-		{"link-local cloud metadata", "metadata", "http://169.254.169.254/latest/meta-data.git"},
-		{"CGNAT cloud metadata (100.64.0.0/10)", "cgnat", "http://100.100.100.200/latest.git"},
-		{"NAT64 of cloud metadata (64:ff9b::/96)", "nat64", "http://[64:ff9b::a9fe:a9fe]/latest.git"},
-	}
-	var out []vector
-	for _, a := range addresses {
-		out = append(out, vector{"a sink on " + a.what + " is refused", func(t *testing.T) {
-			apply(t, asAlice(t), sinkYAML, sink("KollectSnapshotSink", "egress-"+a.name, gitSinkSpec(a.endpoint), "", false)...)
-			waitRefused(t, "KollectSnapshotSink", teamA, "egress-"+a.name, refuseEndpoint, nil)
-		}})
-	}
-	return append(out,
+	return []vector{
+		refusedAddress("link-local cloud metadata, which the opt-in does not open,", "metadata", "http://169.254.169.254/latest/meta-data.git"),
 		vector{"a sink inside the operator's deny list is refused and never dialed", func(t *testing.T) {
 			r := deniedDirect(t)
 			apply(t, asAlice(t), sinkYAML, sink("KollectSnapshotSink", "egress-deny-list", gitSinkSpec("http://$addr/x.git"), r.addr, false)...)
@@ -64,12 +53,23 @@ func egressVectors() []vector {
 				t.Errorf("the redirector was never contacted: the redirect was not tried")
 			}
 		}},
-	)
+	}
+}
+
+// refusedAddress is a Git sink on endpoint, which must be refused.
+func refusedAddress(what, name, endpoint string) vector {
+	return vector{"a sink on " + what + " is refused", func(t *testing.T) {
+		apply(t, asAlice(t), sinkYAML, sink("KollectSnapshotSink", "egress-"+name, gitSinkSpec(endpoint), "", false)...)
+		waitRefused(t, "KollectSnapshotSink", teamA, "egress-"+name, refuseEndpoint, nil)
+	}}
 }
 
 // closedEgressVectors run without the in-cluster sinks opt-in.
 func closedEgressVectors() []vector {
 	return []vector{
+		refusedAddress("CGNAT cloud metadata (100.64.0.0/10)", "cgnat", "http://100.100.100.200/latest.git"),
+		refusedAddress("the NAT64 form of cloud metadata (64:ff9b::/96)", "nat64", "http://[64:ff9b::a9fe:a9fe]/latest.git"),
+		refusedAddress("the 6to4 form of cloud metadata (2002::/16)", "6to4", "http://[2002:a9fe:a9fe::1]/latest.git"),
 		{"a sink on 127.0.0.1 is refused and never dialed", func(t *testing.T) {
 			r := loopback(t)
 			apply(t, asAlice(t), sinkYAML, sink("KollectSnapshotSink", "egress-loopback", gitSinkSpec("http://$addr/x.git"), r.addr, false)...)

@@ -20,8 +20,8 @@ spec:
   attributes:
   - {name: target, path: $.metadata.name}
   - {name: attribute_target, path: $.metadata.namespace}
-  - {name: keys, path: "cel:size(object.data)", type: int}
-  metrics: [{name: keys, path: keys, labels: [target, attribute_target]}]
+  - {name: entries, path: "cel:size(object.data)", type: int, optional: true}
+  metrics: [{name: entries, path: entries, labels: [target, attribute_target]}]
 `
 
 // collisionTargetYAML collects team-a's ConfigMaps through it.

@@ -35,7 +35,7 @@ var jsonPathBypasses = []attrCheck{
 	{name: "argList", path: container + ".args"},
 	{name: "argViaIndex", path: container + ".args[0]"},
 	{name: "annotations", path: "$.metadata.annotations"},
-	{name: "lastAppliedViaKey", path: "$.metadata.annotations['" + lastApplied + "']"},
+	{name: "lastAppliedByName", path: "$.metadata.annotations['" + lastApplied + "']"},
 }
 
 var celBypasses = []attrCheck{

@@ -24,7 +24,7 @@ func TestTenantBoundaries(t *testing.T) {
 		{"a sink uses only its own namespace's credentials", credentialVectors()},
 		{"redaction holds however a value is selected", redactionVectors()},
 		{"a Profile cannot break the collector's metrics", metricVectors()},
-		{"egress with the in-cluster opt-in refuses metadata, the deny list and redirects", egressVectors()},
+		{"egress with the in-cluster opt-in still refuses metadata, the deny list and redirects into it", egressVectors()},
 	}
 	t.Run("with the in-cluster sinks opt-in", func(t *testing.T) {
 		for _, g := range groups {
@@ -39,10 +39,13 @@ func TestTenantBoundaries(t *testing.T) {
 			})
 		}
 	})
-	t.Run("egress without the in-cluster opt-in refuses loopback", func(t *testing.T) {
+	t.Run("egress without the in-cluster opt-in refuses loopback, CGNAT, NAT64 and 6to4", func(t *testing.T) {
 		switchPhase(t, closedPhase)
 		for _, v := range closedEgressVectors() {
-			t.Run(v.name, v.run)
+			t.Run(v.name, func(t *testing.T) {
+				t.Parallel()
+				v.run(t)
+			})
 		}
 	})
 	t.Run("no canary is anywhere afterwards", func(t *testing.T) {

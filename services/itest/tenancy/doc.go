@@ -18,11 +18,12 @@
 //
 //   - open: the operator's in-cluster sinks opt-in is on, because the
 //     endpoints that record what an exporter sends listen on loopback; it
-//     holds every vector but one, including the egress cases that must be
-//     refused even with the opt-in (link-local metadata, CGNAT, NAT64, the
-//     operator's deny list, a redirect into the deny list);
-//   - closed: the opt-in is off (the default): a sink on 127.0.0.1 is
-//     refused.
+//     holds every vector but the address classes below, including the
+//     egress cases that must be refused even with the opt-in (link-local
+//     metadata, the operator's deny list, a redirect into the deny list);
+//   - closed: the opt-in is off (the default): sinks on 127.0.0.1, CGNAT
+//     (100.64.0.0/10) and the NAT64 and 6to4 forms of the metadata address
+//     are refused.
 //
 // # The tenants
 //
@@ -52,9 +53,11 @@
 //     size, the annotations and the last-applied annotation, container args,
 //     and a Resource export without default pruning.
 //  7. A Profile metric whose labels collide with the built-in ones.
-//  8. Egress to link-local metadata, CGNAT and NAT64 addresses, the
-//     operator's deny list (the "service CIDR"), loopback without the
-//     opt-in, and an HTTP redirect into the deny list.
+//  8. Egress to link-local metadata, CGNAT, NAT64 and 6to4 addresses, the
+//     operator's deny list (the "service CIDR", here a loopback range so
+//     that the suite can count connections into it), loopback without the
+//     opt-in, and an HTTP redirect into the deny list. The deny list is an
+//     operator setting the fix adds; settings_test.go sets it by name.
 //
 // Each attack must end refused: an admission denial, or a condition whose
 // reason and message the table in reasons_test.go names. After every
