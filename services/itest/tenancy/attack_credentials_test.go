@@ -48,6 +48,27 @@ func sink(kind, name, spec, addr string, admission bool) []string {
 	return []string{"$kind", kind, "$name", name, "$spec", spec, "$labels", labels}
 }
 
+// bindingYAML is an inventory of team-a bound to one sink.
+const bindingYAML = `
+apiVersion: kollect.dev/v1alpha1
+kind: KollectInventory
+metadata: {name: $name, namespace: team-a}
+spec: {$refs: [$name]}
+`
+
+// sinkRefs is the inventory field binding each sink kind.
+var sinkRefs = map[string]string{
+	"KollectSnapshotSink": "snapshotSinkRefs", "KollectDatabaseSink": "databaseSinkRefs", "KollectEventSink": "eventSinkRefs",
+}
+
+// bind creates an inventory of team-a named after the sink and bound to
+// it: it exports to the sink (retrying within a second) whatever the
+// connection test does, as an attacker's inventory would.
+func bind(t *testing.T, kind, name string) {
+	t.Helper()
+	apply(t, asAlice(t), bindingYAML, "$name", name, "$refs", sinkRefs[kind])
+}
+
 // borrowed is the secretRef of every cross-namespace attack: team-b's
 // canary Secret.
 const borrowed = `secretRef: {namespace: team-b, name: canary}`
@@ -66,6 +87,7 @@ func credentialVectors() []vector {
 		out = append(out, vector{"a " + tc.family + " sink cannot send team-b's Secret to team-a's endpoint", func(t *testing.T) {
 			r := tc.endpoint(t)
 			apply(t, asAlice(t), sinkYAML, sink(tc.kind, tc.name, tc.spec, r.addr, false)...)
+			bind(t, tc.kind, tc.name)
 			waitRefused(t, tc.kind, teamA, tc.name, refuseSecretRef, canaryAt(allCanaries(), r))
 		}})
 	}
@@ -80,10 +102,12 @@ func credentialVectors() []vector {
 			r := ambientS3(t)
 			apply(t, asAlice(t), sinkYAML, sink("KollectSnapshotSink", "ambient-s3",
 				`{type: s3, endpoint: "http://$addr/inventory?region=us-east-1"}`, r.addr, false)...)
+			bind(t, "KollectSnapshotSink", "ambient-s3")
 			waitRefused(t, "KollectSnapshotSink", teamA, "ambient-s3", refuseAmbient, canaryAt([]string{ambientAccessKey, ambientSecretKey}, r))
 		}},
 		vector{"a GCS sink without secretRef does not run as the exporter's identity", func(t *testing.T) {
 			apply(t, asAlice(t), sinkYAML, sink("KollectSnapshotSink", "ambient-gcs", `{type: gcs, endpoint: "gs://tenancy-ambient"}`, "", false)...)
+			bind(t, "KollectSnapshotSink", "ambient-gcs")
 			waitRefused(t, "KollectSnapshotSink", teamA, "ambient-gcs", refuseAmbient, canaryAt([]string{ambientGCSEmail}, tokens))
 		}},
 		vector{"GCS external_account credentials cannot read a local file or call the tenant's token URL", externalAccountVector},
@@ -104,5 +128,6 @@ func externalAccountVector(t *testing.T) {
 	r := externalGCS(t)
 	apply(t, c, sinkYAML, sink("KollectSnapshotSink", "external-gcs",
 		`{type: gcs, endpoint: "http://$addr/inventory", secretRef: {name: gcs-external}}`, r.addr, false)...)
+	bind(t, "KollectSnapshotSink", "external-gcs")
 	waitRefused(t, "KollectSnapshotSink", teamA, "external-gcs", refuseCredentialType, canaryAt([]string{localFile}, tokens, r))
 }

@@ -28,14 +28,17 @@
 // # The tenants
 //
 // team-a is the attacker: its user alice (groups system:authenticated) has
-// the ClusterRole admin and a Role for kollect.dev objects in team-a only,
-// and acts through an impersonating client. As the normal, allowed grants,
-// team-a binds view and a Secret reader to its own ServiceAccount kollect,
-// the identity its Targets act as. team-b is the victim: it holds a canary
-// Secret, a Deployment whose env, args and last-applied annotation hold
-// canary values, and a ConfigMap its admin lets team-a's ServiceAccount
-// read. team-a also owns a Deployment and a Secret with canary values: it
-// may collect them, but their sensitive values must be redacted.
+// the ClusterRole admin in team-a only, and acts through an impersonating
+// client. envtest runs no controller manager, so the suite aggregates
+// admin, edit and view itself, with a kollect-edit ClusterRole that adds
+// kollect.dev objects to admin and edit (as a chart would ship it). As the
+// normal, allowed grants, alice binds view and a Secret reader in team-a
+// to team-a's ServiceAccount kollect, the identity its Targets act as.
+// team-b is the victim: it holds a canary Secret, a Deployment whose env,
+// args and last-applied annotation hold canary values, and a ConfigMap its
+// admin lets team-a's ServiceAccount read. team-a also owns a Deployment
+// and a Secret with canary values: it may collect them, but their
+// sensitive values must be redacted.
 //
 // # Threat model covered
 //

@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +40,7 @@ var suite struct {
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
+	parallelVectors()
 	dir, err := os.MkdirTemp("", "kollect-tenancy-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "make folder: %v\n", err)
@@ -61,6 +63,18 @@ func run(m *testing.M) int {
 		_ = os.RemoveAll(dir)
 	}
 	return code
+}
+
+// parallelVectors lets every attack run at once unless -test.parallel is
+// given: the vectors wait on the system, not on the CPU, and the default
+// (GOMAXPROCS, 2 on CI) would queue their waits one after another.
+func parallelVectors() {
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		_ = flag.Set("test.parallel", "64")
+	}
 }
 
 // setUp sets the exporter's ambient identity, then starts the API server,

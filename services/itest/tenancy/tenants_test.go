@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,6 +69,19 @@ func setUpTenants(t *testing.T) {
 	if err != nil {
 		t.Fatalf("impersonate %s: %v", alice, err)
 	}
+	// The RBAC authorizer reads roles through an informer: wait until
+	// alice's grant is in effect.
+	within(t, 30*time.Second, "alice is team-a's admin", func() error {
+		ssar := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: teamA, Verb: "create", Resource: "serviceaccounts"}}}
+		if err := c.Create(t.Context(), ssar); err != nil {
+			return err
+		}
+		if !ssar.Status.Allowed {
+			return fmt.Errorf("not allowed yet: %s", ssar.Status.Reason)
+		}
+		return nil
+	})
 	setUpVictim(t)
 	setUpAttacker(t, c)
 	tenants.alice = c
@@ -172,32 +187,39 @@ func deploymentObj(ns, name string, s workloadSecrets) *appsv1.Deployment {
 // aggregateClusterRoles does what kube-controller-manager's ClusterRole
 // aggregation controller does, since envtest runs no controller manager:
 // it fills each ClusterRole that has an aggregationRule (admin, edit,
-// view) with the rules of the ClusterRoles its selectors match.
+// view) with the rules of the ClusterRoles its selectors match, to a fixed
+// point (admin aggregates edit, which aggregates view).
 func aggregateClusterRoles(ctx context.Context, c client.Client) error {
 	var roles rbacv1.ClusterRoleList
 	if err := c.List(ctx, &roles); err != nil {
 		return fmt.Errorf("list ClusterRoles: %w", err)
 	}
-	for i := range roles.Items {
-		r := &roles.Items[i]
-		if r.AggregationRule == nil {
-			continue
-		}
-		var rules []rbacv1.PolicyRule
-		for _, ls := range r.AggregationRule.ClusterRoleSelectors {
-			sel, err := metav1.LabelSelectorAsSelector(&ls)
-			if err != nil {
-				return fmt.Errorf("aggregation selector of ClusterRole %s: %w", r.Name, err)
+	for range 3 {
+		for i := range roles.Items {
+			r := &roles.Items[i]
+			if r.AggregationRule == nil {
+				continue
 			}
-			for _, o := range roles.Items {
-				if o.Name != r.Name && sel.Matches(labels.Set(o.Labels)) {
-					rules = append(rules, o.Rules...)
+			var rules []rbacv1.PolicyRule
+			for _, ls := range r.AggregationRule.ClusterRoleSelectors {
+				sel, err := metav1.LabelSelectorAsSelector(&ls)
+				if err != nil {
+					return fmt.Errorf("aggregation selector of ClusterRole %s: %w", r.Name, err)
+				}
+				for _, o := range roles.Items {
+					if o.Name != r.Name && sel.Matches(labels.Set(o.Labels)) {
+						rules = append(rules, o.Rules...)
+					}
 				}
 			}
+			r.Rules = rules
 		}
-		r.Rules = rules
-		if err := c.Update(ctx, r); err != nil {
-			return fmt.Errorf("aggregate ClusterRole %s: %w", r.Name, err)
+	}
+	for i := range roles.Items {
+		if r := &roles.Items[i]; r.AggregationRule != nil {
+			if err := c.Update(ctx, r); err != nil {
+				return fmt.Errorf("aggregate ClusterRole %s: %w", r.Name, err)
+			}
 		}
 	}
 	return nil
