@@ -2,16 +2,15 @@ package tenancy
 
 import (
 	"fmt"
-	"sync"
 	"testing"
-
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"kollect.dev/kollect/api/v1alpha1"
 )
 
 // targetProfiles are the Profiles the Target attacks bind: team-b's Secret
 // data (with the opt-in annotation team-a sets itself) and Deployment env.
+// setUpAttacker creates them, long before the webhook is asked about a
+// Target using them (its cache lags: see targetBeforeProfile).
 const targetProfiles = `
 apiVersion: kollect.dev/v1alpha1
 kind: KollectProfile
@@ -30,16 +29,6 @@ spec:
   targetGVK: {group: apps, version: v1, kind: Deployment}
   attributes: [{name: env, path: "$.spec.template.spec.containers[*].env", type: list, optional: true}]
 `
-
-var targetProfilesOnce sync.Once
-
-// withTargetProfiles creates targetProfiles once, as alice.
-func withTargetProfiles(t *testing.T) client.Client {
-	t.Helper()
-	c := asAlice(t)
-	targetProfilesOnce.Do(func() { apply(t, c, targetProfiles) })
-	return c
-}
 
 // targetYAML is a Target of team-a; $filter is its namespace filter and
 // $labels its labels.
@@ -72,14 +61,14 @@ func targetVectors() []vector {
 				refusedTarget(t, "wide-"+tc.name, tc.profile, "")
 			}},
 			vector{"a wide Target for " + tc.what + " is denied by the webhook", func(t *testing.T) {
-				c := withTargetProfiles(t)
+				c := asAlice(t)
 				denied(t, tryApply(t, c, targetYAML, target("wide-"+tc.name+"-admission", tc.profile, "", true)...), denyWide)
 			}},
 			vector{"a Target naming team-b for " + tc.what + " without the webhook collects nothing of team-b", func(t *testing.T) {
 				refusedTarget(t, "named-"+tc.name, tc.profile, "includedNamespaces: [team-b]")
 			}},
 			vector{"a Target naming team-b for " + tc.what + " is denied by the webhook", func(t *testing.T) {
-				c := withTargetProfiles(t)
+				c := asAlice(t)
 				denied(t, tryApply(t, c, targetYAML, target("named-"+tc.name+"-admission", tc.profile, "includedNamespaces: [team-b]", true)...), denyNamed)
 			}},
 		)
@@ -94,7 +83,7 @@ func targetVectors() []vector {
 // refusedTarget creates a Target without the webhook's label and expects
 // it refused without a single row from outside team-a.
 func refusedTarget(t *testing.T, name, profile, filter string) {
-	c := withTargetProfiles(t)
+	c := asAlice(t)
 	apply(t, c, targetYAML, target(name, profile, filter, false)...)
 	waitRefused(t, "KollectTarget", teamA, name, refuseTargetAccess, foreignRows(t.Context(), teamA, name, []string{teamA}))
 }

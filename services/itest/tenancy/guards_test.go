@@ -44,13 +44,3 @@ func canaryAt(needles []string, rs ...*recorder) func() error {
 		return nil
 	}
 }
-
-// both returns a guard failing when either guard fails.
-func both(a, b func() error) func() error {
-	return func() error {
-		if err := a(); err != nil {
-			return err
-		}
-		return b()
-	}
-}

@@ -58,8 +58,7 @@ func startPhase(ctx context.Context, pc phaseConfig) (*phase, error) {
 		return nil, fmt.Errorf("dev.Run (%s phase) ended before it was ready: %w", pc.name, err)
 	case <-ctx.Done():
 		cancel()
-		<-p.done
-		return nil, fmt.Errorf("dev.Run (%s phase) not ready: %w", pc.name, ctx.Err())
+		return nil, fmt.Errorf("dev.Run (%s phase) not ready: %w (then: %v)", pc.name, ctx.Err(), <-p.done)
 	}
 	cfg := webhookControl(pc)
 	p.missing = append(p.missing, applySettings(&cfg)...)

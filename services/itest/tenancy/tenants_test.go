@@ -120,6 +120,7 @@ func setUpAttacker(t *testing.T, alice client.Client) {
 	create(t, alice, secretObj(teamA, "own-secret", map[string]string{"password": ownSecret}))
 	create(t, alice, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "settings"},
 		Data: map[string]string{"color": "green"}})
+	apply(t, alice, targetProfiles)
 }
 
 // create creates obj with c, failing the test on error.
