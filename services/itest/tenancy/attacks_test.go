@@ -1,0 +1,64 @@
+package tenancy
+
+import (
+	"strings"
+	"testing"
+)
+
+// vector is one attack, run as a parallel subtest.
+type vector struct {
+	name string
+	run  func(t *testing.T)
+}
+
+// TestTenantBoundaries runs every attack of team-a on team-b (and on the
+// exporter's own identity), each of which must end refused, then sweeps
+// every place the suite can see for the canaries.
+func TestTenantBoundaries(t *testing.T) {
+	asAlice(t)
+	groups := []struct {
+		name    string
+		vectors []vector
+	}{
+		{"a Target reaches only what its ServiceAccount may list", targetVectors()},
+		{"a sink uses only its own namespace's credentials", credentialVectors()},
+		{"redaction holds however a value is selected", redactionVectors()},
+		{"a Profile cannot break the collector's metrics", metricVectors()},
+		{"egress with the in-cluster opt-in still refuses metadata, the deny list and redirects into it", egressVectors()},
+	}
+	t.Run("with the in-cluster sinks opt-in", func(t *testing.T) {
+		for _, g := range groups {
+			t.Run(g.name, func(t *testing.T) {
+				t.Parallel()
+				for _, v := range g.vectors {
+					t.Run(v.name, func(t *testing.T) {
+						t.Parallel()
+						v.run(t)
+					})
+				}
+			})
+		}
+	})
+	t.Run("egress without the in-cluster opt-in refuses loopback, CGNAT, NAT64 and 6to4", func(t *testing.T) {
+		switchPhase(t, closedPhase)
+		for _, v := range closedEgressVectors() {
+			t.Run(v.name, func(t *testing.T) {
+				t.Parallel()
+				v.run(t)
+			})
+		}
+	})
+	t.Run("no canary is anywhere afterwards", func(t *testing.T) {
+		found, err := sweep(t.Context(), allCanaries())
+		if err != nil {
+			t.Fatalf("sweep: %v", err)
+		}
+		for _, f := range found {
+			t.Errorf("%v", f)
+		}
+	})
+	if suite.phase != nil && len(suite.phase.missing) > 0 {
+		missing := suite.phase.missing
+		t.Logf("operator settings this build lacks: %s", strings.Join(missing, ", "))
+	}
+}
