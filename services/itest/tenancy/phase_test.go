@@ -34,9 +34,6 @@ type phase struct {
 	config phaseConfig
 	cancel context.CancelFunc
 	done   chan error
-	// missing lists the operator settings of operatorSettings this build
-	// does not have (see settings_test.go).
-	missing []string
 }
 
 // startPhase starts dev.Run on the suite's bus and the webhook-only control
@@ -49,7 +46,7 @@ func startPhase(ctx context.Context, pc phaseConfig) (*phase, error) {
 		Rest: suite.kube.Config, NATSURL: suite.bus.URL, AllowInClusterSinks: pc.allowInCluster,
 		Tune: tune, Ready: func(string) { close(ready) }, Log: suite.log.WithName(pc.name),
 	}
-	p.missing = applySettings(&opts)
+	opts.DenySinkCIDRs = denyList()
 	go func() { p.done <- dev.Run(runCtx, opts) }()
 	select {
 	case <-ready:
@@ -61,7 +58,7 @@ func startPhase(ctx context.Context, pc phaseConfig) (*phase, error) {
 		return nil, fmt.Errorf("dev.Run (%s phase) not ready: %w (then: %v)", pc.name, ctx.Err(), <-p.done)
 	}
 	cfg := webhookControl(pc)
-	p.missing = append(p.missing, applySettings(&cfg)...)
+	cfg.DenySinkCIDRs = denyList()
 	go func() { p.done <- control.Run(runCtx, cfg) }()
 	if err := waitWebhook(ctx); err != nil {
 		_ = p.stop()
