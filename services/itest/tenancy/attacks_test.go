@@ -1,7 +1,6 @@
 package tenancy
 
 import (
-	"strings"
 	"testing"
 )
 
