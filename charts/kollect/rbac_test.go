@@ -23,6 +23,10 @@ func testRBAC(t *testing.T, cs kubernetes.Interface, a *applier) {
 			{sa: "kollect-control", verb: "delete", group: kollect, resource: "kollectconnectiontests", ns: "team-a", allowed: true},
 			{sa: "kollect-control", verb: "list", resource: "namespaces", allowed: true},
 			{sa: "kollect-control", verb: "create", group: "authorization.k8s.io", resource: "subjectaccessreviews", allowed: true},
+			// control reviews Target access again when role bindings change.
+			{sa: "kollect-control", verb: "watch", group: "rbac.authorization.k8s.io", resource: "rolebindings", allowed: true},
+			{sa: "kollect-control", verb: "list", group: "rbac.authorization.k8s.io", resource: "clusterrolebindings", allowed: true},
+			{sa: "kollect-control", verb: "create", group: "rbac.authorization.k8s.io", resource: "rolebindings", ns: "team-a", allowed: false},
 			{sa: "kollect-control", verb: "patch", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: "kollect-control", allowed: true},
 			{sa: "kollect-control", verb: "get", resource: "secrets", ns: namespace, name: "kollect-control-webhook-cert", allowed: true},
 			{sa: "kollect-control", verb: "create", resource: "secrets", ns: namespace, allowed: true},
