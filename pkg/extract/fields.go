@@ -24,31 +24,22 @@ func NewFieldSet(paths ...[]string) *FieldSet {
 
 // Insert adds a path; with no elements it makes the set cover the whole value.
 func (f *FieldSet) Insert(path ...string) {
-	n := f
-	for _, k := range path {
-		if n.whole {
-			return
-		}
-		c, ok := n.children[k]
-		if !ok {
-			if n.children == nil {
-				n.children = map[string]*FieldSet{}
-			}
-			c = &FieldSet{}
-			n.children[k] = c
-		}
-		n = c
+	if n := f.node(path...); n != nil {
+		n.whole, n.children = true, nil
 	}
-	n.whole, n.children = true, nil
 }
 
 // touch adds path as a node that covers nothing below it, unless it is covered already: the
 // redacted view visits it without reading its contents.
-func (f *FieldSet) touch(path ...string) {
+func (f *FieldSet) touch(path ...string) { f.node(path...) }
+
+// node returns the node of path, adding the missing ones; nil when a node on the way covers
+// the whole value already.
+func (f *FieldSet) node(path ...string) *FieldSet {
 	n := f
 	for _, k := range path {
 		if n.whole {
-			return
+			return nil
 		}
 		c, ok := n.children[k]
 		if !ok {
@@ -60,6 +51,10 @@ func (f *FieldSet) touch(path ...string) {
 		}
 		n = c
 	}
+	if n.whole {
+		return nil
+	}
+	return n
 }
 
 // merge adds o to f, touched nodes included (Union keeps only the covered paths).
