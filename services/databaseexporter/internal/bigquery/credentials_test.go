@@ -15,6 +15,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
 	"kollect.dev/kollect/pkg/sink"
@@ -89,29 +90,10 @@ func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
 	adc, opened := testenv.Tripwire(t, "not read")
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", adc)
 	cfg := keyedConfig(false)
-	for _, tc := range []struct {
-		name   string
-		policy *exporter.CredentialPolicy
-	}{
-		{"credentials of no policy", nil},
-		{"the default policy", &exporter.CredentialPolicy{}},
-		{"a policy allowing another namespace", &exporter.CredentialPolicy{AmbientNamespaces: []string{"team-b"}}},
-	} {
-		t.Run(tc.name+" refuses them", func(t *testing.T) {
-			var creds exporter.Credentials = exporter.MapCredentials{}
-			if tc.policy != nil {
-				var err error
-				if creds, err = tc.policy.For(cfg, creds); err != nil {
-					t.Fatal(err)
-				}
-			}
-			_, err := Backend{}.New(context.Background(), cfg, creds)
-			wantDenied(t, err, "ambient credentials are not allowed for namespace "+sinkNS)
-			if opened() {
-				t.Fatal("the Application Default Credentials were read")
-			}
-		})
-	}
+	exportertest.CheckAmbientRefused(t, cfg, sinkNS, func(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) error {
+		_, err := Backend{}.New(ctx, cfg, creds)
+		return err
+	}, opened)
 	t.Run("an endpoint override is used without authentication and without them", func(t *testing.T) {
 		s, err := Backend{Endpoint: "http://127.0.0.1:9/"}.New(context.Background(), cfg, exporter.MapCredentials{})
 		if err != nil {

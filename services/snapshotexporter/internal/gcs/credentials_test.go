@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
@@ -74,29 +76,10 @@ func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", adc)
 	t.Setenv("STORAGE_EMULATOR_HOST", "")
 	cfg := sinkConfig(t, gsSpec(false))
-	for _, tc := range []struct {
-		name   string
-		policy *exporter.CredentialPolicy
-	}{
-		{"credentials of no policy", nil},
-		{"the default policy", &exporter.CredentialPolicy{}},
-		{"a policy allowing another namespace", &exporter.CredentialPolicy{AmbientNamespaces: []string{"team-b"}}},
-	} {
-		t.Run(tc.name+" refuses them", func(t *testing.T) {
-			var creds exporter.Credentials = exporter.MapCredentials{}
-			if tc.policy != nil {
-				var err error
-				if creds, err = tc.policy.For(cfg, creds); err != nil {
-					t.Fatal(err)
-				}
-			}
-			_, err := Backend{}.New(context.Background(), cfg, creds)
-			wantDenied(t, err, "ambient credentials are not allowed for namespace team-a")
-			if opened() {
-				t.Fatal("the Application Default Credentials were read")
-			}
-		})
-	}
+	exportertest.CheckAmbientRefused(t, cfg, "team-a", func(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) error {
+		_, err := Backend{}.New(ctx, cfg, creds)
+		return err
+	}, opened)
 	t.Run("a policy allowing the namespace uses them", func(t *testing.T) {
 		key := filepath.Join(t.TempDir(), "adc.json")
 		if err := os.WriteFile(key, googlecredstest.ServiceAccount(t, ""), 0o600); err != nil {

@@ -4,12 +4,12 @@ package s3
 
 import (
 	"context"
-	"strings"
 	"testing"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/exporter"
-	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -22,32 +22,10 @@ func TestTheDefaultCredentialChainIsUsedOnlyWhereTheOperatorAllowsIt(t *testing.
 	t.Setenv("AWS_REGION", "")
 	spec := v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotS3, Endpoint: "s3://bucket/prefix"}
 	cfg := sinkConfig(t, spec)
-	for _, tc := range []struct {
-		name   string
-		policy *exporter.CredentialPolicy
-	}{
-		{"credentials of no policy", nil},
-		{"the default policy", &exporter.CredentialPolicy{}},
-		{"a policy allowing another namespace", &exporter.CredentialPolicy{AmbientNamespaces: []string{"team-b"}}},
-	} {
-		t.Run(tc.name+" refuses it", func(t *testing.T) {
-			var creds exporter.Credentials = exporter.MapCredentials{}
-			if tc.policy != nil {
-				var err error
-				if creds, err = tc.policy.For(cfg, creds); err != nil {
-					t.Fatal(err)
-				}
-			}
-			_, err := Backend{}.New(context.Background(), cfg, creds)
-			if exporter.DeniedReason(err) != exporter.ReasonCredentialsDenied || !sink.IsPermanent(err) ||
-				!strings.Contains(err.Error(), "ambient credentials are not allowed for namespace team-a") {
-				t.Fatalf("new returned %v, want a permanent CredentialsDenied naming namespace team-a", err)
-			}
-			if opened() {
-				t.Fatal("the default configuration was loaded")
-			}
-		})
-	}
+	exportertest.CheckAmbientRefused(t, cfg, "team-a", func(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) error {
+		_, err := Backend{}.New(ctx, cfg, creds)
+		return err
+	}, opened)
 	t.Run("a policy allowing the namespace uses it", func(t *testing.T) {
 		creds, err := exporter.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(cfg, exporter.MapCredentials{})
 		if err != nil {
