@@ -8,8 +8,8 @@ import (
 type optIn int
 
 const (
-	// public addresses need no opt-in.
-	public optIn = iota
+	// The zero value: public addresses need no opt-in.
+	_ optIn = iota
 	// private addresses need Policy.AllowPrivate (in-cluster sinks).
 	private
 	// linkLocal addresses need Policy.AllowLinkLocal: link-local and cloud

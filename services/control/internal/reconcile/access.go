@@ -58,9 +58,10 @@ func (r *TargetReconciler) grantFor(ctx context.Context, obj *v1alpha1.KollectTa
 	sa := obj.Namespace + "/" + name
 	res, namespaced, err := r.Access.Mapping(gvk)
 	if err != nil {
+		// An unserved kind is a condition, reviewed again soon, not an error.
 		g.unserved = true
-		return g, v1alpha1.ReasonAccessDenied, fmt.Sprintf("spec.profileRef: kind %s is not served by the API server (yet); "+
-			"access is reviewed once it is", gvkString(gvk)), nil //nolint:nilerr // an unserved kind is a condition, reviewed again soon
+		msg := fmt.Sprintf("spec.profileRef: kind %s is not served by the API server (yet); access is reviewed once it is", gvkString(gvk))
+		return g, v1alpha1.ReasonAccessDenied, msg, nil //nolint:nilerr // see above
 	}
 	id := access.ServiceAccount(obj.Namespace, name)
 	all, err := r.Access.MayList(ctx, id, res, "")

@@ -166,7 +166,7 @@ func TestFileRepositoriesNeedTheirOwnOptIn(t *testing.T) {
 				if err != nil {
 					t.Fatalf("new: %v", err)
 				}
-				defer s.Close(context.Background())
+				defer func() { _ = s.Close(context.Background()) }()
 				if err := s.Write(context.Background(), snap(t, "team-a", 1, pod("team-a", "a", 1))); err != nil {
 					t.Fatalf("write: %v", err)
 				}
