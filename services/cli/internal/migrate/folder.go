@@ -110,6 +110,9 @@ func (p *parsed) migrate(idx Index) (File, error) {
 			}
 		}
 		for _, fd := range found {
+			if f.JSON && fd.Kept == "" {
+				fd.Kept = "JSON files are not rewritten; change it by hand"
+			}
 			f.Findings = append(f.Findings, Located{Source: source, Object: o.String(), Finding: fd})
 		}
 		if f.JSON || !rewritten(found) {

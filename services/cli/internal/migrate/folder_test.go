@@ -22,7 +22,7 @@ func TestFolderEdgeCases(t *testing.T) {
 		{"objects of other groups are never rewritten", "a.yaml",
 			"apiVersion: example.com/v1\nkind: KollectTarget\nmetadata: {name: t}\nspec: {profileRef: p}\n", "", ""},
 		{"JSON files are reported, not rewritten", "a.json",
-			`{"apiVersion": "kollect.dev/v1alpha1", "kind": "KollectTarget", "metadata": {"name": "t"}, "spec": {"profileRef": "p"}}`, "", ""},
+			`{"apiVersion": "kollect.dev/v1alpha1", "kind": "KollectTarget", "metadata": {"name": "t"}, "spec": {"profileRef": "p"}}`, "", "JSON files are not rewritten"},
 		{"an objectStore block does not tell s3 from gcs", "a.yaml",
 			"apiVersion: kollect.dev/v1alpha1\nkind: KollectSnapshotSink\nmetadata: {name: s, namespace: a}\nspec:\n  objectStore: {bucket: b}\n",
 			"", "serves both s3 and gcs"},

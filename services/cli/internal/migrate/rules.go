@@ -115,7 +115,7 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// kindObject names o as validate does: "Kind namespace/name".
+// String names o as validate does: "Kind namespace/name".
 func (o object) String() string {
 	if o.namespace == "" {
 		return o.kind + " " + o.name
