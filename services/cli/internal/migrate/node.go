@@ -54,9 +54,7 @@ func remove(m *yaml.Node, key string) *yaml.Node {
 // insert puts key: value at pair position pos of m (0 is first); pos past
 // the end appends.
 func insert(m *yaml.Node, pos int, key string, value *yaml.Node) {
-	k := scalar(key)
-	at := min(2*pos, len(m.Content))
-	m.Content = append(m.Content[:at], append([]*yaml.Node{k, value}, m.Content[at:]...)...)
+	put(m, pos, scalar(key), value)
 }
 
 // replaceKey renames the key at pair position of oldKey and sets its value.
