@@ -129,9 +129,12 @@ func TestEmbeddedResourcesNeverHoldRedactedValues(t *testing.T) {
 		{"a Secret, MetadataOnly, with only the full-export opt-in: annotations are Secret data",
 			Spec{GVK: secretGVK, AllowFullResourceExport: true, Export: &Export{Mode: ExportResource, Include: IncludeMetadataOnly, Prune: &ExportPrune{Defaults: &no}}},
 			secret, Redacted(ReasonSecretData)},
+		{"a Secret, MetadataOnly, with both attribute and export opt-ins but not include All",
+			Spec{GVK: secretGVK, AllowSecretExtraction: true, AllowFullResourceExport: true, Export: &Export{Mode: ExportResource, Include: IncludeMetadataOnly, Prune: &ExportPrune{Defaults: &no}}},
+			secret, Redacted(ReasonSecretData)},
 		{"a Secret, SpecAndStatus, with both attribute and export opt-ins but not include All",
 			Spec{GVK: secretGVK, AllowSecretExtraction: true, AllowFullResourceExport: true, Export: &Export{Mode: ExportResource, Prune: &ExportPrune{Defaults: &no}}},
-			secret, Redacted(ReasonSecretData)},
+			secret, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,6 +33,27 @@ type resourceExport struct {
 	keepSecretData bool // both opt-ins: annotation and include All
 }
 
+// The include modes, exactly (identity is apiVersion, kind and, when
+// dedupeIdentity is false, metadata.name, namespace and uid):
+//
+//   - MetadataOnly: identity and the whole metadata (labels, annotations,
+//     ownerReferences, finalizers, creationTimestamp, ... after pruning).
+//   - SpecOnly: identity and every top-level field but metadata and status
+//     (spec, or data, type, immutable, rules, ... for kinds without spec).
+//   - StatusOnly: identity and status.
+//   - SpecAndStatus: identity, the SpecOnly fields and status.
+//   - All: every top-level field, the whole metadata included, and the only
+//     mode under which an opted-in Secret's data is exported.
+//
+// In every mode Secret data and stringData are withheld unless both
+// opt-ins are given, and redaction runs before the copy is built.
+
+// metadata reports whether the mode embeds the whole metadata, not only
+// the identity.
+func (i Include) metadata() bool {
+	return i == IncludeMetadataOnly || i == IncludeAll
+}
+
 func (i Include) spec() bool {
 	return i == IncludeSpecOnly || i == IncludeSpecAndStatus || i == IncludeAll
 }
@@ -56,7 +77,11 @@ func (r *resourceExport) build(view map[string]any) map[string]any {
 			out[k] = v
 		case "metadata":
 			if m, ok := v.(map[string]any); ok {
-				if pm := r.metadata(m); len(pm) > 0 {
+				pm := r.identity(m)
+				if r.include.metadata() {
+					pm = r.metadata(m)
+				}
+				if len(pm) > 0 {
 					out[k] = pm
 				}
 			}
@@ -78,6 +103,22 @@ func (r *resourceExport) build(view map[string]any) map[string]any {
 		v, _ = removeMatches(v, p.steps)
 	}
 	return v.(map[string]any)
+}
+
+// identity is the metadata of the modes that embed no metadata beyond the
+// object's identity: nothing with dedupeIdentity, else name, namespace and
+// uid.
+func (r *resourceExport) identity(m map[string]any) map[string]any {
+	if r.dedupe {
+		return nil
+	}
+	out := map[string]any{}
+	for _, k := range identityMetadata {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func (r *resourceExport) metadata(m map[string]any) map[string]any {

@@ -47,13 +47,13 @@ func TestIncludeModes(t *testing.T) {
 		want    []string
 	}{
 		{"MetadataOnly keeps apiVersion, kind and metadata", IncludeMetadataOnly, "deployment", []string{"apiVersion", "kind", "metadata"}},
-		{"SpecOnly adds spec", IncludeSpecOnly, "deployment", []string{"apiVersion", "kind", "metadata", "spec"}},
-		{"StatusOnly adds status", IncludeStatusOnly, "deployment", []string{"apiVersion", "kind", "metadata", "status"}},
-		{"SpecAndStatus adds both", IncludeSpecAndStatus, "deployment", []string{"apiVersion", "kind", "metadata", "spec", "status"}},
-		{"the default is SpecAndStatus", "", "deployment", []string{"apiVersion", "kind", "metadata", "spec", "status"}},
-		{"All keeps every top-level field", IncludeAll, "deployment", []string{"apiVersion", "kind", "metadata", "spec", "status"}},
-		{"ConfigMap data counts as spec", IncludeSpecOnly, "configmap", []string{"apiVersion", "data", "immutable", "kind", "metadata"}},
-		{"StatusOnly drops ConfigMap data", IncludeStatusOnly, "configmap", []string{"apiVersion", "kind", "metadata"}},
+		{"SpecOnly keeps spec and no metadata beyond the deduplicated identity", IncludeSpecOnly, "deployment", []string{"apiVersion", "kind", "spec"}},
+		{"StatusOnly keeps status and no metadata", IncludeStatusOnly, "deployment", []string{"apiVersion", "kind", "status"}},
+		{"SpecAndStatus keeps both and no metadata", IncludeSpecAndStatus, "deployment", []string{"apiVersion", "kind", "spec", "status"}},
+		{"the default is SpecAndStatus", "", "deployment", []string{"apiVersion", "kind", "spec", "status"}},
+		{"All keeps every top-level field, metadata included", IncludeAll, "deployment", []string{"apiVersion", "kind", "metadata", "spec", "status"}},
+		{"ConfigMap data counts as spec", IncludeSpecOnly, "configmap", []string{"apiVersion", "data", "immutable", "kind"}},
+		{"StatusOnly drops ConfigMap data", IncludeStatusOnly, "configmap", []string{"apiVersion", "kind"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,15 +78,15 @@ func TestMetadataPruning(t *testing.T) {
 		wantAnnotations []string
 	}{
 		{"defaults drop identity, bookkeeping and last-applied, keep creationTimestamp",
-			Export{},
+			Export{Include: IncludeAll},
 			[]string{"annotations", "creationTimestamp", "labels"},
 			[]string{"deployment.kubernetes.io/revision", "example.com/owner"}},
 		{"dedupeIdentity false keeps name, namespace and uid",
-			Export{DedupeIdentity: &no},
+			Export{Include: IncludeAll, DedupeIdentity: &no},
 			[]string{"annotations", "creationTimestamp", "labels", "name", "namespace", "uid"},
 			[]string{"deployment.kubernetes.io/revision", "example.com/owner"}},
 		{"prune defaults false keeps managedFields, resourceVersion, generation and last-applied",
-			Export{Prune: &ExportPrune{Defaults: &no}},
+			Export{Include: IncludeMetadataOnly, Prune: &ExportPrune{Defaults: &no}},
 			[]string{"annotations", "creationTimestamp", "generation", "labels", "managedFields", "resourceVersion"},
 			[]string{"deployment.kubernetes.io/revision", "example.com/owner", "kubectl.kubernetes.io/last-applied-configuration"}},
 	}
@@ -104,7 +104,7 @@ func TestMetadataPruning(t *testing.T) {
 	t.Run("an annotations map left empty is dropped", func(t *testing.T) {
 		obj := decodeObject(t, `{"kind": "X", "metadata": {"name": "n", "labels": {"a": "b"},
 			"annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"}}}`)
-		meta := embedded(t, exportSpec(Export{}), obj)["metadata"]
+		meta := embedded(t, exportSpec(Export{Include: IncludeAll}), obj)["metadata"]
 		if diff := cmp.Diff(map[string]any{"labels": map[string]any{"a": "b"}}, meta); diff != "" {
 			t.Errorf("metadata (-want +got):\n%s", diff)
 		}
@@ -142,7 +142,7 @@ func TestPrunePointersAndPaths(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			prune := tc.prune
-			r := embedded(t, exportSpec(Export{Prune: &prune}), loadObject(t, "deployment.json"))
+			r := embedded(t, exportSpec(Export{Include: IncludeAll, Prune: &prune}), loadObject(t, "deployment.json"))
 			jp, err := parseJSONPath(tc.get)
 			if err != nil {
 				t.Fatal(err)
@@ -165,7 +165,7 @@ func TestPrunePointersAndPaths(t *testing.T) {
 }
 
 func TestEmbeddedResourceIsRedacted(t *testing.T) {
-	spec := exportSpec(Export{As: "manifest", Prune: &ExportPrune{ScrubKeys: []string{"Owner"}}})
+	spec := exportSpec(Export{As: "manifest", Include: IncludeAll, Prune: &ExportPrune{ScrubKeys: []string{"Owner"}}})
 	r := embedded(t, spec, loadObject(t, "deployment.json"))
 	containers := r["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
 	app := containers[0].(map[string]any)

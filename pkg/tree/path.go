@@ -148,12 +148,9 @@ func (s Spec) rowPath(env *busv1.Envelope, r *busv1.Row) (string, error) {
 		case "sourceName":
 			return Sanitize(r.Name), true
 		case "kind":
-			return Sanitize(strings.ToLower(r.Kind)), true
+			return s.Filename.kindSegment(r.Kind), true
 		case "group":
-			if r.Group == "" {
-				return "core", true
-			}
-			return Sanitize(r.Group), true
+			return s.Filename.groupSegment(r.Group), true
 		case "version":
 			return Sanitize(r.Version), true
 		case "uid":

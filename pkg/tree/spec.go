@@ -50,6 +50,10 @@ type Spec struct {
 	// ResourceTemplate is the per-row path of perResource and split;
 	// default DefaultResourceTemplate.
 	ResourceTemplate string
+	// Filename, when set, shapes the {group} and {kind} segments of the
+	// per-row paths and makes GroupedResourceTemplate the default
+	// ResourceTemplate (see Filename).
+	Filename *Filename
 }
 
 // SpecFor applies the defaults to a snapshot sink spec's spec.pathTemplate,
@@ -76,6 +80,10 @@ func (s Spec) Extension() string {
 
 // withDefaults fills empty fields and validates the rest.
 func (s Spec) withDefaults() (Spec, error) {
+	s, err := s.applyFilename()
+	if err != nil {
+		return s, err
+	}
 	s.Format = or(s.Format, FormatYAML)
 	s.Mode = or(s.Mode, ModeDocument)
 	s.Content = or(s.Content, ContentItem)

@@ -107,18 +107,13 @@ func TestCollectRedactsAndDecodesHelmReleases(t *testing.T) {
 			byTarget[it.TargetName+"/"+it.Name] = it.Attributes
 		}
 	}
-	// creationTimestamp is kept by prune defaults; its value is the server's.
-	if md, ok := byTarget["helm/sh.helm.release.v1.web.v3"]["resource"].(map[string]any)["metadata"].(map[string]any); ok {
-		if _, ok := md["creationTimestamp"]; !ok {
-			t.Errorf("the embedded Secret lost creationTimestamp: %v", md)
-		}
-		delete(md, "creationTimestamp")
-	}
+	// include: SpecOnly embeds no metadata beyond the identity, which
+	// dedupeIdentity drops: the embedded Secret has no metadata at all.
 	sensitive := map[string]any{"redacted": true, "reason": "sensitive-key"}
 	want := map[string]map[string]any{
 		"env/web": {"env": []any{map[string]any{"name": "DB_PASSWORD", "value": sensitive}}, "apiToken": sensitive},
 		"helm/sh.helm.release.v1.web.v3": {"release": "web", "chart": "nginx", "chartVersion": "15.1.0", "revision": float64(3),
-			"status": "deployed", "resource": map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{},
+			"status": "deployed", "resource": map[string]any{"apiVersion": "v1", "kind": "Secret",
 				"type": "helm.sh/release.v1", "data": map[string]any{"redacted": true, "reason": "secret-data"}}},
 	}
 	if diff := cmp.Diff(want, byTarget); diff != "" {

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/cli/internal/manifests"
+	"kollect.dev/kollect/services/cli/internal/migrate"
 	"kollect.dev/kollect/services/cli/internal/validate"
 )
 
@@ -17,7 +19,9 @@ func newValidateCommand(s Streams) *cobra.Command {
 		Short: "Check a folder of Kollect custom resources offline",
 		Long: `validate checks every kollect.dev object of DIR against the CRD schemas and CEL rules the
 API server enforces, then compiles Profiles and Targets with the services' compilers. Each
-problem names the file, the object and the field. Exit status 2 when anything is invalid.`,
+problem names the file, the object and the field. Exit status 2 when anything is invalid.
+Established spellings of the API (see kollect migrate) are warnings naming the canonical
+spelling; they do not change the exit status.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			objs, err := manifests.Load(args[0])
@@ -27,6 +31,15 @@ problem names the file, the object and the field. Exit status 2 when anything is
 			findings, err := validate.Folder(cmd.Context(), objs, opts)
 			if err != nil {
 				return &ExitError{Code: 2, Err: err}
+			}
+			spellings, err := migrate.Folder(args[0], os.ReadFile)
+			if err != nil {
+				return &ExitError{Code: 2, Err: err}
+			}
+			for _, f := range spellings {
+				for _, l := range f.Findings {
+					findings = append(findings, validate.Finding{Source: l.Source, Object: l.Object, Message: l.Message(), Warning: true})
+				}
 			}
 			invalid := 0
 			for _, f := range findings {

@@ -35,7 +35,7 @@ metadata: {name: full, namespace: $ns}
 spec:
   targetGVK: {group: apps, version: v1, kind: Deployment}
   attributes: [{name: adminPassword, path: "$.metadata.annotations['db-password']", type: string}]
-  export: {mode: Resource, include: SpecOnly}
+  export: {mode: Resource, include: All}
 ---
 apiVersion: kollect.dev/v1alpha1
 kind: KollectTarget
