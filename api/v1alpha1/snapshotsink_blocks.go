@@ -51,6 +51,29 @@ type GitLayout struct {
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/')",message="layout.pathTemplate must not start with '/'"
 	// +kubebuilder:validation:XValidation:rule="self.matches('^([^{}]|[{](cluster|targetNamespace|targetName|sourceNamespace|sourceName|group|kind|uid|extension)[}])*$')",message="layout.pathTemplate placeholders are {cluster}, {targetNamespace}, {targetName}, {sourceNamespace}, {sourceName}, {group}, {kind}, {uid} and {extension}"
 	PathTemplate string `json:"pathTemplate,omitempty"`
+
+	// filename shapes the per-row paths of the perResource and split
+	// modes, as the established API spells it. When set, the default
+	// per-row path becomes
+	// {cluster}/{sourceNamespace}/{group}/{kind}/{sourceName}{extension}.
+	// +optional
+	Filename *GitFilename `json:"filename,omitempty"`
+}
+
+// GitFilename shapes per-row paths.
+type GitFilename struct {
+	// groupInPath says what {group} renders: auto (the default: the API
+	// group, nothing for core kinds, whose empty segment is dropped),
+	// always (core kinds render "core") or never (always nothing).
+	// +optional
+	// +kubebuilder:default=auto
+	// +kubebuilder:validation:Enum=auto;always;never
+	GroupInPath string `json:"groupInPath,omitempty"`
+
+	// lowercaseKind renders {kind} in lower case (the default, true);
+	// false keeps the kind as the API spells it (Deployment).
+	// +optional
+	LowercaseKind *bool `json:"lowercaseKind,omitempty"`
 }
 
 // GitSink holds the settings of a git sink.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/tree"
 )
 
@@ -59,5 +60,26 @@ func TestFilenameRefusesAnUnknownGroupInPath(t *testing.T) {
 	_, err := tree.Render(s, fixture(t, fixtureRows()))
 	if err == nil || !strings.Contains(err.Error(), "spec.layout.filename.groupInPath") {
 		t.Fatalf("err = %v, want one naming spec.layout.filename.groupInPath", err)
+	}
+}
+
+// The sink's spec.layout.filename (the established spelling) reaches the
+// tree as Filename.
+func TestSpecForReadsLayoutFilename(t *testing.T) {
+	no := false
+	spec := v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGit, Endpoint: "https://git.example.com/x.git",
+		Layout: &v1alpha1.GitLayout{Mode: tree.ModePerResource,
+			Filename: &v1alpha1.GitFilename{GroupInPath: tree.GroupAlways, LowercaseKind: &no}}}
+	s, err := tree.SpecFor(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := busv1.Row{TargetNamespace: "a", TargetName: "t", Namespace: "a", Name: "cfg", UID: "u2", Version: "v1", Kind: "ConfigMap", Attributes: map[string]any{}}
+	files, err := tree.Render(s, fixture(t, []busv1.Row{cm}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Path != "prod/a/core/ConfigMap/cfg.yaml" {
+		t.Fatalf("files %+v, want one at prod/a/core/ConfigMap/cfg.yaml", files)
 	}
 }

@@ -66,6 +66,9 @@ func SpecFor(spec v1alpha1.KollectSnapshotSinkSpec) (Spec, error) {
 	}
 	if spec.Layout != nil {
 		s.Mode, s.Content, s.ResourceTemplate = spec.Layout.Mode, spec.Layout.Content, spec.Layout.PathTemplate
+		if f := spec.Layout.Filename; f != nil {
+			s.Filename = &Filename{GroupInPath: f.GroupInPath, LowercaseKind: f.LowercaseKind}
+		}
 	}
 	return s.withDefaults()
 }
