@@ -43,10 +43,15 @@ type ProfileExport struct {
 	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
 	As string `json:"as,omitempty"`
 
-	// include chooses the parts of the object embedded: MetadataOnly,
-	// SpecOnly, StatusOnly, SpecAndStatus (the default) or All (every
-	// top-level field, and the only setting under which an opted-in
-	// Secret's data is exported unredacted).
+	// include chooses the top-level fields embedded; every mode keeps
+	// apiVersion and kind, and the identity (metadata name, namespace, uid)
+	// unless dedupeIdentity drops it. MetadataOnly: the whole metadata.
+	// SpecOnly: every top-level field but metadata and status (spec, or
+	// data, type, rules... for kinds without a spec). StatusOnly: status.
+	// SpecAndStatus (the default): SpecOnly's fields and status. All: every
+	// top-level field, metadata included, and the only setting under which
+	// an opted-in Secret's data is exported unredacted. Only MetadataOnly
+	// and All carry labels, annotations and creationTimestamp.
 	// +optional
 	// +kubebuilder:default=SpecAndStatus
 	Include ExportInclude `json:"include,omitempty"`
