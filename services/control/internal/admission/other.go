@@ -57,7 +57,8 @@ func (v *Validator) inventory(ctx context.Context, inv *v1alpha1.KollectInventor
 		{"eventSinkRefs", inv.Spec.EventSinkRefs, nil},
 	}
 	if rules != nil {
-		lists[0].allow, lists[1].allow, lists[2].allow = rules.SnapshotSinkRefs, rules.DatabaseSinkRefs, rules.EventSinkRefs
+		allow := rules.SinkAllowLists()
+		lists[0].allow, lists[1].allow, lists[2].allow = allow.Snapshot, allow.Database, allow.Event
 	}
 	for _, l := range lists {
 		for i, b := range l.refs {

@@ -67,14 +67,12 @@ func (d *Deps) getSink(ctx context.Context, f busv1.Family, ns, name string) (si
 
 // sinkAllowList returns the Scope's allow list for family f.
 func sinkAllowList(rules *v1alpha1.ScopeRules, f busv1.Family) []string {
-	if rules == nil {
-		return nil
-	}
+	lists := rules.SinkAllowLists()
 	switch f {
 	case busv1.FamilySnapshot:
-		return rules.SnapshotSinkRefs
+		return lists.Snapshot
 	case busv1.FamilyDatabase:
-		return rules.DatabaseSinkRefs
+		return lists.Database
 	}
-	return rules.EventSinkRefs
+	return lists.Event
 }
