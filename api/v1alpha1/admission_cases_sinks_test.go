@@ -94,6 +94,10 @@ func sinkInvalidCases() []invalidCase {
 			field: "spec.bigquery"},
 		{name: "a postgres endpoint with another scheme is rejected",
 			base: basePostgresSink, edits: []edit{set("spec.endpoint", "'mysql://db.example.com/inv'")}, field: "spec.endpoint"},
+		{name: "a bigquery sink setting both secretRef and bigquery.secretRef is rejected",
+			base: basePostgresSink, edits: []edit{set("spec.type", "bigquery"), del("spec.postgres"), del("spec.endpoint"),
+				set("spec.secretRef", "{name: a}"), set("spec.bigquery", "{dataset: d, table: t, secretRef: {name: b}}")},
+			field: "spec.bigquery.secretRef", msg: "set secretRef or bigquery.secretRef (its established spelling), not both"},
 
 		// KollectEventSink
 		{name: "a kafka sink with both endpoint and brokers is rejected",

@@ -85,22 +85,27 @@ func below(d *metav1.Duration, floor time.Duration) bool {
 func (v *Validator) sink(ctx context.Context, req admission.Request) (string, error) {
 	var endpoints []string
 	var interval *metav1.Duration
-	var common *v1alpha1.SinkCommon
+	var refs []v1alpha1.SecretNamespace
 	var err error
 	switch req.Kind.Kind {
 	case "KollectSnapshotSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectSnapshotSink) (string, error) {
-			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
+			refs = s.Spec.SecretNamespaces()
+			s.Normalize()
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
 			return "", nil
 		})
 	case "KollectDatabaseSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectDatabaseSink) (string, error) {
-			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
+			refs = s.Spec.SecretNamespaces()
+			s.Normalize()
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
 			return "", nil
 		})
 	default:
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectEventSink) (string, error) {
-			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
+			refs = s.Spec.SecretNamespaces()
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
 			if s.Spec.Kafka != nil {
 				endpoints = append(endpoints, s.Spec.Kafka.Brokers...)
 			}
@@ -113,7 +118,7 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 	if err != nil {
 		return "", err
 	}
-	if msg := policy.SecretRefViolation(req.Namespace, common, v.AllowCrossNamespaceSecretRefs); msg != "" {
+	if msg := policy.SecretRefsViolation(req.Namespace, refs, v.AllowCrossNamespaceSecretRefs); msg != "" {
 		return msg, nil
 	}
 	scope, err := v.Scopes.Honoured(ctx, req.Namespace)

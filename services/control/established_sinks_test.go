@@ -1,0 +1,82 @@
+package control_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+func postgresSink(ns, name string, ref *v1alpha1.DatabaseSecretReference) *v1alpha1.KollectDatabaseSink {
+	return &v1alpha1.KollectDatabaseSink{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.KollectDatabaseSinkSpec{Type: v1alpha1.DatabasePostgres,
+			Postgres: &v1alpha1.PostgresSink{Table: "rows", DatabaseRef: ref}}}
+}
+
+func bigQuerySink(ns, name string, ref *v1alpha1.SecretReference) *v1alpha1.KollectDatabaseSink {
+	return &v1alpha1.KollectDatabaseSink{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.KollectDatabaseSinkSpec{Type: v1alpha1.DatabaseBigQuery,
+			BigQuery: &v1alpha1.BigQuerySink{Dataset: "d", Table: "t", SecretRef: ref}}}
+}
+
+func TestEstablishedSecretReferencesOfDatabaseSinks(t *testing.T) {
+	const flag = "--allow-cross-namespace-secret-refs"
+	t.Run("the webhook refuses a databaseRef or bigquery.secretRef in another namespace, naming the flag", func(t *testing.T) {
+		ns := webhookNamespace(t)
+		for _, tc := range []struct {
+			sink  *v1alpha1.KollectDatabaseSink
+			field string
+		}{
+			{postgresSink(ns, "pg", &v1alpha1.DatabaseSecretReference{Name: "conn", Namespace: "kube-system"}), "spec.postgres.databaseRef.namespace"},
+			{bigQuerySink(ns, "bq", &v1alpha1.SecretReference{Name: "creds", Namespace: "kube-system"}), "spec.bigquery.secretRef.namespace"},
+		} {
+			refused(t, tc.field, func() error { return shared.kube.Client.Create(t.Context(), tc.sink.DeepCopy()) }, tc.field)
+			refused(t, tc.field, func() error { return shared.kube.Client.Create(t.Context(), tc.sink.DeepCopy()) }, flag)
+		}
+	})
+	t.Run("control refuses a databaseRef in another namespace at reconcile", func(t *testing.T) {
+		ns := namespace(t)
+		s := postgresSink(ns, "pg", &v1alpha1.DatabaseSecretReference{Name: "conn", Namespace: "kube-system"})
+		create(t, s)
+		eventually(t, "SecretRefDenied", func() error {
+			return hasCondition(t, s, func() []metav1.Condition { return s.Status.Conditions },
+				v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonSecretRefDenied)
+		})
+		if c := fmt.Sprint(s.Status.Conditions); !strings.Contains(c, "spec.postgres.databaseRef.namespace") || !strings.Contains(c, flag) {
+			t.Errorf("conditions %s do not name the field and the flag", c)
+		}
+		if err := noEntry(t, ref(busv1.KindDatabaseSink, ns, "pg")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("the exporters see the canonical spellings: the default key and the top-level secretRef", func(t *testing.T) {
+		ns := namespace(t)
+		create(t, postgresSink(ns, "pg", &v1alpha1.DatabaseSecretReference{Name: "conn"}))
+		create(t, bigQuerySink(ns, "bq", &v1alpha1.SecretReference{Name: "creds"}))
+		var pg, bq busv1.SinkConfig
+		eventually(t, "entries", func() error {
+			if err := configEntry(t, ref(busv1.KindDatabaseSink, ns, "pg"), &pg); err != nil {
+				return err
+			}
+			return configEntry(t, ref(busv1.KindDatabaseSink, ns, "bq"), &bq)
+		})
+		var pgSpec, bqSpec v1alpha1.KollectDatabaseSinkSpec
+		if err := json.Unmarshal(pg.Spec, &pgSpec); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(bq.Spec, &bqSpec); err != nil {
+			t.Fatal(err)
+		}
+		if k := pgSpec.Postgres.DatabaseRef.Key; k != "dsn" {
+			t.Errorf("databaseRef key %q, want dsn", k)
+		}
+		if bqSpec.SecretRef == nil || bqSpec.SecretRef.Name != "creds" || bqSpec.BigQuery.SecretRef != nil {
+			t.Errorf("secretRef %+v, bigquery.secretRef %+v: want the top-level one only", bqSpec.SecretRef, bqSpec.BigQuery.SecretRef)
+		}
+	})
+}
