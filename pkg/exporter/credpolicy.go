@@ -118,7 +118,7 @@ func secretRefNamespaces(spec json.RawMessage) []v1alpha1.SecretNamespace {
 type guarded struct {
 	Credentials
 	policy    CredentialPolicy
-	namespace string // the sink's
+	namespace string   // the sink's
 	extra     []string // the references' other namespaces, when allowed
 }
 

@@ -12,15 +12,15 @@ import (
 
 // sinkView is what control needs of a sink of any family.
 type sinkView struct {
-	obj       ctrlObject
-	family    busv1.Family
-	typ       string
-	common    *v1alpha1.SinkCommon
+	obj    ctrlObject
+	family busv1.Family
+	typ    string
+	common *v1alpha1.SinkCommon
 	// secretRefs are the namespaced Secret references, by the field they
 	// are written in (before normalisation).
 	secretRefs []v1alpha1.SecretNamespace
-	endpoints []string
-	spec      any
+	endpoints  []string
+	spec       any
 }
 
 // newSink returns an empty sink object of family f.
