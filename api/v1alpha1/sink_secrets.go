@@ -85,11 +85,3 @@ func (s *KollectSnapshotSinkSpec) SecretNamespaces() []SecretNamespace {
 func (s *KollectEventSinkSpec) SecretNamespaces() []SecretNamespace {
 	return s.SinkCommon.SecretNamespaces()
 }
-
-// Normalize rewrites the sink's established spellings; see
-// KollectSnapshotSinkSpec.Normalize.
-func (s *KollectSnapshotSink) Normalize() { s.Spec.Normalize() }
-
-// Normalize rewrites the established spellings of a snapshot sink (none
-// yet).
-func (s *KollectSnapshotSinkSpec) Normalize() {}

@@ -80,3 +80,21 @@ func TestEstablishedSecretReferencesOfDatabaseSinks(t *testing.T) {
 		}
 	})
 }
+
+func TestATypelessSnapshotSinkReachesTheExportersCanonical(t *testing.T) {
+	ns := namespace(t)
+	s := &v1alpha1.KollectSnapshotSink{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "git"},
+		Spec: v1alpha1.KollectSnapshotSinkSpec{Git: &v1alpha1.GitSink{BlockLocation: v1alpha1.BlockLocation{
+			Endpoint: "https://git.example.com/inv.git", PathTemplate: "c/{namespace}/{name}{extension}"}}}}
+	create(t, s)
+	var cfg busv1.SinkConfig
+	eventually(t, "entry", func() error { return configEntry(t, ref(busv1.KindSnapshotSink, ns, "git"), &cfg) })
+	var spec v1alpha1.KollectSnapshotSinkSpec
+	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Type != "git" || spec.Type != "git" || spec.Endpoint != "https://git.example.com/inv.git" ||
+		spec.PathTemplate != "c/{namespace}/{name}{extension}" || spec.Git.Endpoint != "" || spec.Git.PathTemplate != "" {
+		t.Errorf("config type %q, spec %+v: want the canonical spelling", cfg.Type, spec)
+	}
+}
