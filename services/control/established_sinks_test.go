@@ -98,3 +98,43 @@ func TestATypelessSnapshotSinkReachesTheExportersCanonical(t *testing.T) {
 		t.Errorf("config type %q, spec %+v: want the canonical spelling", cfg.Type, spec)
 	}
 }
+
+func TestSinkOptions(t *testing.T) {
+	withOptions := func(ns, name string, options map[string]string) *v1alpha1.KollectDatabaseSink {
+		s := postgresSink(ns, name, nil)
+		s.Spec.Endpoint = "postgres://db.example.com:5432/inventory"
+		s.Spec.Options = options
+		return s
+	}
+	t.Run("the webhook refuses a credential-looking name and an option the type does not honour", func(t *testing.T) {
+		ns := webhookNamespace(t)
+		refused(t, "credential", func() error {
+			return shared.kube.Client.Create(t.Context(), withOptions(ns, "pg", map[string]string{"password": "x"}))
+		}, "spec.options.password: the name looks like a credential")
+		refused(t, "unknown", func() error {
+			return shared.kube.Client.Create(t.Context(), withOptions(ns, "pg", map[string]string{"work_mem": "4MB"}))
+		}, "spec.options.work_mem: not an option of postgres sinks")
+	})
+	t.Run("honoured options reach the exporters", func(t *testing.T) {
+		ns := webhookNamespace(t)
+		create(t, withOptions(ns, "pg", map[string]string{"statement_timeout": "30000"}))
+		var cfg busv1.SinkConfig
+		eventually(t, "entry", func() error { return configEntry(t, ref(busv1.KindDatabaseSink, ns, "pg"), &cfg) })
+		var spec v1alpha1.KollectDatabaseSinkSpec
+		if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
+			t.Fatal(err)
+		}
+		if spec.Options["statement_timeout"] != "30000" {
+			t.Errorf("options %v, want statement_timeout 30000", spec.Options)
+		}
+	})
+	t.Run("control refuses an unknown option at reconcile", func(t *testing.T) {
+		ns := namespace(t)
+		s := withOptions(ns, "pg", map[string]string{"work_mem": "4MB"})
+		create(t, s)
+		eventually(t, "InvalidSpec", func() error {
+			return hasCondition(t, s, func() []metav1.Condition { return s.Status.Conditions },
+				v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonInvalidSpec)
+		})
+	})
+}

@@ -86,6 +86,8 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 	var endpoints []string
 	var interval *metav1.Duration
 	var refs []v1alpha1.SecretNamespace
+	var typ string
+	var options map[string]string
 	var err error
 	switch req.Kind.Kind {
 	case "KollectSnapshotSink":
@@ -93,6 +95,7 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 			refs = s.Spec.SecretNamespaces()
 			s.Normalize()
 			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			typ, options = string(s.Spec.Type), s.Spec.Options
 			return "", nil
 		})
 	case "KollectDatabaseSink":
@@ -100,12 +103,14 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 			refs = s.Spec.SecretNamespaces()
 			s.Normalize()
 			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			typ, options = string(s.Spec.Type), s.Spec.Options
 			return "", nil
 		})
 	default:
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectEventSink) (string, error) {
 			refs = s.Spec.SecretNamespaces()
 			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			typ, options = string(s.Spec.Type), s.Spec.Options
 			if s.Spec.Kafka != nil {
 				endpoints = append(endpoints, s.Spec.Kafka.Brokers...)
 			}
@@ -119,6 +124,9 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 		return "", err
 	}
 	if msg := policy.SecretRefsViolation(req.Namespace, refs, v.AllowCrossNamespaceSecretRefs); msg != "" {
+		return msg, nil
+	}
+	if msg := policy.OptionsViolation(typ, options); msg != "" {
 		return msg, nil
 	}
 	scope, err := v.Scopes.Honoured(ctx, req.Namespace)

@@ -49,6 +49,10 @@ func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res c
 		notReady(obj, v1alpha1.ReasonSecretRefDenied, msg)
 		return res, r.deleteConfig(ctx, key)
 	}
+	if msg := policy.OptionsViolation(v.typ, v.common.Options); msg != "" {
+		notReady(obj, v1alpha1.ReasonInvalidSpec, msg)
+		return res, r.deleteConfig(ctx, key)
+	}
 	if msg := policy.EndpointViolation(r.Policy.Egress, v.endpoints); msg != "" {
 		notReady(obj, v1alpha1.ReasonEndpointDenied, msg)
 		return res, r.deleteConfig(ctx, key)

@@ -84,6 +84,15 @@ func connConfig(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, nam
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
+	if err := v1alpha1.UnknownOptionError(string(v1alpha1.DatabasePostgres), spec.Options); err != nil {
+		return nil, sink.Permanent(err)
+	}
+	// spec.options are the honoured runtime parameters (statement_timeout,
+	// lock_timeout, application_name); they win over the connection
+	// string's.
+	for k, v := range spec.Options {
+		cfg.ConnConfig.RuntimeParams[k] = v
+	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "kollect-database-exporter"
 	}
