@@ -138,3 +138,11 @@ func TestSinkOptions(t *testing.T) {
 		})
 	})
 }
+
+func TestTheWebhookChecksTheEndpointOfAGitBlock(t *testing.T) {
+	ns := webhookNamespace(t)
+	s := &v1alpha1.KollectSnapshotSink{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "git"},
+		Spec: v1alpha1.KollectSnapshotSinkSpec{Git: &v1alpha1.GitSink{BlockLocation: v1alpha1.BlockLocation{
+			Endpoint: "https://192.168.1.10/inv.git"}}}}
+	refused(t, "denial", func() error { return shared.kube.Client.Create(t.Context(), s.DeepCopy()) }, "in-cluster sinks are not allowed")
+}
