@@ -35,6 +35,7 @@ func TestAdmission(t *testing.T) {
 	t.Run("invalid objects are rejected", func(t *testing.T) { testInvalidObjects(t, c) })
 	t.Run("a connection test's spec is immutable", func(t *testing.T) { testConnectionTestImmutable(t, c) })
 	t.Run("sink ref entries the schema cannot type reach control", func(t *testing.T) { testUntypedBindings(t, c) })
+	t.Run("the established v1alpha1 spellings are accepted", func(t *testing.T) { testEstablishedSpellings(t, c) })
 }
 
 // testUntypedBindings pins the one gap of the schema (docs/api-decisions.md):

@@ -15,6 +15,8 @@ import (
 type bindingEncoding struct {
 	// object is true when the entry was written as an object.
 	object bool
+	// name is true when the entry was written as a plain name.
+	name bool
 	// raw is the entry verbatim when it is not a valid binding, so that it
 	// re-encodes unchanged.
 	raw string
@@ -45,7 +47,7 @@ func (b SinkBinding) MarshalJSON() ([]byte, error) {
 func (b *SinkBinding) UnmarshalJSON(data []byte) error {
 	type plain SinkBinding
 	var v plain
-	enc := decodeBinding(data, &v.Name, &v)
+	enc := decodeBinding(data, &v.Name, &v, "sink")
 	*b = SinkBinding(v)
 	b.enc = enc
 	return nil
@@ -63,7 +65,7 @@ func (b ClusterSinkBinding) MarshalJSON() ([]byte, error) {
 func (b *ClusterSinkBinding) UnmarshalJSON(data []byte) error {
 	type plain ClusterSinkBinding
 	var v plain
-	enc := decodeBinding(data, &v.Name, &v)
+	enc := decodeBinding(data, &v.Name, &v, "sink")
 	*b = ClusterSinkBinding(v)
 	b.enc = enc
 	return nil
@@ -89,20 +91,21 @@ func (e bindingEncoding) encode(asName bool, name string, object any) ([]byte, e
 
 // decodeBinding decodes data into name (a JSON string) or object (a JSON
 // object, decoded case-sensitively and strictly, as the API machinery does).
-func decodeBinding(data []byte, name *string, object any) bindingEncoding {
+// what names the referenced object in messages ("sink", "profile").
+func decodeBinding(data []byte, name *string, object any, what string) bindingEncoding {
 	data = bytes.TrimSpace(data)
 	invalid := func(why string) bindingEncoding {
 		return bindingEncoding{raw: string(data), err: why}
 	}
 	if len(data) == 0 {
-		return invalid("must be a sink name or an object with a name")
+		return invalid(fmt.Sprintf("must be a %s name or an object with a name", what))
 	}
 	switch data[0] {
 	case '"':
 		if err := json.Unmarshal(data, name); err != nil {
 			return invalid(err.Error())
 		}
-		return bindingEncoding{}
+		return bindingEncoding{name: true}
 	case '{':
 		strict, err := kjson.UnmarshalStrict(data, object, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 		if err != nil {
@@ -113,6 +116,6 @@ func decodeBinding(data []byte, name *string, object any) bindingEncoding {
 		}
 		return bindingEncoding{object: true}
 	default:
-		return invalid(fmt.Sprintf("must be a sink name or an object with a name, not %s", data))
+		return invalid(fmt.Sprintf("must be a %s name or an object with a name, not %s", what, data))
 	}
 }

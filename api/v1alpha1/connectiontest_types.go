@@ -12,6 +12,12 @@ type KollectConnectionTestSpec struct {
 	// +required
 	SinkRef ConnectionTestSinkRef `json:"sinkRef"`
 
+	// ownerSink makes the probed sink the test's owner: control sets an
+	// ownerReference to the sink, so that deleting the sink deletes the
+	// test with it (the established spelling; the TTL applies as well).
+	// +optional
+	OwnerSink bool `json:"ownerSink,omitempty"`
+
 	// ttlSecondsAfterFinished is how long the test is kept after it
 	// completes before control deletes it (default 300, at most 7 days).
 	// +optional

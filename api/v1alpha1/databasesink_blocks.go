@@ -6,7 +6,7 @@ type PostgresSink struct {
 	// databaseRef names the Secret key holding the connection string when
 	// it is not the dsn or uri key of secretRef's Secret.
 	// +optional
-	DatabaseRef *SecretKeyReference `json:"databaseRef,omitempty"`
+	DatabaseRef *DatabaseSecretReference `json:"databaseRef,omitempty"`
 
 	// schema of the table (default public).
 	// +optional
@@ -33,7 +33,7 @@ type MongoDBSink struct {
 	// databaseRef names the Secret key holding the connection string when
 	// it is not the uri or dsn key of secretRef's Secret.
 	// +optional
-	DatabaseRef *SecretKeyReference `json:"databaseRef,omitempty"`
+	DatabaseRef *DatabaseSecretReference `json:"databaseRef,omitempty"`
 
 	// database holding the collection.
 	// +required
@@ -51,8 +51,43 @@ type MongoDBSink struct {
 	Collection string `json:"collection"`
 }
 
+// DefaultDatabaseRefKey is the key of a databaseRef without one.
+const DefaultDatabaseRefKey = "dsn"
+
+// DatabaseSecretReference names the Secret key holding a database
+// connection string.
+type DatabaseSecretReference struct {
+	// name of the Secret.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+
+	// namespace of the Secret, default the sink's. Another namespace is
+	// refused unless the operator allows cross-namespace Secret references
+	// (--allow-cross-namespace-secret-refs).
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
+
+	// key in the Secret's data (default dsn).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key,omitempty"`
+}
+
 // BigQuerySink holds the settings of a bigquery sink.
 type BigQuerySink struct {
+	// secretRef is the established spelling of spec.secretRef (the Secret
+	// holding credentials.json), normalised to it; set one or the other,
+	// not both.
+	// +optional
+	SecretRef *SecretReference `json:"secretRef,omitempty"`
+
 	// project holding the dataset, default the credentials' project.
 	// +optional
 	// +kubebuilder:validation:MinLength=1

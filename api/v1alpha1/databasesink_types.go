@@ -28,6 +28,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.endpoint) || self.type != 'mongodb' || self.endpoint.matches('^mongodb([+]srv)?://')",message="a mongodb endpoint must be a mongodb:// or mongodb+srv:// URL",fieldPath=".endpoint"
 // +kubebuilder:validation:XValidation:rule="!has(self.endpoint) || self.type != 'bigquery' || self.endpoint.matches('^https?://')",message="a bigquery endpoint must be an http(s):// URL",fieldPath=".endpoint"
 // +kubebuilder:validation:XValidation:rule="self.type == 'bigquery' || has(self.endpoint) || has(self.secretRef) || (has(self.postgres) && has(self.postgres.databaseRef)) || (has(self.mongodb) && has(self.mongodb.databaseRef))",message="postgres and mongodb sinks need an endpoint, a secretRef or a databaseRef to find the server",fieldPath=".endpoint"
+// +kubebuilder:validation:XValidation:rule="!has(self.bigquery) || !has(self.bigquery.secretRef) || !has(self.secretRef)",message="set secretRef or bigquery.secretRef (its established spelling), not both",fieldPath=".bigquery.secretRef"
 type KollectDatabaseSinkSpec struct {
 	// type is postgres, mongodb or bigquery.
 	// +required

@@ -38,6 +38,18 @@ type ScopeRules struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('24h')",message="minExportInterval must be between 0s and 24h"
 	MinExportInterval *metav1.Duration `json:"minExportInterval,omitempty"`
 
+	// sinkRefs are the names of sinks of any family (KollectSnapshotSinks,
+	// KollectDatabaseSinks, KollectEventSinks) inventories may bind: the
+	// established spelling. A name here is allowed in every family; when
+	// sinkRefs is present, a family whose own list is absent allows only
+	// these names (see SinkAllowLists).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	SinkRefs []string `json:"sinkRefs,omitzero"`
+
 	// snapshotSinkRefs are the names of the KollectSnapshotSinks
 	// inventories may bind.
 	// +optional

@@ -50,6 +50,17 @@ type SinkCommon struct {
 	// (mode ensure, the default) or expects it to exist (existing).
 	// +optional
 	Provisioning *Provisioning `json:"provisioning,omitempty"`
+
+	// options are non-secret pass-through tuning settings of the backend,
+	// by name (for example postgres statement_timeout: "30000"). Each type
+	// honours the options HonouredOptions lists (postgres:
+	// statement_timeout, lock_timeout, application_name, sent as
+	// connection runtime parameters; other types none yet): any other
+	// name, and any name that looks like a credential, is refused.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z][A-Za-z0-9_.-]{0,62}$'))",message="options names are letters, digits, '_', '.' and '-', starting with a letter, at most 63 characters"
+	Options map[string]string `json:"options,omitempty"`
 }
 
 // SecretReference names a Secret.

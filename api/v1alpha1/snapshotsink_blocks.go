@@ -76,8 +76,34 @@ type GitFilename struct {
 	LowercaseKind *bool `json:"lowercaseKind,omitempty"`
 }
 
+// BlockLocation is the established spelling of spec.endpoint and
+// spec.pathTemplate inside a git or gitlab block. Normalize moves them to
+// the top-level fields; a top-level and an in-block value that differ are
+// refused at admission.
+type BlockLocation struct {
+	// endpoint is the established spelling of spec.endpoint.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^https?://[^/]*@') && !self.matches('^[A-Za-z][A-Za-z0-9+.-]*://[^/@]*:[^/@]*@')",message="endpoint must not carry credentials; put them in the Secret named by secretRef"
+	Endpoint string `json:"endpoint,omitempty"`
+
+	// pathTemplate is the established spelling of spec.pathTemplate.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self.contains('{namespace}') && self.contains('{name}')",message="pathTemplate must contain {namespace} and {name}"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="pathTemplate must not contain '..'"
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/')",message="pathTemplate must not start with '/'"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([^{}]|[{](cluster|namespace|name|generation|extension)[}])*$')",message="pathTemplate placeholders are {cluster}, {namespace}, {name}, {generation} and {extension}"
+	PathTemplate string `json:"pathTemplate,omitempty"`
+}
+
 // GitSink holds the settings of a git sink.
 type GitSink struct {
+	BlockLocation `json:",inline"`
+
 	// branch to commit to. Default: the remote's default branch, or main
 	// when the repository is empty.
 	// +optional
@@ -149,6 +175,8 @@ type GitAuthor struct {
 
 // GitLabSink holds the settings of a gitlab sink.
 type GitLabSink struct {
+	BlockLocation `json:",inline"`
+
 	// project is the numeric ID or full path (group/subgroup/project) of the
 	// GitLab project.
 	// +required

@@ -6,9 +6,11 @@ import (
 
 // KollectTargetSpec binds a profile to the objects it extracts from.
 type KollectTargetSpec struct {
-	// profileRef names the KollectProfile in the target's namespace.
+	// profileRef names the KollectProfile in the target's namespace: its
+	// name (profileRef: deployment-images) or an object with the name
+	// (profileRef: {name: deployment-images}).
 	// +required
-	ProfileRef LocalObjectReference `json:"profileRef"`
+	ProfileRef ProfileReference `json:"profileRef"`
 
 	// namespaceSelector selects namespaces by label. When it and every
 	// other namespace filter are absent, the target collects from every

@@ -173,6 +173,9 @@ func (c *configs) build(ctx context.Context, cfg busv1.SinkConfig) (sink.Sink, m
 	if !ok {
 		return nil, nil, sink.Permanent(fmt.Errorf("sink %s/%s: no %s backend for type %q", cfg.Namespace, cfg.Name, c.family, cfg.Type))
 	}
+	if err := unknownOption(cfg); err != nil {
+		return nil, nil, fmt.Errorf("open %s sink %s/%s: %w", cfg.Type, cfg.Namespace, cfg.Name, err)
+	}
 	rec := &recorder{Credentials: c.creds}
 	creds, err := c.policy.For(cfg, rec)
 	if err != nil {

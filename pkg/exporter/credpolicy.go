@@ -57,32 +57,60 @@ func (p CredentialPolicy) allowsAmbient(ns string) bool {
 // before anything is read.
 func (p CredentialPolicy) For(cfg busv1.SinkConfig, creds Credentials) (Credentials, error) {
 	g := &guarded{Credentials: creds, policy: p, namespace: cfg.Namespace}
-	ns := secretRefNamespace(cfg.Spec)
-	if ns == "" || ns == cfg.Namespace {
-		return g, nil
+	for _, ref := range secretRefNamespaces(cfg.Spec) {
+		if ref.Namespace == cfg.Namespace {
+			continue
+		}
+		if !p.AllowCrossNamespaceSecretRefs {
+			return nil, Denied(ReasonSecretRefDenied, fmt.Errorf("%s: sink %s/%s may not reference a Secret in namespace %s: "+
+				"cross-namespace Secret references are not allowed (--allow-cross-namespace-secret-refs)", ref.Field, cfg.Namespace, cfg.Name, ref.Namespace))
+		}
+		g.extra = append(g.extra, ref.Namespace)
 	}
-	if !p.AllowCrossNamespaceSecretRefs {
-		return nil, Denied(ReasonSecretRefDenied, fmt.Errorf("spec.secretRef.namespace: sink %s/%s may not reference a Secret in namespace %s: "+
-			"cross-namespace Secret references are not allowed", cfg.Namespace, cfg.Name, ns))
-	}
-	g.extra = ns
 	return g, nil
 }
 
-// secretRefNamespace returns spec.secretRef.namespace of a sink spec, ""
-// when it has none.
-func secretRefNamespace(spec json.RawMessage) string {
+// secretRefNamespaces returns the namespaces the Secret references of a
+// sink spec name (secretRef, bigquery.secretRef, and the databaseRef of
+// postgres and mongodb), by field; references without a namespace are
+// left out.
+func secretRefNamespaces(spec json.RawMessage) []v1alpha1.SecretNamespace {
 	var head struct {
 		SecretRef json.RawMessage `json:"secretRef"`
+		Postgres  struct {
+			DatabaseRef json.RawMessage `json:"databaseRef"`
+		} `json:"postgres"`
+		MongoDB struct {
+			DatabaseRef json.RawMessage `json:"databaseRef"`
+		} `json:"mongodb"`
+		BigQuery struct {
+			SecretRef json.RawMessage `json:"secretRef"`
+		} `json:"bigquery"`
 	}
-	if json.Unmarshal(spec, &head) != nil || !bytes.HasPrefix(bytes.TrimSpace(head.SecretRef), []byte("{")) {
-		return ""
+	if json.Unmarshal(spec, &head) != nil {
+		return nil
 	}
-	var ref struct {
-		Namespace string `json:"namespace"`
+	var out []v1alpha1.SecretNamespace
+	for _, r := range []struct {
+		field string
+		raw   json.RawMessage
+	}{
+		{"spec.secretRef.namespace", head.SecretRef},
+		{"spec.postgres.databaseRef.namespace", head.Postgres.DatabaseRef},
+		{"spec.mongodb.databaseRef.namespace", head.MongoDB.DatabaseRef},
+		{"spec.bigquery.secretRef.namespace", head.BigQuery.SecretRef},
+	} {
+		if !bytes.HasPrefix(bytes.TrimSpace(r.raw), []byte("{")) {
+			continue
+		}
+		var ref struct {
+			Namespace string `json:"namespace"`
+		}
+		if json.Unmarshal(r.raw, &ref) == nil && ref.Namespace != "" {
+			out = append(out, v1alpha1.SecretNamespace{Field: r.field, Namespace: ref.Namespace})
+		}
 	}
-	_ = json.Unmarshal(head.SecretRef, &ref)
-	return ref.Namespace
+	return out
 }
 
 // guarded is the Credentials one sink's backend sees: reads outside the
@@ -90,13 +118,13 @@ func secretRefNamespace(spec json.RawMessage) string {
 type guarded struct {
 	Credentials
 	policy    CredentialPolicy
-	namespace string // the sink's
-	extra     string // the secretRef's other namespace, when allowed
+	namespace string   // the sink's
+	extra     []string // the references' other namespaces, when allowed
 }
 
 // Secret reads namespace/name when the sink may read that namespace.
 func (g *guarded) Secret(ctx context.Context, namespace, name string) (map[string][]byte, error) {
-	if namespace != g.namespace && (g.extra == "" || namespace != g.extra) {
+	if namespace != g.namespace && !slices.Contains(g.extra, namespace) {
 		return nil, Denied(ReasonSecretRefDenied, fmt.Errorf("read a Secret of namespace %s for a sink of namespace %s: "+
 			"cross-namespace Secret references are not allowed", namespace, g.namespace))
 	}

@@ -18,7 +18,10 @@ func ConfigForTarget(t *v1alpha1.KollectTarget, p *v1alpha1.KollectProfile, scop
 		Kind: busv1.KindTarget, Namespace: t.Namespace, Name: t.Name, UID: string(t.UID),
 		Generation: t.Generation, Suspend: t.Spec.Suspend,
 	}
-	return fill(cfg, t.Spec, p, scope)
+	// The collector reads the canonical spellings only.
+	canonical := t.DeepCopy()
+	v1alpha1.Normalize(canonical)
+	return fill(cfg, canonical.Spec, p, scope)
 }
 
 // ConfigForClusterTarget builds the compiled-config entry of a ClusterTarget.

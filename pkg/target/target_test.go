@@ -1,6 +1,7 @@
 package target
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -116,5 +117,29 @@ func TestClusterTargetRowsHaveNoTargetNamespace(t *testing.T) {
 	}
 	if row, _ := c.Evaluate(deploy("dev", "api", nil), &selection.Namespace{Name: "dev"}); row != nil {
 		t.Errorf("a namespace outside the selector was collected: %+v", row)
+	}
+}
+
+func TestABareProfileRefCompilesLikeAnObject(t *testing.T) {
+	var bare, object v1alpha1.KollectTarget
+	if err := json.Unmarshal([]byte(`{"metadata":{"namespace":"team-a","name":"t"},"spec":{"profileRef":"images"}}`), &bare); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(`{"metadata":{"namespace":"team-a","name":"t"},"spec":{"profileRef":{"name":"images"}}}`), &object); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ConfigForTarget(&object, profile(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ConfigForTarget(&bare, profile(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("compiled config (-object +bare):\n%s", d)
+	}
+	if b, _ := json.Marshal(bare.Spec.ProfileRef); string(b) != `"images"` {
+		t.Errorf("the target passed in was changed: profileRef %s", b)
 	}
 }

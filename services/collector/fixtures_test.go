@@ -46,7 +46,7 @@ func targetConfig(t testing.TB, ns, name string, generation int64, p *v1alpha1.K
 	t.Helper()
 	tg := &v1alpha1.KollectTarget{Spec: spec}
 	tg.Namespace, tg.Name, tg.Generation, tg.UID = ns, name, generation, types.UID("uid-"+ns+"-"+name)
-	tg.Spec.ProfileRef = v1alpha1.LocalObjectReference{Name: p.Name}
+	tg.Spec.ProfileRef = v1alpha1.ProfileReference{Name: p.Name}
 	cfg, err := target.ConfigForTarget(tg, p, nil)
 	if err != nil {
 		t.Fatal(err)

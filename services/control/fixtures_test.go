@@ -91,7 +91,7 @@ var configMaps = v1alpha1.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 
 func targetObj(ns, name, prof string) *v1alpha1.KollectTarget {
 	t := &v1alpha1.KollectTarget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: v1alpha1.KollectTargetSpec{ProfileRef: v1alpha1.LocalObjectReference{Name: prof}}}
+		Spec: v1alpha1.KollectTargetSpec{ProfileRef: v1alpha1.ProfileReference{Name: prof}}}
 	t.Spec.IncludedNamespaces = []string{ns}
 	return t
 }

@@ -68,7 +68,8 @@ func TestAPageDocumentsEveryFieldWithItsValidation(t *testing.T) {
 	}
 	for _, want := range []string{
 		"- Short names: `ksnap`",
-		"| `spec.type` | string | yes |",
+		"| `spec.type` | string |  |  | one of git, gitlab, s3, gcs |",
+		"| `spec.gitlab.project` | string | yes |",
 		"| `spec.git.pushPolicy` | string |",
 		"one of Commit, ForcePush",
 		"| `spec.objectStore.hotAttributes` | string[] |",

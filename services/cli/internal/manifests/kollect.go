@@ -66,6 +66,10 @@ func decode(scheme *runtime.Scheme, gvk schema.GroupVersionKind, o Object) (runt
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object.Object, typed); err != nil {
 		return nil, fmt.Errorf("%s: %s %s: %w", o.Source(), gvk.Kind, o.Object.GetName(), err)
 	}
+	// The established v1alpha1 spellings become the canonical ones here,
+	// so that nothing downstream branches on them; Object keeps the file
+	// as written.
+	v1alpha1.Normalize(typed)
 	return typed, nil
 }
 

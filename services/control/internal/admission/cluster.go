@@ -32,7 +32,8 @@ func (v *Validator) clusterInventory(ctx context.Context, inv *v1alpha1.KollectC
 		return "", err
 	}
 	rules := &scope.Spec.ScopeRules
-	allow := [][]string{rules.SnapshotSinkRefs, rules.DatabaseSinkRefs, rules.EventSinkRefs}
+	eff := rules.SinkAllowLists()
+	allow := [][]string{eff.Snapshot, eff.Database, eff.Event}
 	floor := policy.Floor(rules)
 	if below(inv.Spec.ExportMinInterval, floor) {
 		return fmt.Sprintf("spec.exportMinInterval: below the KollectClusterScope %s floor %s", scope.Name, floor), nil

@@ -57,7 +57,8 @@ func (v *Validator) inventory(ctx context.Context, inv *v1alpha1.KollectInventor
 		{"eventSinkRefs", inv.Spec.EventSinkRefs, nil},
 	}
 	if rules != nil {
-		lists[0].allow, lists[1].allow, lists[2].allow = rules.SnapshotSinkRefs, rules.DatabaseSinkRefs, rules.EventSinkRefs
+		allow := rules.SinkAllowLists()
+		lists[0].allow, lists[1].allow, lists[2].allow = allow.Snapshot, allow.Database, allow.Event
 	}
 	for _, l := range lists {
 		for i, b := range l.refs {
@@ -84,22 +85,32 @@ func below(d *metav1.Duration, floor time.Duration) bool {
 func (v *Validator) sink(ctx context.Context, req admission.Request) (string, error) {
 	var endpoints []string
 	var interval *metav1.Duration
-	var common *v1alpha1.SinkCommon
+	var refs []v1alpha1.SecretNamespace
+	var typ string
+	var options map[string]string
 	var err error
 	switch req.Kind.Kind {
 	case "KollectSnapshotSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectSnapshotSink) (string, error) {
-			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
+			refs = s.Spec.SecretNamespaces()
+			s.Normalize()
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			typ, options = string(s.Spec.Type), s.Spec.Options
 			return "", nil
 		})
 	case "KollectDatabaseSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectDatabaseSink) (string, error) {
-			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
+			refs = s.Spec.SecretNamespaces()
+			s.Normalize()
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			typ, options = string(s.Spec.Type), s.Spec.Options
 			return "", nil
 		})
 	default:
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectEventSink) (string, error) {
-			endpoints, interval, common = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval, &s.Spec.SinkCommon
+			refs = s.Spec.SecretNamespaces()
+			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
+			typ, options = string(s.Spec.Type), s.Spec.Options
 			if s.Spec.Kafka != nil {
 				endpoints = append(endpoints, s.Spec.Kafka.Brokers...)
 			}
@@ -112,7 +123,10 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 	if err != nil {
 		return "", err
 	}
-	if msg := policy.SecretRefViolation(req.Namespace, common, v.AllowCrossNamespaceSecretRefs); msg != "" {
+	if msg := policy.SecretRefsViolation(req.Namespace, refs, v.AllowCrossNamespaceSecretRefs); msg != "" {
+		return msg, nil
+	}
+	if msg := policy.OptionsViolation(typ, options); msg != "" {
 		return msg, nil
 	}
 	scope, err := v.Scopes.Honoured(ctx, req.Namespace)

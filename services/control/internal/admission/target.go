@@ -23,6 +23,9 @@ type Reader = client.Reader
 // that the requesting user may list the kind in every namespace it reaches
 // beyond its own.
 func (v *Validator) target(ctx context.Context, req admission.Request, t *v1alpha1.KollectTarget) (string, error) {
+	if err := t.Spec.ProfileRef.DecodeError(); err != nil {
+		return fmt.Sprintf("spec.profileRef: %v", err), nil
+	}
 	var prof v1alpha1.KollectProfile
 	err := v.Reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.Spec.ProfileRef.Name}, &prof)
 	if apierrors.IsNotFound(err) {

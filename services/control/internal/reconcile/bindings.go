@@ -52,7 +52,7 @@ func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, rules *v1alpha1
 		if err != nil {
 			return nil, nil, fmt.Errorf("get sink %s: %w", w.name, err)
 		}
-		if msg := policy.SecretRefViolation(w.sink.Namespace, v.common, d.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
+		if msg := policy.SecretRefsViolation(w.sink.Namespace, v.secretRefs, d.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
 			st.reason, st.message = v1alpha1.ReasonSecretRefDenied, fmt.Sprintf("%s %s/%s: %s", w.sink.Family.SinkKind(), w.sink.Namespace, w.sink.Name, msg)
 			states = append(states, st)
 			continue

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -39,6 +40,9 @@ func (r *ConnectionTestReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	if obj.Status.Completed && obj.Status.CompletedAt != nil {
 		return r.expire(ctx, obj)
+	}
+	if err := r.adopt(ctx, obj); err != nil {
+		return res, err
 	}
 	before := obj.DeepCopy()
 	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
@@ -72,6 +76,36 @@ func (r *ConnectionTestReconciler) run(ctx context.Context, obj *v1alpha1.Kollec
 		ready(obj, "probe completed")
 	} else {
 		notReady(obj, firstNonEmpty(reply.Reason, v1alpha1.ReasonConnectionTestFailed), oneLine(reply.Message))
+	}
+	return nil
+}
+
+// adopt makes the probed sink the owner of a test with spec.ownerSink, so
+// that the garbage collector deletes the test with its sink. A missing sink
+// is left to run, which reports it.
+func (r *ConnectionTestReconciler) adopt(ctx context.Context, obj *v1alpha1.KollectConnectionTest) error {
+	if !obj.Spec.OwnerSink {
+		return nil
+	}
+	sink := testedSink(obj)
+	v, err := r.getSink(ctx, sink.Family, sink.Namespace, sink.Name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("get sink %s: %w", sink.BindingName(), err)
+	}
+	for _, o := range obj.OwnerReferences {
+		if o.UID == v.obj.GetUID() {
+			return nil
+		}
+	}
+	patch := client.MergeFrom(obj.DeepCopy())
+	if err := controllerutil.SetOwnerReference(v.obj, obj, r.Client.Scheme()); err != nil {
+		return fmt.Errorf("set owner of connection test %s/%s: %w", obj.Namespace, obj.Name, err)
+	}
+	if err := r.Client.Patch(ctx, obj, patch); err != nil {
+		return fmt.Errorf("set owner of connection test %s/%s: %w", obj.Namespace, obj.Name, err)
 	}
 	return nil
 }

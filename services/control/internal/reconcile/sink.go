@@ -45,8 +45,12 @@ func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res c
 	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
 	v := viewOf(obj)
 	r.tlsCondition(v)
-	if msg := policy.SecretRefViolation(v.obj.GetNamespace(), v.common, r.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
+	if msg := policy.SecretRefsViolation(v.obj.GetNamespace(), v.secretRefs, r.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
 		notReady(obj, v1alpha1.ReasonSecretRefDenied, msg)
+		return res, r.deleteConfig(ctx, key)
+	}
+	if msg := policy.OptionsViolation(v.typ, v.common.Options); msg != "" {
+		notReady(obj, v1alpha1.ReasonInvalidSpec, msg)
 		return res, r.deleteConfig(ctx, key)
 	}
 	if msg := policy.EndpointViolation(r.Policy.Egress, v.endpoints); msg != "" {

@@ -12,12 +12,15 @@ import (
 
 // sinkView is what control needs of a sink of any family.
 type sinkView struct {
-	obj       ctrlObject
-	family    busv1.Family
-	typ       string
-	common    *v1alpha1.SinkCommon
-	endpoints []string
-	spec      any
+	obj    ctrlObject
+	family busv1.Family
+	typ    string
+	common *v1alpha1.SinkCommon
+	// secretRefs are the namespaced Secret references, by the field they
+	// are written in (before normalisation).
+	secretRefs []v1alpha1.SecretNamespace
+	endpoints  []string
+	spec       any
 }
 
 // newSink returns an empty sink object of family f.
@@ -34,17 +37,23 @@ func newSink(f busv1.Family) ctrlObject {
 }
 
 // viewOf returns the family-independent view of a sink object.
+// The view's spec is the normalised one (the canonical spellings); obj is
+// left as read, for its status.
 func viewOf(obj ctrlObject) sinkView {
 	switch o := obj.(type) {
 	case *v1alpha1.KollectSnapshotSink:
-		return sinkView{obj: o, family: busv1.FamilySnapshot, typ: string(o.Spec.Type), common: &o.Spec.SinkCommon,
-			endpoints: []string{o.Spec.Endpoint}, spec: o.Spec}
+		n := o.DeepCopy()
+		n.Normalize()
+		return sinkView{obj: o, family: busv1.FamilySnapshot, typ: string(n.Spec.Type), common: &n.Spec.SinkCommon,
+			secretRefs: o.Spec.SecretNamespaces(), endpoints: []string{n.Spec.Endpoint}, spec: n.Spec}
 	case *v1alpha1.KollectDatabaseSink:
-		return sinkView{obj: o, family: busv1.FamilyDatabase, typ: string(o.Spec.Type), common: &o.Spec.SinkCommon,
-			endpoints: []string{o.Spec.Endpoint}, spec: o.Spec}
+		n := o.DeepCopy()
+		n.Normalize()
+		return sinkView{obj: o, family: busv1.FamilyDatabase, typ: string(n.Spec.Type), common: &n.Spec.SinkCommon,
+			secretRefs: o.Spec.SecretNamespaces(), endpoints: []string{n.Spec.Endpoint}, spec: n.Spec}
 	case *v1alpha1.KollectEventSink:
 		v := sinkView{obj: o, family: busv1.FamilyEvent, typ: string(o.Spec.Type), common: &o.Spec.SinkCommon,
-			endpoints: []string{o.Spec.Endpoint}, spec: o.Spec}
+			secretRefs: o.Spec.SecretNamespaces(), endpoints: []string{o.Spec.Endpoint}, spec: o.Spec}
 		if o.Spec.Kafka != nil {
 			v.endpoints = append(v.endpoints, o.Spec.Kafka.Brokers...)
 		}
@@ -67,14 +76,12 @@ func (d *Deps) getSink(ctx context.Context, f busv1.Family, ns, name string) (si
 
 // sinkAllowList returns the Scope's allow list for family f.
 func sinkAllowList(rules *v1alpha1.ScopeRules, f busv1.Family) []string {
-	if rules == nil {
-		return nil
-	}
+	lists := rules.SinkAllowLists()
 	switch f {
 	case busv1.FamilySnapshot:
-		return rules.SnapshotSinkRefs
+		return lists.Snapshot
 	case busv1.FamilyDatabase:
-		return rules.DatabaseSinkRefs
+		return lists.Database
 	}
-	return rules.EventSinkRefs
+	return lists.Event
 }

@@ -87,6 +87,9 @@ func (r *TargetReconciler) boundedByScope(ctx context.Context, obj *v1alpha1.Kol
 // ServiceAccount may list, and builds the entry; a non-empty reason says
 // why the Target cannot run.
 func (r *TargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectTarget) (cfg busv1.TargetConfig, g grant, reason, msg string, err error) {
+	if err := obj.Spec.ProfileRef.DecodeError(); err != nil {
+		return cfg, g, v1alpha1.ReasonInvalidSpec, oneLine(fmt.Sprintf("spec.profileRef: %v", err)), nil
+	}
 	prof := &v1alpha1.KollectProfile{}
 	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Spec.ProfileRef.Name}
 	if err := r.Client.Get(ctx, name, prof); err != nil {

@@ -104,6 +104,7 @@ func DecodeSpec(raw json.RawMessage) (v1alpha1.KollectDatabaseSinkSpec, error) {
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return spec, sink.Permanent(fmt.Errorf("decode bigquery sink spec: %w", err))
 	}
+	spec.Normalize()
 	switch {
 	case spec.Type != v1alpha1.DatabaseBigQuery:
 		return spec, sink.Permanent(fmt.Errorf("spec.type: %q is not bigquery", spec.Type))

@@ -87,6 +87,7 @@ func decodeSpec(raw json.RawMessage) (v1alpha1.KollectDatabaseSinkSpec, error) {
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return spec, sink.Permanent(fmt.Errorf("decode mongodb sink spec: %w", err))
 	}
+	spec.Normalize()
 	return spec, validate(spec)
 }
 
@@ -160,7 +161,11 @@ func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabas
 // from names where it came from, for error messages.
 func connectionString(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (uri, from string, err error) {
 	if ref := spec.MongoDB.DatabaseRef; ref != nil {
-		data, err := creds.Secret(ctx, namespace, ref.Name)
+		ns := namespace
+		if ref.Namespace != "" {
+			ns = ref.Namespace
+		}
+		data, err := creds.Secret(ctx, ns, ref.Name)
 		if err != nil {
 			return "", "", fmt.Errorf("read spec.mongodb.databaseRef Secret %s: %w", ref.Name, err)
 		}

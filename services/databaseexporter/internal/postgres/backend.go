@@ -77,6 +77,7 @@ func decodeSpec(raw json.RawMessage) (*v1alpha1.KollectDatabaseSinkSpec, error) 
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return nil, sink.Permanent(fmt.Errorf("decode spec: %w", err))
 	}
+	spec.Normalize()
 	if spec.Type != "" && spec.Type != v1alpha1.DatabasePostgres {
 		return nil, sink.Permanent(fmt.Errorf("spec.type is %q, want postgres", spec.Type))
 	}

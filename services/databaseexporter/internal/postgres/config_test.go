@@ -28,7 +28,7 @@ func TestConnectionStringPrecedence(t *testing.T) {
 		endpoint  = "postgres://db.example.com:5432/inventory?sslmode=disable"
 	)
 	secretRef := &v1alpha1.SecretReference{Name: "pg"}
-	databaseRef := &v1alpha1.SecretKeyReference{Name: "other", Key: "connection"}
+	databaseRef := &v1alpha1.DatabaseSecretReference{Name: "other", Key: "connection"}
 	creds := func(pg map[string]string) exporter.MapCredentials {
 		m := exporter.MapCredentials{{Namespace: "team-a", Name: "other"}: {"connection": []byte(refDSN)}}
 		if pg != nil {
@@ -44,7 +44,7 @@ func TestConnectionStringPrecedence(t *testing.T) {
 		name        string
 		endpoint    string
 		secretRef   *v1alpha1.SecretReference
-		databaseRef *v1alpha1.SecretKeyReference
+		databaseRef *v1alpha1.DatabaseSecretReference
 		secret      map[string]string
 		want        conn
 	}{
@@ -141,4 +141,28 @@ func tlsServer(c *tls.Config) string {
 		return "tls unverified " + c.ServerName
 	}
 	return "tls " + c.ServerName
+}
+
+func TestTheEstablishedDatabaseRefReadsTheDSNKey(t *testing.T) {
+	const refDSN = "postgres://carol:ref-pw@ref.example.com:5435/refdb?sslmode=disable"
+	creds := exporter.MapCredentials{{Namespace: "team-a", Name: "db"}: {"dsn": []byte(refDSN), "other": []byte("x")}}
+	for _, spec := range []string{
+		`{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db"}}}`,
+		`{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db","namespace":"team-a"}}}`,
+		`{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db","key":"dsn"}}}`,
+	} {
+		t.Run(spec, func(t *testing.T) {
+			s, err := decodeSpec([]byte(spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := connConfig(context.Background(), s, "team-a", creds)
+			if err != nil {
+				t.Fatalf("resolve: %v", err)
+			}
+			if cc := cfg.ConnConfig; cc.Host != "ref.example.com" || cc.User != "carol" {
+				t.Errorf("connects to %s as %s, want ref.example.com as carol", cc.Host, cc.User)
+			}
+		})
+	}
 }

@@ -84,6 +84,15 @@ func connConfig(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, nam
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
+	if err := v1alpha1.UnknownOptionError(string(v1alpha1.DatabasePostgres), spec.Options); err != nil {
+		return nil, sink.Permanent(err)
+	}
+	// spec.options are the honoured runtime parameters (statement_timeout,
+	// lock_timeout, application_name); they win over the connection
+	// string's.
+	for k, v := range spec.Options {
+		cfg.ConnConfig.RuntimeParams[k] = v
+	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "kollect-database-exporter"
 	}
@@ -95,10 +104,14 @@ func connConfig(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, nam
 // exists.
 func secretDSN(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, namespace, secretName string, secret map[string][]byte, creds exporter.Credentials) (dsnSource, error) {
 	if ref := spec.Postgres.DatabaseRef; ref != nil {
-		where := fmt.Sprintf("Secret %s/%s key %q (postgres.databaseRef)", namespace, ref.Name, ref.Key)
-		data, err := creds.Secret(ctx, namespace, ref.Name)
+		ns := namespace
+		if ref.Namespace != "" {
+			ns = ref.Namespace
+		}
+		where := fmt.Sprintf("Secret %s/%s key %q (postgres.databaseRef)", ns, ref.Name, ref.Key)
+		data, err := creds.Secret(ctx, ns, ref.Name)
 		if err != nil {
-			return dsnSource{}, fmt.Errorf("read postgres.databaseRef %s/%s: %w", namespace, ref.Name, err)
+			return dsnSource{}, fmt.Errorf("read postgres.databaseRef %s/%s: %w", ns, ref.Name, err)
 		}
 		v, ok := data[ref.Key]
 		if !ok || len(v) == 0 {

@@ -95,13 +95,19 @@ func authType(spec *v1alpha1.KollectSnapshotSinkSpec, proto string, sec *secretR
 }
 
 // buildAuth returns the go-git auth method of the sink; nil is anonymous
-// (or an ssh endpoint without a key, which fails at connect time).
+// (or an ssh endpoint without a key, which fails at connect time). An http
+// auth type (token, basic) without secretRef is anonymous too, as the
+// established API has it ("secretRef: required for private repos"); the
+// sink's errors then name the missing secretRef (Sink.classify).
 func buildAuth(spec *v1alpha1.KollectSnapshotSinkSpec, ep *transport.Endpoint, sec *secretRef, policy egress.Policy) (transport.AuthMethod, error) {
 	kind := authType(spec, ep.Protocol, sec)
+	isHTTP := ep.Protocol == "http" || ep.Protocol == "https"
 	if kind != "" && sec == nil {
+		if isHTTP && (kind == authToken || kind == authBasic) {
+			return nil, nil
+		}
 		return nil, sink.Permanent(fmt.Errorf("spec.git.auth.type %s needs spec.secretRef", kind))
 	}
-	isHTTP := ep.Protocol == "http" || ep.Protocol == "https"
 	switch kind {
 	case "":
 		if ep.Protocol == "ssh" {

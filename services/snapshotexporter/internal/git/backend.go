@@ -54,6 +54,7 @@ func (b *Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.
 	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
 		return nil, sink.Permanent(fmt.Errorf("decode git sink %s/%s spec: %w", cfg.Namespace, cfg.Name, err))
 	}
+	spec.Normalize()
 	s, err := b.newSink(ctx, cfg, &spec, creds)
 	if err != nil {
 		return nil, fmt.Errorf("configure git sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
@@ -84,6 +85,9 @@ func (b *Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, spec *v1alp
 	if ep.Protocol != "file" {
 		if s.auth, err = buildAuth(spec, ep, sec, b.Egress); err != nil {
 			return nil, err
+		}
+		if sec == nil && spec.Git != nil && spec.Git.Auth != nil {
+			s.authWithoutSecret = spec.Git.Auth.Type
 		}
 	}
 	if ep.Protocol == "http" || ep.Protocol == "https" {

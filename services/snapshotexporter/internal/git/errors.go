@@ -27,6 +27,26 @@ func classify(ctx context.Context, op string, err error) error {
 	return err
 }
 
+// classify is classify for the sink's operations: when the sink has an
+// auth type but no secretRef and the server refuses the credential-free
+// request, the error says that secretRef is missing.
+func (s *Sink) classify(ctx context.Context, op string, err error) error {
+	err = classify(ctx, op, err)
+	if err == nil || s.authWithoutSecret == "" || !refused(err) {
+		return err
+	}
+	return sink.Permanent(fmt.Errorf("%w: spec.git.auth.type is %s but spec.secretRef is not set, so no credentials were sent; "+
+		"set spec.secretRef (required for private repositories)", err, s.authWithoutSecret))
+}
+
+// refused reports a server's refusal of the request's credentials or of
+// access to the repository (servers answer "not found" for private ones).
+func refused(err error) bool {
+	return errors.Is(err, transport.ErrAuthenticationRequired) ||
+		errors.Is(err, transport.ErrAuthorizationFailed) ||
+		errors.Is(err, transport.ErrRepositoryNotFound)
+}
+
 // permanent reports errors no retry can fix.
 func permanent(err error) bool {
 	switch {

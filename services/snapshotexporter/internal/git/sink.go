@@ -42,7 +42,10 @@ type Sink struct {
 	message  string
 	author   object.Signature
 	auth     transport.AuthMethod
-	http     http.RoundTripper // nil unless the endpoint is http(s)
+	// authWithoutSecret is spec.git.auth.type when the sink has no
+	// secretRef and so talks to the remote without credentials.
+	authWithoutSecret string
+	http              http.RoundTripper // nil unless the endpoint is http(s)
 	// renderer remembers the rows' YAML of the last export per inventory.
 	renderer tree.Renderer
 
@@ -70,14 +73,14 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	defer s.m.mu.Unlock()
 	branch, err := s.m.resolveBranch(ctx, s.auth)
 	if err != nil {
-		return classify(ctx, fmt.Sprintf("write %s to git %s", inv, s.endpoint), err)
+		return s.classify(ctx, fmt.Sprintf("write %s to git %s", inv, s.endpoint), err)
 	}
 	for attempt := 1; ; attempt++ {
 		err := s.attempt(ctx, branch, snap)
 		if err == nil {
 			return nil
 		}
-		err = classify(ctx, fmt.Sprintf("write %s to git %s branch %s", inv, s.endpoint, branch), err)
+		err = s.classify(ctx, fmt.Sprintf("write %s to git %s branch %s", inv, s.endpoint, branch), err)
 		if sink.IsPermanent(err) || ctx.Err() != nil || attempt == maxAttempts || s.force {
 			return err
 		}
@@ -121,7 +124,7 @@ func (s *Sink) Check(ctx context.Context) error {
 	if err == nil || errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil
 	}
-	return classify(ctx, "check git "+s.endpoint, err)
+	return s.classify(ctx, "check git "+s.endpoint, err)
 }
 
 // Close releases the sink's mirror and idle connections.

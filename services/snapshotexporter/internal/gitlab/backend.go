@@ -70,6 +70,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
 		return nil, sink.Permanent(fmt.Errorf("decode gitlab sink %s/%s spec: %w", cfg.Namespace, cfg.Name, err))
 	}
+	spec.Normalize()
 	s, err := b.newSink(ctx, cfg, &spec, creds)
 	if err != nil {
 		return nil, fmt.Errorf("configure gitlab sink %s/%s: %w", cfg.Namespace, cfg.Name, err)

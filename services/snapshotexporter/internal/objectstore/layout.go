@@ -54,6 +54,7 @@ func DecodeSpec(raw json.RawMessage) (v1alpha1.KollectSnapshotSinkSpec, error) {
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return spec, sink.Permanent(fmt.Errorf("decode sink spec: %w", err))
 	}
+	spec.Normalize()
 	return spec, nil
 }
 
