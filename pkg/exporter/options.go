@@ -16,8 +16,8 @@ func unknownOption(cfg busv1.SinkConfig) error {
 	var head struct {
 		Options map[string]string `json:"options"`
 	}
-	if json.Unmarshal(cfg.Spec, &head) != nil {
-		return nil // the backend reports the undecodable spec
+	if err := json.Unmarshal(cfg.Spec, &head); err != nil {
+		return nil //nolint:nilerr // the backend reports the undecodable spec
 	}
 	if err := v1alpha1.UnknownOptionError(cfg.Type, head.Options); err != nil {
 		return sink.Permanent(err)
