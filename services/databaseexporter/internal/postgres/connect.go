@@ -160,6 +160,9 @@ func endpointConfig(endpoint string, src dsnSource, secret map[string][]byte) (*
 // parse parses a connection string. Its error never quotes the string (a
 // URL parse error would carry the password).
 func parse(dsn, where string) (*pgxpool.Config, error) {
+	if err := refuseFileParams(dsn, where); err != nil {
+		return nil, err
+	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, sink.Permanent(fmt.Errorf("%s is not a valid PostgreSQL connection string (postgres://user:password@host:5432/db?sslmode=verify-full or key=value form)", where))
