@@ -119,6 +119,12 @@ func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabas
 	if base == "" {
 		base = secretURI
 	}
+	if err := refuseLocalOptions(spec.Endpoint, "spec.endpoint"); err != nil {
+		return nil, err
+	}
+	if err := refuseLocalOptions(secretURI, "the connection string in "+from); err != nil {
+		return nil, err
+	}
 	opts := options.Client().ApplyURI(base)
 	if err := opts.Validate(); err != nil {
 		if base == secretURI {
