@@ -24,6 +24,10 @@ type Spec struct {
 	NamespaceSelector *metav1.LabelSelector
 	v1alpha1.NamespaceFilters
 	v1alpha1.ObjectSelection
+	// Extract are the operator's extraction options (CEL cost limit,
+	// redaction names) matchPolicy predicates compile with, so a predicate
+	// sees the object redacted exactly as the Profile's expressions do.
+	Extract extract.Options
 }
 
 // ForTarget returns the selection of a KollectTarget.
@@ -77,14 +81,14 @@ func Compile(s Spec) (*Selector, field.ErrorList) {
 	sel.allNS = sel.nsSelector == nil && len(s.IncludedNamespaces) == 0
 	sel.objAll = sel.objLabels == nil && len(s.Names) == 0 && len(s.ResourceRules) == 0
 	for i, r := range s.ResourceRules {
-		cr, rerrs := compileRule(r, s.GVK, spec.Child("resourceRules").Index(i))
+		cr, rerrs := compileRule(r, s.GVK, s.Extract, spec.Child("resourceRules").Index(i))
 		errs = append(errs, rerrs...)
 		sel.rules = append(sel.rules, cr)
 	}
 	return sel, errs
 }
 
-func compileRule(r v1alpha1.ResourceRule, gvk schema.GroupVersionKind, p *field.Path) (rule, field.ErrorList) {
+func compileRule(r v1alpha1.ResourceRule, gvk schema.GroupVersionKind, opts extract.Options, p *field.Path) (rule, field.ErrorList) {
 	var errs field.ErrorList
 	out := rule{}
 	if r.GVK != nil {
@@ -96,7 +100,7 @@ func compileRule(r v1alpha1.ResourceRule, gvk schema.GroupVersionKind, p *field.
 			MatchExpressions: r.MatchExpressions}, p.Child("matchLabels"), errs)
 	}
 	if r.MatchPolicy != "" {
-		pred, err := extract.CompilePredicate(r.MatchPolicy, 0)
+		pred, err := extract.CompilePredicateOptions(r.MatchPolicy, opts)
 		if err != nil {
 			errs = append(errs, field.Invalid(p.Child("matchPolicy"), r.MatchPolicy, err.Error()))
 		}

@@ -77,3 +77,38 @@ func TestClusterTargetsActWithTheOperatorsReach(t *testing.T) {
 		t.Errorf("ClusterTarget access = %+v, want every namespace", cfg.Access)
 	}
 }
+
+// A matchPolicy sees the object redacted with the operator's redaction
+// names too, so it cannot be used as an oracle of a value the operator
+// asked to redact.
+func TestMatchPolicySeesTheOperatorsRedaction(t *testing.T) {
+	tgt := &v1alpha1.KollectTarget{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}}
+	tgt.Spec.ResourceRules = []v1alpha1.ResourceRule{{MatchPolicy: `object.spec.template.spec.containers[0].image == "web:1"`}}
+	cfg, err := ConfigForTarget(tgt, profile(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Access = &busv1.TargetAccess{AllNamespaces: true}
+	for _, tc := range []struct {
+		name    string
+		opts    extract.Options
+		matched bool
+	}{
+		{"without an operator name the predicate reads the value", extract.Options{}, true},
+		{"with the field's name redacted by the operator it never matches", extract.Options{ScrubKeys: []string{"image"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Compile(cfg, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, err := c.Evaluate(deploy("team-a", "web", nil), &selection.Namespace{Name: "team-a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := row != nil; got != tc.matched {
+				t.Errorf("matched = %v, want %v", got, tc.matched)
+			}
+		})
+	}
+}

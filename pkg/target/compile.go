@@ -45,6 +45,7 @@ func Compile(cfg busv1.TargetConfig, opts extract.Options) (*Compiled, error) {
 		return nil, fmt.Errorf("decode selection of %s %s: %w", cfg.Kind, ref, err)
 	}
 	c := &Compiled{Config: cfg, GVK: gvk}
+	spec.Extract = opts
 	sel, errs := selection.Compile(spec)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("compile %s %s: %w", cfg.Kind, ref, errs.ToAggregate())
