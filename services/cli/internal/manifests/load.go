@@ -38,23 +38,10 @@ func (o Object) Source() string {
 // is not a Kubernetes object (no apiVersion or kind) is an error naming the
 // file.
 func Load(dir string) ([]Object, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml", ".json":
-			if !d.IsDir() {
-				files = append(files, p)
-			}
-		}
-		return nil
-	})
+	files, err := Files(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
+		return nil, err
 	}
-	slices.Sort(files)
 	var out []Object
 	var errs []error
 	for _, f := range files {
@@ -90,4 +77,27 @@ func loadFile(path string) ([]Object, error) {
 		}
 		out = append(out, Object{File: path, Index: i, Object: u})
 	}
+}
+
+// Files lists the .yaml, .yml and .json files under dir (or the single file
+// dir names), in lexical order.
+func Files(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() {
+				files = append(files, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	slices.Sort(files)
+	return files, nil
 }

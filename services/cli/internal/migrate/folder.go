@@ -3,12 +3,12 @@ package migrate
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"kollect.dev/kollect/services/cli/internal/manifests"
 )
 
 // File is one file of a folder, before and after the rewrites.
@@ -32,7 +32,7 @@ func (f File) Changed() bool { return !bytes.Equal(f.Old, f.New) }
 // kollect.dev objects and computes the canonical content. Nothing is
 // written. A file that does not parse is an error naming it.
 func Folder(dir string, read func(string) ([]byte, error)) ([]File, error) {
-	names, err := list(dir)
+	names, err := manifests.Files(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -63,27 +63,6 @@ func Folder(dir string, read func(string) ([]byte, error)) ([]File, error) {
 		out = append(out, f)
 	}
 	return out, nil
-}
-
-func list(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml", ".json":
-			if !d.IsDir() {
-				files = append(files, p)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
-	}
-	slices.Sort(files)
-	return files, nil
 }
 
 // migrate applies the rules to every object of p.

@@ -23,7 +23,7 @@ var ambientMechanisms = []string{"mongodb-aws", "gssapi", "mongodb-oidc"}
 func refuseLocalOptions(uri, where string) error {
 	u, err := url.Parse(uri)
 	if err != nil {
-		return nil // the driver reports it without quoting the string
+		return nil //nolint:nilerr // the driver reports it without quoting the string
 	}
 	for k, v := range u.Query() {
 		key := strings.ToLower(k)

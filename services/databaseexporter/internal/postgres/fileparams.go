@@ -23,7 +23,7 @@ func refuseFileParams(dsn, where string) error {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
 		if err != nil {
-			return nil // parse reports it without quoting the string
+			return nil //nolint:nilerr // parse reports it without quoting the string
 		}
 		params = map[string]string{}
 		for k, v := range u.Query() {
