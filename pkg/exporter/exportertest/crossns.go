@@ -1,5 +1,3 @@
-// Package exportertest holds checks every exporter family runs against its
-// own list of backends.
 package exportertest
 
 import (

@@ -1,6 +1,3 @@
-// Package googlecredstest holds what tests of tenant Google credentials
-// share: a token endpoint that records what it receives, and generated
-// keys and configurations.
 package googlecredstest
 
 import (
