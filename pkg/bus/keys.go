@@ -104,6 +104,12 @@ func ExportStateKey(inv busv1.NamespacedName, sink busv1.SinkRef) string {
 	return join(nil, inv.Namespace, inv.Name, string(sink.Family), sink.Namespace, sink.Name)
 }
 
+// ExportStateFilter returns the key filter of every binding's export state
+// of inventory inv in BucketExportState.
+func ExportStateFilter(inv busv1.NamespacedName) string {
+	return join(nil, inv.Namespace, inv.Name) + ".>"
+}
+
 // ParseExportStateKey inverts ExportStateKey.
 func ParseExportStateKey(key string) (busv1.NamespacedName, busv1.SinkRef, error) {
 	v, err := split("export-state key", key, nil, 5)

@@ -66,6 +66,11 @@ func aggregatorPublishesSnapshots(t *testing.T, as func(busv1.Service) serviceCo
 	watchOnce(ctx, t, c.js, BucketConfig, ConfigKeyFilter(busv1.KindInventory))
 	watchOnce(ctx, t, c.js, BucketRows, RowNamespaceFilter("team-a"))
 	watchOnce(ctx, t, c.js, BucketExportState, ">")
+	// The revision floor: the export state of one inventory, listed by key.
+	state := must[jetstream.KeyValue](t, "bind export state")(c.js.KeyValue(ctx, BucketExportState))
+	lister := must[jetstream.KeyLister](t, "list export state")(state.ListKeysFiltered(ctx, ExportStateFilter(permInv)))
+	for range lister.Keys() {
+	}
 	ev := busv1.SnapshotEvent{Inventory: permInv, Revision: 1, Reason: busv1.ReasonChange, CreatedAt: time.Now()}
 	must[*jetstream.PubAck](t, "publish snapshot")(c.js.Publish(ctx, SnapshotSubject(permInv), []byte(`{}`),
 		jetstream.WithMsgID(SnapshotMsgID(ev))))

@@ -97,6 +97,19 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 			st.base = nil
 		}
 	}
+	floor, err := exportFloor(ctx, e.js, st.name)
+	if err != nil {
+		e.failed(st, err, now)
+		return false
+	}
+	if floor > st.last.revision {
+		// The subject lost revisions sinks hold: continue above them, with
+		// no delta (its base is gone) and no checksum, so the current
+		// snapshot is published again at once.
+		e.opts.Log.Info("the snapshot history is behind the sinks; continuing above their revision",
+			"inventory", st.name.String(), "revision", floor)
+		st.last.revision, st.last.checksum, st.base, st.delta, st.ref = floor, "", nil, nil, nil
+	}
 	st.loaded = true
 	if st.cfg != nil {
 		st.scheduleFromLast(now)
