@@ -20,6 +20,7 @@ func TestSinkConnectionTests(t *testing.T) {
 	}{
 		{"a reachable sink is probed on create and ConnectionVerified", "git", metav1.ConditionTrue, v1alpha1.ReasonConnectionOK},
 		{"a failing probe sets ConnectionTestFailed", "bad-git", metav1.ConditionFalse, v1alpha1.ReasonConnectionTestFailed},
+		{"a probe that reached the exporter before the sink's config is sent again", "pending-git", metav1.ConditionTrue, v1alpha1.ReasonConnectionOK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

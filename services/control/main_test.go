@@ -105,7 +105,9 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 // responder stands in for the exporters' connection-test handlers until
 // they exist: it answers every family's requests, failing sinks whose name
 // starts with "bad-" (and refusing the credentials of those starting with
-// "denied-"), and counts requests per sink.
+// "denied-"), answering the first probe of those starting with "pending-"
+// as an exporter that has not seen the config yet, and counts requests per
+// sink.
 type responder struct {
 	mu    sync.Mutex
 	count map[busv1.SinkRef]int
@@ -119,8 +121,13 @@ func startResponder(nc *nats.Conn) (*responder, error) {
 			_ = json.Unmarshal(m.Data, &req)
 			r.mu.Lock()
 			r.count[req.Sink]++
+			first := r.count[req.Sink] == 1
 			r.mu.Unlock()
 			reply := busv1.ConnectionTestReply{RequestID: req.RequestID, OK: true, LatencyMs: 7}
+			if strings.HasPrefix(req.Sink.Name, "pending-") && first {
+				reply = busv1.ConnectionTestReply{RequestID: req.RequestID,
+					Outcome: busv1.Outcome{Reason: "SinkConfigPending", Message: "sink config not seen yet"}}
+			}
 			if strings.HasPrefix(req.Sink.Name, "bad-") {
 				reply = busv1.ConnectionTestReply{RequestID: req.RequestID, LatencyMs: 9, Permanent: true,
 					Outcome: busv1.Outcome{Reason: "ConnectionTestFailed", Message: "connect: connection refused"}}

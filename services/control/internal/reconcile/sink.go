@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -102,9 +103,15 @@ func (r *SinkReconciler) tlsCondition(v sinkView) {
 func (r *SinkReconciler) connection(ctx context.Context, v sinkView) (ctrl.Result, error) {
 	asked := v.obj.GetAnnotations()[v1alpha1.AnnotationTestConnection] == "true"
 	enabled := v.common.ConnectionTest == nil || *v.common.ConnectionTest
-	if !asked && (!enabled || !r.probeDue(v.obj)) {
+	if !asked && !enabled {
 		foldConnection(v.obj, r.Reports, v.family)
 		return ctrl.Result{}, nil
+	}
+	if wait := r.probeWait(v.obj); !asked && wait != 0 {
+		// Not due yet: come back when it is (a status event may have taken
+		// the place of the requeue the failed probe asked for).
+		foldConnection(v.obj, r.Reports, v.family)
+		return ctrl.Result{RequeueAfter: max(wait, 0)}, nil
 	}
 	sink := busv1.SinkRef{Family: v.family, Namespace: v.obj.GetNamespace(), Name: v.obj.GetName()}
 	reply, err := r.Prober.Probe(ctx, sink, v.obj.GetGeneration())
@@ -124,21 +131,45 @@ func (r *SinkReconciler) connection(ctx context.Context, v sinkView) (ctrl.Resul
 		}
 	}
 	if !reply.OK && !reply.Permanent {
+		if reply.Reason == reasonSinkConfigPending {
+			return ctrl.Result{RequeueAfter: configPendingRetry}, nil
+		}
 		return ctrl.Result{RequeueAfter: r.Policy.ProbeRetry}, nil
 	}
 	return ctrl.Result{}, nil
 }
 
-// probeDue reports whether the sink needs a probe: never probed at this
-// generation, or a transient failure older than ProbeRetry.
-func (r *SinkReconciler) probeDue(obj ctrlObject) bool {
+// reasonSinkConfigPending is the exporters' reply reason while they have not
+// seen the sink's config yet (exporter.ReasonSinkConfigPending; control does
+// not link the exporter runtime). It lasts as long as the config watch lags.
+const reasonSinkConfigPending = "SinkConfigPending"
+
+// configPendingRetry is how soon a probe that found the exporters without
+// the sink's config (control had only just written it) is sent again.
+const configPendingRetry = 2 * time.Second
+
+// probeWait is how long until the sink needs a probe: 0 when never probed
+// at this generation, when a transient failure is older than ProbeRetry or
+// when the exporters lacked the config longer than configPendingRetry ago;
+// negative when no probe is due at all (a success or a permanent failure).
+func (r *SinkReconciler) probeWait(obj ctrlObject) time.Duration {
 	conds, _ := conditionsOf(obj)
 	c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified)
 	if c == nil || c.ObservedGeneration != obj.GetGeneration() {
-		return true
+		return 0
 	}
-	return c.Status == metav1.ConditionFalse && c.Reason == v1alpha1.ReasonConnectionTestFailed &&
-		r.Now().Sub(c.LastTransitionTime.Time) >= r.Policy.ProbeRetry
+	if c.Status != metav1.ConditionFalse {
+		return -1
+	}
+	retry := r.Policy.ProbeRetry
+	switch c.Reason {
+	case v1alpha1.ReasonConnectionTestFailed:
+	case reasonSinkConfigPending:
+		retry = configPendingRetry
+	default:
+		return -1
+	}
+	return max(retry-r.Now().Sub(c.LastTransitionTime.Time), 0)
 }
 
 // setConnection sets ConnectionVerified from a probe reply.
