@@ -71,7 +71,7 @@ func (d *deps) runActive(ctx context.Context) error {
 	}
 	rep := status.New(d.js, d.cfg.StatusInterval, d.log, observe)
 	eng := engine.New(engine.Config{Informers: mgr, Rows: rows, Metrics: d.metrics, Status: rep,
-		Extract: d.cfg.ExtractOptions(),
+		Extract: d.cfg.Extract,
 		Workers: d.cfg.Workers, Log: d.log})
 	watcher := &configwatch.Watcher{KV: configKV, Handler: eng, Log: d.log, MaxBackoff: 30 * time.Second,
 		Reconnected: d.reconnects.Next}

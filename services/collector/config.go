@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -34,13 +33,9 @@ type Config struct {
 	// DiscoveryRetryMax bounds the wait between discovery retries of a kind
 	// that is not served yet.
 	DiscoveryRetryMax time.Duration
-	// ScrubKeys extend the redaction name rule for every Profile.
-	ScrubKeys []string
-	// RedactNoDefaults drops the default sensitive names: only ScrubKeys and
-	// the Profiles' scrubKeys name what is redacted (the fixed rules stay).
-	RedactNoDefaults bool
-	// CELCostLimit bounds one CEL evaluation; 0 uses the default.
-	CELCostLimit uint64
+	// Extract are the Profile compilation options (redaction names, CEL
+	// cost limit); control and the CLI must be given the same.
+	Extract extract.Options
 	// LeaderElection makes this replica wait for the Lease before collecting.
 	LeaderElection bool
 	// LeaderElectionNamespace and LeaderElectionID name the Lease.
@@ -86,21 +81,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Workers, "workers", c.Workers, "Objects evaluated in parallel.")
 	fs.DurationVar(&c.StatusInterval, "status-interval", c.StatusInterval, "Shortest time between two status reports of one Target.")
 	fs.DurationVar(&c.DiscoveryRetryMax, "discovery-retry-max", c.DiscoveryRetryMax, "Longest wait between discovery retries of a kind not served yet.")
-	// The same flags as extract.Options.BindFlags (control and the CLI), on
-	// this Config's fields.
-	keys := func(s string) error {
-		for _, k := range strings.Split(s, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				c.ScrubKeys = append(c.ScrubKeys, k)
-			}
-		}
-		return nil
-	}
-	fs.Func("redact-keys", "Comma-separated names added to the redaction name rule of every Profile (repeatable).", keys)
-	fs.Func("scrub-keys", "Alias of --redact-keys.", keys)
-	fs.BoolVar(&c.RedactNoDefaults, "redact-no-defaults", c.RedactNoDefaults,
-		"Drop the default sensitive names: only --redact-keys and the Profiles' scrubKeys name what is redacted. The last-applied annotation, reference blocks, value detectors and Secret data stay redacted.")
-	fs.Uint64Var(&c.CELCostLimit, "cel-cost-limit", c.CELCostLimit, "Cost limit of one CEL evaluation; 0 uses the default.")
+	c.Extract.BindFlags(fs)
 	fs.BoolVar(&c.LeaderElection, "leader-elect", c.LeaderElection, "Wait for the Lease before collecting, so one replica is active.")
 	fs.StringVar(&c.LeaderElectionNamespace, "leader-election-namespace", c.LeaderElectionNamespace, "Namespace of the Lease.")
 	fs.StringVar(&c.LeaderElectionID, "leader-election-id", c.LeaderElectionID, "Name of the Lease.")
@@ -111,13 +92,6 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "Address of /metrics, /healthz and /readyz; 0 disables.")
 	fs.BoolVar(&c.LogDevelopment, "log-development", c.LogDevelopment, "Human-readable console logs instead of JSON.")
 	fs.IntVar(&c.LogVerbosity, "v", c.LogVerbosity, "Log verbosity: 0 info, 1 debug.")
-}
-
-// ExtractOptions are the Profile compilation options of c; control and the
-// CLI must be given the same (their --redact-keys, --redact-no-defaults and
-// --cel-cost-limit flags).
-func (c Config) ExtractOptions() extract.Options {
-	return extract.Options{ScrubKeys: c.ScrubKeys, NoDefaultScrubKeys: c.RedactNoDefaults, CELCostLimit: c.CELCostLimit}
 }
 
 // Validate reports every setting out of range.

@@ -154,7 +154,7 @@ func services(o Options, url string) map[string]func(context.Context) error {
 	col := collector.DefaultConfig()
 	col.Rest, col.NATSURL, col.LeaderElection, col.MetricsBindAddress = o.Rest, url, false, "0"
 	col.Logger = o.Log.WithName("collector")
-	col.ScrubKeys, col.RedactNoDefaults, col.CELCostLimit = o.Extract.ScrubKeys, o.Extract.NoDefaultScrubKeys, o.Extract.CELCostLimit
+	col.Extract = o.Extract
 	agg := aggregator.DefaultConfig()
 	agg.NATSURL, agg.MetricsBindAddress, agg.Log = url, "0", o.Log.WithName("aggregator")
 	return map[string]func(context.Context) error{
