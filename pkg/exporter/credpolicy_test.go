@@ -5,37 +5,17 @@ import (
 	"encoding/json"
 	"flag"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/sink"
 )
 
-// readLog is Credentials over a MapCredentials that records every read.
-type readLog struct {
-	exporter.MapCredentials
-	mu    sync.Mutex
-	reads []busv1.NamespacedName
-}
-
-func (r *readLog) Secret(ctx context.Context, namespace, name string) (map[string][]byte, error) {
-	r.mu.Lock()
-	r.reads = append(r.reads, busv1.NamespacedName{Namespace: namespace, Name: name})
-	r.mu.Unlock()
-	return r.MapCredentials.Secret(ctx, namespace, name)
-}
-
-func (r *readLog) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.reads)
-}
-
-func newReadLog() *readLog {
-	return &readLog{MapCredentials: exporter.MapCredentials{
+func newReadLog() *exportertest.ReadLog {
+	return &exportertest.ReadLog{MapCredentials: exporter.MapCredentials{
 		{Namespace: "team-a", Name: "own"}:   {"token": []byte("team-a-token")},
 		{Namespace: "team-b", Name: "other"}: {"token": []byte("team-b-token")},
 		{Namespace: "team-c", Name: "third"}: {"token": []byte("team-c-token")},
@@ -82,7 +62,7 @@ func TestASecretRefToAnotherNamespaceIsRefusedBeforeAnyRead(t *testing.T) {
 			if !strings.Contains(err.Error(), "spec.secretRef.namespace") {
 				t.Errorf("the refusal %q does not name spec.secretRef.namespace", err)
 			}
-			if n := log.count(); n != 0 {
+			if n := len(log.Reads()); n != 0 {
 				t.Fatalf("%d Secret reads happened, want none", n)
 			}
 		})
@@ -115,15 +95,15 @@ func TestABackendReadsOnlyTheNamespacesThePolicyAllows(t *testing.T) {
 			}
 			_, err = creds.Secret(context.Background(), tc.read.Namespace, tc.read.Name)
 			if tc.allowed {
-				if err != nil || log.count() != 1 {
-					t.Fatalf("read %s: %v after %d reads, want one read", tc.read, err, log.count())
+				if err != nil || len(log.Reads()) != 1 {
+					t.Fatalf("read %s: %v after %d reads, want one read", tc.read, err, len(log.Reads()))
 				}
 				return
 			}
 			if exporter.DeniedReason(err) != exporter.ReasonSecretRefDenied || !sink.IsPermanent(err) {
 				t.Fatalf("read %s: %v, want a permanent SecretRefDenied", tc.read, err)
 			}
-			if log.count() != 0 {
+			if len(log.Reads()) != 0 {
 				t.Fatalf("the refused read reached the Secret reader")
 			}
 		})

@@ -220,7 +220,7 @@ func TestAConnectionTestOfACrossNamespaceSecretRefReadsNothing(t *testing.T) {
 	if got.OK || !got.Permanent || got.Reason != exporter.ReasonSecretRefDenied {
 		t.Fatalf("reply %+v, want a permanent SecretRefDenied", got)
 	}
-	if n, builds := log.count(), e.b.buildsOf("cross"); n != 0 || builds != 0 {
+	if n, builds := len(log.Reads()), e.b.buildsOf("cross"); n != 0 || builds != 0 {
 		t.Fatalf("%d Secret reads and %d builds, want none", n, builds)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,27 +24,6 @@ const (
 	SinkNamespace  = "team-a"
 	OtherNamespace = "team-b"
 )
-
-// readLog is Credentials recording every read.
-type readLog struct {
-	exporter.MapCredentials
-	mu    sync.Mutex
-	reads []busv1.NamespacedName
-}
-
-func (r *readLog) Secret(ctx context.Context, namespace, name string) (map[string][]byte, error) {
-	r.mu.Lock()
-	r.reads = append(r.reads, busv1.NamespacedName{Namespace: namespace, Name: name})
-	r.mu.Unlock()
-	return r.MapCredentials.Secret(ctx, namespace, name)
-}
-
-// read returns the reads so far.
-func (r *readLog) read() []busv1.NamespacedName {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.reads)
-}
 
 // CheckSecretRefNamespaces runs family's exporter runtime with backends on
 // an embedded bus, with one sink of SinkNamespace per backend type (specs
@@ -74,7 +52,7 @@ func CheckSecretRefNamespaces(t *testing.T, family busv1.Family, backends []expo
 	}
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprintf("cross-namespace references allowed %t", allow), func(t *testing.T) {
-			log := &readLog{MapCredentials: exporter.MapCredentials{}}
+			log := &ReadLog{MapCredentials: exporter.MapCredentials{}}
 			var want []busv1.NamespacedName
 			for typ := range specs {
 				want = append(want, busv1.NamespacedName{Namespace: OtherNamespace, Name: "creds-" + typ})
@@ -92,7 +70,7 @@ func CheckSecretRefNamespaces(t *testing.T, family busv1.Family, backends []expo
 					t.Errorf("%s sink: reply %+v, want SecretRefDenied %t", typ, reply, !allow)
 				}
 			}
-			got := log.read()
+			got := log.Reads()
 			if !allow {
 				if len(got) != 0 {
 					t.Fatalf("Secrets %v were read, want none", got)
