@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -47,30 +46,9 @@ func fetch(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName
 	return nil, nil, fmt.Errorf("fetch snapshot of %s at %s: %w", inv, what, ErrNotFound)
 }
 
-// Envelope returns ev's envelope: inline, or read from the object store and
-// checked against the reference's size.
+// Envelope returns the full envelope of ev (see Loader.Envelope), with a
+// Loader of its own: callers reading several revisions share a Loader
+// instead.
 func Envelope(ctx context.Context, js jetstream.JetStream, ev *busv1.SnapshotEvent) (*busv1.Envelope, error) {
-	if ev.Envelope != nil {
-		return ev.Envelope, nil
-	}
-	ref := ev.EnvelopeRef
-	if ref == nil {
-		return nil, fmt.Errorf("read envelope of %s revision %d: event has neither envelope nor reference", ev.Inventory, ev.Revision)
-	}
-	obs, err := js.ObjectStore(ctx, ref.Bucket)
-	if err != nil {
-		return nil, fmt.Errorf("open object store %s: %w", ref.Bucket, err)
-	}
-	b, err := obs.GetBytes(ctx, ref.Name)
-	if err != nil {
-		return nil, fmt.Errorf("read envelope %s/%s: %w", ref.Bucket, ref.Name, err)
-	}
-	if int64(len(b)) != ref.Size {
-		return nil, fmt.Errorf("read envelope %s/%s: %d bytes, reference says %d", ref.Bucket, ref.Name, len(b), ref.Size)
-	}
-	var env busv1.Envelope
-	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, fmt.Errorf("decode envelope %s/%s: %w", ref.Bucket, ref.Name, err)
-	}
-	return &env, nil
+	return NewLoader(js, -1).Envelope(ctx, ev)
 }

@@ -1,11 +1,8 @@
 package snapshot
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"slices"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -15,29 +12,40 @@ import (
 // targetName, namespace, name, uid), in place.
 func Sort(rows []busv1.Row) { slices.SortFunc(rows, busv1.CompareRows) }
 
-// Checksum returns the sha256 hex of the canonical JSON of rows, which must
-// already be sorted. Canonical JSON is encoding/json's output (map keys
-// sorted) without HTML escaping and without a trailing newline; an empty
-// snapshot hashes "[]".
+// Checksum returns the checksum of rows, which must already be sorted: the
+// version 2 checksum of CONTRACT.md (ChecksumVersion), computed from the
+// rows' chunks (Chunker, Canonical).
 func Checksum(rows []busv1.Row) (string, error) {
-	h := sha256.New()
-	if len(rows) == 0 {
-		h.Write([]byte("[]"))
-		return hex.EncodeToString(h.Sum(nil)), nil
+	var c Chunker
+	for i := range rows {
+		raw, err := Canonical(&rows[i])
+		if err != nil {
+			return "", err
+		}
+		if err := c.Add(SortKey(&rows[i]), raw); err != nil {
+			return "", err
+		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	_, sum, err := c.Finish()
+	return sum, err
+}
+
+// ChecksumV1 returns the version 1 checksum of rows, which must already be
+// sorted: the sha256 hex of the canonical JSON of the item list ("[]" when
+// empty). Kollect no longer writes it; it stays computable offline for
+// exports made before version 2.
+func ChecksumV1(rows []busv1.Row) (string, error) {
+	h := sha256.New()
 	h.Write([]byte{'['})
-	for i, r := range rows {
+	for i := range rows {
 		if i > 0 {
 			h.Write([]byte{','})
 		}
-		buf.Reset()
-		if err := enc.Encode(r); err != nil {
-			return "", fmt.Errorf("encode row %s/%s: %w", r.TargetName, r.UID, err)
+		raw, err := Canonical(&rows[i])
+		if err != nil {
+			return "", err
 		}
-		h.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+		h.Write(raw)
 	}
 	h.Write([]byte{']'})
 	return hex.EncodeToString(h.Sum(nil)), nil

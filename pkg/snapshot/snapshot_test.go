@@ -3,6 +3,9 @@ package snapshot
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
 	"math/rand/v2"
 	"testing"
 
@@ -45,9 +48,9 @@ func TestChecksumDoesNotDependOnArrivalOrder(t *testing.T) {
 	}
 }
 
-func TestChecksumIsTheSHA256OfTheCanonicalJSON(t *testing.T) {
+func TestChecksumV1IsTheSHA256OfTheCanonicalJSON(t *testing.T) {
 	r := rows()[:1]
-	got, err := Checksum(r)
+	got, err := ChecksumV1(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +58,96 @@ func TestChecksumIsTheSHA256OfTheCanonicalJSON(t *testing.T) {
 		`"group":"apps","version":"v1","kind":"Deployment","attributes":{"a":"<&>","b":1,"image":"api:1"}}]`
 	sum := sha256.Sum256([]byte(canonical))
 	if want := hex.EncodeToString(sum[:]); got != want {
-		t.Errorf("Checksum = %s, want sha256 of %s = %s", got, canonical, want)
+		t.Errorf("ChecksumV1 = %s, want sha256 of %s = %s", got, canonical, want)
 	}
-	empty, _ := Checksum(nil)
+	empty, _ := ChecksumV1(nil)
 	if sum := sha256.Sum256([]byte("[]")); empty != hex.EncodeToString(sum[:]) {
 		t.Errorf("empty checksum %s is not sha256(\"[]\")", empty)
+	}
+}
+
+// checksumV2 is CONTRACT.md's definition of the version 2 checksum, written
+// out independently of Chunker.
+func checksumV2(t *testing.T, rows []busv1.Row) (string, int) {
+	t.Helper()
+	top := sha256.New()
+	top.Write([]byte("kollect.dev/checksum/v2\n"))
+	var chunk []string
+	chunks := 0
+	flush := func() {
+		sum := sha256.Sum256([]byte(strings.Join(chunk, ",")))
+		top.Write(sum[:])
+		chunk, chunks = nil, chunks+1
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+		chunk = append(chunk, strings.TrimSuffix(b.String(), "\n"))
+		key := strings.Join([]string{r.TargetNamespace, r.TargetName, r.Namespace, r.Name, r.UID}, "\x00")
+		if h := sha256.Sum256([]byte(key)); h[0] == 0 {
+			flush()
+		}
+	}
+	if len(chunk) > 0 {
+		flush()
+	}
+	return hex.EncodeToString(top.Sum(nil)), chunks
+}
+
+func TestChecksumIsTheChunkTreeOfTheContract(t *testing.T) {
+	many := make([]busv1.Row, 3000)
+	for i := range many {
+		many[i] = busv1.Row{TargetNamespace: "ns", TargetName: "t", Namespace: "ns", Name: fmt.Sprintf("obj-%05d", i),
+			UID: fmt.Sprintf("u%d", i), Version: "v1", Kind: "ConfigMap", Attributes: map[string]any{"i": i}}
+	}
+	Sort(many)
+	tests := []struct {
+		name string
+		rows []busv1.Row
+	}{
+		{"an empty snapshot hashes the prefix alone", nil},
+		{"one row is one chunk", rows()[:1]},
+		{"3000 rows are cut where the sort key's hash starts with a zero byte", many},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Checksum(tt.rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, chunks := checksumV2(t, tt.rows)
+			if got != want {
+				t.Errorf("Checksum = %s, want %s", got, want)
+			}
+			if len(tt.rows) == 3000 && (chunks < 4 || chunks > 30) {
+				t.Errorf("3000 rows made %d chunks, want about 12", chunks)
+			}
+		})
+	}
+}
+
+func TestSortKeyOrdersLikeCompareRows(t *testing.T) {
+	parts := []string{"", "a", "ab", "a-b", "b", "a\u00e9"}
+	var all []busv1.Row
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				all = append(all, busv1.Row{TargetNamespace: a, TargetName: b, Namespace: c, Name: b, UID: a})
+			}
+		}
+	}
+	for i := range all {
+		for j := range all {
+			want := busv1.CompareRows(all[i], all[j])
+			got := strings.Compare(SortKey(&all[i]), SortKey(&all[j]))
+			if want != got {
+				t.Fatalf("CompareRows(%v, %v) = %d, sort keys compare %d", all[i], all[j], want, got)
+			}
+		}
 	}
 }
 

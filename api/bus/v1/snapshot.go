@@ -4,8 +4,8 @@ import "time"
 
 // SnapshotEvent is what the aggregator publishes on an inventory's snapshot
 // subject each time the inventory must be delivered: on a material change, on
-// a periodic re-export and on deletion. Exactly one of Envelope and
-// EnvelopeRef is set. Exporters never apply an event whose Revision is older
+// a periodic re-export and on deletion. Exactly one of Envelope, ManifestRef
+// and (in events published before manifests existed) EnvelopeRef is set. Exporters never apply an event whose Revision is older
 // than the last one they delivered for a binding.
 type SnapshotEvent struct {
 	// Inventory names the inventory; Namespace is empty for a
@@ -28,13 +28,21 @@ type SnapshotEvent struct {
 	// Envelope is the snapshot inline, without cluster or exportedAt (see
 	// Envelope.Stamp); nil when EnvelopeRef is set.
 	Envelope *Envelope `json:"envelope,omitempty"`
-	// EnvelopeRef points to the envelope in the bus object store when it is
-	// larger than the bus message limit; nil when Envelope is set.
+	// EnvelopeRef points to a whole envelope object in the bus object store:
+	// only in events published before manifests existed (ManifestRef).
 	EnvelopeRef *ObjectRef `json:"envelopeRef,omitempty"`
+	// ManifestRef references the snapshot's Manifest in the envelope object
+	// store when the envelope is not inline: the items are its chunks. Events
+	// published before manifests existed carry EnvelopeRef instead.
+	ManifestRef *ObjectRef `json:"manifestRef,omitempty"`
 	// Delta is the change against the previous snapshot of this inventory,
 	// for exporters that apply only what changed; nil for the first snapshot
 	// or when the aggregator no longer has the base.
 	Delta *Delta `json:"delta,omitempty"`
+	// DeltaRef references the Delta as an object in the envelope object
+	// store when it is too large for the event; at most one of Delta and
+	// DeltaRef is set.
+	DeltaRef *ObjectRef `json:"deltaRef,omitempty"`
 	// Bindings are the sinks this event is addressed to: every binding on a
 	// change or deletion, the one binding that is due on a periodic
 	// re-export.

@@ -1,0 +1,36 @@
+package bus
+
+import "strings"
+
+// Content-addressed object names in ObjectStoreEnvelopes. A name is derived
+// from the sha256 hex of the object's bytes, so an object is written once,
+// never overwritten with other content, and verified on read.
+const (
+	chunkPrefix    = "chunk."
+	manifestPrefix = "manifest."
+	deltaPrefix    = "delta."
+)
+
+// ChunkObjectName returns chunk.<digest>, the object holding one snapshot
+// chunk (busv1.Chunk).
+func ChunkObjectName(digest string) string { return chunkPrefix + digest }
+
+// ManifestObjectName returns manifest.<digest>, the object holding one
+// busv1.Manifest as JSON.
+func ManifestObjectName(digest string) string { return manifestPrefix + digest }
+
+// DeltaObjectName returns delta.<digest>, the object holding one busv1.Delta
+// too large for its event.
+func DeltaObjectName(digest string) string { return deltaPrefix + digest }
+
+// ObjectKind classifies an object name of ObjectStoreEnvelopes: "chunk",
+// "manifest", "delta", or "envelope" for the per-revision envelope objects
+// of earlier releases (EnvelopeObjectName).
+func ObjectKind(name string) string {
+	for _, p := range []string{chunkPrefix, manifestPrefix, deltaPrefix} {
+		if strings.HasPrefix(name, p) {
+			return strings.TrimSuffix(p, ".")
+		}
+	}
+	return "envelope"
+}
