@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/replay"
 	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
@@ -38,9 +39,11 @@ type Engine struct {
 	opts  Options
 	clock Clock
 	m     *Metrics
-	rows  *index.Index
-	invs  map[busv1.NamespacedName]*invState
-	ready bool
+	rows  *index.Rows
+	// loader reads snapshots back (restart, delta base, garbage collection).
+	loader *replay.Loader
+	invs   map[busv1.NamespacedName]*invState
+	ready  bool
 
 	rowsRev atomic.Uint64 // last rows-bucket revision applied, for tests
 	cfgRev  atomic.Uint64 // last config-bucket revision applied, for tests
@@ -61,7 +64,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 	if opts.RetryBackoff <= 0 {
 		opts.RetryBackoff = time.Second
 	}
-	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.New(),
+	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.NewRows(), loader: replay.NewLoader(js, -1),
 		invs: map[busv1.NamespacedName]*invState{}}, nil
 }
 

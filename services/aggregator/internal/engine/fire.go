@@ -7,6 +7,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
@@ -45,23 +46,16 @@ func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
 		return
 	}
 	start := time.Now()
-	snap, err := e.rows.Snapshot(st.cfg)
+	sum := st.view.Checksum()
 	e.m.snapshotBuilt(time.Since(start))
-	if err != nil {
-		e.failed(st, err, now)
-		return
-	}
-	st.shards = snap.Shards
-	if snap.Checksum == st.last.checksum && st.cfg.Generation == st.last.generation &&
+	if sum == st.last.checksum && st.cfg.Generation == st.last.generation &&
 		st.last.reason != busv1.ReasonDeleted {
-		if st.base == nil {
-			st.base = snap
-		}
+		st.view.Published()
 		st.reconcileDue(now)
 		e.report(st, now)
 		return
 	}
-	if e.publishChange(ctx, st, snap, busv1.ReasonChange, now) {
+	if e.publishChange(ctx, st, sum, busv1.ReasonChange, now) {
 		st.scheduleAll(now)
 		e.report(st, now)
 	}
@@ -81,20 +75,18 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 		e.failed(st, err, now)
 		return false
 	}
-	st.last, st.base, st.delta, st.ref = published{seq: seq}, nil, nil, nil
+	st.last, st.body = published{seq: seq}, body{}
+	if st.view != nil {
+		st.view.ForgetBase()
+	}
 	if last != nil {
 		ev := &last.Event
 		st.last = published{revision: ev.Revision, checksum: ev.Checksum, generation: ev.Generation,
 			seq: seq, itemCount: ev.ItemCount, createdAt: ev.CreatedAt, reason: ev.Reason,
 			bindings: sinkRefs(ev.Bindings)}
-		st.delta, st.ref = ev.Delta, ev.EnvelopeRef
-		env, err := replay.Envelope(ctx, e.js, ev)
-		if err == nil {
-			st.base, err = index.FromItems(env.Items)
-		}
-		if err != nil {
+		st.body = bodyOf(ev)
+		if err := e.loadBase(ctx, st, ev); err != nil {
 			e.opts.Log.Error(err, "no delta base; the next event carries no delta", "inventory", st.name.String())
-			st.base = nil
 		}
 	}
 	floor, err := exportFloor(ctx, e.js, st.name)
@@ -108,7 +100,10 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 		// snapshot is published again at once.
 		e.opts.Log.Info("the snapshot history is behind the sinks; continuing above their revision",
 			"inventory", st.name.String(), "revision", floor)
-		st.last.revision, st.last.checksum, st.base, st.delta, st.ref = floor, "", nil, nil, nil
+		st.last.revision, st.last.checksum, st.body = floor, "", body{}
+		if st.view != nil {
+			st.view.ForgetBase()
+		}
 	}
 	st.loaded = true
 	if st.cfg != nil {
@@ -122,14 +117,29 @@ func (e *Engine) publishDeleted(ctx context.Context, st *invState, now time.Time
 		e.drop(st.name)
 		return
 	}
-	empty, err := index.FromItems(nil)
-	if err != nil {
-		e.failed(st, err, now)
-		return
-	}
-	if e.publishChange(ctx, st, empty, busv1.ReasonDeleted, now) {
+	if e.publishChange(ctx, st, snapshot.ChecksumOfDigests(nil), busv1.ReasonDeleted, now) {
 		e.drop(st.name)
 	}
+}
+
+// loadBase reads the rows of ev, the last published snapshot, as the base of
+// the view's next delta.
+func (e *Engine) loadBase(ctx context.Context, st *invState, ev *busv1.SnapshotEvent) error {
+	if st.view == nil || ev.Reason == busv1.ReasonDeleted {
+		return nil
+	}
+	raws, err := e.loader.RawRows(ctx, ev)
+	if err != nil {
+		return err
+	}
+	rows := make([]*index.Row, len(raws))
+	for i, raw := range raws {
+		if rows[i], err = index.FromRaw(raw); err != nil {
+			return err
+		}
+	}
+	st.view.SetBase(rows)
+	return nil
 }
 
 // drop forgets a deleted inventory.

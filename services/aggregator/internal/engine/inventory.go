@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -22,22 +24,17 @@ type invState struct {
 	// inventory's snapshot subject.
 	loaded bool
 	last   published
-	// base is the snapshot at last.revision, the base of the next delta; nil
-	// when unknown.
-	base *index.Snapshot
-	// delta and ref are those of last.revision, reused by periodic events.
-	delta *busv1.Delta
-	ref   *busv1.ObjectRef
+	// view is the inventory's snapshot, maintained row by row; nil for an
+	// orphan (a deleted inventory found on the bus without config).
+	view *index.View
+	// body is what periodic events of the last revision carry.
+	body body
 
-	// settleAt is when a pending material change is checked; zero when none.
 	settleAt time.Time
 	// due is, per binding with a non-zero interval, the next periodic event.
 	due map[busv1.SinkRef]time.Time
 	// outcome is the last publish failure, for status.
 	outcome busv1.Outcome
-	// shards are the current snapshot's per-namespace shards (cluster
-	// inventories), for status.
-	shards []index.Shard
 }
 
 // published is the last event on the inventory's subject.
@@ -76,26 +73,29 @@ func (e *Engine) applyRow(ent jetstream.KeyValueEntry) {
 		e.opts.Log.Error(err, "skip row", "key", ent.Key())
 		return
 	}
-	changed := false
+	var old, next *index.Row
 	if ent.Operation() == jetstream.KeyValuePut {
-		var re busv1.RowEntry
-		if err := json.Unmarshal(ent.Value(), &re); err != nil {
+		r, err := index.ParseEntry(ent.Value())
+		if err == nil && r.Key != key {
+			err = errors.New("the row's identity is not its key")
+		}
+		if err != nil {
 			e.opts.Log.Error(err, "skip undecodable row", "key", ent.Key())
 			return
 		}
-		if changed, err = e.rows.Put(key, re.Row); err != nil {
-			e.opts.Log.Error(err, "skip row", "key", ent.Key())
+		var changed bool
+		if old, changed = e.rows.Put(r); !changed {
+			e.m.rowApplied()
 			return
 		}
-	} else {
-		changed = e.rows.Delete(key)
-	}
-	e.m.rowApplied()
-	if !changed || !e.ready {
+		next = r
+	} else if old = e.rows.Delete(key); old == nil {
+		e.m.rowApplied()
 		return
 	}
+	e.m.rowApplied()
 	for _, st := range e.invs {
-		if st.cfg != nil && index.Affects(st.cfg, key) {
+		if st.view != nil && index.Affects(st.cfg, key) && st.view.Apply(old, next) && e.ready {
 			e.markDirty(st)
 		}
 	}
@@ -132,6 +132,13 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 		e.invs[name] = st
 	}
 	st.cfg, st.deleted = &cfg, false
+	switch {
+	case st.view == nil:
+		st.view = index.NewView(st.cfg, e.rows)
+		st.view.ForgetBase()
+	case selects(st.view.Config()) != selects(st.cfg):
+		st.view.Reconfigure(st.cfg, e.rows)
+	}
 	if e.ready {
 		e.markDirty(st)
 	}
@@ -168,4 +175,9 @@ func (st *invState) scheduleFromLast(now time.Time) {
 			st.due[b.SinkRef] = st.last.createdAt.Add(b.EffectiveInterval.Duration)
 		}
 	}
+}
+
+// selects is what decides an inventory's members, as a comparable string.
+func selects(c *busv1.InventoryConfig) string {
+	return fmt.Sprintf("%s|%s|%q|%q|%s|%t", c.Kind, c.Namespace, c.TargetRefs, c.Namespaces, c.Dedupe, c.Namespaces == nil)
 }

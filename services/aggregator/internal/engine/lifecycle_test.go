@@ -8,7 +8,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/replay"
-	"kollect.dev/kollect/services/aggregator/internal/index"
+	"kollect.dev/kollect/pkg/snapshot"
 )
 
 func TestARestartContinuesTheRevisionsWithoutRepublishing(t *testing.T) {
@@ -89,18 +89,18 @@ func TestALargeSnapshotGoesThroughTheObjectStore(t *testing.T) {
 	waitFor(t, "the snapshot", func() bool { return e.events.Load() == 1 })
 	evs := b.history(key("team-a", "big"))
 	ev := evs[0].Event
-	if ev.Envelope != nil || ev.EnvelopeRef == nil || ev.EnvelopeRef.Size < 20<<20 {
-		t.Fatalf("event holds envelope %v, reference %+v; want a reference of at least 20 MiB", ev.Envelope != nil, ev.EnvelopeRef)
+	if ev.Envelope != nil || ev.ManifestRef == nil {
+		t.Fatalf("event holds envelope %v, manifest %+v; want a manifest", ev.Envelope != nil, ev.ManifestRef)
 	}
 	got, env, err := replay.Fetch(context.Background(), b.js, key("team-a", "big"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := index.FromItems(env.Items)
+	want, err := snapshot.Checksum(env.Items)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Revision != 1 || env.ItemCount != n || len(env.Items) != n || want.Checksum != ev.Checksum {
-		t.Fatalf("fetched revision %d with %d items, checksum %s, want %d items, %s", got.Revision, len(env.Items), want.Checksum, n, ev.Checksum)
+	if got.Revision != 1 || env.ItemCount != n || len(env.Items) != n || want != ev.Checksum {
+		t.Fatalf("fetched revision %d with %d items, checksum %s, want %d items, %s", got.Revision, len(env.Items), want, n, ev.Checksum)
 	}
 }

@@ -28,12 +28,16 @@ const (
 	// NameSnapshotRows is the number of rows in the inventory's last
 	// published snapshot; the series goes when the inventory is deleted.
 	NameSnapshotRows = "kollect_aggregator_snapshot_rows"
-	// NameSnapshotBytes is the encoded envelope size of the inventory's last
+	// NameSnapshotBytes is the size of the canonical item list of the inventory's last
 	// published snapshot; the series goes when the inventory is deleted.
 	NameSnapshotBytes = "kollect_aggregator_snapshot_bytes"
 	// NameRowUpdates counts entries of the rows bucket applied to the row
 	// index (puts and deletes, the rebuild's included).
 	NameRowUpdates = "kollect_aggregator_row_updates_total"
+	// NameObjectBytes counts bytes written to the envelope object store.
+	NameObjectBytes = "kollect_aggregator_object_bytes_written_total"
+	// NameGCDeleted counts objects garbage collection deleted.
+	NameGCDeleted = "kollect_aggregator_gc_deleted_objects_total"
 )
 
 // Label names.
@@ -55,6 +59,8 @@ type Metrics struct {
 	rows             *prometheus.GaugeVec
 	bytes            *prometheus.GaugeVec
 	rowUpdates       prometheus.Counter
+	objectBytes      prometheus.Counter
+	gcDeleted        prometheus.Counter
 }
 
 // NewMetrics registers the engine's instruments on reg; nil reg returns nil,
@@ -83,12 +89,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		rows: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: NameSnapshotRows,
 			Help: "Rows in the inventory's last published snapshot."}, []string{LabelInventory}),
 		bytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: NameSnapshotBytes,
-			Help: "Encoded envelope size of the inventory's last published snapshot."}, []string{LabelInventory}),
+			Help: "Size of the canonical JSON item list of the inventory's last published snapshot."}, []string{LabelInventory}),
+		objectBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: NameObjectBytes,
+			Help: "Bytes written to the envelope object store (chunks, manifests, deltas); content already stored is not written again."}),
+		gcDeleted: prometheus.NewCounter(prometheus.CounterOpts{Name: NameGCDeleted,
+			Help: "Objects deleted from the envelope object store because no retained snapshot references them."}),
 		rowUpdates: prometheus.NewCounter(prometheus.CounterOpts{Name: NameRowUpdates,
 			Help: "Rows bucket entries applied to the row index."}),
 	}
 	reg.MustRegister(m.leader, m.snapshotDuration, m.publishDuration, m.publishes, m.publishErrors,
-		m.rows, m.bytes, m.rowUpdates)
+		m.rows, m.bytes, m.rowUpdates, m.objectBytes, m.gcDeleted)
 	// Every reason's series exists from the start, so rate() sees the first
 	// event.
 	for _, r := range []busv1.SnapshotReason{busv1.ReasonChange, busv1.ReasonPeriodic, busv1.ReasonDeleted} {
@@ -149,5 +159,19 @@ func (m *Metrics) forget(inv busv1.NamespacedName) {
 func (m *Metrics) rowApplied() {
 	if m != nil {
 		m.rowUpdates.Inc()
+	}
+}
+
+// stored counts object bytes written.
+func (m *Metrics) stored(n int64) {
+	if m != nil {
+		m.objectBytes.Add(float64(n))
+	}
+}
+
+// collected counts objects deleted by garbage collection.
+func (m *Metrics) collected(n int) {
+	if m != nil {
+		m.gcDeleted.Add(float64(n))
 	}
 }

@@ -5,32 +5,37 @@ import (
 	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
 
-// publishChange publishes snap as the next revision of st, addressed to every
-// binding, with the delta against the last revision.
-func (e *Engine) publishChange(ctx context.Context, st *invState, snap *index.Snapshot, reason busv1.SnapshotReason, now time.Time) bool {
+// publishChange publishes the view's current rows as the next revision, with
+// the delta since the last publish when the view knows its base.
+func (e *Engine) publishChange(ctx context.Context, st *invState, sum string, reason busv1.SnapshotReason, now time.Time) bool {
 	rev := st.last.revision + 1
-	items := snap.Items
-	if items == nil {
-		items = []busv1.Row{}
-	}
-	env := &busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: snap.Checksum, Revision: rev,
-		Generation: st.cfg.Generation, Inventory: st.name, ItemCount: len(items), Items: items}
 	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: rev, Generation: st.cfg.Generation,
-		Checksum: snap.Checksum, ItemCount: len(items), CreatedAt: st.nextCreatedAt(now), Reason: reason,
-		Envelope: env, Delta: index.Delta(st.base, st.last.revision, snap), Bindings: bindings(st.cfg.Bindings),
+		Checksum: sum, CreatedAt: st.nextCreatedAt(now), Reason: reason, Bindings: bindings(st.cfg.Bindings),
 		DeletionPolicy: st.cfg.DeletionPolicy}
-	r, err := e.publish(ctx, st, ev)
+	var c publish.Content
+	if reason == busv1.ReasonDeleted {
+		c.Envelope = spliceEnvelope(&ev, nil)
+		if st.view != nil && st.view.HasBase() {
+			c.Delta = spliceDelta(st.last.revision, st.last.checksum, nil, st.view.Base())
+		}
+	} else {
+		ev.ItemCount = st.view.Len()
+		c = e.content(st, &ev)
+	}
+	r, err := e.publish(ctx, st, ev, c)
 	if err != nil {
 		e.failed(st, err, now)
 		return false
 	}
-	st.last = published{revision: rev, checksum: snap.Checksum, generation: st.cfg.Generation, seq: r.Seq,
-		itemCount: len(items), createdAt: ev.CreatedAt, reason: reason, bindings: sinkRefs(ev.Bindings)}
-	st.base, st.delta, st.ref, st.outcome = snap, ev.Delta, r.Ref, busv1.Outcome{}
+	st.last = published{revision: rev, checksum: sum, generation: st.cfg.Generation, seq: r.Seq,
+		itemCount: ev.ItemCount, createdAt: ev.CreatedAt, reason: reason, bindings: sinkRefs(ev.Bindings)}
+	st.body, st.outcome = r.Body, busv1.Outcome{}
+	if st.view != nil {
+		st.view.Published()
+	}
 	e.events.Add(1)
 	return true
 }
@@ -56,40 +61,35 @@ func (e *Engine) periodic(ctx context.Context, st *invState, now time.Time) {
 }
 
 func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Binding, now time.Time) bool {
-	if st.base == nil && st.ref == nil {
+	if st.body.Envelope == nil && st.body.ManifestRef == nil && st.body.EnvelopeRef == nil {
 		e.markDirty(st)
 		st.loaded = false // reload, or publish a new revision when the rows moved on
 		return true
 	}
 	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: st.last.revision, Generation: st.last.generation,
 		Checksum: st.last.checksum, ItemCount: st.last.itemCount, CreatedAt: st.nextCreatedAt(now),
-		Reason: busv1.ReasonPeriodic, Delta: st.delta, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy}
-	if st.ref != nil {
-		ev.EnvelopeRef = st.ref
-	} else {
-		ev.Envelope = &busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: st.last.checksum,
-			Revision: st.last.revision, Generation: st.last.generation, Inventory: st.name,
-			ItemCount: len(st.base.Items), Items: nonNil(st.base.Items)}
-	}
-	r, err := e.publish(ctx, st, ev)
+		Reason: busv1.ReasonPeriodic, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy}
+	c := publish.Content{Envelope: st.body.Envelope, Reuse: &st.body}
+	r, err := e.publish(ctx, st, ev, c)
 	if err != nil {
 		e.failed(st, err, now)
 		return false
 	}
 	st.last.seq, st.last.createdAt, st.last.reason = r.Seq, ev.CreatedAt, busv1.ReasonPeriodic
 	st.last.bindings = []busv1.SinkRef{b.SinkRef}
-	if r.Ref != nil {
-		st.ref = r.Ref
-	}
 	e.events.Add(1)
 	return true
 }
 
 // publish publishes ev after st's last event and records it in the metrics.
-func (e *Engine) publish(ctx context.Context, st *invState, ev busv1.SnapshotEvent) (publish.Receipt, error) {
+func (e *Engine) publish(ctx context.Context, st *invState, ev busv1.SnapshotEvent, c publish.Content) (publish.Receipt, error) {
 	start := time.Now()
-	r, err := e.pub.Publish(ctx, ev, st.last.seq)
-	e.m.published(&ev, r.EnvelopeBytes, time.Since(start), err)
+	r, err := e.pub.Publish(ctx, ev, c, st.last.seq)
+	size := int64(2)
+	if st.view != nil && ev.Reason != busv1.ReasonDeleted {
+		size = st.view.ItemsBytes()
+	}
+	e.m.published(&ev, size, time.Since(start), err)
 	return r, err
 }
 
@@ -132,11 +132,4 @@ func bindings(bs []busv1.Binding) []busv1.Binding {
 		return []busv1.Binding{}
 	}
 	return bs
-}
-
-func nonNil(rows []busv1.Row) []busv1.Row {
-	if rows == nil {
-		return []busv1.Row{}
-	}
-	return rows
 }

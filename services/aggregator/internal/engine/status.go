@@ -6,6 +6,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/services/aggregator/internal/index"
 )
 
 // report publishes st's status: item count, revision, checksum, next due
@@ -17,7 +18,7 @@ func (e *Engine) report(st *invState, now time.Time) {
 	}
 	inv := &busv1.InventoryStatus{ItemCount: st.last.itemCount, Revision: st.last.revision,
 		Checksum: st.last.checksum, NextDue: []busv1.BindingDue{}, Outcome: st.outcome}
-	for _, s := range st.shards {
+	for _, s := range shardsOf(st) {
 		inv.NamespaceShards = append(inv.NamespaceShards,
 			busv1.NamespaceShard{Namespace: s.Namespace, ItemCount: s.ItemCount, Checksum: s.Checksum})
 	}
@@ -35,4 +36,12 @@ func (e *Engine) report(st *invState, now time.Time) {
 	if err != nil {
 		e.opts.Log.Error(err, "publish status", "inventory", st.name.String())
 	}
+}
+
+// shardsOf returns a cluster inventory's per-namespace shards.
+func shardsOf(st *invState) []index.Shard {
+	if st.view == nil {
+		return nil
+	}
+	return st.view.Shards()
 }

@@ -1,9 +1,7 @@
-// Package index is the aggregator's in-memory view of the rows bucket and the
-// snapshots built from it: rows by Target namespace, the canonical snapshot of
-// one inventory (membership, order, dedupe, checksum, per-namespace shards)
-// and the delta between two snapshots.
-//
-// index does no I/O and is not safe for concurrent use: the aggregator's
-// engine owns it from one goroutine. Reading the bus and publishing are the
-// engine's and the publisher's.
+// Package index holds the aggregator's rows and, per inventory, an
+// incrementally maintained view of its snapshot: the member rows in canonical
+// order as canonical JSON bytes (never decoded), their chunks with digests,
+// the version 2 checksum, per-namespace shards, and the changes since the
+// last publish. A change costs O(log N) plus re-hashing the one or two chunks
+// that hold it; nothing is sorted, decoded or marshalled per settle.
 package index

@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,37 +9,35 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/replay"
 )
 
-// ErrConflict is returned when the inventory's subject moved on since the
-// sequence the caller expected: another writer published. The caller must
-// reload the last event before publishing again.
+// ErrConflict reports that another event was published on the inventory's
+// subject since the last one this publisher knows: another aggregator
+// replica published, and the caller must reload before publishing again.
 var ErrConflict = errors.New("snapshot subject changed since the last known event")
 
-// envField joins an event's other fields to its spliced envelope.
-const envField = `,"envelope":`
-
-// headroom is kept free under the stream's message limit for headers.
+// headroom is kept free below the message limit for headers.
 const headroom = 4 << 10
 
-// Publisher publishes snapshot events.
+// Publisher publishes snapshot events, storing what does not fit in a bus
+// message as content-addressed objects (chunks and a manifest, or a delta).
 type Publisher struct {
 	js    jetstream.JetStream
-	obs   jetstream.ObjectStore
+	w     *replay.Writer
 	limit int
 }
 
 // New opens the snapshot stream and the envelope object store. maxBytes
-// bounds an inline event; zero uses the stream's message limit and the
-// server's max payload, whichever is smaller.
+// bounds an event; zero derives it from the server's and stream's limits.
 func New(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, maxBytes int) (*Publisher, error) {
 	s, err := js.Stream(ctx, bus.StreamSnapshots)
 	if err != nil {
 		return nil, fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
 	}
-	obs, err := js.ObjectStore(ctx, bus.ObjectStoreEnvelopes)
+	w, err := replay.NewWriter(ctx, js)
 	if err != nil {
-		return nil, fmt.Errorf("open object store %s: %w", bus.ObjectStoreEnvelopes, err)
+		return nil, err
 	}
 	if maxBytes <= 0 {
 		maxBytes = int(nc.MaxPayload())
@@ -49,29 +46,54 @@ func New(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, maxBytes in
 		}
 		maxBytes -= headroom
 	}
-	return &Publisher{js: js, obs: obs, limit: maxBytes}, nil
+	return &Publisher{js: js, w: w, limit: maxBytes}, nil
 }
 
-// Limit returns the largest inline event in bytes.
+// Limit is the largest event the publisher sends.
 func (p *Publisher) Limit() int { return p.limit }
 
-// Receipt is what Publish stored.
-type Receipt struct {
-	// Seq is the stream sequence of the stored event.
-	Seq uint64
-	// Ref is the object holding the envelope; nil when the event carries
-	// it inline.
-	Ref *busv1.ObjectRef
-	// EnvelopeBytes is the size of the encoded envelope, inline or stored.
-	EnvelopeBytes int64
+// Writer is the publisher's object writer.
+func (p *Publisher) Writer() *replay.Writer { return p.w }
+
+// Content is an event's body before it is published.
+type Content struct {
+	// Envelope is the whole envelope as JSON, when small enough to be
+	// inline; nil otherwise.
+	Envelope []byte
+	// Manifest stores the snapshot's chunks and manifest and returns the
+	// manifest's reference, for when the envelope is not inline.
+	Manifest func(ctx context.Context) (*busv1.ObjectRef, error)
+	// Reuse is an already stored body (periodic events): a manifest or an
+	// envelope object of an earlier release.
+	Reuse *Body
+	// Delta is the delta as JSON; nil for none.
+	Delta []byte
 }
 
-// Publish stores ev on its inventory's subject, provided the subject's last
-// sequence is still lastSeq (0: no event yet). ev holds either its Envelope,
-// which moves to the object store when the event is too large, or an
-// EnvelopeRef already stored for this revision.
-func (p *Publisher) Publish(ctx context.Context, ev busv1.SnapshotEvent, lastSeq uint64) (Receipt, error) {
-	data, envBytes, err := p.encode(ctx, &ev)
+// Body is what an event's snapshot is: inline, a manifest or (events of
+// earlier releases) an envelope object.
+type Body struct {
+	Envelope    []byte
+	ManifestRef *busv1.ObjectRef
+	EnvelopeRef *busv1.ObjectRef
+}
+
+// Receipt describes a published event.
+type Receipt struct {
+	// Seq is the event's stream sequence.
+	Seq uint64
+	// Body is the event's snapshot, for periodic events that repeat it.
+	Body Body
+	// Written is the number of object bytes written for the event.
+	Written int64
+	// EventBytes is the size of the event message.
+	EventBytes int
+}
+
+// Publish stores what ev's content needs and publishes ev, expecting lastSeq
+// as the subject's last sequence (0: none). A conflict returns ErrConflict.
+func (p *Publisher) Publish(ctx context.Context, ev busv1.SnapshotEvent, c Content, lastSeq uint64) (Receipt, error) {
+	data, r, err := p.encode(ctx, &ev, c)
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -90,65 +112,12 @@ func (p *Publisher) Publish(ctx context.Context, ev busv1.SnapshotEvent, lastSeq
 	if err != nil {
 		return Receipt{}, fmt.Errorf("publish snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
 	}
-	return Receipt{Seq: ack.Sequence, Ref: ev.EnvelopeRef, EnvelopeBytes: envBytes}, nil
+	r.Seq, r.EventBytes = ack.Sequence, len(data)
+	return r, nil
 }
 
 func isConflict(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
-}
-
-// encode marshals ev inline when it fits, else with an object reference, else
-// also without its delta (exporters then use the full envelope). It also
-// returns the size of the encoded envelope.
-func (p *Publisher) encode(ctx context.Context, ev *busv1.SnapshotEvent) ([]byte, int64, error) {
-	if ev.Envelope == nil && ev.EnvelopeRef != nil {
-		b, err := p.marshalRef(ev)
-		return b, ev.EnvelopeRef.Size, err
-	}
-	env := ev.Envelope
-	ev.Envelope = nil
-	rest, err := json.Marshal(ev)
-	if err != nil {
-		return nil, 0, fmt.Errorf("encode snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
-	}
-	envBytes, err := env.MarshalJSON() // called directly: no second pass to compact it
-	if err != nil {
-		return nil, 0, fmt.Errorf("encode envelope %s revision %d: %w", ev.Inventory, ev.Revision, err)
-	}
-	if n := len(rest) + len(envField) + len(envBytes); n <= p.limit {
-		// Splice the envelope in rather than encode it twice.
-		out := make([]byte, 0, n)
-		out = append(out, rest[:len(rest)-1]...)
-		out = append(out, envField...)
-		out = append(out, envBytes...)
-		return append(out, '}'), int64(len(envBytes)), nil
-	}
-	if ev.EnvelopeRef, err = p.store(ctx, ev, envBytes); err != nil {
-		return nil, 0, err
-	}
-	b, err := p.marshalRef(ev)
-	return b, int64(len(envBytes)), err
-}
-
-func (p *Publisher) marshalRef(ev *busv1.SnapshotEvent) ([]byte, error) {
-	b, err := json.Marshal(ev)
-	if err == nil && len(b) > p.limit {
-		ev.Delta = nil
-		b, err = json.Marshal(ev)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("encode snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
-	}
-	return b, nil
-}
-
-func (p *Publisher) store(ctx context.Context, ev *busv1.SnapshotEvent, envBytes []byte) (*busv1.ObjectRef, error) {
-	name := bus.EnvelopeObjectName(ev.Inventory, ev.Revision)
-	info, err := p.obs.PutBytes(ctx, name, envBytes)
-	if err != nil {
-		return nil, fmt.Errorf("store envelope %s/%s: %w", bus.ObjectStoreEnvelopes, name, err)
-	}
-	return &busv1.ObjectRef{Bucket: bus.ObjectStoreEnvelopes, Name: name, Size: int64(info.Size), Digest: info.Digest}, nil //nolint:gosec // G115: an envelope is far below 2^63 bytes
 }
