@@ -66,9 +66,10 @@ func (l Listing) writeSizing(w writer) {
 		count(o.SnapshotHistory), size(int64(o.MaxMessageBytes)))
 	w("  A periodic re-export publishes an event per due binding, so short intervals fill the history\n")
 	w("  faster: the history covers `%s × the shortest interval` of an unchanged inventory.\n", count(o.SnapshotHistory))
-	w("- **Large envelopes.** One object per large snapshot revision, kept %s: plan\n", age(o.SnapshotMaxAge))
-	w("  `large inventories × revisions per %s × envelope size`, or bound it with `EnvelopeStoreMaxBytes`.\n",
-		age(o.SnapshotMaxAge))
+	w("- **Large snapshots.** Stored as content-addressed chunks (about 256 rows each) and a manifest per\n")
+	w("  revision; a revision writes only the chunks it changed, and the aggregator deletes what no retained\n")
+	w("  event references. Plan `large inventories × snapshot size × 2` plus the chunks the history changed;\n")
+	w("  `EnvelopeStoreMaxBytes` (%s) bounds it.\n", size(o.EnvelopeStoreMaxBytes))
 	w("- **Rows.** One value per collected object and Target: `objects × average row size` plus about\n")
 	w("  100 bytes of key and header per entry; 100 000 objects of 1 KiB need about 110 MiB.\n")
 	w("- **Config, status, export state.** One small value per custom resource, per (service, object,\n")

@@ -34,8 +34,11 @@ type Options struct {
 	DeadLetterMaxAge time.Duration
 	// DeadLetterMaxMsgs bounds the dead-letter stream; the oldest go first.
 	DeadLetterMaxMsgs int64
-	// EnvelopeStoreMaxBytes bounds the envelope object store; -1 is
-	// unlimited.
+	// EnvelopeStoreMaxBytes bounds the envelope object store (snapshot
+	// chunks, manifests and large deltas); -1 is unlimited. The aggregator
+	// deletes what no retained snapshot references, so the store holds
+	// about the current snapshots plus the chunks their histories changed;
+	// the bound keeps a runaway from filling the whole bus.
 	EnvelopeStoreMaxBytes int64
 	// ExporterAckWait is how long an exporter may hold a snapshot event
 	// before it is redelivered; exporters extend it while they work.
@@ -46,7 +49,7 @@ type Options struct {
 }
 
 // DefaultOptions returns the defaults: one replica on file storage, 1 MiB
-// messages, 16 snapshots per inventory for 7 days, status for 7 days, 10000
+// messages, 16 snapshots per inventory for 7 days, a 4 GiB envelope store, status for 7 days, 10000
 // dead letters for 14 days.
 func DefaultOptions() Options {
 	return Options{
@@ -58,7 +61,7 @@ func DefaultOptions() Options {
 		StatusMaxAge:          7 * 24 * time.Hour,
 		DeadLetterMaxAge:      14 * 24 * time.Hour,
 		DeadLetterMaxMsgs:     10000,
-		EnvelopeStoreMaxBytes: -1,
+		EnvelopeStoreMaxBytes: 4 << 30,
 		ExporterAckWait:       2 * time.Minute,
 		ExporterMaxAckPending: 256,
 	}

@@ -87,11 +87,12 @@ func (o Options) buckets() []BucketEntry {
 func (o Options) objectStores() []ObjectStoreEntry {
 	return []ObjectStoreEntry{{
 		Config: jetstream.ObjectStoreConfig{
-			Bucket: ObjectStoreEnvelopes, Description: "Kollect envelopes larger than a bus message",
-			TTL: o.SnapshotMaxAge, MaxBytes: o.EnvelopeStoreMaxBytes, Storage: o.Storage, Replicas: o.Replicas,
+			Bucket: ObjectStoreEnvelopes, Description: "Kollect snapshot chunks, manifests and large deltas",
+			MaxBytes: o.EnvelopeStoreMaxBytes, Storage: o.Storage, Replicas: o.Replicas,
 		},
-		Purpose: "Envelopes larger than MaxMessageBytes, referenced by busv1.ObjectRef from their snapshot event; " +
-			"kept as long as snapshot events.",
+		Purpose: "Content-addressed snapshot chunks and manifests (busv1.Manifest) of snapshots larger than " +
+			"MaxMessageBytes, and deltas too large for their event. No TTL: the aggregator deletes what no " +
+			"retained snapshot event references, after a grace period for readers.",
 		Writers: services(busv1.ServiceAggregator),
 		Readers: exporters,
 	}}

@@ -270,3 +270,18 @@ func digestOf(name string) string {
 	}
 	return name
 }
+
+// ManifestAt reads the manifest object ref names, checking its content
+// against its name but not against an event (garbage collection lists what
+// a manifest references).
+func (l *Loader) ManifestAt(ctx context.Context, ref *busv1.ObjectRef) (*busv1.Manifest, error) {
+	b, err := l.getAddressed(ctx, ref.Bucket, ref.Name, digestOf(ref.Name))
+	if err != nil {
+		return nil, err
+	}
+	var m busv1.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("decode manifest %s/%s: %w", ref.Bucket, ref.Name, err)
+	}
+	return &m, nil
+}

@@ -29,6 +29,14 @@ type Config struct {
 	// MaxMessageBytes bounds an inline snapshot event; zero uses the bus
 	// limits, larger envelopes go to the object store.
 	MaxMessageBytes int
+	// GCInterval is how often the envelope store is collected (engine
+	// Options.GCInterval); zero disables.
+	GCInterval time.Duration
+	// GCGrace is how old an unreferenced object must be to be deleted.
+	GCGrace time.Duration
+	// HistoryMaxBytes bounds the bytes each inventory's retained snapshot
+	// history references; zero is unlimited.
+	HistoryMaxBytes int64
 	// Log is the logger; the zero value discards.
 	Log logr.Logger
 	// Metrics registers the aggregator's metrics (engine.NewMetrics) in
@@ -38,11 +46,11 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults: local NATS, 250ms settle window, 15s
-// lease.
+// lease, envelope store collected every 5 minutes with a 10-minute grace.
 func DefaultConfig() Config {
 	host, _ := os.Hostname()
 	return Config{NATSURL: "nats://127.0.0.1:4222", MetricsBindAddress: ":8080", Settle: 250 * time.Millisecond,
-		LeaseTTL: 15 * time.Second, Identity: host}
+		LeaseTTL: 15 * time.Second, Identity: host, GCInterval: 5 * time.Minute, GCGrace: 10 * time.Minute}
 }
 
 // BindFlags registers the configuration's flags on fs, defaulting to c's
@@ -56,4 +64,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Identity, "identity", c.Identity, "this replica's name in the leader lease")
 	fs.IntVar(&c.MaxMessageBytes, "max-message-bytes", c.MaxMessageBytes,
 		"largest inline snapshot event in bytes; 0 uses the bus limits")
+	fs.DurationVar(&c.GCInterval, "gc-interval", c.GCInterval,
+		"how often snapshot chunks, manifests and deltas no retained event references are deleted (0 disables)")
+	fs.DurationVar(&c.GCGrace, "gc-grace", c.GCGrace,
+		"how old an unreferenced snapshot object must be before it is deleted; keep it above the exporters' ack wait")
+	fs.Int64Var(&c.HistoryMaxBytes, "history-max-bytes", c.HistoryMaxBytes,
+		"per inventory, the most bytes its retained snapshot history may reference; older events are dropped (0: unlimited)")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,13 +30,17 @@ func benchRow(inv, i, v int) busv1.Row {
 
 // loadBench writes 100,000 rows across 100 namespaces, one inventory each,
 // with asynchronous KV publishes.
-func loadBench(b *testing.B) *bed {
+func loadBench(b *testing.B) *bed { return loadRows(b, benchInventories, benchRowsPerInv) }
+
+// loadRows writes perInv rows into each of invs namespaces, one inventory
+// each.
+func loadRows(b *testing.B, invs, perInv int) *bed {
 	bd := newBed(b, nil)
-	for inv := range benchInventories {
+	for inv := range invs {
 		bd.putInventory(nsInventory(fmt.Sprintf("ns-%03d", inv), "inv"))
 	}
-	for inv := range benchInventories {
-		for i := range benchRowsPerInv {
+	for inv := range invs {
+		for i := range perInv {
 			r := benchRow(inv, i, 0)
 			v, err := json.Marshal(busv1.RowEntry{Row: r, TargetGeneration: 1})
 			if err != nil {
@@ -115,4 +120,54 @@ func nextOn(sub *nats.Subscription, subject string) error {
 			return nil
 		}
 	}
+}
+
+// BenchmarkOneRowChangeIn100kRowInventory measures, with 100,000 rows in one
+// inventory and no settle window, the time from a row write to its event
+// arriving at a subscriber, and the CPU the process (aggregator and the
+// embedded NATS server) spends per change.
+func BenchmarkOneRowChangeIn100kRowInventory(b *testing.B) {
+	const rows = 100_000
+	bd := loadRows(b, 1, rows)
+	start := time.Now()
+	e := bd.start(Options{Settle: 0})
+	waitFor(b, "the rebuild", func() bool { return e.started.Load() && e.settled.Load() >= 1 && e.events.Load() >= 1 })
+	rebuild := time.Since(start)
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	sub, err := bd.js.Conn().SubscribeSync(bus.SnapshotSubjects)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	want := bus.SnapshotSubject(key("ns-000", "inv"))
+	lat := make([]time.Duration, 0, b.N)
+	cpu0 := processCPU(b)
+	b.ResetTimer()
+	for i := range b.N {
+		t0 := time.Now()
+		bd.putRow(benchRow(0, (i*7919)%rows, i+1))
+		if err := nextOn(sub, want); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	cpu := processCPU(b) - cpu0
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(cpu.Seconds()*1000/float64(b.N), "cpu-ms/change")
+	b.ReportMetric(rebuild.Seconds(), "rebuild-s")
+	b.ReportMetric(float64(after.HeapAlloc)/rows, "heapB/row")
+}
+
+// processCPU is the CPU time (user and system) this process used so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

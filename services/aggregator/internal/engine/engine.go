@@ -30,6 +30,16 @@ type Options struct {
 	Log logr.Logger
 	// Metrics records what the engine does; nil records nothing.
 	Metrics *Metrics
+	// GCInterval is how often objects no retained snapshot references are
+	// deleted from the envelope store; zero disables collection.
+	GCInterval time.Duration
+	// GCGrace is how old an unreferenced object must be before it is
+	// deleted, so a reader that just got its event can still load it.
+	GCGrace time.Duration
+	// HistoryMaxBytes bounds, per inventory, the bytes its retained
+	// snapshot events reference; older events are dropped beyond it (the
+	// newest always stays). Zero is unlimited.
+	HistoryMaxBytes int64
 }
 
 // Engine keeps the snapshots of every inventory and publishes them.
@@ -43,12 +53,16 @@ type Engine struct {
 	// loader reads snapshots back (restart, delta base, garbage collection).
 	loader *replay.Loader
 	invs   map[busv1.NamespacedName]*invState
-	ready  bool
+	// manifests caches the chunks of manifests garbage collection read.
+	manifests map[string][]busv1.Chunk
+	gcAt      time.Time
+	ready     bool
 
 	rowsRev atomic.Uint64 // last rows-bucket revision applied, for tests
 	cfgRev  atomic.Uint64 // last config-bucket revision applied, for tests
 	events  atomic.Int64  // events published, for tests
 	settled atomic.Int64  // settle checks done, for tests
+	gcRuns  atomic.Int64  // garbage collections done, for tests
 	started atomic.Bool   // rebuild done, for tests
 }
 
@@ -65,7 +79,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 		opts.RetryBackoff = time.Second
 	}
 	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.NewRows(), loader: replay.NewLoader(js, -1),
-		invs: map[busv1.NamespacedName]*invState{}}, nil
+		invs: map[busv1.NamespacedName]*invState{}, manifests: map[string][]busv1.Chunk{}}, nil
 }
 
 // Run rebuilds every snapshot from the bus, then follows rows and config and
@@ -149,6 +163,7 @@ func (e *Engine) start(ctx context.Context) {
 	e.ready = true
 	now := e.clock.Now()
 	e.adoptOrphans(ctx)
+	e.gcAt = now.Add(e.opts.GCInterval)
 	for _, st := range e.invs {
 		st.settleAt = now
 	}
@@ -163,6 +178,9 @@ func (e *Engine) nextWake() (time.Time, bool) {
 		if !t.IsZero() && (!found || t.Before(at)) {
 			at, found = t, true
 		}
+	}
+	if e.opts.GCInterval > 0 {
+		consider(e.gcAt)
 	}
 	for _, st := range e.invs {
 		consider(st.settleAt)

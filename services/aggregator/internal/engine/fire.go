@@ -28,6 +28,7 @@ func (e *Engine) fire(ctx context.Context) {
 	for _, st := range e.invs {
 		e.periodic(ctx, st, now)
 	}
+	e.gcDue(ctx, now)
 }
 
 // settle publishes st when its snapshot or generation changed since the last

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// refs is the part of a snapshot event garbage collection reads.
+type refs struct {
+	ManifestRef *busv1.ObjectRef `json:"manifestRef"`
+	EnvelopeRef *busv1.ObjectRef `json:"envelopeRef"`
+	DeltaRef    *busv1.ObjectRef `json:"deltaRef"`
+}
+
+// retained is one event kept in an inventory's history.
+type retained struct {
+	seq  uint64
+	refs refs
+}
+
+// collect deletes every object of the envelope store that no retained
+// snapshot event and no inventory's current view references, once it is
+// older than the grace period, after trimming each inventory's history to
+// HistoryMaxBytes. It runs on the engine's goroutine, so no publish stores
+// an object while it decides.
+func (e *Engine) collect(ctx context.Context) error {
+	history, err := e.histories(ctx)
+	if err != nil {
+		return err
+	}
+	keep := map[string]struct{}{}
+	for subject, evs := range history {
+		kept, err := e.trim(ctx, subject, evs)
+		if err != nil {
+			return err
+		}
+		for _, ev := range kept {
+			if err := e.mark(ctx, ev.refs, keep); err != nil {
+				return err
+			}
+		}
+	}
+	live := map[string]struct{}{}
+	for _, st := range e.invs {
+		if st.view != nil {
+			st.view.Digests(live)
+		}
+	}
+	for d := range live {
+		keep[bus.ChunkObjectName(d)] = struct{}{}
+	}
+	return e.sweep(ctx, keep)
+}
+
+// histories reads every retained snapshot event's references, per subject,
+// oldest first.
+func (e *Engine) histories(ctx context.Context) (map[string][]retained, error) {
+	c, err := e.js.OrderedConsumer(ctx, bus.StreamSnapshots, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{bus.SnapshotSubjects}, DeliverPolicy: jetstream.DeliverAllPolicy})
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot history: %w", err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot history: %w", err)
+	}
+	out := map[string][]retained{}
+	for pending := info.NumPending; pending > 0; {
+		m, err := c.Next(jetstream.FetchContext(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("read snapshot history: %w", err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return nil, fmt.Errorf("read snapshot history: %w", err)
+		}
+		pending = md.NumPending
+		var r refs
+		if err := json.Unmarshal(m.Data(), &r); err != nil {
+			continue // not an event of ours: it references nothing
+		}
+		out[m.Subject()] = append(out[m.Subject()], retained{seq: md.Sequence.Stream, refs: r})
+	}
+	return out, nil
+}
+
+// mark adds the objects r references to keep.
+func (e *Engine) mark(ctx context.Context, r refs, keep map[string]struct{}) error {
+	for _, ref := range []*busv1.ObjectRef{r.EnvelopeRef, r.DeltaRef} {
+		if ref != nil {
+			keep[ref.Name] = struct{}{}
+		}
+	}
+	if r.ManifestRef == nil {
+		return nil
+	}
+	keep[r.ManifestRef.Name] = struct{}{}
+	chunks, err := e.manifestChunks(ctx, r.ManifestRef)
+	if err != nil {
+		return err
+	}
+	for _, c := range chunks {
+		keep[bus.ChunkObjectName(c.Digest)] = struct{}{}
+	}
+	return nil
+}
+
+// manifestChunks returns a manifest's chunks, from the cache of manifests
+// (they never change) or the store. A manifest already gone references
+// nothing any more.
+func (e *Engine) manifestChunks(ctx context.Context, ref *busv1.ObjectRef) ([]busv1.Chunk, error) {
+	if cs, ok := e.manifests[ref.Name]; ok {
+		return cs, nil
+	}
+	m, err := e.loader.ManifestAt(ctx, ref)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.manifests[ref.Name] = m.Chunks
+	return m.Chunks, nil
+}
+
+// sweep deletes the objects not in keep that are older than the grace
+// period.
+func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}) error {
+	obs, err := e.js.ObjectStore(ctx, bus.ObjectStoreEnvelopes)
+	if err != nil {
+		return fmt.Errorf("open object store %s: %w", bus.ObjectStoreEnvelopes, err)
+	}
+	infos, err := obs.List(ctx)
+	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+		return fmt.Errorf("list object store %s: %w", bus.ObjectStoreEnvelopes, err)
+	}
+	cutoff := time.Now().Add(-e.opts.GCGrace) // object times are the server's wall clock
+	var gone []string
+	for _, in := range infos {
+		if _, ok := keep[in.Name]; ok || in.ModTime.After(cutoff) {
+			continue
+		}
+		if err := obs.Delete(ctx, in.Name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+			return fmt.Errorf("delete %s/%s: %w", bus.ObjectStoreEnvelopes, in.Name, err)
+		}
+		gone = append(gone, in.Name)
+		delete(e.manifests, in.Name)
+	}
+	e.pub.Writer().Forget(gone...)
+	e.m.collected(len(gone))
+	if len(gone) > 0 {
+		e.opts.Log.V(1).Info("collected unreferenced snapshot objects", "objects", len(gone))
+	}
+	return nil
+}
+
+// trim drops the oldest events of one inventory's history while what they
+// reference in total exceeds HistoryMaxBytes; the newest event always stays.
+// It returns the events kept.
+func (e *Engine) trim(ctx context.Context, subject string, evs []retained) ([]retained, error) {
+	if e.opts.HistoryMaxBytes <= 0 || len(evs) < 2 {
+		return evs, nil
+	}
+	seen := map[string]struct{}{}
+	var total int64
+	cut := -1
+	for i := len(evs) - 1; i >= 0 && cut < 0; i-- {
+		n, err := e.newBytes(ctx, evs[i].refs, seen)
+		if err != nil {
+			return nil, err
+		}
+		if total += n; total > e.opts.HistoryMaxBytes && i < len(evs)-1 {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		return evs, nil
+	}
+	s, err := e.js.Stream(ctx, bus.StreamSnapshots)
+	if err != nil {
+		return nil, fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(evs[cut].seq+1)); err != nil {
+		return nil, fmt.Errorf("trim history of %s: %w", subject, err)
+	}
+	e.opts.Log.Info("trimmed a snapshot history over its byte limit", "subject", subject, "events", cut+1)
+	return evs[cut+1:], nil
+}
+
+// newBytes is the size of what r references that seen does not hold yet.
+func (e *Engine) newBytes(ctx context.Context, r refs, seen map[string]struct{}) (int64, error) {
+	var n int64
+	add := func(name string, size int64) {
+		if _, ok := seen[name]; !ok {
+			seen[name] = struct{}{}
+			n += size
+		}
+	}
+	for _, ref := range []*busv1.ObjectRef{r.EnvelopeRef, r.DeltaRef, r.ManifestRef} {
+		if ref != nil {
+			add(ref.Name, ref.Size)
+		}
+	}
+	if r.ManifestRef != nil {
+		chunks, err := e.manifestChunks(ctx, r.ManifestRef)
+		if err != nil {
+			return 0, err
+		}
+		for _, c := range chunks {
+			add(bus.ChunkObjectName(c.Digest), c.Bytes)
+		}
+	}
+	return n, nil
+}
+
+// gcDue runs garbage collection when its interval has passed.
+func (e *Engine) gcDue(ctx context.Context, now time.Time) {
+	if e.opts.GCInterval <= 0 || now.Before(e.gcAt) {
+		return
+	}
+	e.gcAt = now.Add(e.opts.GCInterval)
+	defer e.gcRuns.Add(1)
+	if err := e.collect(ctx); err != nil {
+		e.opts.Log.Error(err, "collect unreferenced snapshot objects")
+	}
+}

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/replay"
+)
+
+// storeObjects lists the envelope store: name to size.
+func storeObjects(t *testing.T, b *bed) map[string]uint64 {
+	t.Helper()
+	obs, err := b.js.ObjectStore(context.Background(), bus.ObjectStoreEnvelopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := obs.List(context.Background())
+	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+		t.Fatal(err)
+	}
+	out := map[string]uint64{}
+	for _, in := range infos {
+		out[in.Name] = in.Size
+	}
+	return out
+}
+
+// churn changes one row per revision of an inventory whose snapshots go
+// through manifests, n times, and returns the engine.
+func churn(t *testing.T, b *bed, clock *fakeClock, opts Options, n int) *Engine {
+	t.Helper()
+	b.putInventory(nsInventory("team-a", "big"))
+	pad := strings.Repeat("x", 200)
+	for i := range 600 {
+		b.putRow(mkRow("team-a", "web", rowName(i), pad))
+	}
+	e := b.start(opts)
+	waitFor(t, "the first snapshot", func() bool { return e.events.Load() == 1 })
+	for i := range n {
+		last := b.putRow(mkRow("team-a", "web", rowName((i*97)%600), pad+strings.Repeat("y", i+1)))
+		waitFor(t, "the row", func() bool { return e.rowsRev.Load() >= last })
+		before := e.events.Load()
+		clock.Advance(time.Second)
+		waitFor(t, "the revision", func() bool { return e.events.Load() > before })
+	}
+	return e
+}
+
+func TestGarbageCollectionKeepsExactlyWhatRetainedRevisionsNeed(t *testing.T) {
+	b := newBed(t, func(o *bus.Options) { o.SnapshotHistory = 8 })
+	clock := newFakeClock()
+	opts := Options{Settle: time.Second, Clock: clock, MaxMessageBytes: 8 << 10, GCInterval: time.Hour}
+	e := churn(t, b, clock, opts, 40)
+	grown := storeObjects(t, b)
+	runs := e.gcRuns.Load()
+	clock.Advance(time.Hour)
+	waitFor(t, "a garbage collection", func() bool { return e.gcRuns.Load() > runs })
+
+	left := storeObjects(t, b)
+	if len(left) >= len(grown) {
+		t.Fatalf("collection kept %d of %d objects", len(left), len(grown))
+	}
+	evs := b.history(key("team-a", "big"))
+	if len(evs) != 8 {
+		t.Fatalf("history holds %d events, want 8", len(evs))
+	}
+	need := map[string]bool{}
+	l := replay.NewLoader(b.js, -1)
+	for _, s := range evs {
+		ev := s.Event
+		if ev.ManifestRef == nil {
+			t.Fatalf("revision %d has no manifest", ev.Revision)
+		}
+		env, err := l.Envelope(context.Background(), &ev)
+		if err != nil {
+			t.Fatalf("revision %d after collection: %v", ev.Revision, err)
+		}
+		if env.ItemCount != 600 {
+			t.Fatalf("revision %d has %d items", ev.Revision, env.ItemCount)
+		}
+		need[ev.ManifestRef.Name] = true
+		m, err := l.Manifest(context.Background(), &ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range m.Chunks {
+			need[bus.ChunkObjectName(c.Digest)] = true
+		}
+		if ev.DeltaRef != nil {
+			need[ev.DeltaRef.Name] = true
+		}
+	}
+	for name := range left {
+		if !need[name] {
+			t.Errorf("%s is kept but no retained revision references it", name)
+		}
+	}
+}
+
+func TestGarbageCollectionWaitsForTheGracePeriodAndTrimsHistoryBytes(t *testing.T) {
+	b := newBed(t, nil)
+	clock := newFakeClock()
+	opts := Options{Settle: time.Second, Clock: clock, MaxMessageBytes: 8 << 10, GCInterval: time.Hour,
+		GCGrace: 24 * time.Hour, HistoryMaxBytes: 200 << 10}
+	e := churn(t, b, clock, opts, 30)
+	grown := storeObjects(t, b)
+	runs := e.gcRuns.Load()
+	clock.Advance(time.Hour)
+	waitFor(t, "a garbage collection", func() bool { return e.gcRuns.Load() > runs })
+	if left := storeObjects(t, b); len(left) != len(grown) {
+		t.Errorf("objects younger than the grace period were deleted: %d of %d left", len(left), len(grown))
+	}
+	evs := b.history(key("team-a", "big"))
+	if len(evs) >= 16 || len(evs) < 1 || evs[len(evs)-1].Event.Revision != 31 {
+		t.Fatalf("history of %d events ending at revision %d; want it trimmed to its byte limit, the newest kept",
+			len(evs), evs[len(evs)-1].Event.Revision)
+	}
+}
