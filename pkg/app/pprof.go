@@ -14,11 +14,11 @@ import (
 
 // pprofMux is a private mux holding net/http/pprof's handlers: importing the
 // package also registers them on http.DefaultServeMux, which no Kollect
-// server serves.
+// server serves. /debug/pprof/cmdline is left out: the chart passes the NATS
+// password in --nats-url, and a profile reader needs no argv.
 func pprofMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
