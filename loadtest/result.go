@@ -46,7 +46,7 @@ type Result struct {
 	// its samples (bytes per stream and "total").
 	Bus       []BusStream        `json:"busStorage"`
 	BusSeries map[string][]Point `json:"busBytesSeries"`
-	Changes       []*Change          `json:"changes,omitempty"`
+	Changes   []*Change          `json:"changes,omitempty"`
 }
 
 // Settings are the run's knobs.
