@@ -22,6 +22,13 @@ type Config struct {
 	// Changes single-object changes are made at ChangeRate per second.
 	Changes    int
 	ChangeRate float64
+	// Idle is how long the services run untouched after the initial sync,
+	// to measure the CPU they use doing nothing; zero skips it.
+	Idle time.Duration
+	// MemoryLimit sets the services' --memory-limit (demo.ParseMemoryLimits:
+	// "" the chart's default container limits, a quantity for all,
+	// service=quantity,... for some, "off" for none).
+	MemoryLimit string
 	// ChangeWait bounds the wait for the sinks after the last change;
 	// later changes count as missing.
 	ChangeWait time.Duration
@@ -47,7 +54,7 @@ func DefaultConfig(tier string) (Config, error) {
 		return Config{}, err
 	}
 	return Config{Tier: tier, Objects: n, Namespaces: max(1, n/100), Workers: 32, QPS: 500, Burst: 1000,
-		Changes: 1000, ChangeRate: 20, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute}, nil
+		Changes: 1000, ChangeRate: 20, Idle: 10 * time.Second, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute}, nil
 }
 
 // ParseTier reads an object count written as 1000, 1k or 1m.

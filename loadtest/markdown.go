@@ -13,8 +13,10 @@ func markdown(res *Result, base string) string {
 	s := res.Settings
 	p("# Load test %s (%s mode), %s", res.Tier, res.Mode, res.Date)
 	p("")
-	p("%d objects (%d ConfigMaps, %d Deployments, mean %d bytes as JSON) in %d namespaces; %d inventory bound to a PostgreSQL and a Git perResource sink; %d workers at %.0f QPS; %d changes at %.0f/s; %d deletes.",
-		s.Objects, s.ConfigMaps, s.Deployments, s.AvgBytes, s.Namespaces, s.Inventories, s.Workers, s.QPS, s.Changes, s.ChangeRate, s.Deletes)
+	p("%d objects (%d ConfigMaps, %d Deployments, mean %d bytes as JSON) in %d namespaces; %d inventory bound to a PostgreSQL and a Git perResource sink; %d workers at %.0f QPS; %.0f s idle; %d changes at %.0f/s; %d deletes.",
+		s.Objects, s.ConfigMaps, s.Deployments, s.AvgBytes, s.Namespaces, s.Inventories, s.Workers, s.QPS, s.IdleSeconds, s.Changes, s.ChangeRate, s.Deletes)
+	p("")
+	p("Services' `--memory-limit` (Go soft limit 85%% of it): %s.", memoryLimits(s.MemoryLimits))
 	p("")
 	m := res.Machine
 	p("Machine: %s, %d CPUs, %s memory, kernel %s, %s. **Load average** (1/5/15 min) at start %s, at end %s — the machine is shared with other agents, so absolute numbers are pessimistic.",
@@ -28,7 +30,7 @@ func markdown(res *Result, base string) string {
 	p("Versions: %s.", strings.Join(vs, "; "))
 	p("")
 	if len(res.Targets) > 0 {
-		p("## Targets (issue 10)")
+		p("## Targets (issue 17)")
 		p("")
 		p("| target | limit | reached | met |")
 		p("|---|---|---|---|")
@@ -37,7 +39,7 @@ func markdown(res *Result, base string) string {
 			if t.Met {
 				met = "yes"
 			}
-			p("| %s | ≤ %.0f %s | %.2f %s | %s |", t.Name, t.Target, t.Unit, t.Got, t.Unit, met)
+			p("| %s | ≤ %g %s | %.3g %s | %s |", t.Name, t.Target, t.Unit, t.Got, t.Unit, met)
 		}
 		p("")
 	}
@@ -65,7 +67,9 @@ func markdown(res *Result, base string) string {
 		}
 	}
 	p("")
+	phasesMarkdown(&b, res)
 	processes(&b, res)
+	busMarkdown(&b, res)
 	if len(res.Collect) > 0 {
 		p("## Command-line collection on the same API server and objects")
 		p("")
@@ -101,7 +105,7 @@ func processes(b *strings.Builder, res *Result) {
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "Peak RSS is VmHWM (PostgreSQL: the largest sampled sum over the postmaster and its backends); CPU is utime+stime from /proc (PostgreSQL: plus its backends, live and exited). NATS and the Git server's HTTP handler are embedded in the load-test process, so their share is in `loadtest+nats`; `git-server children` is the CPU of the processes git http-backend spawns (receive-pack, index-pack), read as the load-test process's waited-for children (in the create phase it also holds initdb).")
 	fmt.Fprintln(b)
-	phases := []string{"create", "initial sync", "changes", "deletes", "collect"}
+	phases := []string{"create", "initial sync", "idle", "changes", "deletes", "collect"}
 	fmt.Fprintf(b, "| process | peak RSS MiB | CPU s total | %s |\n|---|---|---|%s\n", strings.Join(phases, " | "), strings.Repeat("---|", len(phases)))
 	for _, pr := range res.Processes {
 		var cells []string
@@ -119,6 +123,18 @@ func processes(b *strings.Builder, res *Result) {
 		}
 		fmt.Fprintln(b)
 	}
+}
+
+// memoryLimits lists the services' memory limits, "none" when there are none.
+func memoryLimits(m map[string]string) string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, k+" "+m[k])
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -103,6 +104,10 @@ func (r *run) deletes(ctx context.Context, pg *pgSink, git *gitSink) error {
 	return nil
 }
 
+// keptMetrics are the prefixes of the metrics scrapeMetrics keeps.
+var keptMetrics = []string{"kollect_", "process_", "go_memstats_heap_inuse", "go_gc_gomemlimit", "go_gc_duration_seconds",
+	"rest_client_requests_total"}
+
 // scrapeMetrics saves the services' kollect_* and process_* metrics next to
 // the report.
 func (r *run) scrapeMetrics() {
@@ -118,8 +123,7 @@ func (r *run) scrapeMetrics() {
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			l := sc.Text()
-			if strings.HasPrefix(l, "kollect_") || strings.HasPrefix(l, "process_") || strings.HasPrefix(l, "go_memstats_heap_inuse") ||
-				strings.HasPrefix(l, "go_gc_duration_seconds") || strings.HasPrefix(l, "rest_client_requests_total") {
+			if slices.ContainsFunc(keptMetrics, func(p string) bool { return strings.HasPrefix(l, p) }) {
 				fmt.Fprintln(&b, l)
 			}
 		}

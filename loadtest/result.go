@@ -30,6 +30,9 @@ type Result struct {
 	ChangesSecs float64     `json:"changesSeconds"`
 	Delete      Delete      `json:"delete"`
 
+	// Phases hold each phase's wall time, CPU (Kollect's and all), load
+	// average and bus storage.
+	Phases    []Phase            `json:"phases"`
 	Processes []Process          `json:"processes"`
 	Backlog   map[string]float64 `json:"backlogMax"`
 	Collect   []CollectRun       `json:"collect,omitempty"`
@@ -39,7 +42,11 @@ type Result struct {
 	PhaseStarts   map[string]float64 `json:"phaseStarts"`
 	RSS           map[string][]Point `json:"rssSeries"`
 	BacklogSeries map[string][]Point `json:"backlogSeries"`
-	Changes       []*Change          `json:"changes,omitempty"`
+	// Bus is the storage of each bus stream at phase boundaries; BusSeries
+	// its samples (bytes per stream and "total").
+	Bus       []BusStream        `json:"busStorage"`
+	BusSeries map[string][]Point `json:"busBytesSeries"`
+	Changes   []*Change          `json:"changes,omitempty"`
 }
 
 // Settings are the run's knobs.
@@ -55,6 +62,20 @@ type Settings struct {
 	ChangeRate  float64 `json:"changeRate"`
 	Deletes     int     `json:"deletes"`
 	AvgBytes    int     `json:"avgObjectBytes"`
+	IdleSeconds float64 `json:"idleSeconds"`
+	// MemoryLimits are the services' --memory-limit (their Go soft limit is
+	// 85% of it).
+	MemoryLimits map[string]string `json:"memoryLimits"`
+}
+
+// BusStream is the bytes one JetStream stream (or "total") stores: at the
+// end of the initial sync, at its highest during the changes and at the
+// end of the run.
+type BusStream struct {
+	Name             string  `json:"name"`
+	AfterInitialSync float64 `json:"afterInitialSync"`
+	PeakInChanges    float64 `json:"peakInChanges"`
+	End              float64 `json:"end"`
 }
 
 // InitialSync times the first full export.

@@ -48,7 +48,14 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 	}
 	r.res.Settings = Settings{Objects: c.Objects, ConfigMaps: (c.Objects + 1) / 2, Deployments: c.Objects / 2,
 		Namespaces: c.Namespaces, Inventories: 1, Workers: c.Workers, QPS: c.QPS, Changes: c.Changes,
-		ChangeRate: c.ChangeRate, Deletes: c.Deletes}
+		ChangeRate: c.ChangeRate, Deletes: c.Deletes, IdleSeconds: c.Idle.Seconds()}
+	defaults, err := demo.ChartMemoryLimits(root)
+	if err != nil {
+		return nil, err
+	}
+	if r.res.Settings.MemoryLimits, err = demo.ParseMemoryLimits(c.MemoryLimit, defaults); err != nil {
+		return nil, err
+	}
 	if err := r.build(ctx); err != nil {
 		return nil, err
 	}

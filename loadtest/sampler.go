@@ -23,19 +23,23 @@ type sampler struct {
 	start time.Time
 	js    jetstream.JetStream
 
-	mu      sync.Mutex
-	pids    map[string]int     // name -> pid (postgres: the postmaster)
-	rss     map[string][]Point // MiB
-	hwm     map[string]float64 // MiB
-	cpu     map[string]float64 // seconds, latest
-	backlog map[string][]Point // messages
-	phases  []phaseMark
+	mu       sync.Mutex
+	pids     map[string]int     // name -> pid (postgres: the postmaster)
+	rss      map[string][]Point // MiB
+	hwm      map[string]float64 // MiB
+	cpu      map[string]float64 // seconds, latest
+	backlog  map[string][]Point // messages
+	load     []Point            // the machine's 1-minute load average
+	busBytes map[string][]Point // bytes stored per JetStream stream, and "total"
+	phases   []phaseMark
 }
 
+// phaseMark is the state at the start of a phase.
 type phaseMark struct {
 	Name string
 	At   float64
 	CPU  map[string]float64
+	Load [3]float64 // 1, 5 and 15-minute load averages
 }
 
 func newSampler(start time.Time, natsURL string) (*sampler, error) {
@@ -48,7 +52,8 @@ func newSampler(start time.Time, natsURL string) (*sampler, error) {
 		return nil, err
 	}
 	return &sampler{start: start, js: js, pids: map[string]int{}, rss: map[string][]Point{},
-		hwm: map[string]float64{}, cpu: map[string]float64{}, backlog: map[string][]Point{}}, nil
+		hwm: map[string]float64{}, cpu: map[string]float64{}, backlog: map[string][]Point{},
+		busBytes: map[string][]Point{}}, nil
 }
 
 // watch adds a process to sample.
@@ -119,6 +124,12 @@ func (s *sampler) sample(ctx context.Context) {
 		s.mu.Unlock()
 	}
 	s.sampleBus(ctx, t)
+	s.sampleStorage(ctx, t)
+	if l, ok := loadavg3(); ok {
+		s.mu.Lock()
+		s.load = append(s.load, Point{t, l[0]})
+		s.mu.Unlock()
+	}
 }
 
 // sampleBus records pending plus unacknowledged messages per consumer of the
@@ -157,5 +168,6 @@ func (s *sampler) mark(name string) {
 	for k, v := range s.cpu {
 		cpu[k] = v
 	}
-	s.phases = append(s.phases, phaseMark{Name: name, At: time.Since(s.start).Seconds(), CPU: cpu})
+	l, _ := loadavg3()
+	s.phases = append(s.phases, phaseMark{Name: name, At: time.Since(s.start).Seconds(), CPU: cpu, Load: l})
 }

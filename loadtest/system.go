@@ -35,7 +35,8 @@ func (r *run) system(ctx context.Context) error {
 	r.s.mark("initial sync")
 	r.step("starting the services and applying the Profiles, Targets, inventory and sinks")
 	start := time.Now()
-	ss, exits, err := demo.StartServicesWith(r.c.BinDir, r.logDir(), r.p, demo.ServiceOptions{Extra: extra})
+	ss, exits, err := demo.StartServicesWith(r.c.BinDir, r.logDir(), r.p,
+		demo.ServiceOptions{Extra: extra, MemoryLimits: r.res.Settings.MemoryLimits})
 	defer func() {
 		r.scrapeMetrics()
 		r.s.sample(context.Background()) // last peaks before the processes exit
@@ -57,6 +58,10 @@ func (r *run) system(ctx context.Context) error {
 		r.keepLogs()
 		return err
 	}
+	if err := r.idle(ctx); err != nil {
+		r.keepLogs()
+		return err
+	}
 	if err := r.changes(ctx, pg, git); err != nil {
 		r.keepLogs()
 		return err
@@ -67,6 +72,24 @@ func (r *run) system(ctx context.Context) error {
 	}
 	r.s.mark("end")
 	return nil
+}
+
+// idle lets the services run untouched for c.Idle, so that the report can
+// tell the CPU they use doing nothing from what the changes cost.
+func (r *run) idle(ctx context.Context) error {
+	if r.c.Idle <= 0 {
+		return nil
+	}
+	r.s.mark("idle")
+	r.step("measuring the services' idle CPU for %v", r.c.Idle)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case err := <-r.exits:
+		return err
+	case <-time.After(r.c.Idle):
+		return nil
+	}
 }
 
 // waitFor polls cond every interval until it holds, a service exits or the

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/services/aggregator"
 	"kollect.dev/kollect/services/collector"
 	"kollect.dev/kollect/services/control"
@@ -21,12 +22,15 @@ import (
 type binder func(*flag.FlagSet)
 
 // flagSets returns, per Deployment component, the flags the service's binary defines: its
-// Config.BindFlags, plus the logging flags pkg/app.Main adds for the exporters.
+// Config.BindFlags, the app.Process flags every main binds, plus the logging flags pkg/app.Main
+// adds for the exporters.
 func flagSets() map[string]func() *flag.FlagSet {
 	newFS := func(name string, bind binder, appMain bool) func() *flag.FlagSet {
 		return func() *flag.FlagSet {
 			fs := flag.NewFlagSet(name, flag.ContinueOnError)
 			bind(fs)
+			proc := app.DefaultProcess()
+			proc.BindFlags(fs)
 			if appMain {
 				fs.Bool("log-development", false, "")
 				fs.Int("v", 0, "")

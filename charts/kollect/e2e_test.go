@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats-server/v2/server"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
@@ -124,6 +125,8 @@ func podEnv(t *testing.T, d *unstructured.Unstructured, pod string, secrets map[
 				env[name] = map[string]string{"metadata.name": pod, "metadata.namespace": namespace}[f["fieldPath"].(string)]
 			} else if s, ok := from["secretKeyRef"].(map[string]any); ok {
 				env[name] = secrets[s["name"].(string)][s["key"].(string)]
+			} else if r, ok := from["resourceFieldRef"].(map[string]any); ok {
+				env[name] = containerResource(t, cs[0].(map[string]any), r["resource"].(string))
 			}
 		}
 		if env[name] == "" {
@@ -131,6 +134,19 @@ func podEnv(t *testing.T, d *unstructured.Unstructured, pod string, secrets map[
 		}
 	}
 	return env
+}
+
+// containerResource resolves a resourceFieldRef the way the kubelet does with the default
+// divisor: the container's limits.memory in bytes.
+func containerResource(t *testing.T, c map[string]any, ref string) string {
+	t.Helper()
+	kind, res, _ := strings.Cut(ref, ".")
+	v, _, _ := unstructured.NestedString(c, "resources", kind, res)
+	q, err := resource.ParseQuantity(v)
+	if err != nil {
+		t.Fatalf("resourceFieldRef %s = %q: %v", ref, v, err)
+	}
+	return strconv.FormatInt(q.Value(), 10)
 }
 
 var (
@@ -306,7 +322,8 @@ func TestServicesRunWithTheChartsArgsAndRBAC(t *testing.T) {
 	pg := testenv.StartPostgres(t)
 	dsn := pg.CreateDatabase(t, "inventory")
 
-	exporters := map[string]service{}
+	exporters, all := map[string]service{}, map[string]service{}
+	limits := map[string]float64{} // pod -> the Go soft limit the chart asks for
 	for _, d := range objs {
 		if d.GetKind() != "Deployment" {
 			continue
@@ -327,6 +344,10 @@ func TestServicesRunWithTheChartsArgsAndRBAC(t *testing.T) {
 		}
 		for _, pod := range pods {
 			s := startService(t, bin, d, pod, natsAddr, kubeconfig, secrets)
+			all[pod] = s
+			cs, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+			limit, _ := strconv.ParseFloat(containerResource(t, cs[0].(map[string]any), "limits.memory"), 64)
+			limits[pod] = float64(int64(limit * 0.85))
 			if component == "database-exporter" {
 				exporters[pod] = s
 			}
@@ -362,6 +383,16 @@ func TestServicesRunWithTheChartsArgsAndRBAC(t *testing.T) {
 	if !ok {
 		return
 	}
+	t.Run("every service's Go memory limit is 85% of its container's limit", func(t *testing.T) {
+		for pod, s := range all {
+			if s.metrics == "" {
+				continue
+			}
+			if got := metricSum(s.metrics, "go_gc_gomemlimit_bytes"); got != limits[pod] {
+				t.Errorf("%s: go_gc_gomemlimit_bytes = %v, want %v", pod, got, limits[pod])
+			}
+		}
+	})
 	t.Run("both database exporter processes exported a share", func(t *testing.T) {
 		eventually(t, 30*time.Second, "exports on both processes", func() error {
 			for pod, s := range exporters {

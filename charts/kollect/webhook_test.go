@@ -8,16 +8,19 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/services/control"
 )
 
-// controlConfig parses the control Deployment's args into control's Config.
+// controlConfig parses the control Deployment's args into control's Config (and the
+// app.Process flags its main binds too).
 func controlConfig(t *testing.T, objs []*unstructured.Unstructured) control.Config {
 	t.Helper()
-	c := control.DefaultConfig()
+	c, proc := control.DefaultConfig(), app.DefaultProcess()
 	fs := flag.NewFlagSet("control", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	c.BindFlags(fs)
+	proc.BindFlags(fs)
 	if err := fs.Parse(containerArgs(t, find(t, objs, "Deployment", "kollect-control"))); err != nil {
 		t.Fatal(err)
 	}

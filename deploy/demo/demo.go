@@ -20,6 +20,9 @@ type Options struct {
 	Once bool
 	// Timeout bounds each wait for the services (default 2 minutes).
 	Timeout time.Duration
+	// MemoryLimits are the services' --memory-limit by binary name; nil
+	// gives each the chart's default container limit (ChartMemoryLimits).
+	MemoryLimits map[string]string
 }
 
 // Run builds and starts everything, shows the exported inventory and a
@@ -48,7 +51,12 @@ func Run(ctx context.Context, out io.Writer, o Options) error {
 	defer p.Stop()
 	logDir := filepath.Join(p.Dir, "logs")
 	step("starting " + fmt.Sprint(Services) + " as processes (logs in " + logDir + ")")
-	ss, exits, err := StartServices(o.BinDir, logDir, p)
+	if o.MemoryLimits == nil {
+		if o.MemoryLimits, err = ChartMemoryLimits(root); err != nil {
+			return err
+		}
+	}
+	ss, exits, err := StartServicesWith(o.BinDir, logDir, p, ServiceOptions{MemoryLimits: o.MemoryLimits})
 	defer func() {
 		if err := StopServices(ss, 15*time.Second); err != nil {
 			step(err.Error())

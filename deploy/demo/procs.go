@@ -26,6 +26,9 @@ type Service struct {
 
 // ServiceOptions adjust how StartServices runs the services.
 type ServiceOptions struct {
+	// MemoryLimits are the services' --memory-limit by name (see
+	// ChartMemoryLimits); a service without one gets no Go soft limit.
+	MemoryLimits map[string]string
 	// Extra are flags appended per service name after the demo's own; a
 	// flag given twice takes the later value.
 	Extra map[string][]string
@@ -69,7 +72,11 @@ func StartServicesWith(binDir, logDir string, p *Peers, o ServiceOptions) ([]*Se
 		if err != nil {
 			return started, exits, err
 		}
-		cmd := exec.Command(filepath.Join(binDir, name), append(args(name, p), o.Extra[name]...)...)
+		a := args(name, p)
+		if l := o.MemoryLimits[name]; l != "" {
+			a = append(a, "--memory-limit="+l)
+		}
+		cmd := exec.Command(filepath.Join(binDir, name), append(a, o.Extra[name]...)...)
 		cmd.Stdout, cmd.Stderr = log, log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {

@@ -15,12 +15,15 @@ import (
 )
 
 // Main is the body of a service's main: it registers the service's flags
-// with bind plus the logging flags, parses the command line, builds a zap
-// logger, and calls run with a context cancelled on SIGINT or SIGTERM. It
-// exits with status 1 when run fails.
+// with bind plus the logging and Process flags, parses the command line,
+// builds a zap logger, starts the Process settings (memory limit, pprof) and
+// calls run with a context cancelled on SIGINT or SIGTERM. It exits with
+// status 1 when they fail to start or run fails.
 func Main(name string, bind func(*flag.FlagSet), run func(ctx context.Context, log logr.Logger) error) {
 	fs := flag.NewFlagSet(name, flag.ExitOnError)
 	bind(fs)
+	proc := DefaultProcess()
+	proc.BindFlags(fs)
 	dev := fs.Bool("log-development", false, "Human-readable console logs instead of JSON.")
 	verbosity := fs.Int("v", 0, "Log verbosity: 0 info, 1 debug.")
 	_ = fs.Parse(os.Args[1:])
@@ -37,7 +40,9 @@ func Main(name string, bind func(*flag.FlagSet), run func(ctx context.Context, l
 	}
 	log := zapr.NewLogger(z).WithValues("service", name)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = run(ctx, log)
+	if _, err = proc.Start(ctx, log); err == nil {
+		err = run(ctx, log)
+	}
 	stop()
 	if err != nil {
 		log.Error(err, "stopped")

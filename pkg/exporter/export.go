@@ -59,7 +59,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		c.release(ctx)
 		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
 	}
-	rt.metrics.exported(cfg.Type, time.Since(started), j.d.size())
+	rt.metrics.exported(cfg.Type, modeOf(in.sink, snap), time.Since(started), j.d.size())
 	rev := c.end()
 	if ev.Replay != nil {
 		return rt.recordReplay(ctx, key, c.base, rev, ev, now)

@@ -6,15 +6,17 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // Metric names of every exporter family.
 const (
 	// NameExportDuration is a histogram of successful sink writes, per
-	// family and sink type.
+	// family, sink type and mode (ModeDelta, ModeFull).
 	NameExportDuration = "kollect_exporter_export_duration_seconds"
-	// NameExportBytes counts the envelope bytes delivered, per family and
-	// sink type.
+	// NameExportBytes counts the envelope bytes delivered, per family, sink
+	// type and mode.
 	NameExportBytes = "kollect_exporter_export_bytes_total"
 	// NameExportErrors counts failed export attempts, per family, sink type
 	// and reason (ReasonPermanent, ReasonTransient, ReasonDenied).
@@ -40,6 +42,23 @@ const (
 	ReasonDenied = "denied"
 )
 
+// Modes of NameExportDuration and NameExportBytes.
+const (
+	// ModeDelta: the sink applied the revision's delta (WriteDelta).
+	ModeDelta = "delta"
+	// ModeFull: the sink was given the whole snapshot (Write).
+	ModeFull = "full"
+)
+
+// modeOf is the mode in which write delivers snap to s: ModeDelta when it
+// calls WriteDelta, else ModeFull.
+func modeOf(s sink.Sink, snap sink.Snapshot) string {
+	if _, ok := s.(sink.DeltaWriter); ok && snap.Delta != nil {
+		return ModeDelta
+	}
+	return ModeFull
+}
+
 // metrics are the runtime's instruments; a nil *metrics records nothing.
 type metrics struct {
 	family    string
@@ -59,9 +78,10 @@ func newMetrics(reg prometheus.Registerer, family string) *metrics {
 	labels := prometheus.Labels{"family": family}
 	m := &metrics{family: family,
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: NameExportDuration, ConstLabels: labels,
-			Help: "Duration of successful sink writes.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"type"}),
+			Help: "Duration of successful sink writes, by mode (delta or full).", Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)},
+			[]string{"type", "mode"}),
 		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameExportBytes, ConstLabels: labels,
-			Help: "Envelope bytes delivered to sinks."}, []string{"type"}),
+			Help: "Envelope bytes delivered to sinks, by mode (delta or full)."}, []string{"type", "mode"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameExportErrors, ConstLabels: labels,
 			Help: "Failed export attempts by reason."}, []string{"type", "reason"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameExportRetries, ConstLabels: labels,
@@ -75,12 +95,14 @@ func newMetrics(reg prometheus.Registerer, family string) *metrics {
 	return m
 }
 
-func (m *metrics) exported(typ string, d time.Duration, bytes int64) {
+// exported records one successful write of bytes to a sink of type typ in
+// mode (modeOf).
+func (m *metrics) exported(typ, mode string, d time.Duration, bytes int64) {
 	if m == nil {
 		return
 	}
-	m.duration.WithLabelValues(typ).Observe(d.Seconds())
-	m.bytes.WithLabelValues(typ).Add(float64(bytes))
+	m.duration.WithLabelValues(typ, mode).Observe(d.Seconds())
+	m.bytes.WithLabelValues(typ, mode).Add(float64(bytes))
 }
 
 func (m *metrics) failed(typ, reason string) {

@@ -54,10 +54,39 @@ func TestExportsAndFailuresAreCountedInMetrics(t *testing.T) {
 	waitFor(t, "the permanent failure counted", func() bool {
 		return counterValue(t, reg, exporter.NameExportErrors, "type", "memory", "reason", exporter.ReasonPermanent) == 1
 	})
-	if n := counterValue(t, reg, exporter.NameExportDuration, "family", "snapshot", "type", "memory"); n != 1 {
+	if n := counterValue(t, reg, exporter.NameExportDuration, "family", "snapshot", "type", "memory", "mode", exporter.ModeFull); n != 1 {
 		t.Fatalf("%s counts %v exports, want 1", exporter.NameExportDuration, n)
 	}
 	if n := counterValue(t, reg, exporter.NameExportBytes, "type", "memory"); n <= 0 {
 		t.Fatalf("%s = %v, want the envelope's size", exporter.NameExportBytes, n)
+	}
+}
+
+func TestExportMetricsSayWhetherTheSinkAppliedADeltaOrTheFullSnapshot(t *testing.T) {
+	e := newEnv(t, "good")
+	reg := prometheus.NewRegistry()
+	e.start(func(c *exporter.Config) { c.Metrics = reg })
+	first := e.publish(1, busv1.ReasonChange, []string{"good"}, "a", "b")
+	waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
+	second := e.event(2, busv1.ReasonChange, []string{"good"}, "a", "c")
+	second.Delta = &busv1.Delta{BaseRevision: 1, BaseChecksum: first.Checksum,
+		Upserts: []busv1.Row{row("c")}, Deletes: []busv1.RowKey{row("b").Key()}}
+	e.send(second)
+	waitFor(t, "revision 2", func() bool { return e.stored("good") == 2 })
+	// Revision 4's delta is based on 3, which the sink never received: a full write.
+	fourth := e.event(4, busv1.ReasonChange, []string{"good"}, "d")
+	fourth.Delta = &busv1.Delta{BaseRevision: 3, BaseChecksum: "elsewhere", Upserts: []busv1.Row{row("d")}}
+	e.send(fourth)
+	waitFor(t, "revision 4", func() bool { return e.stored("good") == 4 })
+	for _, tc := range []struct {
+		mode string
+		want float64
+	}{{exporter.ModeFull, 2}, {exporter.ModeDelta, 1}} {
+		if n := counterValue(t, reg, exporter.NameExportDuration, "type", "memory", "mode", tc.mode); n != tc.want {
+			t.Errorf("%s{mode=%q} counts %v writes, want %v", exporter.NameExportDuration, tc.mode, n, tc.want)
+		}
+		if n := counterValue(t, reg, exporter.NameExportBytes, "type", "memory", "mode", tc.mode); n <= 0 {
+			t.Errorf("%s{mode=%q} = %v, want the envelopes' size", exporter.NameExportBytes, tc.mode, n)
+		}
 	}
 }

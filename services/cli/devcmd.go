@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -34,10 +35,11 @@ type devFlags struct {
 	denyCIDRs                             egress.Prefixes
 	allowCrossNamespaceSecretRefs         bool
 	ambientNamespaces                     []string
+	process                               app.Process
 }
 
 func newDevCommand(s Streams) *cobra.Command {
-	f := devFlags{natsPort: 4222}
+	f := devFlags{natsPort: 4222, process: app.DefaultProcess()}
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run every Kollect service in this process against the current kubeconfig context",
@@ -67,6 +69,9 @@ own validation still applies. Ctrl-C stops everything.`,
 	fl.BoolVar(&f.installCRDs, "install-crds", false, "apply the kollect.dev CustomResourceDefinitions first (server-side apply)")
 	fl.IntVarP(&f.verbosity, "verbosity", "v", 0, "log verbosity: 0 info, 1 debug")
 	bindExtractFlags(cmd, &f.extract)
+	proc := flag.NewFlagSet("process", flag.ContinueOnError)
+	f.process.BindFlags(proc)
+	fl.AddGoFlagSet(proc)
 	return cmd
 }
 
@@ -89,6 +94,11 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 		return err
 	}
 	defer func() { _ = z.Sync() }()
+	// One process runs every service: one memory limit and one pprof
+	// listener cover them all.
+	if _, err := f.process.Start(ctx, zapr.NewLogger(z)); err != nil {
+		return &ExitError{Code: 2, Err: fmt.Errorf("dev: %w", err)}
+	}
 	if f.installCRDs {
 		if err := installCRDs(ctx, rc); err != nil {
 			return &ExitError{Code: 1, Err: err}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +41,8 @@ func (s *syncBuffer) String() string {
 // TestDevExportsFromAKubeconfigAndStopsOnCancel runs `kollect dev` against
 // a real API server through a kubeconfig file, the way a user runs it
 // against a cluster: an inventory bound to a PostgreSQL sink gets its rows,
-// and cancelling stops everything with exit status 0.
+// and cancelling stops everything with exit status 0. It also serves the
+// process's profiles on --pprof-bind-address.
 func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
 	kube := testenv.StartKube(t)
 	pg := testenv.StartPostgres(t)
@@ -48,13 +51,18 @@ func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
 	if err := os.WriteFile(kubeconfig, kube.Env.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	pprofPort, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pprofAddr := fmt.Sprintf("127.0.0.1:%d", pprofPort)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- Main(ctx, []string{"dev", "--kubeconfig", kubeconfig, "--nats-port", "-1", "--install-crds",
-			"--allow-in-cluster-sinks"}, Streams{Out: &bytes.Buffer{}, Err: &stderr})
+			"--allow-in-cluster-sinks", "--pprof-bind-address", pprofAddr}, Streams{Out: &bytes.Buffer{}, Err: &stderr})
 	}()
 	for _, doc := range strings.Split(fmt.Sprintf(devResources, dsn), "\n---\n") {
 		u := &unstructured.Unstructured{}
@@ -84,6 +92,15 @@ func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "CRDs applied") || !strings.Contains(stderr.String(), "all services running") {
 		t.Errorf("stderr lacks the progress lines:\n%s", stderr.String())
+	}
+	resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/goroutine?debug=1") //nolint:gosec,noctx // loopback test URL
+	if err != nil {
+		t.Fatalf("GET the dev process's goroutine profile: %v", err)
+	}
+	profile, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(profile), "goroutine profile") {
+		t.Errorf("GET /debug/pprof/goroutine = %d, %d bytes; want the goroutine profile", resp.StatusCode, len(profile))
 	}
 	cancel()
 	select {

@@ -72,6 +72,24 @@ service's own flag set.
 - --git-cache-dir=/var/cache/kollect/git
 {{- end }}
 {{- end }}
+{{- include "kollect.processArgs" . }}
+{{- end -}}
+
+{{/*
+kollect.processArgs: the process flags every service binary shares (pkg/app.Process): the
+pprof listener on loopback when pprof.enabled, and the share of the container's memory limit
+the Go runtime gets when the container has one (the limit itself is $KOLLECT_MEMORY_LIMIT,
+set in deployments.yaml).
+*/}}
+{{- define "kollect.processArgs" }}
+{{- $v := .root.Values }}
+{{- if $v.pprof.enabled }}
+- --pprof-bind-address=127.0.0.1:{{ $v.pprof.port }}
+{{- end }}
+{{- $sv := include "kollect.serviceValues" . | fromYaml }}
+{{- if dig "limits" "memory" "" $sv.resources }}
+- --memory-limit-ratio={{ divf $v.memoryLimitPercent 100 }}
+{{- end }}
 {{- end -}}
 
 {{/*

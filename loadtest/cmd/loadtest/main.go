@@ -23,8 +23,11 @@ func main() {
 	c, _ := loadtest.DefaultConfig("1k") // flag defaults; -tier sets the count
 	flag.IntVar(&c.Namespaces, "namespaces", 0, "namespaces (default objects/100)")
 	flag.IntVar(&c.Workers, "workers", c.Workers, "concurrent API writers")
-	flag.IntVar(&c.Changes, "changes", c.Changes, "single-object changes")
+	flag.IntVar(&c.Changes, "changes", c.Changes, "single-object changes in the change phase")
 	flag.Float64Var(&c.ChangeRate, "change-rate", c.ChangeRate, "changes per second")
+	flag.DurationVar(&c.Idle, "idle", c.Idle, "services left untouched after the initial sync to measure their idle CPU; 0 skips")
+	flag.StringVar(&c.MemoryLimit, "memory-limit", os.Getenv("KOLLECT_LOADTEST_MEMORY_LIMIT"),
+		"services' --memory-limit: a quantity for all, service=quantity,... for some, off for none; default $KOLLECT_LOADTEST_MEMORY_LIMIT, else the chart's container limits")
 	flag.DurationVar(&c.ChangeWait, "change-wait", c.ChangeWait, "wait for the sinks after the last change; later ones count as missing")
 	flag.IntVar(&c.Deletes, "deletes", c.Deletes, "objects deleted to time delete propagation")
 	flag.IntVar(&c.CollectRuns, "collect-runs", c.CollectRuns, "timed runs of kollect collect and kubectl")

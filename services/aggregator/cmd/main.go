@@ -11,12 +11,16 @@ import (
 
 	"github.com/go-logr/zapr"
 	"go.uber.org/zap"
+
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/services/aggregator"
 )
 
 func main() {
 	c := aggregator.DefaultConfig()
 	c.BindFlags(flag.CommandLine)
+	proc := app.DefaultProcess()
+	proc.BindFlags(flag.CommandLine)
 	flag.Parse()
 	z, err := zap.NewProduction()
 	if err != nil {
@@ -27,7 +31,10 @@ func main() {
 	c.Log = zapr.NewLogger(z)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := aggregator.Run(ctx, c); err != nil {
+	if _, err = proc.Start(ctx, c.Log); err == nil {
+		err = aggregator.Run(ctx, c)
+	}
+	if err != nil {
 		c.Log.Error(err, "aggregator stopped")
 		os.Exit(1)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/services/collector"
 	"kollect.dev/kollect/services/collector/internal/logging"
 )
@@ -17,6 +18,8 @@ import (
 func main() {
 	cfg := collector.DefaultConfig()
 	cfg.BindFlags(flag.CommandLine)
+	proc := app.DefaultProcess()
+	proc.BindFlags(flag.CommandLine)
 	flag.Parse()
 	log, err := logging.New(logging.Options{Development: cfg.LogDevelopment, Verbosity: cfg.LogVerbosity})
 	if err != nil {
@@ -27,7 +30,10 @@ func main() {
 	klog.SetLogger(log.WithValues(logging.KeyService, "collector"))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := collector.Run(ctx, cfg); err != nil {
+	if _, err = proc.Start(ctx, log.WithValues(logging.KeyService, "collector")); err == nil {
+		err = collector.Run(ctx, cfg)
+	}
+	if err != nil {
 		log.Error(err, "collector failed")
 		os.Exit(1)
 	}
