@@ -77,7 +77,7 @@ func TestProvisionCreatesEverythingInTheCatalogue(t *testing.T) {
 		})
 	}
 	for _, s := range l.ObjectStores {
-		t.Run("object store "+s.Config.Bucket+" expires with the snapshots", func(t *testing.T) {
+		t.Run("object store "+s.Config.Bucket+" never expires objects and is bounded", func(t *testing.T) {
 			obs, err := js.ObjectStore(ctx, s.Config.Bucket)
 			if err != nil {
 				t.Fatal(err)
@@ -86,8 +86,15 @@ func TestProvisionCreatesEverythingInTheCatalogue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.TTL() != o.SnapshotMaxAge {
-				t.Errorf("TTL = %v, want %v", st.TTL(), o.SnapshotMaxAge)
+			// An unchanged chunk stays referenced by the current manifest for
+			// as long as the inventory lives: only garbage collection may
+			// remove it.
+			stream, err := js.Stream(ctx, "OBJ_"+s.Config.Bucket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if max := stream.CachedInfo().Config.MaxBytes; st.TTL() != 0 || max != o.EnvelopeStoreMaxBytes || max <= 0 {
+				t.Errorf("TTL = %v, max bytes %d; want no TTL and the bound %d", st.TTL(), max, o.EnvelopeStoreMaxBytes)
 			}
 		})
 	}
