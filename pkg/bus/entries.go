@@ -91,9 +91,24 @@ func keyEntries() []KeyEntry {
 			Readers: services(busv1.ServiceAggregator),
 		},
 		KeyEntry{
-			Bucket: ObjectStoreEnvelopes, Pattern: "<namespace>.<inventory>.<revision>",
+			Bucket: ObjectStoreEnvelopes, Pattern: "chunk.<sha256 hex>", Example: ChunkObjectName(exampleDigest),
+			Message: "Chunk (rows' canonical JSON joined by \",\")", Writer: busv1.ServiceAggregator, Readers: exporters,
+		},
+		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "manifest.<sha256 hex>", Example: ManifestObjectName(exampleDigest),
+			Message: "Manifest", Writer: busv1.ServiceAggregator, Readers: exporters,
+		},
+		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "delta.<sha256 hex>", Example: DeltaObjectName(exampleDigest),
+			Message: "Delta", Writer: busv1.ServiceAggregator, Readers: exporters,
+		},
+		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "<namespace>.<inventory>.<revision> (earlier releases)",
 			Example: EnvelopeObjectName(exampleInventory, 42),
 			Message: "Envelope (JSON)", Writer: busv1.ServiceAggregator, Readers: exporters,
 		},
 	)
 }
+
+// exampleDigest is a sha256 hex for the examples of content-addressed names.
+const exampleDigest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"

@@ -116,7 +116,10 @@ func serviceSubjects(s busv1.Service) []string {
 	case busv1.ServiceCollector:
 		return []string{"$KV." + BucketRows + ".>", status}
 	case busv1.ServiceAggregator:
-		return []string{SnapshotSubjects, status, "$KV." + BucketLeases + "." + LeaseKey(s)}
+		// It reads its own history (restart, garbage collection) and trims
+		// an inventory's history over its byte limit.
+		return append(streamRead(StreamSnapshots), SnapshotSubjects, status, "$KV."+BucketLeases+"."+LeaseKey(s),
+			"$JS.API.STREAM.PURGE."+StreamSnapshots)
 	}
 	f, _ := exporterFamily(s)
 	fam := EncodeToken(string(f))

@@ -81,6 +81,19 @@ func aggregatorPublishesSnapshots(t *testing.T, as func(busv1.Service) serviceCo
 	rev := must[uint64](t, "take lease")(leases.Create(ctx, LeaseKey(busv1.ServiceAggregator), []byte(`{}`)))
 	must[uint64](t, "renew lease")(leases.Update(ctx, LeaseKey(busv1.ServiceAggregator), []byte(`{}`), rev))
 	must[*jetstream.ObjectInfo](t, "put envelope")(obs.PutBytes(ctx, EnvelopeObjectName(permInv, 1), []byte(`{"items":[]}`)))
+	// Garbage collection: read the whole history, list and delete objects,
+	// trim one inventory's history.
+	oc := must[jetstream.Consumer](t, "read snapshot history")(c.js.OrderedConsumer(ctx, StreamSnapshots,
+		jetstream.OrderedConsumerConfig{FilterSubjects: []string{SnapshotSubjects}, DeliverPolicy: jetstream.DeliverAllPolicy}))
+	must[jetstream.Msg](t, "read a snapshot event")(oc.Next(jetstream.FetchContext(ctx)))
+	must[*jetstream.ObjectInfo](t, "put chunk")(obs.PutBytes(ctx, ChunkObjectName(exampleDigest), []byte(`{}`)))
+	must[[]*jetstream.ObjectInfo](t, "list objects")(obs.List(ctx))
+	if err := obs.Delete(ctx, ChunkObjectName(exampleDigest)); err != nil {
+		t.Fatalf("delete an object: %v", err)
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(SnapshotSubject(permInv)), jetstream.WithPurgeSequence(1)); err != nil {
+		t.Fatalf("trim a history: %v", err)
+	}
 	c.noViolation(t)
 	c.denied(t, "kollect.status.collector.KollectTarget.team-a.pods")
 	c.denied(t, "$KV."+BucketLeases+"."+LeaseKey(busv1.ServiceControl))
