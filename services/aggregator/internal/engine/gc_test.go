@@ -121,3 +121,36 @@ func TestGarbageCollectionWaitsForTheGracePeriodAndTrimsHistoryBytes(t *testing.
 			len(evs), evs[len(evs)-1].Event.Revision)
 	}
 }
+
+func TestAOneRowChangeStoresOneChunkAndAManifestAndShipsAOneRowDelta(t *testing.T) {
+	b := newBed(t, nil)
+	clock := newFakeClock()
+	b.putInventory(nsInventory("team-a", "big"))
+	pad := strings.Repeat("x", 300)
+	const n = 5000
+	for i := range n {
+		b.putRow(mkRow("team-a", "web", rowName(i), pad))
+	}
+	e := b.start(Options{Settle: time.Second, Clock: clock})
+	waitFor(t, "the first snapshot", func() bool { return e.events.Load() == 1 })
+	before := storeObjects(t, b)
+	last := b.putRow(mkRow("team-a", "web", rowName(2500), pad+"y"))
+	waitFor(t, "the row", func() bool { return e.rowsRev.Load() >= last })
+	clock.Advance(time.Second)
+	waitFor(t, "the revision", func() bool { return e.events.Load() == 2 })
+	var fresh []string
+	for name := range storeObjects(t, b) {
+		if _, ok := before[name]; !ok {
+			fresh = append(fresh, name)
+		}
+	}
+	if len(fresh) < 2 || len(fresh) > 3 {
+		t.Errorf("the change stored %d new objects, want one or two chunks and a manifest: %v", len(fresh), fresh)
+	}
+	evs := b.history(key("team-a", "big"))
+	ev := evs[len(evs)-1].Event
+	if ev.ManifestRef == nil || ev.Delta == nil || len(ev.Delta.Upserts) != 1 || len(ev.Delta.Deletes) != 0 ||
+		ev.Delta.BaseRevision != 1 || ev.Delta.BaseChecksum != evs[0].Event.Checksum {
+		t.Fatalf("event: manifest %v, delta %+v", ev.ManifestRef, ev.Delta)
+	}
+}

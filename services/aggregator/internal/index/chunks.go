@@ -133,6 +133,7 @@ func (v *View) cut(r region) {
 		}
 		buf = append(buf, row.Raw...)
 		rows, last = rows+1, row.Sort
+		v.Hashed += int64(len(row.Raw))
 		if row.boundary {
 			emit(false)
 		}

@@ -23,6 +23,10 @@ type View struct {
 
 	pending map[busv1.RowKey]*Row // before-image per changed key; nil: absent
 	noBase  bool                  // the published state is unknown: no delta
+
+	// Hashed counts the row bytes cut into chunks since the view was
+	// made: the work changes cost, which must not grow with the inventory.
+	Hashed int64
 }
 
 func bySort(a, b *Row) bool { return a.Sort < b.Sort }
