@@ -90,6 +90,7 @@ func (e *Engine) publish(ctx context.Context, st *invState, ev busv1.SnapshotEve
 		size = st.view.ItemsBytes()
 	}
 	e.m.published(&ev, size, time.Since(start), err)
+	e.m.stored(r.Written)
 	return r, err
 }
 
