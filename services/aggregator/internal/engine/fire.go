@@ -129,6 +129,19 @@ func (e *Engine) loadBase(ctx context.Context, st *invState, ev *busv1.SnapshotE
 	if st.view == nil || ev.Reason == busv1.ReasonDeleted {
 		return nil
 	}
+	if ev.ManifestRef != nil {
+		m, err := e.loader.Manifest(ctx, ev)
+		if err != nil {
+			return err
+		}
+		return st.view.SetBaseChunks(m.Chunks, func(c busv1.Chunk) ([]*index.Row, error) {
+			b, err := e.loader.Chunk(ctx, ev.ManifestRef.Bucket, c)
+			if err != nil {
+				return nil, err
+			}
+			return index.ParseChunk(b)
+		})
+	}
 	raws, err := e.loader.RawRows(ctx, ev)
 	if err != nil {
 		return err

@@ -88,6 +88,7 @@ func (v *View) Store(ctx context.Context, put func(context.Context, busv1.Chunk,
 // Digests returns the digests of the view's current chunks, which garbage
 // collection must keep.
 func (v *View) Digests(into map[string]struct{}) {
+	v.rechunk()
 	v.chunks.Ascend(func(c *chunk) bool {
 		into[c.c.Digest] = struct{}{}
 		return true
@@ -118,4 +119,74 @@ func (v *View) Base() []*Row {
 // ItemsBytes is the size of the item list's canonical JSON.
 func (v *View) ItemsBytes() int64 {
 	return v.bytes + int64(max(v.Len()-1, 0)) + 2
+}
+
+// SetBaseChunks is SetBase for a published snapshot known by its chunks:
+// only the published chunks the view does not hold (by digest) differ, so
+// load is called for those alone and must return their rows.
+func (v *View) SetBaseChunks(published []busv1.Chunk, load func(busv1.Chunk) ([]*Row, error)) error {
+	v.rechunk()
+	cur := map[string]struct{}{}
+	v.Digests(cur)
+	old := map[string]struct{}{}
+	var changed []*Row // published rows of chunks the view does not hold
+	for _, c := range published {
+		old[c.Digest] = struct{}{}
+		if _, ok := cur[c.Digest]; ok {
+			continue
+		}
+		rows, err := load(c)
+		if err != nil {
+			return err
+		}
+		changed = append(changed, rows...)
+	}
+	clear(v.pending)
+	v.noBase = false
+	byKey := make(map[busv1.RowKey]*Row, len(changed))
+	for _, p := range changed {
+		byKey[p.Key] = p
+		if m := v.members[p.Key]; m == nil || !bytes.Equal(m.Raw, p.Raw) {
+			v.pending[p.Key] = p
+		}
+	}
+	// A current row in a chunk the published snapshot does not hold was
+	// published only if a changed published chunk holds it.
+	v.chunks.Ascend(func(c *chunk) bool {
+		if _, ok := old[c.c.Digest]; ok {
+			return true
+		}
+		v.eachIn(c, func(r *Row) {
+			if _, ok := byKey[r.Key]; !ok {
+				v.pending[r.Key] = nil
+			}
+		})
+		return true
+	})
+	return nil
+}
+
+// eachIn calls f for every row of chunk c.
+func (v *View) eachIn(c *chunk, f func(*Row)) {
+	start := ""
+	first := true
+	v.chunks.DescendLessOrEqual(c, func(p *chunk) bool {
+		if p == c || p.open {
+			return true
+		}
+		start, first = p.end, false
+		return false
+	})
+	visit := func(r *Row) bool {
+		if !c.open && r.Sort > c.end {
+			return false
+		}
+		f(r)
+		return true
+	}
+	if first {
+		v.tree.Ascend(visit)
+	} else {
+		v.tree.AscendGreaterOrEqual(&Row{Sort: start + "\x00"}, visit)
+	}
 }

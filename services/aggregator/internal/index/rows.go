@@ -172,3 +172,23 @@ func member(inv *busv1.InventoryConfig, r *Row) bool {
 	row := busv1.Row{TargetNamespace: r.Key.TargetNamespace, TargetName: r.TargetName, Namespace: r.Namespace}
 	return snapshot.Member(inv, &row)
 }
+
+// ParseChunk returns the rows of a stored chunk (canonical rows joined by
+// ","), keeping each row's bytes verbatim.
+func ParseChunk(b []byte) ([]*Row, error) {
+	list := make([]byte, 0, len(b)+2)
+	list = append(append(append(list, '['), b...), ']')
+	var raws []json.RawMessage
+	if err := json.Unmarshal(list, &raws); err != nil {
+		return nil, fmt.Errorf("decode chunk: %w", err)
+	}
+	out := make([]*Row, len(raws))
+	for i, raw := range raws {
+		r, err := FromRaw(raw)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
+}
