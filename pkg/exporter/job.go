@@ -14,8 +14,12 @@ const maxChainEvents = 64
 // events whose deltas compose into one write: each event's delta applies to
 // the snapshot of the one before it.
 type job struct {
-	d       *delivery   // the newest event, the one written
-	prev    []*delivery // older events of the chain, oldest first
+	d *delivery // the newest event, the one written and acknowledged after
+	// prev are the older events of the chain, oldest first, already
+	// finished: their deltas are kept (in memory or as objects), and the
+	// newest event references the whole snapshot, so that a crash loses
+	// the composition, never data.
+	prev    []*delivery
 	binding busv1.Binding
 	missing int // attempts that found an object of the event missing
 }
@@ -36,13 +40,8 @@ func (j *job) first() *delivery {
 	return j.d
 }
 
-// finish finishes every delivery of the chain.
-func (j *job) finish() {
-	for _, d := range j.prev {
-		d.finish()
-	}
-	j.d.finish()
-}
+// finish finishes the newest delivery, the only one not finished yet.
+func (j *job) finish() { j.d.finish() }
 
 // chain returns the job delivering older's events and then newer's as one
 // chain, or nil when they do not chain: either is a replay or a deletion,
@@ -50,6 +49,11 @@ func (j *job) finish() {
 // or the chain would exceed maxChainEvents. A delta held as an object is
 // assumed to chain; the export checks every base once the deltas are loaded
 // and writes the snapshot in full when one does not match.
+//
+// The caller finishes older.d, which the chain keeps for its delta only,
+// as it would finish a dropped event: so a binding that keeps failing holds
+// at most two unacknowledged messages whatever its chain's length, as
+// before chains existed, and never uses up the consumer's MaxAckPending.
 func chain(older, newer *job) *job {
 	if len(older.prev)+len(newer.prev)+2 > maxChainEvents || !linked(older.d.ev, newer.first().ev) {
 		return nil

@@ -64,7 +64,8 @@ func (rt *runtime) sweep(cutoff time.Time) {
 
 // offer queues j unless the worker already has that revision or a newer one
 // in flight or pending; whatever is not kept is finished at once. A regular
-// event consecutive to the pending job extends its chain (see chain).
+// event consecutive to the pending job extends its chain (see chain), and
+// the event it follows is finished.
 func (w *worker) offer(j *job) {
 	w.rt.mu.Lock()
 	var drop *job
@@ -82,10 +83,13 @@ func (w *worker) offer(j *job) {
 		drop, w.pending = w.pending, j
 	case w.current >= j.revision() || w.pending != nil && w.pending.revision() >= j.revision():
 		drop = j
-	case w.pending != nil && chain(w.pending, j) != nil:
-		w.pending = chain(w.pending, j)
+	case w.pending == nil:
+		w.pending = j
 	default:
 		drop, w.pending = w.pending, j
+		if c := chain(drop, j); c != nil {
+			drop, w.pending = &job{d: drop.d}, c
+		}
 	}
 	w.rt.mu.Unlock()
 	if drop != nil {
@@ -99,20 +103,17 @@ func (w *worker) offer(j *job) {
 
 // requeue puts j, superseded while retrying, in front of the pending chain
 // when the pending events are consecutive to it, so that the next write
-// still moves the sink from the state before j by one composed delta;
-// otherwise j is finished, as a superseded job always was.
+// still moves the sink from the state before j by one composed delta; j is
+// finished either way, as a superseded job always was.
 func (w *worker) requeue(j *job) {
 	w.rt.mu.Lock()
-	drop := j
-	if w.pending != nil && !w.pending.replay() && !j.replay() {
+	if w.pending != nil {
 		if c := chain(j, w.pending); c != nil {
-			w.pending, drop = c, nil
+			w.pending = c // keeps j.d for its delta only
 		}
 	}
 	w.rt.mu.Unlock()
-	if drop != nil {
-		drop.finish()
-	}
+	j.finish()
 }
 
 // take moves the pending job in flight.
