@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/replay"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -78,6 +79,14 @@ type Config struct {
 	// re-read; a sink whose Secret changed is rebuilt before its next
 	// write. A permanent error also re-reads them at once.
 	SecretCheckInterval time.Duration
+	// ChunkCacheBytes bounds the cache of snapshot chunks the runtime keeps
+	// for full writes, shared by every binding (consecutive revisions share
+	// most chunks, so a full write reads only those that changed); zero
+	// means replay.DefaultChunkCacheBytes, negative disables the cache.
+	ChunkCacheBytes int64
+	// Loader, when set, is the loader every object is read through instead
+	// of one built with ChunkCacheBytes (tests read its counters).
+	Loader *replay.Loader
 	// Metrics registers the runtime's metrics; nil records none.
 	Metrics prometheus.Registerer
 	// Log is the logger; the zero value discards.
@@ -85,11 +94,12 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults for family f: retries from 1s to 5m,
-// circuit open for 1m after 5 consecutive failures, 30s connection tests.
+// circuit open for 1m after 5 consecutive failures, 30s connection tests,
+// a chunk cache of replay.DefaultChunkCacheBytes.
 func DefaultConfig(f busv1.Family) Config {
 	return Config{Family: f, RetryInitial: time.Second, RetryMax: 5 * time.Minute,
 		BreakerFailures: 5, BreakerCooldown: time.Minute, ProbeTimeout: 30 * time.Second,
-		ClaimTTL: time.Minute, SecretCheckInterval: 30 * time.Second}
+		ClaimTTL: time.Minute, SecretCheckInterval: 30 * time.Second, ChunkCacheBytes: replay.DefaultChunkCacheBytes}
 }
 
 // validate checks c before Run starts anything.

@@ -21,24 +21,42 @@ type delivery struct {
 	remaining atomic.Int64
 	tracker   *tracker
 
-	mu  sync.Mutex
-	env *busv1.Envelope
+	mu     sync.Mutex
+	env    *busv1.Envelope
+	dl     *busv1.Delta
+	loaded bool // dl was loaded (it may be nil)
 }
 
-// envelope returns the event's envelope, loading it from the object store
-// once when the event holds a reference.
-func (d *delivery) envelope(ctx context.Context, js jetstream.JetStream) (*busv1.Envelope, error) {
+// envelope returns the event's full envelope, loaded through l (inline, from
+// its manifest's chunks or a legacy envelope object) once for every binding.
+func (d *delivery) envelope(ctx context.Context, l *replay.Loader) (*busv1.Envelope, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.env != nil {
 		return d.env, nil
 	}
-	env, err := replay.Envelope(ctx, js, d.ev)
+	env, err := l.Envelope(ctx, d.ev)
 	if err != nil {
 		return nil, err
 	}
 	d.env = env
 	return env, nil
+}
+
+// delta returns the event's delta (nil when it has none), loaded through l
+// once for every binding when it is an object.
+func (d *delivery) delta(ctx context.Context, l *replay.Loader) (*busv1.Delta, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.loaded {
+		return d.dl, nil
+	}
+	dl, err := l.Delta(ctx, d.ev)
+	if err != nil {
+		return nil, err
+	}
+	d.dl, d.loaded = dl, true
+	return dl, nil
 }
 
 // size is the envelope's size on the bus, in bytes.

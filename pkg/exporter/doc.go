@@ -21,10 +21,15 @@
 //
 // Replicas share the consumer, so each message goes to one replica. Within
 // a replica, each (inventory, sink) binding has one worker holding at most
-// one job in flight and one pending: a newer revision replaces a pending
-// older one, and an older or equal revision than the one in flight or
-// pending is dropped (each event carries the full snapshot, so the newest
-// wins). Before writing, the worker reads the binding's ExportState
+// one job in flight and one pending. An older or equal revision than the
+// one in flight or pending is dropped. A newer event whose delta applies to
+// the pending job's newest snapshot (the delta's base is its revision and
+// checksum; a delta held as an object is assumed to and checked when
+// loaded) joins the pending job's chain instead of replacing it, and a job
+// superseded while retrying is put back in front of a chain consecutive to
+// it; any other newer event replaces the pending job (each event references
+// the full snapshot, so the newest wins). Replays and deletions never
+// chain. Before writing, the worker reads the binding's ExportState
 // (bus.ExportStateKey) and skips the event when the state holds a newer
 // revision or the same revision and checksum: a repeated event is a no-op
 // and a restart does not re-export.
@@ -61,16 +66,42 @@
 // snapshot. A replay publishes no status report: the binding's status keeps
 // the newest revision delivered.
 //
-// A delta is handed to the sink (sink.DeltaWriter) only when the export
-// state is exactly at the delta's base revision and checksum; otherwise the
-// full envelope is written. Envelopes held in the object store are loaded
-// once per message with replay.Envelope.
+// # Loading: deltas first, chunks only for full writes
+//
+// The runtime decides before it loads. For a sink.DeltaWriter, when the
+// export state (not replayed) is exactly the base of the newest event's
+// delta, or of the first delta of the job's chain from the state on, the
+// deltas (inline, or one object each) are loaded and, for a chain, composed
+// into one (per row key the last change wins: an upsert then a delete is a
+// delete, a delete then an upsert an upsert; upserts in canonical order),
+// and WriteDelta gets a header-only envelope: Items nil, ItemCount,
+// Checksum, Revision, Generation and Inventory set, stamped. Neither the
+// manifest nor any chunk is read, so a one-row change reads the event and
+// nothing else from the bus. A sink whose own state differs loads the full
+// envelope through sink.Snapshot.WithFull. In every other case (no state, a
+// replayed state, a replay, a deletion, another base, a delta object
+// missing, a sink without WriteDelta) the full envelope is loaded and Write
+// is called. A chain is capped: past 64 events the older chain is dropped,
+// and past 50,000 rows read, or half the snapshot's rows, the composition
+// is abandoned; either way the newest snapshot is written in full from its
+// manifest. The chain's older events are acknowledged as they join it, as
+// superseded events always were: the newest references the whole snapshot,
+// so a crash costs the composition (a full write), never data.
+//
+// Envelopes are read through one replay.Loader per runtime: inline, a
+// legacy envelope object, or a manifest whose content-addressed chunks are
+// verified against their digests and the event's checksum, and cached by
+// digest up to Config.ChunkCacheBytes (--chunk-cache-bytes), so a full write
+// of a revision close to one already read downloads only the changed
+// chunks. An envelope is loaded once per message for all its bindings.
 //
 // # Acknowledgement
 //
 // A message is acknowledged when every binding of this family it addresses
 // has finished: delivered, skipped (already delivered or older than the
-// export state), superseded by a newer pending revision, or dead-lettered.
+// export state), superseded by a newer pending revision (an event a newer
+// one joins in a chain included: the chain keeps its delta, not its
+// message), or dead-lettered.
 // Messages addressing none of the family's bindings are acknowledged at
 // once; undecodable ones are terminated and dead-lettered. While a binding
 // retries, its message stays unacknowledged and the runtime marks it in
@@ -92,10 +123,18 @@
 // sink never delays another sink, even of the same inventory.
 //
 // A permanent error (sink.IsPermanent: bad credentials, invalid config, no
-// backend for the type, a missing envelope object) stops retries of that
-// revision: the runtime publishes a DeadLetter on bus.DeadLetterSubject and
-// an export status with Permanent set, then finishes the binding. The next
-// revision is tried afresh.
+// backend for the type) stops retries of that revision: the runtime
+// publishes a DeadLetter on bus.DeadLetterSubject and an export status with
+// Permanent set, then finishes the binding. The next revision is tried
+// afresh.
+//
+// An object of the event missing from the store (the aggregator collected
+// the chunks of an old or periodic event) does not dead-letter the binding
+// while a newer event may replace it: the job is finished at once when a
+// newer one is pending, else retried 5 times (about half a minute with the default backoff)
+// without a failure report or breaker count, and dead-lettered only then.
+// Content that fails its digest or the event's checksum is a transient
+// error: retried until a newer event supersedes it.
 //
 // # Status and connection tests
 //

@@ -14,8 +14,9 @@ import (
 )
 
 // export makes one attempt to deliver j to w's sink: skip what the export
-// state says is delivered or older, write the snapshot (or its delta), record
-// the export state and report the result.
+// state says is delivered or older, decide between the delta and the full
+// snapshot and load only what that needs, write, record the export state
+// and report the result.
 func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	ev := j.d.ev
 	key := bus.ExportStateKey(w.inv, w.ref)
@@ -37,26 +38,22 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		return err
 	}
 	defer rt.configs.release(context.WithoutCancel(ctx), in)
-	env, err := j.d.envelope(ctx, rt.js)
+	now := time.Now().UTC()
+	var loads loadErr
+	snap, err := rt.snapshot(ctx, in.sink, st, j, cfg.Cluster, now, &loads)
 	if err != nil {
-		if errors.Is(err, jetstream.ErrObjectNotFound) {
-			err = sink.Permanent(err)
-		}
-		return err
+		return rt.loadFailed(w, j, err)
 	}
 	c, err := rt.acquire(ctx, w, key, st, stRev, ev)
 	if err != nil {
 		return err
 	}
-	now := time.Now().UTC()
-	snap := sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil,
-		MaxExportBytes: j.binding.MaxExportBytes}
-	if d := ev.Delta; d != nil && st != nil && st.Replayed == nil && st.Revision == d.BaseRevision && st.Checksum == d.BaseChecksum {
-		snap.Delta = d
-	}
 	started := time.Now()
 	if err := write(ctx, in.sink, snap); err != nil {
 		c.release(ctx)
+		if lerr := loads.get(); lerr != nil && ctx.Err() == nil {
+			return rt.loadFailed(w, j, lerr)
+		}
 		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
 	}
 	rt.metrics.exported(cfg.Type, modeOf(in.sink, snap), time.Since(started), j.d.size())
@@ -73,8 +70,8 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	return nil
 }
 
-// write calls WriteDelta when the snapshot carries a delta and the sink
-// applies deltas, else Write.
+// write calls WriteDelta when the snapshot carries a delta (the sink then
+// applies deltas), else Write.
 func write(ctx context.Context, s sink.Sink, snap sink.Snapshot) error {
 	if dw, ok := s.(sink.DeltaWriter); ok && snap.Delta != nil {
 		return dw.WriteDelta(ctx, snap)

@@ -32,11 +32,13 @@ type backend struct {
 	mu     sync.Mutex
 	stores map[string]*memory.Store
 	calls  map[string][]uint64
+	deltas map[string][]sink.Snapshot
 	builds map[string]int
 }
 
 func newBackend(sinks ...string) *backend {
-	b := &backend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}, builds: map[string]int{}}
+	b := &backend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}, deltas: map[string][]sink.Snapshot{},
+		builds: map[string]int{}}
 	for _, s := range sinks {
 		b.stores[s] = memory.NewStore("good-token")
 	}
@@ -80,6 +82,21 @@ type counting struct {
 	name string
 }
 
+// deltasOf returns the snapshots the runtime handed to sink name's
+// WriteDelta, in order.
+func (b *backend) deltasOf(name string) []sink.Snapshot {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]sink.Snapshot(nil), b.deltas[name]...)
+}
+
+func (c *counting) WriteDelta(ctx context.Context, s sink.Snapshot) error {
+	c.b.mu.Lock()
+	c.b.deltas[c.name] = append(c.b.deltas[c.name], s)
+	c.b.mu.Unlock()
+	return c.Sink.WriteDelta(ctx, s)
+}
+
 func (c *counting) Write(ctx context.Context, s sink.Snapshot) error {
 	c.b.mu.Lock()
 	c.b.calls[c.name] = append(c.b.calls[c.name], s.Envelope.Revision)
@@ -94,14 +111,14 @@ var creds = exporter.MapCredentials{
 
 // env is an embedded, provisioned bus holding an inventory bound to sinks.
 type env struct {
-	t *testing.T
+	t testing.TB
 	n *testenv.NATS
 	b *backend
 }
 
 // newEnv provisions the bus and configures inv bound to each sink; a sink
 // whose name starts with "bad" uses the refused token.
-func newEnv(t *testing.T, sinks ...string) *env {
+func newEnv(t testing.TB, sinks ...string) *env {
 	n := testenv.StartNATS(t)
 	ctx := context.Background()
 	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
@@ -264,7 +281,7 @@ func (e *env) ackPending() int {
 	return info.NumAckPending + int(info.NumPending)
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/replay"
 )
 
 // bindingKey names one (inventory, sink) binding.
@@ -29,6 +30,7 @@ type runtime struct {
 	metrics *metrics
 	configs *configs
 	state   jetstream.KeyValue
+	loader  *replay.Loader // reads every event's envelope, manifest, chunks and delta
 	tracker *tracker
 	ctx     context.Context // the workers' context
 	wg      sync.WaitGroup
@@ -53,7 +55,10 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	rt := &runtime{js: js, cfg: c, id: replicaID(), log: c.Log.WithValues("service", string(c.Family.Exporter())),
 		metrics: newMetrics(c.Metrics, string(c.Family)),
 		configs: newConfigs(c.Family, byType, c.Credentials, c.CredentialPolicy), tracker: newTracker(),
-		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}}
+		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}, loader: c.Loader}
+	if rt.loader == nil {
+		rt.loader = replay.NewLoader(js, c.ChunkCacheBytes)
+	}
 	if err := rt.run(ctx); err != nil && ctx.Err() == nil {
 		return err
 	}

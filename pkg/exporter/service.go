@@ -77,6 +77,7 @@ func (c *ServiceConfig) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&r.ProbeTimeout, "probe-timeout", r.ProbeTimeout, "Time limit of a connection test.")
 	fs.DurationVar(&r.ClaimTTL, "claim-ttl", r.ClaimTTL, "Lifetime of a replica's claim on a binding without renewal.")
 	fs.DurationVar(&r.SecretCheckInterval, "secret-check-interval", r.SecretCheckInterval, "How often Secrets of built sinks are re-read to notice rotation.")
+	fs.Int64Var(&r.ChunkCacheBytes, "chunk-cache-bytes", r.ChunkCacheBytes, "Bytes of snapshot chunks cached for full writes; 0 uses the default, negative disables the cache.")
 	r.CredentialPolicy.BindFlags(fs)
 }
 

@@ -10,21 +10,12 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
-// job is one event to deliver to one binding.
-type job struct {
-	d       *delivery
-	binding busv1.Binding
-}
-
-func (j *job) revision() uint64 { return j.d.ev.Revision }
-
-// replay reports whether j re-delivers a historical snapshot on request.
-func (j *job) replay() bool { return j.d.ev.Replay != nil }
-
-// worker delivers to one (inventory, sink) binding, one event at a time and
+// worker delivers to one (inventory, sink) binding, one job at a time and
 // in revision order. It holds at most one job in flight and one pending: a
-// newer event replaces (and finishes) an older one not yet delivered, since
-// every event carries the full snapshot.
+// newer event consecutive to the pending job (its delta's base is the
+// pending newest event) joins its chain, so that the deltas compose into
+// one write; any other newer event replaces (and finishes) the pending job,
+// since every event references the full snapshot.
 type worker struct {
 	rt  *runtime
 	inv busv1.NamespacedName
@@ -72,7 +63,9 @@ func (rt *runtime) sweep(cutoff time.Time) {
 }
 
 // offer queues j unless the worker already has that revision or a newer one
-// in flight or pending; whatever is not kept is finished at once.
+// in flight or pending; whatever is not kept is finished at once. A regular
+// event consecutive to the pending job extends its chain (see chain), and
+// the event it follows is finished.
 func (w *worker) offer(j *job) {
 	w.rt.mu.Lock()
 	var drop *job
@@ -90,17 +83,37 @@ func (w *worker) offer(j *job) {
 		drop, w.pending = w.pending, j
 	case w.current >= j.revision() || w.pending != nil && w.pending.revision() >= j.revision():
 		drop = j
+	case w.pending == nil:
+		w.pending = j
 	default:
 		drop, w.pending = w.pending, j
+		if c := chain(drop, j); c != nil {
+			drop, w.pending = &job{d: drop.d}, c
+		}
 	}
 	w.rt.mu.Unlock()
 	if drop != nil {
-		drop.d.finish()
+		drop.finish()
 	}
 	select {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// requeue puts j, superseded while retrying, in front of the pending chain
+// when the pending events are consecutive to it, so that the next write
+// still moves the sink from the state before j by one composed delta; j is
+// finished either way, as a superseded job always was.
+func (w *worker) requeue(j *job) {
+	w.rt.mu.Lock()
+	if w.pending != nil {
+		if c := chain(j, w.pending); c != nil {
+			w.pending = c // keeps j.d for its delta only
+		}
+	}
+	w.rt.mu.Unlock()
+	j.finish()
 }
 
 // take moves the pending job in flight.
@@ -130,8 +143,11 @@ func (w *worker) run(ctx context.Context) {
 		case <-w.wake:
 		}
 		for j := w.take(); j != nil; j = w.take() {
-			if w.deliver(ctx, j) {
-				j.d.finish()
+			switch w.deliver(ctx, j) {
+			case finished:
+				j.finish()
+			case superseded:
+				w.requeue(j)
 			}
 			w.rt.mu.Lock()
 			w.current = 0
@@ -140,16 +156,27 @@ func (w *worker) run(ctx context.Context) {
 	}
 }
 
+// outcome is how deliver left a job.
+type outcome int
+
+const (
+	// finished: delivered, skipped or dead-lettered.
+	finished outcome = iota
+	// superseded: a newer job is pending; j was not written.
+	superseded
+	// stopped: shutting down, the message is released instead.
+	stopped
+)
+
 // deliver tries j until it is delivered, skipped, superseded or fails
-// permanently, and reports whether j is finished (false at shutdown, when
-// the message is released instead).
-func (w *worker) deliver(ctx context.Context, j *job) bool {
+// permanently.
+func (w *worker) deliver(ctx context.Context, j *job) outcome {
 	br := w.rt.breaker(w.ref)
 	rotated := false
 	for attempt := 0; ; attempt++ {
 		if wait := br.wait(time.Now()); wait > 0 {
 			if !w.sleep(ctx, j, wait) {
-				return ctx.Err() == nil
+				return w.interrupted(ctx)
 			}
 		}
 		err := w.rt.export(ctx, w, j)
@@ -157,14 +184,17 @@ func (w *worker) deliver(ctx context.Context, j *job) bool {
 		switch {
 		case err == nil:
 			br.success()
-			return true
+			return finished
 		case ctx.Err() != nil:
-			return false
-		case errors.Is(err, errClaimed):
+			return stopped
+		case errors.Is(err, errSuperseded):
+			return superseded
+		case errors.Is(err, errClaimed) || errors.Is(err, errObjectMissing):
 			// Another replica writes this binding: wait for it without
-			// counting a failure; the re-read state usually skips j.
+			// counting a failure; the re-read state usually skips j. An
+			// object missing waits likewise for a newer event.
 			if !w.sleep(ctx, j, min(retryDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt), w.rt.cfg.ClaimTTL/3)) {
-				return ctx.Err() == nil
+				return w.interrupted(ctx)
 			}
 			continue
 		case sink.IsPermanent(err) && !rotated && w.rt.configs.rotate(ctx, &w.ref) > 0:
@@ -176,7 +206,7 @@ func (w *worker) deliver(ctx context.Context, j *job) bool {
 		case sink.IsPermanent(err):
 			w.rt.metrics.failed(typ, errorReason(err))
 			w.rt.failed(ctx, w, j, err, true)
-			return true
+			return finished
 		}
 		w.rt.metrics.failed(typ, errorReason(err))
 		br.failure(time.Now())
@@ -184,10 +214,18 @@ func (w *worker) deliver(ctx context.Context, j *job) bool {
 			w.rt.failed(ctx, w, j, err, false)
 		}
 		if !w.sleep(ctx, j, retryDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt)) {
-			return ctx.Err() == nil
+			return w.interrupted(ctx)
 		}
 		w.rt.metrics.retried(typ)
 	}
+}
+
+// interrupted is the outcome of a sleep that did not end in a retry.
+func (w *worker) interrupted(ctx context.Context) outcome {
+	if ctx.Err() != nil {
+		return stopped
+	}
+	return superseded
 }
 
 // errorReason classifies err for NameExportErrors.

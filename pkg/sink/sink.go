@@ -2,6 +2,7 @@ package sink
 
 import (
 	"context"
+	"fmt"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
@@ -29,20 +30,31 @@ type Checker interface {
 
 // DeltaWriter is implemented by sinks that can apply a delta. The runtime
 // calls WriteDelta instead of Write when s.Delta is set, that is when the
-// sink's last delivered snapshot is the delta's base; s.Envelope still holds
-// the full snapshot.
+// binding's export state is the delta's base. s.Envelope then holds the
+// header only: Checksum, Revision, Generation, Inventory, ItemCount, Cluster
+// and ExportedAt are set, Items is nil and s.Loaded() is false. A sink whose
+// own state shows that the delta does not apply (it holds another revision)
+// writes the full snapshot instead, from s.WithFull. The delta may compose
+// several consecutive events (see busv1.Delta): an upsert of a row already
+// held, or a delete of a row not held, is then normal.
 type DeltaWriter interface {
 	WriteDelta(ctx context.Context, s Snapshot) error
 }
 
 // Snapshot is what a sink receives for one delivery.
 type Snapshot struct {
-	// Envelope is the full snapshot, stamped with the sink's cluster and the
-	// export time.
+	// Envelope is the snapshot, stamped with the sink's cluster and the
+	// export time. In Write it is always full; in WriteDelta its Items are
+	// nil unless loaded (see Loaded, Full): ItemCount is the snapshot's
+	// row count either way.
 	Envelope busv1.Envelope
 	// Delta is the change from the snapshot this sink last received, set
 	// only when the sink is known to hold the delta's base revision.
 	Delta *busv1.Delta
+	// Load returns the full, stamped envelope when Envelope holds only the
+	// header; nil when Envelope is full. Sinks call Full or WithFull rather
+	// than Load.
+	Load func(ctx context.Context) (busv1.Envelope, error)
 	// Deleted is true when the inventory was deleted with deletionPolicy
 	// Delete: the sink removes the inventory's data (event sinks send the
 	// final, empty, Envelope).
@@ -57,4 +69,32 @@ type Snapshot struct {
 	// that no part exceeds it, and fail permanently on a single row that
 	// cannot fit: nothing is skipped silently.
 	MaxExportBytes int64
+}
+
+// Loaded reports whether s.Envelope holds the snapshot's items.
+func (s Snapshot) Loaded() bool { return s.Load == nil }
+
+// Full returns the full envelope: s.Envelope when loaded, else the one Load
+// reads (from the bus, verified, possibly large).
+func (s Snapshot) Full(ctx context.Context) (busv1.Envelope, error) {
+	if s.Load == nil {
+		return s.Envelope, nil
+	}
+	env, err := s.Load(ctx)
+	if err != nil {
+		return busv1.Envelope{}, fmt.Errorf("load the snapshot of %s revision %d: %w", s.Envelope.Inventory, s.Envelope.Revision, err)
+	}
+	return env, nil
+}
+
+// WithFull returns s with its full envelope loaded (Load cleared), for a
+// DeltaWriter that writes the whole snapshot instead of the delta. Delta is
+// kept; Write ignores it.
+func (s Snapshot) WithFull(ctx context.Context) (Snapshot, error) {
+	env, err := s.Full(ctx)
+	if err != nil {
+		return s, err
+	}
+	s.Envelope, s.Load = env, nil
+	return s, nil
 }

@@ -36,10 +36,26 @@ func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 	return k.apply(ctx, s, false)
 }
 
-// WriteDelta applies s.Delta to the stored base revision; without the base it
-// stores the full snapshot.
+// WriteDelta applies s.Delta to the stored base revision and checksum;
+// without the base it loads and stores the full snapshot.
 func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
-	return k.apply(ctx, s, s.Delta != nil)
+	if s.Delta == nil || s.Deleted || !k.holds(s.Envelope, s.Delta) {
+		full, err := s.WithFull(ctx)
+		if err != nil {
+			return fmt.Errorf("write %s to memory: %w", s.Envelope.Inventory, err)
+		}
+		return k.apply(ctx, full, false)
+	}
+	return k.apply(ctx, s, true)
+}
+
+// holds reports whether the store holds d's base for env's projection.
+func (k *Sink) holds(env busv1.Envelope, d *busv1.Delta) bool {
+	st := k.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	cur, ok := st.data[key{env.Cluster, env.Inventory}]
+	return ok && cur.Revision == d.BaseRevision && cur.Checksum == d.BaseChecksum
 }
 
 // Close does nothing: the store outlives its sinks.
@@ -68,10 +84,14 @@ func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta bool) error {
 	switch {
 	case s.Deleted:
 		delete(st.data, kk)
-	case delta && ok && cur.Revision == s.Delta.BaseRevision:
+	case delta && ok && cur.Revision == s.Delta.BaseRevision && cur.Checksum == s.Delta.BaseChecksum:
 		w.Delta = true
 		st.data[kk] = Stored{Revision: env.Revision, Checksum: env.Checksum, ExportedAt: env.ExportedAt,
 			Rows: applyDelta(cur.Rows, s.Delta)}
+	case !s.Loaded():
+		// The base changed since WriteDelta looked (a concurrent write):
+		// refuse rather than store a header without rows.
+		return fmt.Errorf("write %s to memory: the delta's base is no longer stored", env.Inventory)
 	default:
 		st.data[kk] = Stored{Revision: env.Revision, Checksum: env.Checksum, ExportedAt: env.ExportedAt,
 			Rows: slices.Clone(env.Items)}

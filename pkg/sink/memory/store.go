@@ -83,3 +83,11 @@ func (s *Store) Writes() []Write {
 func (s *Store) Sink(token string) *Sink {
 	return &Sink{store: s, token: token}
 }
+
+// Drop removes the projection of inv for cluster without logging a write,
+// as an external system that lost its data would.
+func (s *Store) Drop(cluster string, inv busv1.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.data, key{cluster, inv})
+}

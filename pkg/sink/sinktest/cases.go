@@ -66,6 +66,7 @@ func cases() []testCase {
 		}},
 		{"a cancelled context stops a write", checkCancelled},
 		{"a delta yields the same projection as its snapshot", checkDelta},
+		{"a delta on a base the sink does not hold writes the loaded snapshot", checkDeltaFallback},
 	}
 }
 
@@ -91,10 +92,42 @@ func checkDelta(t *testing.T, h *harness) {
 	s := h.snap(2, row("a", 2), row("c", 1))
 	s.Delta = &busv1.Delta{BaseRevision: 1, BaseChecksum: base.Envelope.Checksum, Upserts: []busv1.Row{row("a", 2), row("c", 1)},
 		Deletes: []busv1.RowKey{row("b", 1).Key()}}
-	if err := dw.WriteDelta(context.Background(), s); err != nil {
+	if err := dw.WriteDelta(context.Background(), headerOnly(s)); err != nil {
 		t.Fatalf("write delta: %v", err)
 	}
 	h.expect(s)
+}
+
+// checkDeltaFallback hands WriteDelta a delta whose base the sink does not
+// hold (another revision and checksum), and that alone would leave row b
+// behind: the sink must load the snapshot and write it whole.
+func checkDeltaFallback(t *testing.T, h *harness) {
+	dw, ok := h.sink.(sink.DeltaWriter)
+	if !ok {
+		t.Skip("the sink does not apply deltas")
+	}
+	h.write(h.snap(1, row("a", 1), row("b", 1)))
+	s := h.snap(3, row("a", 3), row("c", 3))
+	s.Delta = &busv1.Delta{BaseRevision: 2, BaseChecksum: "another", Upserts: []busv1.Row{row("a", 3), row("c", 3)},
+		Deletes: []busv1.RowKey{}}
+	if err := dw.WriteDelta(context.Background(), headerOnly(s)); err != nil {
+		t.Fatalf("write delta: %v", err)
+	}
+	h.expect(s)
+}
+
+// headerOnly returns s as the runtime hands it to WriteDelta: the envelope
+// without items, and a Load that returns the full one.
+func headerOnly(s sink.Snapshot) sink.Snapshot {
+	full := s.Envelope
+	s.Envelope.Items = nil
+	s.Load = func(ctx context.Context) (busv1.Envelope, error) {
+		if err := ctx.Err(); err != nil {
+			return busv1.Envelope{}, err
+		}
+		return full, nil
+	}
+	return s
 }
 
 func checkBadCredentials(t *testing.T, s sink.Sink) {

@@ -79,11 +79,12 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 }
 
 // WriteDelta applies s.Delta when the collection holds its base for the
-// inventory, and falls back to Write otherwise.
+// inventory, and otherwise loads the full snapshot (s.WithFull) and falls
+// back to Write.
 func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 	env, d := snap.Envelope, snap.Delta
 	if d == nil || snap.Deleted || snap.Replay {
-		return s.Write(ctx, snap)
+		return s.writeFull(ctx, snap)
 	}
 	if err := sink.CheckRevision(env.Revision); err != nil {
 		return err
@@ -99,7 +100,7 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 		if found && skip(st, env, false) {
 			return nil
 		}
-		return s.Write(ctx, snap)
+		return s.writeFull(ctx, snap)
 	}
 	if err := s.markPending(ctx, env); err != nil {
 		return err
@@ -120,6 +121,16 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 		}
 	}
 	return s.recordState(ctx, env)
+}
+
+// writeFull writes snap with Write, loading its items first when WriteDelta
+// was handed the header only.
+func (s *Sink) writeFull(ctx context.Context, snap sink.Snapshot) error {
+	full, err := snap.WithFull(ctx)
+	if err != nil {
+		return fmt.Errorf("write %s to mongodb: %w", snap.Envelope.Inventory, err)
+	}
+	return s.Write(ctx, full)
 }
 
 // skip reports whether env is older than what the state records (or what an

@@ -16,6 +16,11 @@ import (
 // revision, or the revision and checksum already stored.
 var errUnchanged = errors.New("nothing to apply")
 
+// errNeedsFull rolls back a delta export whose base the table does not hold
+// while the snapshot's items are not loaded: they are loaded outside the
+// transaction and the export is run again as a full one.
+var errNeedsFull = errors.New("the delta does not apply: the full snapshot is needed")
+
 // scope is the (cluster, inventory) every statement of an export is
 // restricted to, and the export it applies.
 type scope struct {
@@ -47,11 +52,17 @@ func (k *Sink) export(ctx context.Context, s sink.Snapshot, delta bool) error {
 		return sink.Permanent(fmt.Errorf("%s: revision %d does not fit a bigint", op, env.Revision))
 	}
 	sc := scope{cluster: env.Cluster, namespace: env.Inventory.Namespace, name: env.Inventory.Name,
-		revision: int64(env.Revision), checksum: env.Checksum, itemCount: len(env.Items), exportedAt: env.ExportedAt.UTC()}
+		revision: int64(env.Revision), checksum: env.Checksum, itemCount: env.ItemCount, exportedAt: env.ExportedAt.UTC()}
 	if err := k.provision(ctx); err != nil {
 		return classify(ctx, op, err, k.mode)
 	}
 	err := pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error { return k.apply(ctx, tx, sc, s, delta) })
+	if errors.Is(err, errNeedsFull) {
+		if s, err = s.WithFull(ctx); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		err = pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error { return k.apply(ctx, tx, sc, s, false) })
+	}
 	if errors.Is(err, errUnchanged) {
 		return nil
 	}
@@ -77,9 +88,12 @@ func (k *Sink) apply(ctx context.Context, tx pgx.Tx, sc scope, s sink.Snapshot, 
 		return errUnchanged
 	}
 	d := s.Delta
-	if delta && d != nil && d.BaseRevision <= math.MaxInt64 && st.revision == int64(d.BaseRevision) && st.checksum == d.BaseChecksum {
+	switch {
+	case delta && d != nil && d.BaseRevision <= math.MaxInt64 && st.revision == int64(d.BaseRevision) && st.checksum == d.BaseChecksum:
 		err = k.applyDelta(ctx, tx, sc, d)
-	} else {
+	case !s.Loaded():
+		return errNeedsFull
+	default:
 		err = k.applyFull(ctx, tx, sc, s.Envelope.Items)
 	}
 	if err != nil {

@@ -90,7 +90,8 @@ func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 }
 
 // WriteDelta applies s.Delta when the table holds its base revision and
-// checksum, and otherwise writes s as Write does.
+// checksum, and otherwise loads the full snapshot (s.WithFull) and writes it
+// as Write does.
 func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 	return k.export(ctx, s, s.Delta != nil)
 }

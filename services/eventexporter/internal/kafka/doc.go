@@ -31,5 +31,10 @@
 // (sink.DeltaWriter, used by the runtime whenever the topic holds the
 // delta's base) carries its deletes, so tombstones are sent across restarts
 // in the common case; the inventory record of each export gives consumers
-// the item count to detect the rare leftover.
+// the item count to detect the rare leftover. A delta is encoded from its
+// own rows, never from the whole snapshot, and updates the rows memory by
+// its keys only; a sink that started with deltas has no memory of the other
+// rows until its next full export, which then upserts every row. When the
+// memory shows that the topic last got another revision than the delta's
+// base, the sink loads the full snapshot and sends the difference instead.
 package kafka

@@ -216,3 +216,75 @@ func TestPerRowRecords(t *testing.T) {
 		t.Fatalf("records (-want +got):\n%s", d)
 	}
 }
+
+// headerOnly returns s as the runtime hands a delta over: the envelope
+// without items, the full one through Load, whose calls loads counts.
+func headerOnly(s sink.Snapshot, loads *int) sink.Snapshot {
+	full := s.Envelope
+	s.Envelope.Items = nil
+	s.Load = func(context.Context) (busv1.Envelope, error) { *loads++; return full, nil }
+	return s
+}
+
+func TestPerRowDeltasAreEncodedFromTheDeltaAlone(t *testing.T) {
+	broker := startKafka(t, kfake.DefaultNumPartitions(1))
+	summary := func(b []byte) string {
+		var v struct {
+			Revision uint64     `json:"revision"`
+			Row      *busv1.Row `json:"row"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return "undecodable: " + err.Error()
+		}
+		if v.Row != nil {
+			return fmt.Sprintf("row %s=%v @%d", v.Row.UID, v.Row.Attributes["v"], v.Revision)
+		}
+		return fmt.Sprintf("inventory @%d", v.Revision)
+	}
+	key := func(uid string) string { return "east/team-a/web/team-a/pods/" + uid }
+	s1 := snap(t, web, 1, row("a", 1), row("b", 1), row("c", 1))
+	s2 := snap(t, web, 2, row("a", 2), row("c", 1))
+	s2.Delta = &busv1.Delta{BaseRevision: 1, BaseChecksum: s1.Envelope.Checksum, Upserts: []busv1.Row{row("a", 2)},
+		Deletes: []busv1.RowKey{row("b", 1).Key()}}
+	s3 := snap(t, web, 3, row("c", 1), row("d", 1))
+	s4 := snap(t, web, 4, row("c", 2), row("d", 1))
+	s4.Delta = &busv1.Delta{BaseRevision: 2, BaseChecksum: s2.Envelope.Checksum, Upserts: []busv1.Row{row("c", 2)}}
+
+	k := newSink(t, private, sinkConfig(t, spec(broker, "deltas", v1alpha1.KafkaModePerRow)), nil)
+	write(t, k, s1)
+	loads := 0
+	if err := k.WriteDelta(context.Background(), headerOnly(s2, &loads)); err != nil {
+		t.Fatalf("write delta 2: %v", err)
+	}
+	if loads != 0 {
+		t.Fatalf("a delta on the base last sent loaded the snapshot %d times, want none", loads)
+	}
+	// The memory follows the delta: b is known deleted, a changed; the full
+	// revision 3 sends d and a tombstone for a, and nothing for b.
+	write(t, k, s3)
+	// A delta on revision 2 while the topic got 3: loaded and diffed.
+	if err := k.WriteDelta(context.Background(), headerOnly(s4, &loads)); err != nil {
+		t.Fatalf("write delta 4: %v", err)
+	}
+	if loads != 1 {
+		t.Fatalf("a delta on another base than the last sent loaded the snapshot %d times, want once", loads)
+	}
+	hdr := func(s sink.Snapshot, rec string) map[string]string { return hdrs(s.Envelope, "kollect-record", rec) }
+	want := []record{
+		{key("a"), "row a=1 @1", hdr(s1, "row")},
+		{key("b"), "row b=1 @1", hdr(s1, "row")},
+		{key("c"), "row c=1 @1", hdr(s1, "row")},
+		{"east/team-a/web", "inventory @1", hdr(s1, "inventory")},
+		{key("a"), "row a=2 @2", hdr(s2, "row")},
+		{key("b"), "<null>", hdr(s2, "row")},
+		{"east/team-a/web", "inventory @2", hdr(s2, "inventory")},
+		{key("d"), "row d=1 @3", hdr(s3, "row")},
+		{key("a"), "<null>", hdr(s3, "row")},
+		{"east/team-a/web", "inventory @3", hdr(s3, "inventory")},
+		{key("c"), "row c=2 @4", hdr(s4, "row")},
+		{"east/team-a/web", "inventory @4", hdr(s4, "inventory")},
+	}
+	if d := cmp.Diff(want, records(t, broker, "deltas", summary)); d != "" {
+		t.Fatalf("records (-want +got):\n%s", d)
+	}
+}

@@ -14,27 +14,69 @@ import (
 	"kollect.dev/kollect/services/eventexporter/internal/parts"
 )
 
-// rowMemory holds, per cluster and inventory, the key and content hash of
-// each row last sent in perRow mode, to send only what changed.
+// rowMemory holds, per cluster and inventory, what this sink last sent in
+// perRow mode, to send only what changed.
 type rowMemory struct {
 	mu   sync.Mutex
-	sent map[string]map[string][32]byte // inventory key -> row key -> hash
+	sent map[string]sentRows // by inventory key
 }
 
-func (m *rowMemory) get(inv string) (map[string][32]byte, bool) {
+// sentRows is the last snapshot sent for one inventory.
+type sentRows struct {
+	revision uint64
+	checksum string
+	// hashes are the content hash of each row sent, by row key; nil when
+	// unknown (deltas only were sent since this sink started).
+	hashes map[string][32]byte
+}
+
+func (m *rowMemory) get(inv string) (sentRows, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.sent[inv]
 	return r, ok
 }
 
-func (m *rowMemory) put(inv string, rows map[string][32]byte) {
+func (m *rowMemory) put(inv string, rows sentRows) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.sent == nil {
-		m.sent = map[string]map[string][32]byte{}
+		m.sent = map[string]sentRows{}
 	}
 	m.sent[inv] = rows
+}
+
+// applied records that a delta moved inv to env: the hashes, when known,
+// lose the deleted keys and take the upserted ones, in O(delta).
+func (m *rowMemory) applied(inv string, env busv1.Envelope, deleted []string, upserted map[string][32]byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sent == nil {
+		m.sent = map[string]sentRows{}
+	}
+	r := m.sent[inv]
+	for _, k := range deleted {
+		delete(r.hashes, k)
+	}
+	if r.hashes != nil {
+		for k, h := range upserted {
+			r.hashes[k] = h
+		}
+	}
+	r.revision, r.checksum = env.Revision, env.Checksum
+	m.sent[inv] = r
+}
+
+// deltaApplies reports whether s's delta applies to what this sink last
+// sent for the inventory: the sink sent its base, or sent nothing since it
+// started (the runtime's export state then vouches for the base).
+func (k *Sink) deltaApplies(s sink.Snapshot) bool {
+	d := s.Delta
+	if d == nil || s.Replay || s.Deleted {
+		return false
+	}
+	last, ok := k.rows.get(InventoryKey(s.Envelope.Cluster, s.Envelope.Inventory))
+	return !ok || last.revision == d.BaseRevision && last.checksum == d.BaseChecksum
 }
 
 // rowValue is RowValue with the row already encoded.
@@ -45,12 +87,17 @@ type rowValue struct {
 
 // writeRows sends, in perRow mode, one record per changed row and a
 // tombstone per deleted row, then the inventory record. The changes are
-// s.Delta's when set, else the difference with the rows this sink last
-// sent for the inventory; without either, every row is sent.
+// s.Delta's when set (the envelope's items are not needed), else the
+// difference with the rows this sink last sent for the inventory; without
+// either, every row is sent.
 func (k *Sink) writeRows(ctx context.Context, s sink.Snapshot) error {
+	if s.Delta != nil {
+		return k.writeDeltaRows(ctx, s)
+	}
 	env := s.Envelope
 	invKey := InventoryKey(env.Cluster, env.Inventory)
-	prev, known := k.rows.get(invKey)
+	last, _ := k.rows.get(invKey)
+	prev := last.hashes
 	encoded, next, err := encodeRows(env)
 	if err != nil {
 		return err
@@ -61,67 +108,72 @@ func (k *Sink) writeRows(ctx context.Context, s sink.Snapshot) error {
 	}
 	maxBytes := limit(s.MaxExportBytes, k.maxBytes)
 	var recs []*kgo.Record
-	send := func(i int) error {
-		r, err := k.rowRecord(env, prefix, i, encoded[i], maxBytes)
-		if err == nil {
-			recs = append(recs, r)
+	for i, r := range env.Items {
+		key := RowKey(env.Cluster, env.Inventory, r.Key())
+		if h, ok := prev[key]; ok && h == next[key] {
+			continue
 		}
-		return err
+		rec, err := k.rowRecord(env, prefix, r, encoded[i], maxBytes)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rec)
 	}
-	if s.Delta != nil {
-		recs, err = k.deltaRecords(env, s.Delta, prefix, encoded, maxBytes)
-	} else {
-		for i, r := range env.Items {
-			key := RowKey(env.Cluster, env.Inventory, r.Key())
-			if h, ok := prev[key]; known && ok && h == next[key] {
-				continue
-			}
-			if err = send(i); err != nil {
-				break
-			}
-		}
-		for key := range prev {
-			if _, ok := next[key]; !ok {
-				recs = append(recs, k.tombstone(env, key))
-			}
+	for key := range prev {
+		if _, ok := next[key]; !ok {
+			recs = append(recs, k.tombstone(env, key))
 		}
 	}
-	if err != nil {
+	if err := k.close(ctx, env, recs); err != nil {
 		return err
 	}
-	if err := k.produce(ctx, recs); err != nil {
-		return err
-	}
-	if err := k.produce(ctx, []*kgo.Record{k.inventoryRecord(env)}); err != nil {
-		return err
-	}
-	k.rows.put(invKey, next)
+	k.rows.put(invKey, sentRows{revision: env.Revision, checksum: env.Checksum, hashes: next})
 	return nil
 }
 
-// deltaRecords are the records of d: its upserts, taken from the encoded
-// rows of env, and a tombstone per delete.
-func (k *Sink) deltaRecords(env busv1.Envelope, d *busv1.Delta, prefix []byte, encoded [][]byte, maxBytes int64) ([]*kgo.Record, error) {
-	index := make(map[busv1.RowKey]int, len(env.Items))
-	for i, r := range env.Items {
-		index[r.Key()] = i
+// writeDeltaRows sends the records of s.Delta: its upserts, encoded from the
+// delta alone, and a tombstone per delete, then the inventory record; the
+// rows memory changes by the delta's keys only.
+func (k *Sink) writeDeltaRows(ctx context.Context, s sink.Snapshot) error {
+	env, d := s.Envelope, s.Delta
+	prefix, err := rowPrefix(env)
+	if err != nil {
+		return err
 	}
+	maxBytes := limit(s.MaxExportBytes, k.maxBytes)
 	recs := make([]*kgo.Record, 0, len(d.Upserts)+len(d.Deletes))
+	upserted := make(map[string][32]byte, len(d.Upserts))
 	for _, u := range d.Upserts {
-		i, ok := index[u.Key()]
-		if !ok {
-			return nil, sink.Permanent(fmt.Errorf("delta upserts %s, which is not in the snapshot", parts.RowName(u)))
-		}
-		r, err := k.rowRecord(env, prefix, i, encoded[i], maxBytes)
+		b, err := json.Marshal(u)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("encode row %s: %w", parts.RowName(u), err)
 		}
-		recs = append(recs, r)
+		rec, err := k.rowRecord(env, prefix, u, b, maxBytes)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rec)
+		upserted[string(rec.Key)] = sha256.Sum256(b)
 	}
-	for _, del := range d.Deletes {
-		recs = append(recs, k.tombstone(env, RowKey(env.Cluster, env.Inventory, del)))
+	deleted := make([]string, len(d.Deletes))
+	for i, del := range d.Deletes {
+		deleted[i] = RowKey(env.Cluster, env.Inventory, del)
+		recs = append(recs, k.tombstone(env, deleted[i]))
 	}
-	return recs, nil
+	if err := k.close(ctx, env, recs); err != nil {
+		return err
+	}
+	k.rows.applied(InventoryKey(env.Cluster, env.Inventory), env, deleted, upserted)
+	return nil
+}
+
+// close sends recs and, once they are acknowledged, the inventory record
+// that closes the export.
+func (k *Sink) close(ctx context.Context, env busv1.Envelope, recs []*kgo.Record) error {
+	if err := k.produce(ctx, recs); err != nil {
+		return err
+	}
+	return k.produce(ctx, []*kgo.Record{k.inventoryRecord(env)})
 }
 
 // encodeRows encodes each row of env and returns the encodings and the
@@ -152,9 +204,8 @@ func rowPrefix(env busv1.Envelope) ([]byte, error) {
 	return b[:len(b)-len("null}")], nil
 }
 
-// rowRecord is the record of row i of env, whose encoding is row.
-func (k *Sink) rowRecord(env busv1.Envelope, prefix []byte, i int, row []byte, maxBytes int64) (*kgo.Record, error) {
-	r := env.Items[i]
+// rowRecord is the record of row r of env, whose encoding is row.
+func (k *Sink) rowRecord(env busv1.Envelope, prefix []byte, r busv1.Row, row []byte, maxBytes int64) (*kgo.Record, error) {
 	v := make([]byte, 0, len(prefix)+len(row)+1)
 	v = append(append(append(v, prefix...), row...), '}')
 	if int64(len(v)) > maxBytes {

@@ -40,11 +40,24 @@ func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 	return k.write(ctx, s)
 }
 
-// WriteDelta publishes s like Write; in perRow mode the records are those of
-// s.Delta (upserts and tombstones for its deletes) instead of a comparison
-// with the rows this sink last sent.
+// WriteDelta publishes s like Write. In perRow mode the records are those
+// of s.Delta (upserts and tombstones for its deletes), built from the delta
+// alone, unless this sink last sent another revision than the delta's base:
+// then, as in snapshot mode, the full snapshot is loaded (s.WithFull) and
+// written as Write does.
 func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
-	return k.write(ctx, s)
+	if k.set.perRow && k.deltaApplies(s) {
+		return k.write(ctx, s)
+	}
+	if k.high.Skip(s) {
+		return nil
+	}
+	full, err := s.WithFull(ctx)
+	if err != nil {
+		return fmt.Errorf("write %s to kafka topic %s: %w", s.Envelope.Inventory, k.set.topic, err)
+	}
+	full.Delta = nil
+	return k.write(ctx, full)
 }
 
 func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
