@@ -7,6 +7,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"kollect.dev/kollect/pkg/replay"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -30,6 +31,12 @@ const (
 	// NameSecretRotations counts sinks rebuilt because a Secret they read
 	// changed.
 	NameSecretRotations = "kollect_exporter_secret_rotations_total" //nolint:gosec // G101: a metric name, not a credential
+	// NameBusBytesRead counts object bytes (chunks, manifests, deltas,
+	// envelopes) read from the bus's object store; a delta that applies
+	// reads none.
+	NameBusBytesRead = "kollect_exporter_bus_bytes_read_total"
+	// NameChunkCache counts chunk reads by result (hit, miss).
+	NameChunkCache = "kollect_exporter_chunk_reads_total"
 )
 
 // Error reasons of NameExportErrors.
@@ -93,6 +100,30 @@ func newMetrics(reg prometheus.Registerer, family string) *metrics {
 	}
 	reg.MustRegister(m.duration, m.bytes, m.errors, m.retries, m.lag, m.rotations)
 	return m
+}
+
+// registerLoader exposes the loader's counters on reg.
+func registerLoader(reg prometheus.Registerer, family string, l *replay.Loader) {
+	if reg == nil {
+		return
+	}
+	labels := prometheus.Labels{"family": family}
+	count := func(name, help string, v func() int64, extra prometheus.Labels) prometheus.Collector {
+		ls := prometheus.Labels{}
+		for k, x := range labels {
+			ls[k] = x
+		}
+		for k, x := range extra {
+			ls[k] = x
+		}
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: ls},
+			func() float64 { return float64(v()) })
+	}
+	reg.MustRegister(
+		count(NameBusBytesRead, "Object bytes read from the bus to deliver snapshots (a delta that applies reads none).",
+			l.BytesRead.Load, nil),
+		count(NameChunkCache, "Snapshot chunk reads by result.", l.ChunkHits.Load, prometheus.Labels{"result": "hit"}),
+		count(NameChunkCache, "Snapshot chunk reads by result.", l.ChunkMisses.Load, prometheus.Labels{"result": "miss"}))
 }
 
 // exported records one successful write of bytes to a sink of type typ in

@@ -90,3 +90,24 @@ func TestExportMetricsSayWhetherTheSinkAppliedADeltaOrTheFullSnapshot(t *testing
 		}
 	}
 }
+
+func TestBusReadsAndChunkCacheAreCountedInMetrics(t *testing.T) {
+	e := newEnv(t, "good")
+	c := newChunked(t, e, "good")
+	reg := prometheus.NewRegistry()
+	e.start(func(cfg *exporter.Config) { cfg.Metrics, cfg.Loader = reg, c.l })
+	c.publish(t, 1, manyRows(1000, "1"), true)
+	waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
+	read := counterValue(t, reg, exporter.NameBusBytesRead)
+	if read <= 0 || read != float64(c.l.BytesRead.Load()) {
+		t.Fatalf("%s = %v after a full write, the loader read %d", exporter.NameBusBytesRead, read, c.l.BytesRead.Load())
+	}
+	if n := counterValue(t, reg, exporter.NameChunkCache, "result", "miss"); n <= 0 {
+		t.Errorf("%s{result=miss} = %v after a first read", exporter.NameChunkCache, n)
+	}
+	c.publish(t, 2, set(manyRows(1000, "1"), vrow("r-000500", "2")), false)
+	waitFor(t, "revision 2", func() bool { return e.stored("good") == 2 })
+	if n := counterValue(t, reg, exporter.NameBusBytesRead); n != read {
+		t.Errorf("%s grew from %v to %v for a delta that applies", exporter.NameBusBytesRead, read, n)
+	}
+}

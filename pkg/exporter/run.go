@@ -59,6 +59,7 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	if rt.loader == nil {
 		rt.loader = replay.NewLoader(js, c.ChunkCacheBytes)
 	}
+	registerLoader(c.Metrics, string(c.Family), rt.loader)
 	if err := rt.run(ctx); err != nil && ctx.Err() == nil {
 		return err
 	}
