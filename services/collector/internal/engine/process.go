@@ -11,9 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/services/collector/internal/informers"
-	"kollect.dev/kollect/services/collector/internal/metrics"
+	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
 
 // processObject looks at one object in the cache and brings the row of
@@ -91,31 +92,53 @@ func (e *Engine) drop(ctx context.Context, ts *targetState, key busv1.RowKey) er
 	return e.deleteRow(ctx, ts, key)
 }
 
+// putRow sends a row; the rows store reports a put that fails later
+// (retryRow) and counts the writes that land.
 func (e *Engine) putRow(ctx context.Context, ts *targetState, row busv1.Row) error {
-	start := time.Now()
 	wrote, err := e.cfg.Rows.Put(ctx, row, ts.cfg.Generation)
 	if err != nil || !wrote {
 		return err
 	}
-	e.cfg.Metrics.BusPublishDuration.WithLabelValues(metrics.OpPut).Observe(time.Since(start).Seconds())
-	e.cfg.Metrics.RowWrites.WithLabelValues(metrics.OpPut).Inc()
 	e.cfg.Status.Mark(ts.ref)
 	return nil
 }
 
 // deleteRow deletes a row; ts is nil for a Target that no longer exists.
 func (e *Engine) deleteRow(ctx context.Context, ts *targetState, key busv1.RowKey) error {
-	start := time.Now()
 	deleted, err := e.cfg.Rows.Delete(ctx, key)
 	if err != nil || !deleted {
 		return err
 	}
-	e.cfg.Metrics.BusPublishDuration.WithLabelValues(metrics.OpDelete).Observe(time.Since(start).Seconds())
-	e.cfg.Metrics.RowWrites.WithLabelValues(metrics.OpDelete).Inc()
 	if ts != nil {
 		e.cfg.Status.Mark(ts.ref)
 	}
 	return nil
+}
+
+// retryRow queues again, after the store's backoff, the object of a put
+// that failed once sent, so that its current content is extracted and put.
+// A Target removed or stopped meanwhile needs nothing: its removal deleted
+// the row, and a Target that resumes evaluates every object.
+func (e *Engine) retryRow(f rowstore.Failure) {
+	ref := bus.ConfigRef{Kind: busv1.KindTarget, Namespace: f.Key.TargetNamespace, Name: f.Key.TargetName}
+	if f.Key.ClusterTarget {
+		ref = bus.ConfigRef{Kind: busv1.KindClusterTarget, Name: f.Key.TargetName}
+	}
+	ts := e.target(ref)
+	if ts == nil {
+		return
+	}
+	ts.mu.RLock()
+	gvk, active := ts.gvk(), ts.active()
+	ts.mu.RUnlock()
+	if !active {
+		return
+	}
+	key := f.Name
+	if f.Namespace != "" {
+		key = f.Namespace + "/" + f.Name
+	}
+	e.queue.AddAfter(item{gvk: gvk, key: key, uid: types.UID(f.Key.UID)}, f.After)
 }
 
 // sweep deletes the rows of a Target whose objects are not in its GVK's
