@@ -27,7 +27,11 @@ func (e *Engine) processObject(ctx context.Context, it item) error {
 	var obj *unstructured.Unstructured
 	cached, exists, _ := store.GetByKey(it.key)
 	if exists {
-		if u, ok := cached.(*unstructured.Unstructured); ok && u.GetUID() == it.uid {
+		if m, ok := cached.(metav1.Object); ok && m.GetUID() == it.uid {
+			u, err := informers.AsUnstructured(cached)
+			if err != nil {
+				return err
+			}
 			obj = u
 		}
 	}
@@ -157,7 +161,14 @@ func (e *Engine) sweep(ctx context.Context, it item) error {
 	if (running && !synced) || (!running && !it.gone) {
 		return nil // the Synced or Gone event queues this sweep again
 	}
-	present := func(uid string) bool { return running && informers.HasUID(store, uid) }
+	var uids map[types.UID]struct{}
+	if running {
+		uids = informers.UIDs(store)
+	}
+	present := func(uid string) bool {
+		_, ok := uids[types.UID(uid)]
+		return ok
+	}
 	var errs []error
 	for _, k := range e.cfg.Rows.Keys(ts.ref.Namespace, ts.ref.Name) {
 		if !present(k.UID) {
