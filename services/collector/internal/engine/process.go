@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/services/collector/internal/informers"
 	"kollect.dev/kollect/services/collector/internal/rowstore"
@@ -121,28 +120,14 @@ func (e *Engine) deleteRow(ctx context.Context, ts *targetState, key busv1.RowKe
 
 // retryRow queues again, after the store's backoff, the object of a put
 // that failed once sent, so that its current content is extracted and put.
-// A Target removed or stopped meanwhile needs nothing: its removal deleted
-// the row, and a Target that resumes evaluates every object.
+// It takes no lock (the store calls it while writers wait for the window):
+// processing the object finds which Targets still want it.
 func (e *Engine) retryRow(f rowstore.Failure) {
-	ref := bus.ConfigRef{Kind: busv1.KindTarget, Namespace: f.Key.TargetNamespace, Name: f.Key.TargetName}
-	if f.Key.ClusterTarget {
-		ref = bus.ConfigRef{Kind: busv1.KindClusterTarget, Name: f.Key.TargetName}
-	}
-	ts := e.target(ref)
-	if ts == nil {
-		return
-	}
-	ts.mu.RLock()
-	gvk, active := ts.gvk(), ts.active()
-	ts.mu.RUnlock()
-	if !active {
-		return
-	}
 	key := f.Name
 	if f.Namespace != "" {
 		key = f.Namespace + "/" + f.Name
 	}
-	e.queue.AddAfter(item{gvk: gvk, key: key, uid: types.UID(f.Key.UID)}, f.After)
+	e.queue.AddAfter(item{gvk: f.GVK, key: key, uid: types.UID(f.Key.UID)}, f.After)
 }
 
 // sweep deletes the rows of a Target whose objects are not in its GVK's

@@ -106,7 +106,7 @@ func (s *Store) settle(f flight, err error) {
 		retry = backoff(s.failures[f.key])
 		if !w.del {
 			s.unsureLocked(f.key)
-			failure = &Failure{Key: f.key, Namespace: w.namespace, Name: w.name, After: retry}
+			failure = &Failure{Key: f.key, GVK: w.gvk, Namespace: w.namespace, Name: w.name, After: retry}
 		}
 	}
 	onFailure := s.onFailure

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -40,7 +41,8 @@ type write struct {
 	msg  *nats.Msg // the write's identity: it is the latest while pending holds this msg
 	hash uint64    // content hash of a put
 	del  bool
-	// namespace and name are the object's, for the Failure of a put.
+	// gvk, namespace and name are the object's, for the Failure of a put.
+	gvk             schema.GroupVersionKind
 	namespace, name string
 }
 
@@ -68,7 +70,8 @@ type Write struct {
 type Failure struct {
 	// Key is the row's key.
 	Key busv1.RowKey
-	// Namespace and Name are the object's.
+	// GVK, Namespace and Name are the object's (the row's kind and name).
+	GVK             schema.GroupVersionKind
 	Namespace, Name string
 	// After is how long to wait before trying again (it grows with each
 	// consecutive failure of the key).
@@ -119,7 +122,9 @@ func (s *Store) load(e jetstream.KeyValueEntry) error {
 
 // OnFailure sets the function told about every failed put; call it before
 // the first Put. It is called from the Store's ack goroutine and must
-// return quickly.
+// neither block nor wait for anything that may wait for a write (a lock
+// held around Put or Delete): writes wait for this goroutine to free the
+// window.
 func (s *Store) OnFailure(f func(Failure)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

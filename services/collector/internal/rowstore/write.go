@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -38,6 +39,7 @@ func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64) 
 		return false, fmt.Errorf("encode row %s: %w", bus.RowKey(key), err)
 	}
 	w := write{msg: &nats.Msg{Subject: bus.RowPutSubject(key), Data: data}, hash: h,
+		gvk:       schema.GroupVersionKind{Group: row.Group, Version: row.Version, Kind: row.Kind},
 		namespace: row.Namespace, name: row.Name}
 	sent, err := s.publish(ctx, key, w, func() bool { return !s.holdsLocked(key, h) })
 	if err != nil {
