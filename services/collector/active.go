@@ -27,6 +27,7 @@ type deps struct {
 	log        logr.Logger
 	rest       *rest.Config
 	js         jetstream.JetStream
+	pub        *rowstore.Publisher
 	metrics    *metrics.Metrics
 	reconnects *reconnects
 
@@ -57,7 +58,7 @@ func (d *deps) runActive(ctx context.Context) error {
 		if err != nil {
 			return nil, fmt.Errorf("open rows bucket: %w", err)
 		}
-		return rowstore.Open(ctx, kv)
+		return rowstore.Open(ctx, kv, d.pub, rowstore.Options{Observe: d.observeRowWrite})
 	})
 	if err != nil {
 		return nil
@@ -92,6 +93,21 @@ func (d *deps) runActive(ctx context.Context) error {
 	g.Go(func() error { return rep.Run(ctx, eng) })
 	g.Go(func() error { return watcher.Run(ctx) })
 	return g.Wait()
+}
+
+// observeRowWrite counts a row write that landed, with its latency, or
+// that failed.
+func (d *deps) observeRowWrite(w rowstore.Write) {
+	op := metrics.OpPut
+	if w.Delete {
+		op = metrics.OpDelete
+	}
+	if w.Err != nil {
+		d.metrics.RowWriteFailures.WithLabelValues(op).Inc()
+		return
+	}
+	d.metrics.BusPublishDuration.WithLabelValues(op).Observe(w.Latency.Seconds())
+	d.metrics.RowWrites.WithLabelValues(op).Inc()
 }
 
 // retry calls f with backoff until it succeeds or ctx ends; it logs each

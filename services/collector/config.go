@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
 
 // Config configures the collector.
@@ -27,6 +28,11 @@ type Config struct {
 	Rest *rest.Config
 	// Workers is the number of objects evaluated in parallel.
 	Workers int
+	// PublishWindow is the most row writes awaiting the bus's ack.
+	PublishWindow int
+	// PublishAckTimeout is how long a row write waits for its ack before it
+	// counts as failed (its object is then evaluated and written again).
+	PublishAckTimeout time.Duration
 	// StatusInterval is the shortest time between two status reports of one
 	// Target.
 	StatusInterval time.Duration
@@ -54,12 +60,15 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults: leader election in kollect-system,
-// four workers, status at most every 500ms, metrics on :8080.
+// four workers, up to 4096 row writes awaiting their ack for 10s each,
+// status at most every 500ms, metrics on :8080.
 func DefaultConfig() Config {
 	host, _ := os.Hostname()
 	return Config{
 		NATSURL:                 "nats://kollect-nats.kollect-system:4222",
 		Workers:                 4,
+		PublishWindow:           rowstore.DefaultWindow,
+		PublishAckTimeout:       rowstore.DefaultAckTimeout,
 		StatusInterval:          500 * time.Millisecond,
 		DiscoveryRetryMax:       30 * time.Second,
 		LeaderElection:          true,
@@ -79,6 +88,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "Path of a NATS credentials file.")
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "Path of a kubeconfig; empty uses $KUBECONFIG or the in-cluster service account.")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "Objects evaluated in parallel.")
+	fs.IntVar(&c.PublishWindow, "publish-window", c.PublishWindow, "Most row writes awaiting the bus's acknowledgement.")
+	fs.DurationVar(&c.PublishAckTimeout, "publish-ack-timeout", c.PublishAckTimeout, "How long a row write waits for its acknowledgement before it is retried.")
 	fs.DurationVar(&c.StatusInterval, "status-interval", c.StatusInterval, "Shortest time between two status reports of one Target.")
 	fs.DurationVar(&c.DiscoveryRetryMax, "discovery-retry-max", c.DiscoveryRetryMax, "Longest wait between discovery retries of a kind not served yet.")
 	c.Extract.BindFlags(fs)
@@ -104,6 +115,8 @@ func (c Config) Validate() error {
 	}
 	check(c.NATSURL != "", "nats-url: must be set")
 	check(c.Workers >= 1, "workers %d: must be at least 1", c.Workers)
+	check(c.PublishWindow >= 1, "publish-window %d: must be at least 1", c.PublishWindow)
+	check(c.PublishAckTimeout > 0, "publish-ack-timeout %v: must be positive", c.PublishAckTimeout)
 	check(c.StatusInterval > 0, "status-interval %v: must be positive", c.StatusInterval)
 	check(c.DiscoveryRetryMax > 0, "discovery-retry-max %v: must be positive", c.DiscoveryRetryMax)
 	if c.LeaderElection {

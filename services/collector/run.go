@@ -17,6 +17,7 @@ import (
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/collector/internal/logging"
 	"kollect.dev/kollect/services/collector/internal/metrics"
+	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
 
 // Run runs the collector until ctx is cancelled. It returns an error only
@@ -49,8 +50,12 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer nc.Close()
+	pub, err := rowstore.NewPublisher(nc, cfg.PublishWindow, cfg.PublishAckTimeout)
+	if err != nil {
+		return err
+	}
 
-	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, metrics: metrics.New(), reconnects: rc}
+	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, pub: pub, metrics: metrics.New(), reconnects: rc}
 	watchdog := leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
 	srv := &app.Server{Addr: cfg.MetricsBindAddress, Registry: d.metrics.Registry, Log: log,
 		Healthz: func() error { return watchdog.Check(nil) },

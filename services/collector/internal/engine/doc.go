@@ -4,7 +4,10 @@
 // for each Target of its GVK and writes or deletes its row through the
 // rowstore. Work goes through a rate-limited queue, so a bus outage is
 // retried rather than lost, and every step is level-based: an item says
-// which object to look at, never what changed.
+// which object to look at, never what changed. Row writes are asynchronous;
+// a put the bus rejects or never acknowledges comes back from the rowstore
+// and queues its object again after a backoff, so the object's current
+// content is extracted and put, never the bytes that failed.
 //
 // After an informer's first full list the engine sweeps the rows of that
 // GVK's Targets whose objects are not in the cache; this is how a restarted

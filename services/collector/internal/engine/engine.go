@@ -27,7 +27,8 @@ type Marker interface {
 type Config struct {
 	// Informers watches the cluster.
 	Informers *informers.Manager
-	// Rows is the rows bucket.
+	// Rows is the rows bucket; New registers the Engine for its failed
+	// puts (rowstore.Store.OnFailure).
 	Rows *rowstore.Store
 	// Metrics receives extraction, bus and Profile metrics.
 	Metrics *metrics.Metrics
@@ -69,7 +70,7 @@ func New(cfg Config) *Engine {
 	if cfg.Workers < 1 {
 		cfg.Workers = 1
 	}
-	return &Engine{
+	e := &Engine{
 		cfg: cfg,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[item](),
 			workqueue.TypedRateLimitingQueueConfig[item]{Name: "collector"}),
@@ -77,6 +78,10 @@ func New(cfg Config) *Engine {
 		targets: map[bus.ConfigRef]*targetState{},
 		byGVK:   map[schema.GroupVersionKind]map[bus.ConfigRef]*targetState{},
 	}
+	if cfg.Rows != nil {
+		cfg.Rows.OnFailure(e.retryRow)
+	}
+	return e
 }
 
 // Run waits for the Namespace cache, then evaluates queued work until ctx is

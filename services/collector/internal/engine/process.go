@@ -13,7 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/services/collector/internal/informers"
-	"kollect.dev/kollect/services/collector/internal/metrics"
+	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
 
 // processObject looks at one object in the cache and brings the row of
@@ -26,7 +26,11 @@ func (e *Engine) processObject(ctx context.Context, it item) error {
 	var obj *unstructured.Unstructured
 	cached, exists, _ := store.GetByKey(it.key)
 	if exists {
-		if u, ok := cached.(*unstructured.Unstructured); ok && u.GetUID() == it.uid {
+		if m, ok := cached.(metav1.Object); ok && m.GetUID() == it.uid {
+			u, err := informers.AsUnstructured(cached)
+			if err != nil {
+				return err
+			}
 			obj = u
 		}
 	}
@@ -91,31 +95,39 @@ func (e *Engine) drop(ctx context.Context, ts *targetState, key busv1.RowKey) er
 	return e.deleteRow(ctx, ts, key)
 }
 
+// putRow sends a row; the rows store reports a put that fails later
+// (retryRow) and counts the writes that land.
 func (e *Engine) putRow(ctx context.Context, ts *targetState, row busv1.Row) error {
-	start := time.Now()
 	wrote, err := e.cfg.Rows.Put(ctx, row, ts.cfg.Generation)
 	if err != nil || !wrote {
 		return err
 	}
-	e.cfg.Metrics.BusPublishDuration.WithLabelValues(metrics.OpPut).Observe(time.Since(start).Seconds())
-	e.cfg.Metrics.RowWrites.WithLabelValues(metrics.OpPut).Inc()
 	e.cfg.Status.Mark(ts.ref)
 	return nil
 }
 
 // deleteRow deletes a row; ts is nil for a Target that no longer exists.
 func (e *Engine) deleteRow(ctx context.Context, ts *targetState, key busv1.RowKey) error {
-	start := time.Now()
 	deleted, err := e.cfg.Rows.Delete(ctx, key)
 	if err != nil || !deleted {
 		return err
 	}
-	e.cfg.Metrics.BusPublishDuration.WithLabelValues(metrics.OpDelete).Observe(time.Since(start).Seconds())
-	e.cfg.Metrics.RowWrites.WithLabelValues(metrics.OpDelete).Inc()
 	if ts != nil {
 		e.cfg.Status.Mark(ts.ref)
 	}
 	return nil
+}
+
+// retryRow queues again, after the store's backoff, the object of a put
+// that failed once sent, so that its current content is extracted and put.
+// It takes no lock (the store calls it while writers wait for the window):
+// processing the object finds which Targets still want it.
+func (e *Engine) retryRow(f rowstore.Failure) {
+	key := f.Name
+	if f.Namespace != "" {
+		key = f.Namespace + "/" + f.Name
+	}
+	e.queue.AddAfter(item{gvk: f.GVK, key: key, uid: types.UID(f.Key.UID)}, f.After)
 }
 
 // sweep deletes the rows of a Target whose objects are not in its GVK's
@@ -134,7 +146,14 @@ func (e *Engine) sweep(ctx context.Context, it item) error {
 	if (running && !synced) || (!running && !it.gone) {
 		return nil // the Synced or Gone event queues this sweep again
 	}
-	present := func(uid string) bool { return running && informers.HasUID(store, uid) }
+	var uids map[types.UID]struct{}
+	if running {
+		uids = informers.UIDs(store)
+	}
+	present := func(uid string) bool {
+		_, ok := uids[types.UID(uid)]
+		return ok
+	}
 	var errs []error
 	for _, k := range e.cfg.Rows.Keys(ts.ref.Namespace, ts.ref.Name) {
 		if !present(k.UID) {

@@ -9,10 +9,13 @@
 // fields they read and whether one namespace is enough. The Manager resolves
 // the GVK through discovery, scopes the informer to a single namespace when
 // it can, and installs a transform that drops managedFields and every field
-// no Target needs before objects are cached; it restarts an informer when
-// the needed fields grow or the namespace scope changes. A GVK that is not
-// served, or that RBAC forbids, is reported as a State for the Targets that
-// need it, and retried; nothing here ends the process.
+// no Target needs before objects are cached, and caches what is left as a
+// compact Object (identity strings, sorted labels, the rest as JSON) that
+// the engine rebuilds into an unstructured object when it evaluates it; it
+// restarts an informer when the needed fields grow or the namespace scope
+// changes. A GVK that is not served, or that RBAC forbids, is reported as a
+// State for the Targets that need it, and retried; nothing here ends the
+// process.
 //
 // The Manager does not select, extract or write rows. It reports events to a
 // Handler (the engine), which reads objects back from the cache.

@@ -10,27 +10,36 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"kollect.dev/kollect/api/v1alpha1"
 )
 
-// UIDIndex is the name of the cache index by object uid.
-const UIDIndex = "uid"
-
-// HasUID reports whether store holds an object with uid.
-func HasUID(store cache.Indexer, uid string) bool {
-	keys, err := store.IndexKeys(UIDIndex, uid)
-	return err == nil && len(keys) > 0
+// UIDs returns the uids of every object in store. Sweeps, which are rare,
+// build it when they need it, so the cache holds no uid index.
+func UIDs(store cache.Store) map[types.UID]struct{} {
+	objs := store.List()
+	out := make(map[types.UID]struct{}, len(objs))
+	for _, obj := range objs {
+		if o, err := objectMeta(obj); err == nil {
+			out[o.GetUID()] = struct{}{}
+		}
+	}
+	return out
 }
 
-func uidIndex(obj any) ([]string, error) {
-	o, err := objectMeta(obj)
-	if err != nil {
-		return nil, err
+// AsUnstructured returns an object of a cache as the pruned object the
+// Targets read.
+func AsUnstructured(cached any) (*unstructured.Unstructured, error) {
+	switch o := cached.(type) {
+	case *Object:
+		return o.Unstructured()
+	case *unstructured.Unstructured:
+		return o, nil
 	}
-	return []string{string(o.GetUID())}, nil
+	return nil, fmt.Errorf("cached object %T is not a Kubernetes object", cached)
 }
 
 func objectMeta(obj any) (metav1.Object, error) {
@@ -82,7 +91,7 @@ func (m *Manager) start(ctx context.Context, spec informerSpec, req Requirement)
 	}
 	inst.inf = cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, m.dyn),
 		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{
-			Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, UIDIndex: uidIndex},
+			Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 			ObjectDescription: spec.gvr.String(),
 		})
 	// Neither call can fail on an informer that has not started.

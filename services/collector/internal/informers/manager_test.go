@@ -80,7 +80,9 @@ func cached(t *testing.T, m *Manager, rec *recorder, sync int, key string) *unst
 		if err != nil || !exists {
 			return fmt.Errorf("%s not cached: %v", key, err)
 		}
-		out = obj.(*unstructured.Unstructured)
+		if out, err = AsUnstructured(obj); err != nil {
+			return err
+		}
 		return nil
 	})
 	return out

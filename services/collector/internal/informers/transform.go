@@ -1,6 +1,8 @@
 package informers
 
 import (
+	"maps"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
@@ -23,12 +25,14 @@ type Requirement struct {
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 var (
-	// identity are the fields the collector itself reads: identity,
-	// labels and annotations for selection, resourceVersion for the cache.
+	// identity are the fields the collector itself reads: identity and
+	// labels for selection, resourceVersion for the cache. Selection reads
+	// the annotations of namespaces only (from their own informer), so an
+	// object keeps the annotations some Target reads and no other.
 	identity = [][]string{
 		{"apiVersion"}, {"kind"},
 		{"metadata", "name"}, {"metadata", "namespace"}, {"metadata", "uid"},
-		{"metadata", "labels"}, {"metadata", "annotations"}, {"metadata", "resourceVersion"},
+		{"metadata", "labels"}, {"metadata", "resourceVersion"},
 	}
 	managedFieldsPath = []string{"metadata", "managedFields"}
 	lastAppliedPath   = []string{"metadata", "annotations", lastApplied}
@@ -78,7 +82,10 @@ func equal(a, b []string) bool {
 // transform returns the informer transform of r: objects keep only the
 // identity fields and those some Target reads; managedFields go unless a
 // Target names them, and the last-applied annotation goes unless a Target
-// reads annotations or the whole object.
+// reads annotations or the whole object. What is kept is cached as a
+// compact Object; an Object passes through unchanged (the watch-list
+// reflector transforms its initial objects once more when it replaces the
+// cache with them).
 func (r Requirement) transform() cache.TransformFunc {
 	var keep *extract.FieldSet
 	if !r.Whole {
@@ -89,28 +96,30 @@ func (r Requirement) transform() cache.TransformFunc {
 	}
 	dropManaged := r.Whole || !covers(r.Fields, managedFieldsPath)
 	dropLastApplied := !r.Whole && !covers(r.Fields, lastAppliedPath)
+	strip := func(md map[string]any) {
+		if dropManaged {
+			delete(md, "managedFields")
+		}
+		if a, ok := md["annotations"].(map[string]any); ok && dropLastApplied {
+			if _, ok := a[lastApplied]; ok {
+				a = maps.Clone(a)
+				delete(a, lastApplied)
+				md["annotations"] = a
+			}
+			if len(a) == 0 {
+				delete(md, "annotations")
+			}
+		}
+	}
 	return func(obj any) (any, error) {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
-			return obj, nil
+			return obj, nil // an Object already, or not an object
 		}
 		content := u.Object
 		if keep != nil {
 			content = extract.Prune(content, keep)
 		}
-		// The object was just decoded and is not shared yet, so its
-		// metadata may be edited in place.
-		if md, ok := content["metadata"].(map[string]any); ok {
-			if dropManaged {
-				delete(md, "managedFields")
-			}
-			if a, ok := md["annotations"].(map[string]any); ok && dropLastApplied {
-				delete(a, lastApplied)
-				if len(a) == 0 {
-					delete(md, "annotations")
-				}
-			}
-		}
-		return &unstructured.Unstructured{Object: content}, nil
+		return compact(content, strip)
 	}
 }

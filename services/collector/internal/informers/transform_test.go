@@ -61,10 +61,13 @@ func TestTransformKeepsIdentityAndWhatTargetsRead(t *testing.T) {
 		keep, drops [][]string
 	}{
 		{"a profile keeps its fields and the identity", Requirement{Fields: imageFields()},
-			[][]string{{"metadata", "uid"}, {"metadata", "labels"}, {"metadata", "resourceVersion"}, {"spec", "replicas"},
-				{"metadata", "annotations", "deployment.kubernetes.io/revision"}},
+			[][]string{{"metadata", "uid"}, {"metadata", "labels"}, {"metadata", "resourceVersion"}, {"spec", "replicas"}},
 			[][]string{{"metadata", "managedFields"}, {"spec", "strategy"}, {"spec", "selector"},
-				{"metadata", "annotations", lastApplied}}},
+				{"metadata", "annotations"}}},
+		{"a profile reading one annotation keeps that one only",
+			Requirement{Fields: extract.NewFieldSet([]string{"metadata", "annotations", "deployment.kubernetes.io/revision"})},
+			[][]string{{"metadata", "annotations", "deployment.kubernetes.io/revision"}},
+			[][]string{{"metadata", "annotations", lastApplied}, {"spec"}}},
 		{"a profile reading annotations keeps last-applied", Requirement{Fields: extract.NewFieldSet([]string{"metadata", "annotations"})},
 			[][]string{{"metadata", "annotations", lastApplied}}, [][]string{{"metadata", "managedFields"}, {"spec"}}},
 		{"the whole object keeps all but managedFields", Requirement{Whole: true},
@@ -72,11 +75,7 @@ func TestTransformKeepsIdentityAndWhatTargetsRead(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := c.req.transform()(d.DeepCopy())
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := out.(*unstructured.Unstructured).Object
+			got := transformed(t, c.req, d.DeepCopy()).Object
 			for _, p := range c.keep {
 				if _, ok, _ := unstructured.NestedFieldNoCopy(got, p...); !ok {
 					t.Errorf("%v was dropped", p)
@@ -91,6 +90,20 @@ func TestTransformKeepsIdentityAndWhatTargetsRead(t *testing.T) {
 	}
 }
 
+// transformed applies req's transform to u and rebuilds the cached object.
+func transformed(t testing.TB, req Requirement, u *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	out, err := req.transform()(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := AsUnstructured(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // BenchmarkTransform measures the informer transform of the image Profile
 // on a realistic Deployment and reports the JSON size of the object before
 // and after it.
@@ -98,9 +111,9 @@ func BenchmarkTransform(b *testing.B) {
 	d := unstructuredOf(b, realisticDeployment("shop", "cart"))
 	d.Object["metadata"].(map[string]any)["managedFields"] = managedFieldsOf(b)
 	before, _ := json.Marshal(d.Object)
-	tf := Requirement{Fields: imageFields()}.transform()
-	out, _ := tf(d.DeepCopy())
-	after, _ := json.Marshal(out.(*unstructured.Unstructured).Object)
+	req := Requirement{Fields: imageFields()}
+	tf := req.transform()
+	after, _ := json.Marshal(transformed(b, req, d.DeepCopy()).Object)
 	objs := make([]*unstructured.Unstructured, b.N)
 	for i := range objs {
 		objs[i] = d.DeepCopy()

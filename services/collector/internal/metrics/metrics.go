@@ -22,6 +22,9 @@ const (
 	// NameRowWrites counts row writes that reached the bus, per operation
 	// (put, delete).
 	NameRowWrites = "kollect_collector_row_writes_total"
+	// NameRowWriteFailures counts row writes the bus rejected or did not
+	// acknowledge in time, per operation; each is retried.
+	NameRowWriteFailures = "kollect_collector_row_write_failures_total"
 	// NameLeader is 1 while this replica is the active collector.
 	NameLeader = "kollect_collector_leader"
 	// ProfilePrefix prefixes every Profile spec.metrics gauge.
@@ -63,6 +66,8 @@ type Metrics struct {
 	BusPublishDuration *prometheus.HistogramVec
 	// RowWrites counts row writes per operation.
 	RowWrites *prometheus.CounterVec
+	// RowWriteFailures counts failed row writes per operation.
+	RowWriteFailures *prometheus.CounterVec
 	// Leader is 1 while this replica is active.
 	Leader prometheus.Gauge
 	// Profiles are the Profile spec.metrics gauges.
@@ -93,6 +98,10 @@ func New() *Metrics {
 			Name: NameRowWrites,
 			Help: "Row puts and deletes written to the rows bucket (unchanged rows are not written).",
 		}, []string{LabelOp}),
+		RowWriteFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameRowWriteFailures,
+			Help: "Row puts and deletes the bus rejected or did not acknowledge in time; each is retried.",
+		}, []string{LabelOp}),
 		Leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: NameLeader,
 			Help: "1 while this replica is the active collector, 0 on standby.",
@@ -100,7 +109,7 @@ func New() *Metrics {
 		Profiles: NewProfileGauges(),
 	}
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.ExtractionDuration, m.ExtractionFailures, m.BusPublishDuration, m.RowWrites, m.Leader, m.Profiles,
+		m.ExtractionDuration, m.ExtractionFailures, m.BusPublishDuration, m.RowWrites, m.RowWriteFailures, m.Leader, m.Profiles,
 		&objectsCollector{m: m})
 	return m
 }

@@ -2,14 +2,13 @@ package rowstore
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"hash/fnv"
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -17,17 +16,75 @@ import (
 
 // Store writes rows to the rows bucket, skipping rewrites of unchanged rows.
 type Store struct {
-	kv  jetstream.KeyValue
-	now func() time.Time
+	kv      jetstream.KeyValue
+	pub     *Publisher
+	ctx     context.Context // the Store's life: acks and retries stop with it
+	now     func() time.Time
+	observe func(Write)
 
-	mu     sync.Mutex
-	known  map[busv1.RowKey]uint64      // row content hash of what is on the bus
-	counts map[busv1.NamespacedName]int // rows per Target, for Count
+	slots    chan struct{} // one per write awaiting its ack: the window
+	inflight chan flight   // writes awaiting their ack, in publish order
+	pubMu    sync.Mutex    // held from registering a write to sending it, so a key's latest write is the last sent
+	flushMu  sync.Mutex
+
+	mu        sync.Mutex
+	known     map[busv1.RowKey]uint64      // content hash the bus acknowledged; unknownHash when unsure
+	pending   map[busv1.RowKey]write       // the latest write of each key not acknowledged yet
+	failures  map[busv1.RowKey]int         // consecutive failed writes of a key, for the backoff
+	counts    map[busv1.NamespacedName]int // rows per Target once the pending writes land
+	total     int
+	onFailure func(Failure)
 }
 
-// Open loads the keys and content hashes of every row already in kv.
-func Open(ctx context.Context, kv jetstream.KeyValue) (*Store, error) {
-	s := &Store{kv: kv, now: time.Now, known: map[busv1.RowKey]uint64{}, counts: map[busv1.NamespacedName]int{}}
+// write is one put or delete of a row.
+type write struct {
+	msg  *nats.Msg // the write's identity: it is the latest while pending holds this msg
+	hash uint64    // content hash of a put
+	del  bool
+	// gvk, namespace and name are the object's, for the Failure of a put.
+	gvk             schema.GroupVersionKind
+	namespace, name string
+}
+
+// Options tune a Store.
+type Options struct {
+	// Observe, when set, is told the outcome of every write once the bus
+	// acknowledged it or it failed. It is called from the Store's ack
+	// goroutine and must return quickly.
+	Observe func(Write)
+}
+
+// Write is the outcome of one row write.
+type Write struct {
+	// Delete is true for a delete, false for a put.
+	Delete bool
+	// Latency is the time from publishing the write to its outcome.
+	Latency time.Duration
+	// Err is why the write failed; nil when the bus stored it.
+	Err error
+}
+
+// Failure is a put whose outcome is unknown (the bus rejected it, or its ack
+// did not come): the caller must extract the object again and put its
+// current content, after After.
+type Failure struct {
+	// Key is the row's key.
+	Key busv1.RowKey
+	// GVK, Namespace and Name are the object's (the row's kind and name).
+	GVK             schema.GroupVersionKind
+	Namespace, Name string
+	// After is how long to wait before trying again (it grows with each
+	// consecutive failure of the key).
+	After time.Duration
+}
+
+// Open loads the keys and content hashes of every row already in kv; the
+// Store then writes through pub until ctx ends.
+func Open(ctx context.Context, kv jetstream.KeyValue, pub *Publisher, o Options) (*Store, error) {
+	s := &Store{kv: kv, pub: pub, ctx: ctx, now: time.Now, observe: o.Observe,
+		slots: make(chan struct{}, pub.window), inflight: make(chan flight, pub.window),
+		known: map[busv1.RowKey]uint64{}, pending: map[busv1.RowKey]write{},
+		failures: map[busv1.RowKey]int{}, counts: map[busv1.NamespacedName]int{}}
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, fmt.Errorf("watch rows bucket %s: %w", kv.Bucket(), err)
@@ -39,6 +96,7 @@ func Open(ctx context.Context, kv jetstream.KeyValue) (*Store, error) {
 			return nil, ctx.Err()
 		case e := <-w.Updates():
 			if e == nil { // every existing entry delivered
+				go s.reap()
 				return s, nil
 			}
 			if err := s.load(e); err != nil {
@@ -53,128 +111,66 @@ func (s *Store) load(e jetstream.KeyValueEntry) error {
 	if err != nil {
 		return fmt.Errorf("load rows: %w", err)
 	}
-	var entry busv1.RowEntry
-	if err := json.Unmarshal(e.Value(), &entry); err != nil {
+	h, err := storedHash(e.Value())
+	if err != nil {
 		return fmt.Errorf("load row %s: %w", e.Key(), err)
 	}
-	h, err := hashRow(entry.Row)
-	if err != nil {
-		return err
-	}
-	s.set(key, h)
+	s.countLocked(key, s.presentLocked(key), true)
+	s.known[key] = h
 	return nil
 }
 
-// set records key's hash; s.mu is held, or s is not shared yet.
-func (s *Store) set(key busv1.RowKey, h uint64) {
-	if _, ok := s.known[key]; !ok {
-		s.counts[targetOf(key)]++
+// OnFailure sets the function told about every failed put; call it before
+// the first Put. It is called from the Store's ack goroutine and must
+// neither block nor wait for anything that may wait for a write (a lock
+// held around Put or Delete): writes wait for this goroutine to free the
+// window.
+func (s *Store) OnFailure(f func(Failure)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onFailure = f
+}
+
+// presentLocked reports whether the key has a row once its pending write
+// lands; s.mu is held.
+func (s *Store) presentLocked(key busv1.RowKey) bool {
+	if w, ok := s.pending[key]; ok {
+		return !w.del
 	}
-	s.known[key] = h
+	_, ok := s.known[key]
+	return ok
+}
+
+// holdsLocked reports whether the key's row has content hash h once its
+// pending write lands; s.mu is held.
+func (s *Store) holdsLocked(key busv1.RowKey, h uint64) bool {
+	if w, ok := s.pending[key]; ok {
+		return !w.del && w.hash == h
+	}
+	k, ok := s.known[key]
+	return ok && k == h
+}
+
+// countLocked moves key's row from present was to present now in the
+// counts; s.mu is held.
+func (s *Store) countLocked(key busv1.RowKey, was, now bool) {
+	if was == now {
+		return
+	}
+	t := targetOf(key)
+	switch {
+	case now:
+		s.counts[t]++
+		s.total++
+	case s.counts[t] <= 1:
+		delete(s.counts, t)
+		s.total--
+	default:
+		s.counts[t]--
+		s.total--
+	}
 }
 
 func targetOf(k busv1.RowKey) busv1.NamespacedName {
 	return busv1.NamespacedName{Namespace: k.TargetNamespace, Name: k.TargetName}
-}
-
-// Put writes row unless the bus already holds the same content. It reports
-// whether it wrote.
-func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64) (bool, error) {
-	h, err := hashRow(row)
-	if err != nil {
-		return false, err
-	}
-	key := row.Key()
-	s.mu.Lock()
-	old, ok := s.known[key]
-	s.mu.Unlock()
-	if ok && old == h {
-		return false, nil
-	}
-	b, err := json.Marshal(busv1.RowEntry{Row: row, TargetGeneration: targetGeneration, ObservedAt: s.now().UTC()})
-	if err != nil {
-		return false, fmt.Errorf("encode row %s: %w", bus.RowKey(key), err)
-	}
-	if _, err := s.kv.Put(ctx, bus.RowKey(key), b); err != nil {
-		return false, fmt.Errorf("put row %s: %w", bus.RowKey(key), err)
-	}
-	s.mu.Lock()
-	s.set(key, h)
-	s.mu.Unlock()
-	return true, nil
-}
-
-// Delete removes the row of key, if the bus holds one. It reports whether it
-// deleted.
-func (s *Store) Delete(ctx context.Context, key busv1.RowKey) (bool, error) {
-	s.mu.Lock()
-	_, ok := s.known[key]
-	s.mu.Unlock()
-	if !ok {
-		return false, nil
-	}
-	if err := s.kv.Delete(ctx, bus.RowKey(key)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return false, fmt.Errorf("delete row %s: %w", bus.RowKey(key), err)
-	}
-	s.mu.Lock()
-	if _, ok := s.known[key]; ok {
-		delete(s.known, key)
-		if t := targetOf(key); s.counts[t] <= 1 {
-			delete(s.counts, t)
-		} else {
-			s.counts[t]--
-		}
-	}
-	s.mu.Unlock()
-	return true, nil
-}
-
-// Keys returns the keys of every row of one Target (targetNamespace empty for
-// a ClusterTarget).
-func (s *Store) Keys(targetNamespace, targetName string) []busv1.RowKey {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []busv1.RowKey
-	for k := range s.known {
-		if k.TargetNamespace == targetNamespace && k.TargetName == targetName {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// Count returns the number of rows of one Target (targetNamespace empty for a
-// ClusterTarget).
-func (s *Store) Count(targetNamespace, targetName string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[busv1.NamespacedName{Namespace: targetNamespace, Name: targetName}]
-}
-
-// Targets returns every Target that has at least one row, in no particular
-// order; Namespace is empty for ClusterTargets.
-func (s *Store) Targets() []busv1.NamespacedName {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]busv1.NamespacedName, 0, len(s.counts))
-	for t := range s.counts {
-		out = append(out, t)
-	}
-	return out
-}
-
-// Len returns the number of rows on the bus.
-func (s *Store) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.known)
-}
-
-// hashRow hashes the row's canonical JSON (encoding/json sorts map keys).
-func hashRow(r busv1.Row) (uint64, error) {
-	h := fnv.New64a()
-	if err := json.NewEncoder(h).Encode(r); err != nil {
-		return 0, fmt.Errorf("hash row %s: %w", bus.RowKey(r.Key()), err)
-	}
-	return h.Sum64(), nil
 }

@@ -31,6 +31,29 @@ func rowsBucket(t *testing.T) (context.Context, *testenv.NATS, jetstream.KeyValu
 	return ctx, n, kv
 }
 
+// open opens a Store on kv that publishes through n's connection with the
+// default window and ack timeout.
+func open(ctx context.Context, t *testing.T, n *testenv.NATS, kv jetstream.KeyValue) *Store {
+	t.Helper()
+	pub, err := NewPublisher(n.Conn, DefaultWindow, DefaultAckTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, kv, pub, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// flush waits until every write of s was acknowledged.
+func flush(ctx context.Context, t *testing.T, s *Store) {
+	t.Helper()
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func row(target, uid, image string) busv1.Row {
 	return busv1.Row{TargetNamespace: "team-a", TargetName: target, Namespace: "team-a", Name: "web-" + uid,
 		UID: uid, Group: "apps", Version: "v1", Kind: "Deployment", Attributes: map[string]any{"image": image}}
@@ -46,19 +69,18 @@ func revisionOf(ctx context.Context, t *testing.T, kv jetstream.KeyValue, r busv
 }
 
 func TestPutWritesOnlyChangedRows(t *testing.T) {
-	ctx, _, kv := rowsBucket(t)
-	s, err := Open(ctx, kv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, n, kv := rowsBucket(t)
+	s := open(ctx, t, n, kv)
 	r := row("web", "u1", "nginx:1")
 	if wrote, err := s.Put(ctx, r, 1); err != nil || !wrote {
 		t.Fatalf("first Put = %v, %v; want a write", wrote, err)
 	}
+	flush(ctx, t, s)
 	rev := revisionOf(ctx, t, kv, r)
 	if wrote, err := s.Put(ctx, row("web", "u1", "nginx:1"), 1); err != nil || wrote {
 		t.Fatalf("identical Put = %v, %v; want no write", wrote, err)
 	}
+	flush(ctx, t, s)
 	if got := revisionOf(ctx, t, kv, r); got != rev {
 		t.Errorf("identical Put changed the bucket revision from %d to %d", rev, got)
 	}
@@ -68,11 +90,8 @@ func TestPutWritesOnlyChangedRows(t *testing.T) {
 }
 
 func TestOpenLoadsWhatAnEarlierCollectorWrote(t *testing.T) {
-	ctx, _, kv := rowsBucket(t)
-	first, err := Open(ctx, kv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, n, kv := rowsBucket(t)
+	first := open(ctx, t, n, kv)
 	for _, r := range []busv1.Row{row("web", "u1", "a"), row("web", "u2", "b"), row("db", "u3", "c")} {
 		if _, err := first.Put(ctx, r, 1); err != nil {
 			t.Fatal(err)
@@ -82,10 +101,8 @@ func TestOpenLoadsWhatAnEarlierCollectorWrote(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	second, err := Open(ctx, kv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	flush(ctx, t, first)
+	second := open(ctx, t, n, kv)
 	if got := second.Len(); got != 2 {
 		t.Errorf("reopened store holds %d rows, want 2 (the deleted row is a tombstone)", got)
 	}
@@ -98,11 +115,8 @@ func TestOpenLoadsWhatAnEarlierCollectorWrote(t *testing.T) {
 }
 
 func TestDeleteRemovesTheRowOnce(t *testing.T) {
-	ctx, _, kv := rowsBucket(t)
-	s, err := Open(ctx, kv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, n, kv := rowsBucket(t)
+	s := open(ctx, t, n, kv)
 	r := row("web", "u1", "a")
 	if _, err := s.Put(ctx, r, 1); err != nil {
 		t.Fatal(err)
@@ -110,6 +124,7 @@ func TestDeleteRemovesTheRowOnce(t *testing.T) {
 	if deleted, err := s.Delete(ctx, r.Key()); err != nil || !deleted {
 		t.Fatalf("Delete = %v, %v; want a delete", deleted, err)
 	}
+	flush(ctx, t, s)
 	if _, err := kv.Get(ctx, bus.RowKey(r.Key())); err == nil {
 		t.Error("the row is still in the bucket after Delete")
 	}
@@ -119,11 +134,8 @@ func TestDeleteRemovesTheRowOnce(t *testing.T) {
 }
 
 func TestCountAndTargetsFollowPutsAndDeletes(t *testing.T) {
-	ctx, _, kv := rowsBucket(t)
-	s, err := Open(ctx, kv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, n, kv := rowsBucket(t)
+	s := open(ctx, t, n, kv)
 	cluster := busv1.Row{TargetName: "nodes", Name: "n1", UID: "u9", Version: "v1", Kind: "Node"}
 	for _, r := range []busv1.Row{row("web", "u1", "a"), row("web", "u2", "b"), row("db", "u3", "c"), cluster} {
 		if _, err := s.Put(ctx, r, 1); err != nil {
@@ -136,10 +148,8 @@ func TestCountAndTargetsFollowPutsAndDeletes(t *testing.T) {
 	if _, err := s.Delete(ctx, row("db", "u3", "c").Key()); err != nil {
 		t.Fatal(err)
 	}
-	reopened, err := Open(ctx, kv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	flush(ctx, t, s)
+	reopened := open(ctx, t, n, kv)
 	for name, st := range map[string]*Store{"the writing store": s, "a reopened store": reopened} {
 		t.Run(name+" counts rows per target", func(t *testing.T) {
 			got := map[string]int{"team-a/web": st.Count("team-a", "web"), "team-a/db": st.Count("team-a", "db"),
