@@ -161,23 +161,33 @@ func (l *Loader) RawRows(ctx context.Context, ev *busv1.SnapshotEvent) ([]json.R
 		}
 		return out, nil
 	}
+	var out []json.RawMessage
+	err := l.eachChunk(ctx, ev, func(b []byte) error {
+		var rows []json.RawMessage
+		err := decodeChunk(b, &rows)
+		out = append(out, rows...)
+		return err
+	})
+	return out, err
+}
+
+// eachChunk calls f with the bytes of every chunk of ev's manifest, in
+// order.
+func (l *Loader) eachChunk(ctx context.Context, ev *busv1.SnapshotEvent, f func([]byte) error) error {
 	m, err := l.Manifest(ctx, ev)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]json.RawMessage, 0, m.ItemCount)
 	for _, c := range m.Chunks {
 		b, err := l.Chunk(ctx, ev.ManifestRef.Bucket, c)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var rows []json.RawMessage
-		if err := decodeChunk(b, &rows); err != nil {
-			return nil, fmt.Errorf("decode chunk %s: %w", c.Digest, err)
+		if err := f(b); err != nil {
+			return fmt.Errorf("decode chunk %s: %w", c.Digest, err)
 		}
-		out = append(out, rows...)
 	}
-	return out, nil
+	return nil
 }
 
 // decodeChunk decodes a chunk (rows joined by ",") as the JSON list it
@@ -203,21 +213,15 @@ func (l *Loader) Envelope(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.
 }
 
 func (l *Loader) assemble(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.Envelope, error) {
-	m, err := l.Manifest(ctx, ev)
+	items := make([]busv1.Row, 0, ev.ItemCount)
+	err := l.eachChunk(ctx, ev, func(b []byte) error {
+		var rows []busv1.Row
+		err := decodeChunk(b, &rows)
+		items = append(items, rows...)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	items := make([]busv1.Row, 0, m.ItemCount)
-	for _, c := range m.Chunks {
-		b, err := l.Chunk(ctx, ev.ManifestRef.Bucket, c)
-		if err != nil {
-			return nil, err
-		}
-		var rows []busv1.Row
-		if err := decodeChunk(b, &rows); err != nil {
-			return nil, fmt.Errorf("decode chunk %s: %w", c.Digest, err)
-		}
-		items = append(items, rows...)
 	}
 	return &busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: ev.Checksum, Revision: ev.Revision,
 		Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: len(items), Items: items}, nil

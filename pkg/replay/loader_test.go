@@ -23,16 +23,23 @@ func manyRows(n int, image string) []busv1.Row {
 	return rows
 }
 
-func TestManifestsShareUnchangedChunksAndAssembleTheSnapshot(t *testing.T) {
+// startWriter starts a provisioned bus and a Writer on it.
+func startWriter(t *testing.T) (*testenv.NATS, *replay.Writer) {
+	t.Helper()
 	n := testenv.StartNATS(t)
-	ctx := context.Background()
-	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
+	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
-	w, err := replay.NewWriter(ctx, n.JS)
+	w, err := replay.NewWriter(context.Background(), n.JS)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return n, w
+}
+
+func TestManifestsShareUnchangedChunksAndAssembleTheSnapshot(t *testing.T) {
+	n, w := startWriter(t)
+	ctx := context.Background()
 	inv := busv1.NamespacedName{Namespace: "team-a", Name: "inv"}
 	rows := manyRows(2000, "api:1")
 	ref1, m1, written1, err := w.WriteManifest(ctx, inv, replay.RowsSource(rows))
@@ -90,15 +97,8 @@ func TestManifestsShareUnchangedChunksAndAssembleTheSnapshot(t *testing.T) {
 }
 
 func TestLoaderRefusesContentThatDoesNotMatchTheEvent(t *testing.T) {
-	n := testenv.StartNATS(t)
+	n, w := startWriter(t)
 	ctx := context.Background()
-	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
-		t.Fatal(err)
-	}
-	w, err := replay.NewWriter(ctx, n.JS)
-	if err != nil {
-		t.Fatal(err)
-	}
 	inv := busv1.NamespacedName{Namespace: "team-a", Name: "inv"}
 	ref, m, _, err := w.WriteManifest(ctx, inv, replay.RowsSource(manyRows(10, "api:1")))
 	if err != nil {

@@ -48,19 +48,7 @@ func (r *recorder) syncs(gvk schema.GroupVersionKind) int {
 
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		<-tick.C
-	}
+	testenv.Eventually(t, 60*time.Second, what, check)
 }
 
 // cached waits for the sync-th sync of the Deployment informer and returns

@@ -167,19 +167,7 @@ func history(ctx context.Context, t *testing.T, kv jetstream.KeyValue, key busv1
 
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		<-tick.C
-	}
+	testenv.Eventually(t, 30*time.Second, what, check)
 }
 
 // lastIs checks that the history ends with want and that nothing else
