@@ -127,7 +127,9 @@ type NamespaceShard struct {
 	// itemCount is the number of rows from the namespace.
 	// +optional
 	ItemCount int64 `json:"itemCount,omitempty"`
-	// checksum is the sha256 of the canonical JSON of the namespace's rows.
+	// checksum is an order-independent digest of the namespace's rows: the
+	// sum of their sha256 (of the canonical JSON) modulo 2^256, hex. It
+	// changes exactly when one of the namespace's rows does.
 	// +optional
 	Checksum string `json:"checksum,omitempty"`
 }

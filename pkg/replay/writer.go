@@ -94,7 +94,11 @@ func (w *Writer) PutJSON(ctx context.Context, name func(string) string, v any) (
 	if err := enc.Encode(v); err != nil {
 		return nil, 0, fmt.Errorf("encode %T: %w", v, err)
 	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	return w.PutAddressed(ctx, name, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+}
+
+// PutAddressed stores b under name(sha256 hex of b).
+func (w *Writer) PutAddressed(ctx context.Context, name func(string) string, b []byte) (*busv1.ObjectRef, int64, error) {
 	sum := sha256.Sum256(b)
 	return w.Put(ctx, name(hex.EncodeToString(sum[:])), b)
 }
@@ -135,7 +139,7 @@ func (w *Writer) WriteManifest(ctx context.Context, inv busv1.NamespacedName, sr
 		m.ItemCount += ch.Rows
 		m.Bytes += ch.Bytes
 	}
-	ref, n, err := w.PutJSON(ctx, bus.ManifestObjectName, m)
+	ref, n, err := w.PutAddressed(ctx, bus.ManifestObjectName, m.AppendJSON(nil))
 	return ref, m, written + n, err
 }
 

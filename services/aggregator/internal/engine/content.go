@@ -48,7 +48,7 @@ func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.Object
 	chunks, _ := st.view.Chunks()
 	m := busv1.Manifest{Inventory: st.name, Checksum: st.view.Checksum(), ItemCount: st.view.Len(),
 		Bytes: st.view.Bytes(), Chunks: chunks}
-	ref, n, err := w.PutJSON(ctx, bus.ManifestObjectName, m)
+	ref, n, err := w.PutAddressed(ctx, bus.ManifestObjectName, m.AppendJSON(nil))
 	e.m.stored(written + n)
 	return ref, err
 }

@@ -119,8 +119,7 @@ func (v *View) cut(r region) {
 	last := ""
 	emit := func(open bool) {
 		sum := sha256.Sum256(buf)
-		data := slices.Clone(buf)
-		v.chunks.ReplaceOrInsert(&chunk{end: last, open: open, sum: sum, data: data,
+		v.chunks.ReplaceOrInsert(&chunk{end: last, open: open, sum: sum, data: slices.Clone(buf),
 			c: busv1.Chunk{Digest: hex.EncodeToString(sum[:]), Rows: rows, Bytes: int64(len(buf))}})
 		buf, rows = buf[:0], 0
 	}

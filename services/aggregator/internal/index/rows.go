@@ -2,9 +2,9 @@ package index
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -23,8 +23,6 @@ type Row struct {
 	TargetName, Namespace, UID string
 	// Raw is the row's canonical JSON.
 	Raw []byte
-	// Sum is sha256(Raw), for the per-namespace shard digests.
-	Sum [sha256.Size]byte
 	// boundary is snapshot.Boundary(Sort): the row ends a chunk.
 	boundary bool
 }
@@ -79,8 +77,11 @@ func FromRaw(raw []byte) (*Row, error) {
 	r := busv1.Row{TargetNamespace: id.TargetNamespace, TargetName: id.TargetName, Namespace: id.Namespace,
 		Name: id.Name, UID: id.UID}
 	sort := snapshot.SortKey(&r)
-	return &Row{Key: r.Key(), Sort: sort, TargetName: id.TargetName, Namespace: id.Namespace, UID: id.UID,
-		Raw: raw, Sum: sha256.Sum256(raw), boundary: snapshot.Boundary(sort)}, nil
+	// The identity strings share the sort key's memory.
+	f := strings.SplitN(sort, "\x00", 5)
+	r = busv1.Row{TargetNamespace: f[0], TargetName: f[1], Namespace: f[2], Name: f[3], UID: f[4]}
+	return &Row{Key: r.Key(), Sort: sort, TargetName: f[1], Namespace: f[2], UID: f[4],
+		Raw: raw, boundary: snapshot.Boundary(sort)}, nil
 }
 
 // Rows holds every current row by key and by Target namespace ("" for

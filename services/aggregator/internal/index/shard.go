@@ -1,6 +1,7 @@
 package index
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -35,18 +36,20 @@ func (v *View) shardOf(ns string) *shard {
 
 func (s *shard) add(r *Row) {
 	s.count++
+	sum := sha256.Sum256(r.Raw)
 	var carry uint64
 	for i := range 4 {
-		x := binary.BigEndian.Uint64(r.Sum[24-8*i:])
+		x := binary.BigEndian.Uint64(sum[24-8*i:])
 		s.sum[i], carry = bits.Add64(s.sum[i], x, carry)
 	}
 }
 
 func (s *shard) remove(r *Row) {
 	s.count--
+	sum := sha256.Sum256(r.Raw)
 	var borrow uint64
 	for i := range 4 {
-		x := binary.BigEndian.Uint64(r.Sum[24-8*i:])
+		x := binary.BigEndian.Uint64(sum[24-8*i:])
 		s.sum[i], borrow = bits.Sub64(s.sum[i], x, borrow)
 	}
 }

@@ -163,7 +163,9 @@ func (v *View) remove(r *Row) {
 	v.tree.Delete(r)
 	delete(v.members, r.Key)
 	v.bytes -= int64(len(r.Raw))
-	v.shardOf(r.Namespace).remove(r)
+	if v.cfg.Kind == busv1.KindClusterInventory {
+		v.shardOf(r.Namespace).remove(r)
+	}
 	v.dirty = append(v.dirty, r.Sort)
 }
 
@@ -175,6 +177,8 @@ func (v *View) insert(r *Row) {
 	v.tree.ReplaceOrInsert(r)
 	v.members[r.Key] = r
 	v.bytes += int64(len(r.Raw))
-	v.shardOf(r.Namespace).add(r)
+	if v.cfg.Kind == busv1.KindClusterInventory {
+		v.shardOf(r.Namespace).add(r)
+	}
 	v.dirty = append(v.dirty, r.Sort)
 }
