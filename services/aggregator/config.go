@@ -29,9 +29,11 @@ type Config struct {
 	// MaxMessageBytes bounds an inline snapshot event; zero uses the bus
 	// limits, larger envelopes go to the object store.
 	MaxMessageBytes int
-	// GCInterval is how often the envelope store is collected (engine
-	// Options.GCInterval); zero disables.
+	// GCInterval is the longest time between collections of the envelope
+	// store (engine Options.GCInterval); zero disables.
 	GCInterval time.Duration
+	// GCAfterBytes collects sooner once this many object bytes were written.
+	GCAfterBytes int64
 	// GCGrace is how old an unreferenced object must be to be deleted.
 	GCGrace time.Duration
 	// HistoryMaxBytes bounds the bytes each inventory's retained snapshot
@@ -46,11 +48,13 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults: local NATS, 250ms settle window, 15s
-// lease, envelope store collected every 5 minutes with a 10-minute grace.
+// lease, envelope store collected every 10 minutes or after 64 MiB written,
+// with a one-minute grace.
 func DefaultConfig() Config {
 	host, _ := os.Hostname()
 	return Config{NATSURL: "nats://127.0.0.1:4222", MetricsBindAddress: ":8080", Settle: 250 * time.Millisecond,
-		LeaseTTL: 15 * time.Second, Identity: host, GCInterval: 5 * time.Minute, GCGrace: 10 * time.Minute}
+		LeaseTTL: 15 * time.Second, Identity: host, GCInterval: 10 * time.Minute,
+		GCAfterBytes: 64 << 20, GCGrace: time.Minute}
 }
 
 // BindFlags registers the configuration's flags on fs, defaulting to c's
@@ -65,9 +69,11 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxMessageBytes, "max-message-bytes", c.MaxMessageBytes,
 		"largest inline snapshot event in bytes; 0 uses the bus limits")
 	fs.DurationVar(&c.GCInterval, "gc-interval", c.GCInterval,
-		"how often snapshot chunks, manifests and deltas no retained event references are deleted (0 disables)")
+		"longest time between deletions of the snapshot chunks, manifests and deltas no retained event references (0 disables)")
+	fs.Int64Var(&c.GCAfterBytes, "gc-after-bytes", c.GCAfterBytes,
+		"collect sooner once this many snapshot object bytes were written (at most every 30s; 0: only by interval)")
 	fs.DurationVar(&c.GCGrace, "gc-grace", c.GCGrace,
-		"how old an unreferenced snapshot object must be before it is deleted; keep it above the exporters' ack wait")
+		"how old an unreferenced snapshot object must be before it is deleted, so a reader of an event that just left the history can finish")
 	fs.Int64Var(&c.HistoryMaxBytes, "history-max-bytes", c.HistoryMaxBytes,
 		"per inventory, the most bytes its retained snapshot history may reference; older events are dropped (0: unlimited)")
 }

@@ -62,7 +62,7 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 	return l.Run(ctx, func(ctx context.Context) error {
 		log.Info("leading", "identity", c.Identity)
 		e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
-			Metrics: m, GCInterval: c.GCInterval, GCGrace: c.GCGrace, HistoryMaxBytes: c.HistoryMaxBytes})
+			Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace, HistoryMaxBytes: c.HistoryMaxBytes})
 		if err != nil {
 			return err
 		}

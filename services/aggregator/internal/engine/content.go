@@ -50,6 +50,7 @@ func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.Object
 		Bytes: st.view.Bytes(), Chunks: chunks}
 	ref, n, err := w.PutAddressed(ctx, bus.ManifestObjectName, m.AppendJSON(nil))
 	e.m.stored(written + n)
+	e.written += written + n
 	return ref, err
 }
 

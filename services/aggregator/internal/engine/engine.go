@@ -30,9 +30,12 @@ type Options struct {
 	Log logr.Logger
 	// Metrics records what the engine does; nil records nothing.
 	Metrics *Metrics
-	// GCInterval is how often objects no retained snapshot references are
-	// deleted from the envelope store; zero disables collection.
+	// GCInterval is the longest time between two collections of objects no
+	// retained snapshot references; zero disables collection.
 	GCInterval time.Duration
+	// GCAfterBytes starts a collection sooner, once this many object bytes
+	// were written since the last one (but at most every GCMinInterval).
+	GCAfterBytes int64
 	// GCGrace is how old an unreferenced object must be before it is
 	// deleted, so a reader that just got its event can still load it.
 	GCGrace time.Duration
@@ -56,6 +59,8 @@ type Engine struct {
 	// manifests caches the chunks of manifests garbage collection read.
 	manifests map[string][]busv1.Chunk
 	gcAt      time.Time
+	gcLast    time.Time
+	written   int64 // object bytes written since the last collection
 	ready     bool
 
 	rowsRev atomic.Uint64 // last rows-bucket revision applied, for tests
@@ -163,7 +168,7 @@ func (e *Engine) start(ctx context.Context) {
 	e.ready = true
 	now := e.clock.Now()
 	e.adoptOrphans(ctx)
-	e.gcAt = now.Add(e.opts.GCInterval)
+	e.gcAt, e.gcLast = now.Add(e.opts.GCInterval), now
 	for _, st := range e.invs {
 		st.settleAt = now
 	}
@@ -181,6 +186,9 @@ func (e *Engine) nextWake() (time.Time, bool) {
 	}
 	if e.opts.GCInterval > 0 {
 		consider(e.gcAt)
+		if e.opts.GCAfterBytes > 0 && e.written >= e.opts.GCAfterBytes {
+			consider(e.gcLast.Add(GCMinInterval))
+		}
 	}
 	for _, st := range e.invs {
 		consider(st.settleAt)

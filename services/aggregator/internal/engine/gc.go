@@ -220,12 +220,20 @@ func (e *Engine) newBytes(ctx context.Context, r refs, seen map[string]struct{})
 	return n, nil
 }
 
-// gcDue runs garbage collection when its interval has passed.
+// GCMinInterval is the shortest time between two collections.
+const GCMinInterval = 30 * time.Second
+
+// gcDue runs garbage collection when GCInterval has passed, or sooner when
+// GCAfterBytes were written since the last one.
 func (e *Engine) gcDue(ctx context.Context, now time.Time) {
-	if e.opts.GCInterval <= 0 || now.Before(e.gcAt) {
+	if e.opts.GCInterval <= 0 {
 		return
 	}
-	e.gcAt = now.Add(e.opts.GCInterval)
+	soon := e.opts.GCAfterBytes > 0 && e.written >= e.opts.GCAfterBytes && now.Sub(e.gcLast) >= GCMinInterval
+	if !soon && now.Before(e.gcAt) {
+		return
+	}
+	e.gcAt, e.gcLast, e.written = now.Add(e.opts.GCInterval), now, 0
 	defer e.gcRuns.Add(1)
 	if err := e.collect(ctx); err != nil {
 		e.opts.Log.Error(err, "collect unreferenced snapshot objects")

@@ -154,3 +154,16 @@ func TestAOneRowChangeStoresOneChunkAndAManifestAndShipsAOneRowDelta(t *testing.
 		t.Fatalf("event: manifest %v, delta %+v", ev.ManifestRef, ev.Delta)
 	}
 }
+
+func TestGarbageCollectionStartsEarlyOnceEnoughWasWritten(t *testing.T) {
+	b := newBed(t, nil)
+	clock := newFakeClock()
+	opts := Options{Settle: time.Second, Clock: clock, MaxMessageBytes: 8 << 10, GCInterval: 24 * time.Hour,
+		GCAfterBytes: 64 << 10}
+	e := churn(t, b, clock, opts, 3)
+	if n := e.gcRuns.Load(); n != 0 {
+		t.Fatalf("%d collections within 3 changes, want none before %v", n, GCMinInterval)
+	}
+	clock.Advance(GCMinInterval)
+	waitFor(t, "a collection started by the bytes written", func() bool { return e.gcRuns.Load() == 1 })
+}

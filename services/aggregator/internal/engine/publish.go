@@ -91,6 +91,7 @@ func (e *Engine) publish(ctx context.Context, st *invState, ev busv1.SnapshotEve
 	}
 	e.m.published(&ev, size, time.Since(start), err)
 	e.m.stored(r.Written)
+	e.written += r.Written
 	return r, err
 }
 
