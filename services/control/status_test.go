@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -126,4 +127,56 @@ func TestInventoryStatusFolding(t *testing.T) {
 			return hasCondition(t, inv, conds, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonExported)
 		})
 	})
+}
+
+func TestABurstOfReportsBecomesFewStatusWrites(t *testing.T) {
+	ns := namespace(t)
+	create(t, gitSink(ns, "git-a"))
+	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "burst"},
+		Spec: v1alpha1.KollectInventorySpec{SnapshotSinkRefs: []v1alpha1.SinkBinding{{Name: "git-a"}}}}
+	create(t, inv)
+	conds := func() []metav1.Condition { return inv.Status.Conditions }
+	eventually(t, "Synced unknown", func() error {
+		return hasCondition(t, inv, conds, v1alpha1.ConditionSynced, metav1.ConditionUnknown, v1alpha1.ReasonProgressing)
+	})
+	wc, err := client.NewWithWatch(shared.kube.Config, client.Options{Scheme: shared.kube.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wc.Watch(t.Context(), &v1alpha1.KollectInventoryList{}, client.InNamespace(ns),
+		client.MatchingFields{"metadata.name": "burst"}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: inv.ResourceVersion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	// One revision every 50ms for 2s, as a busy inventory reports them.
+	const revisions = 40
+	pace := time.NewTicker(50 * time.Millisecond)
+	defer pace.Stop()
+	for rev := uint64(1); rev <= revisions; rev++ {
+		<-pace.C
+		publish(t, busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindInventory, Namespace: ns, Name: "burst",
+			Generation: 1, Inventory: &busv1.InventoryStatus{ItemCount: int(rev), Revision: rev, Checksum: fmt.Sprint(rev)}})
+	}
+	writes := 0
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-w.ResultChan():
+			got, ok := ev.Object.(*v1alpha1.KollectInventory)
+			if !ok {
+				t.Fatalf("watch event %s of %T", ev.Type, ev.Object)
+			}
+			writes++
+			if got.Status.ItemCount != revisions {
+				continue
+			}
+			if writes > 6 {
+				t.Errorf("%d reports in a burst became %d status writes, want them folded into a few", revisions, writes)
+			}
+			return
+		case <-deadline:
+			t.Fatalf("the last report never reached the status (%d writes seen)", writes)
+		}
+	}
 }

@@ -3,9 +3,11 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -56,8 +58,18 @@ func Setup(ctx context.Context, mgr ctrl.Manager, d *Deps, ev Events, opts extra
 }
 
 func channel(ev Events, kind busv1.Kind) source.Source {
-	return source.Channel(ev.Events(kind), &handler.EnqueueRequestForObject{})
+	return source.Channel(ev.Events(kind), handler.Funcs{
+		GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.Object)}, ReportCoalesce)
+		},
+	})
 }
+
+// ReportCoalesce is how long a status report waits before it is folded into
+// its object's status: the reports of one revision (the aggregator's and
+// every binding's) and of a burst of revisions become one status write, so a
+// busy inventory costs the API server at most one update per this period.
+const ReportCoalesce = time.Second
 
 func setupTargets(mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) error {
 	c := mgr.GetClient()
