@@ -133,3 +133,45 @@ func TestLoaderRefusesContentThatDoesNotMatchTheEvent(t *testing.T) {
 		})
 	}
 }
+
+func TestAnObjectWrittenWhileItIsDeletedIsWrittenAfterTheDelete(t *testing.T) {
+	n, w := startWriter(t)
+	ctx := context.Background()
+	names := make([]string, 50)
+	for i := range names {
+		ref, _, err := w.PutAddressed(ctx, bus.ChunkObjectName, []byte(fmt.Sprintf(`{"i":%d}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[i] = ref.Name
+	}
+	done := make(chan int, 1)
+	if !w.Delete(ctx, names, func(n int, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+		done <- n
+	}) {
+		t.Fatal("the first Delete was refused")
+	}
+	if w.Delete(ctx, names[:1], nil) {
+		t.Error("a second Delete ran beside the first")
+	}
+	// The last name is still being deleted: the Put waits, then writes.
+	if _, written, err := w.PutAddressed(ctx, bus.ChunkObjectName, []byte(`{"i":49}`)); err != nil || written == 0 {
+		t.Fatalf("Put during the delete: %d bytes, %v", written, err)
+	}
+	if got := <-done; got != len(names) {
+		t.Errorf("deleted %d of %d", got, len(names))
+	}
+	obs, err := n.JS.ObjectStore(ctx, bus.ObjectStoreEnvelopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := obs.GetInfo(ctx, names[49]); err != nil {
+		t.Errorf("the object written again during its deletion is gone: %v", err)
+	}
+	if _, err := obs.GetInfo(ctx, names[0]); err == nil {
+		t.Error("a deleted object is still there")
+	}
+}

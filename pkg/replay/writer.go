@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,8 +22,9 @@ import (
 type Writer struct {
 	obs jetstream.ObjectStore
 
-	mu    sync.Mutex
-	known map[string]struct{}
+	mu       sync.Mutex
+	known    map[string]struct{}
+	deleting map[string]chan struct{} // closed when the deletion is done
 }
 
 // NewWriter opens the envelope object store and lists the objects it holds.
@@ -31,7 +33,7 @@ func NewWriter(ctx context.Context, js jetstream.JetStream) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open object store %s: %w", bus.ObjectStoreEnvelopes, err)
 	}
-	w := &Writer{obs: obs, known: map[string]struct{}{}}
+	w := &Writer{obs: obs, known: map[string]struct{}{}, deleting: map[string]chan struct{}{}}
 	return w, w.Refresh(ctx)
 }
 
@@ -52,13 +54,41 @@ func (w *Writer) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Forget drops names from the known set, after the caller deleted them.
-func (w *Writer) Forget(names ...string) {
+// Delete deletes names in the background and returns at once: a Put of one
+// of them meanwhile waits for its deletion and writes it again. done is
+// called with the number deleted when all are; a Delete while another
+// runs is refused (false).
+func (w *Writer) Delete(ctx context.Context, names []string, done func(deleted int, err error)) bool {
 	w.mu.Lock()
+	if len(w.deleting) > 0 {
+		w.mu.Unlock()
+		return false
+	}
 	for _, n := range names {
 		delete(w.known, n)
+		w.deleting[n] = make(chan struct{})
 	}
 	w.mu.Unlock()
+	go func() {
+		deleted := 0
+		var first error
+		for _, n := range names {
+			err := w.obs.Delete(ctx, n)
+			if err == nil || errors.Is(err, jetstream.ErrObjectNotFound) {
+				deleted++
+			} else if first == nil {
+				first = fmt.Errorf("delete %s/%s: %w", bus.ObjectStoreEnvelopes, n, err)
+			}
+			w.mu.Lock()
+			close(w.deleting[n])
+			delete(w.deleting, n)
+			w.mu.Unlock()
+		}
+		if done != nil {
+			done(deleted, first)
+		}
+	}()
+	return true
 }
 
 // Put stores data under name unless it is already stored, and returns its
@@ -67,9 +97,17 @@ func (w *Writer) Put(ctx context.Context, name string, data []byte) (*busv1.Obje
 	ref := &busv1.ObjectRef{Bucket: bus.ObjectStoreEnvelopes, Name: name, Size: int64(len(data))}
 	w.mu.Lock()
 	_, ok := w.known[name]
+	wait := w.deleting[name]
 	w.mu.Unlock()
 	if ok {
 		return ref, 0, nil
+	}
+	if wait != nil { // written again while being collected: after the delete
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		}
 	}
 	if _, err := w.obs.PutBytes(ctx, name, data); err != nil {
 		return nil, 0, fmt.Errorf("store %s/%s: %w", bus.ObjectStoreEnvelopes, name, err)

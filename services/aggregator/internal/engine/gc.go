@@ -147,17 +147,23 @@ func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}) error {
 		if _, ok := keep[in.Name]; ok || in.ModTime.After(cutoff) {
 			continue
 		}
-		if err := obs.Delete(ctx, in.Name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-			return fmt.Errorf("delete %s/%s: %w", bus.ObjectStoreEnvelopes, in.Name, err)
-		}
 		gone = append(gone, in.Name)
 		delete(e.manifests, in.Name)
 	}
-	e.pub.Writer().Forget(gone...)
-	e.m.collected(len(gone))
-	if len(gone) > 0 {
-		e.opts.Log.V(1).Info("collected unreferenced snapshot objects", "objects", len(gone))
+	if len(gone) == 0 {
+		return nil
 	}
+	// Deleting thousands of objects takes seconds: it runs beside the
+	// loop, and a publish that needs one of them again writes it after
+	// its deletion.
+	log, m := e.opts.Log, e.m
+	e.pub.Writer().Delete(context.WithoutCancel(ctx), gone, func(n int, err error) {
+		m.collected(n)
+		if err != nil {
+			log.Error(err, "collect unreferenced snapshot objects")
+		}
+		log.V(1).Info("collected unreferenced snapshot objects", "objects", n)
+	})
 	return nil
 }
 
