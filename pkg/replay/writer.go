@@ -54,6 +54,16 @@ func (w *Writer) Refresh(ctx context.Context) error {
 	return nil
 }
 
+// Forget drops names from the known set, after they were deleted behind
+// the Writer's back: the next Put of one writes it again.
+func (w *Writer) Forget(names ...string) {
+	w.mu.Lock()
+	for _, n := range names {
+		delete(w.known, n)
+	}
+	w.mu.Unlock()
+}
+
 // Delete deletes names in the background and returns at once: a Put of one
 // of them meanwhile waits for its deletion and writes it again. done is
 // called with the number deleted when all are; a Delete while another
