@@ -2,11 +2,11 @@ package replay
 
 import (
 	"bytes"
-	"errors"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
