@@ -47,7 +47,7 @@ func servePprof(ctx context.Context, addr string, log logr.Logger) (string, erro
 	}()
 	go func() {
 		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		if srv.Shutdown(shutdown) != nil {
 			_ = srv.Close() // a profile still streaming is cut

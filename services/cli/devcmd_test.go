@@ -93,7 +93,7 @@ func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
 	if !strings.Contains(stderr.String(), "CRDs applied") || !strings.Contains(stderr.String(), "all services running") {
 		t.Errorf("stderr lacks the progress lines:\n%s", stderr.String())
 	}
-	resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/goroutine?debug=1") //nolint:gosec,noctx // loopback test URL
+	resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/goroutine?debug=1") //nolint:noctx // loopback test URL
 	if err != nil {
 		t.Fatalf("GET the dev process's goroutine profile: %v", err)
 	}

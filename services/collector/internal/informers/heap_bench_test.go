@@ -81,8 +81,8 @@ func servedLoadDeployment(t testing.TB, i int) []byte {
 				"example.com/runbook":               fmt.Sprintf("https://runbooks.example.com/services/svc-%04d", i/4),
 				"deployment.kubernetes.io/revision": "1"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "loadtest", Operation: metav1.ManagedFieldsOperationUpdate,
-				APIVersion: "apps/v1", Time: &created, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(
-					`{"f:metadata":{"f:annotations":{".":{},"f:example.com/owner":{},"f:loadtest.kollect.dev/seq":{}},"f:labels":{".":{},"f:team":{}}},"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{}}}}}`)}}},
+				APIVersion: "apps/v1", Time: &created, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(
+					`{"f:metadata":{"f:annotations":{".":{},"f:example.com/owner":{},"f:loadtest.kollect.dev/seq":{}},"f:labels":{".":{},"f:team":{}}},"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{}}}}}`)}},
 		},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(int32(1 + i%3)), Selector: &metav1.LabelSelector{MatchLabels: sel},
