@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,27 @@ func TestCELFields(t *testing.T) {
 				t.Errorf("fields (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestATimeoutIsAnErrorEvenOnAnOptionalAttribute(t *testing.T) {
+	spec := attrs(Attribute{Name: "all", Path: "cel:object.items.all(x, x >= 0)", Optional: true},
+		Attribute{Name: "bad", Path: "cel:int(object.kind)", Optional: true})
+	e, errs := Compile(spec, Options{CELTimeout: time.Millisecond})
+	if len(errs) > 0 {
+		t.Fatalf("Compile: %v", errs.ToAggregate())
+	}
+	obj := map[string]any{"kind": "Deployment", "items": intList(200_000)}
+	_, err := e.Extract(obj)
+	if !errors.Is(err, ErrCELTimeout) {
+		t.Fatalf("error = %v, want ErrCELTimeout: a row without the attribute would be published", err)
+	}
+	obj["items"] = intList(3)
+	got, err := e.Extract(obj)
+	if err != nil || got["all"] != true {
+		t.Fatalf("in time: %v, %v; want all=true and the failing optional attribute omitted", got, err)
+	}
+	if _, ok := got["bad"]; ok {
+		t.Errorf("an optional attribute that fails for the object is present: %v", got)
 	}
 }

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -87,7 +88,9 @@ func (e *Extractor) Extract(obj map[string]any) (map[string]any, error) {
 		}
 		switch {
 		case err != nil:
-			if a.optional {
+			// A timeout says nothing about the object: the caller retries
+			// rather than publish a row without the attribute.
+			if a.optional && !errors.Is(err, ErrCELTimeout) {
 				continue
 			}
 			return nil, &AttributeError{Attribute: a.name, Err: err}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"kollect.dev/kollect/pkg/extract"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,6 +73,11 @@ func (e *Engine) apply(ctx context.Context, ts *targetState, gvk schema.GroupVer
 		e.cfg.Metrics.ExtractionFailures.WithLabelValues(ts.label).Inc()
 		if ts.fail(uid, err.Error()) {
 			e.cfg.Status.Mark(ts.ref)
+		}
+		if errors.Is(err, extract.ErrCELTimeout) {
+			// Out of time under CPU pressure, not wrong: keep the row
+			// and evaluate again after a backoff (M6).
+			return err
 		}
 		e.cfg.Metrics.Profiles.Forget(ts.label, string(uid))
 		return e.deleteRow(ctx, ts, key)
