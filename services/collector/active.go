@@ -58,7 +58,7 @@ func (d *deps) runActive(ctx context.Context) error {
 		if err != nil {
 			return nil, fmt.Errorf("open rows bucket: %w", err)
 		}
-		return rowstore.Open(ctx, kv, d.pub, rowstore.Options{Observe: d.observeRowWrite})
+		return rowstore.Open(ctx, kv, d.pub, rowstore.Options{Observe: d.observeRowWrite, MaxValueBytes: d.cfg.MaxRowBytes})
 	})
 	if err != nil {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/rest"
 
+	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
@@ -28,6 +29,10 @@ type Config struct {
 	Rest *rest.Config
 	// Workers is the number of objects evaluated in parallel.
 	Workers int
+	// MaxRowBytes is the largest row value the collector writes: the rows
+	// bucket's MaxValueSize (bus MaxMessageBytes). A larger row is reported
+	// as an extraction failure of its object instead.
+	MaxRowBytes int
 	// PublishWindow is the most row writes awaiting the bus's ack.
 	PublishWindow int
 	// PublishAckTimeout is how long a row write waits for its ack before it
@@ -68,6 +73,7 @@ func DefaultConfig() Config {
 		NATSURL:                 "nats://kollect-nats.kollect-system:4222",
 		Workers:                 4,
 		PublishWindow:           rowstore.DefaultWindow,
+		MaxRowBytes:             int(bus.DefaultOptions().MaxMessageBytes),
 		PublishAckTimeout:       rowstore.DefaultAckTimeout,
 		StatusInterval:          500 * time.Millisecond,
 		DiscoveryRetryMax:       30 * time.Second,
@@ -89,6 +95,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "Path of a kubeconfig; empty uses $KUBECONFIG or the in-cluster service account.")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "Objects evaluated in parallel.")
 	fs.IntVar(&c.PublishWindow, "publish-window", c.PublishWindow, "Most row writes awaiting the bus's acknowledgement.")
+	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", c.MaxRowBytes,
+		"largest row value written to the bus (the rows bucket's max value size); a larger row is an extraction failure")
 	fs.DurationVar(&c.PublishAckTimeout, "publish-ack-timeout", c.PublishAckTimeout, "How long a row write waits for its acknowledgement before it is retried.")
 	fs.DurationVar(&c.StatusInterval, "status-interval", c.StatusInterval, "Shortest time between two status reports of one Target.")
 	fs.DurationVar(&c.DiscoveryRetryMax, "discovery-retry-max", c.DiscoveryRetryMax, "Longest wait between discovery retries of a kind not served yet.")
@@ -116,6 +124,7 @@ func (c Config) Validate() error {
 	check(c.NATSURL != "", "nats-url: must be set")
 	check(c.Workers >= 1, "workers %d: must be at least 1", c.Workers)
 	check(c.PublishWindow >= 1, "publish-window %d: must be at least 1", c.PublishWindow)
+	check(c.MaxRowBytes >= 0, "max-row-bytes %d: must not be negative", c.MaxRowBytes)
 	check(c.PublishAckTimeout > 0, "publish-ack-timeout %v: must be positive", c.PublishAckTimeout)
 	check(c.StatusInterval > 0, "status-interval %v: must be positive", c.StatusInterval)
 	check(c.DiscoveryRetryMax > 0, "discovery-retry-max %v: must be positive", c.DiscoveryRetryMax)

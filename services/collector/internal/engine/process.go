@@ -105,6 +105,18 @@ func (e *Engine) drop(ctx context.Context, ts *targetState, key busv1.RowKey) er
 // (retryRow) and counts the writes that land.
 func (e *Engine) putRow(ctx context.Context, ts *targetState, row busv1.Row) error {
 	wrote, err := e.cfg.Rows.Put(ctx, row, ts.cfg.Generation)
+	var large *rowstore.TooLargeError
+	if errors.As(err, &large) {
+		// It can never be written as it is: reported like an extraction
+		// failure, and no stale row stays behind (M7).
+		e.cfg.Metrics.ExtractionFailures.WithLabelValues(ts.label).Inc()
+		uid := types.UID(row.UID)
+		if ts.fail(uid, objectName(row.Namespace, row.Name)+": "+err.Error()) {
+			e.cfg.Status.Mark(ts.ref)
+		}
+		e.cfg.Metrics.Profiles.Forget(ts.label, row.UID)
+		return e.deleteRow(ctx, ts, row.Key())
+	}
 	if err != nil || !wrote {
 		return err
 	}
@@ -183,4 +195,12 @@ func (e *Engine) enqueueObject(gvk schema.GroupVersionKind, obj any) {
 		}
 		e.queue.Add(item{gvk: gvk, key: key, uid: o.GetUID()})
 	}
+}
+
+// objectName is ns/name, or name for a cluster-scoped object.
+func objectName(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
 }

@@ -16,11 +16,12 @@ import (
 
 // Store writes rows to the rows bucket, skipping rewrites of unchanged rows.
 type Store struct {
-	kv      jetstream.KeyValue
-	pub     *Publisher
-	ctx     context.Context // the Store's life: acks and retries stop with it
-	now     func() time.Time
-	observe func(Write)
+	maxValue int // Options.MaxValueBytes
+	kv       jetstream.KeyValue
+	pub      *Publisher
+	ctx      context.Context // the Store's life: acks and retries stop with it
+	now      func() time.Time
+	observe  func(Write)
 
 	slots    chan struct{} // one per write awaiting its ack: the window
 	inflight chan flight   // writes awaiting their ack, in publish order
@@ -52,6 +53,20 @@ type Options struct {
 	// acknowledged it or it failed. It is called from the Store's ack
 	// goroutine and must return quickly.
 	Observe func(Write)
+	// MaxValueBytes refuses a row whose stored value would be larger (the
+	// rows bucket's MaxValueSize); zero checks nothing.
+	MaxValueBytes int
+}
+
+// TooLargeError is a row too large for the rows bucket: it can never be
+// written as it is.
+type TooLargeError struct {
+	// Bytes is the size of the row's stored value; Limit the largest allowed.
+	Bytes, Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("row of %d bytes is over the bus limit of %d bytes", e.Bytes, e.Limit)
 }
 
 // Write is the outcome of one row write.
@@ -81,7 +96,7 @@ type Failure struct {
 // Open loads the keys and content hashes of every row already in kv; the
 // Store then writes through pub until ctx ends.
 func Open(ctx context.Context, kv jetstream.KeyValue, pub *Publisher, o Options) (*Store, error) {
-	s := &Store{kv: kv, pub: pub, ctx: ctx, now: time.Now, observe: o.Observe,
+	s := &Store{kv: kv, pub: pub, ctx: ctx, now: time.Now, observe: o.Observe, maxValue: o.MaxValueBytes,
 		slots: make(chan struct{}, pub.window), inflight: make(chan flight, pub.window),
 		known: map[busv1.RowKey]uint64{}, pending: map[busv1.RowKey]write{},
 		failures: map[busv1.RowKey]int{}, counts: map[busv1.NamespacedName]int{}}

@@ -38,6 +38,9 @@ func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64) 
 	if err != nil {
 		return false, fmt.Errorf("encode row %s: %w", bus.RowKey(key), err)
 	}
+	if s.maxValue > 0 && len(data) > s.maxValue {
+		return false, &TooLargeError{Bytes: len(data), Limit: s.maxValue}
+	}
 	w := write{msg: &nats.Msg{Subject: bus.RowPutSubject(key), Data: data}, hash: h,
 		gvk:       schema.GroupVersionKind{Group: row.Group, Version: row.Version, Kind: row.Kind},
 		namespace: row.Namespace, name: row.Name}

@@ -64,3 +64,35 @@ func TestACELTimeoutKeepsTheRowAndRetries(t *testing.T) {
 		t.Fatalf("after a timeout the rows are %v, want the object's row kept", got)
 	}
 }
+
+// TestARowOverTheBusLimitIsAFailureInStatus covers M7: a row too large for
+// the rows bucket used to be retried forever, silently missing; it is now
+// counted and reported like an extraction failure, and its stale row goes.
+func TestARowOverTheBusLimitIsAFailureInStatus(t *testing.T) {
+	e := newEnv(t)
+	namespace(t, "bigrow", nil)
+	p := profile("bigrow", "data", configMapGVK, attr("data", "$.data"))
+	cfg := targetConfig(t, "bigrow", "data", 1, p, in("bigrow"))
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "bigrow", Name: "big"},
+		Data: map[string]string{"blob": "small"}}
+	create(t, cm)
+	e.start(func(c *collector.Config) { c.MaxRowBytes = 2048 })
+	e.put(cfg)
+	e.waitRows("the row while it is small", row(t, cfg, cm, map[string]any{"data": map[string]any{"blob": "small"}}))
+
+	update(t, cm, func() { cm.Data["blob"] = strings.Repeat("x", 4096) })
+	e.waitReport(cfg, func(s busv1.TargetStatus) error {
+		if s.ExtractionFailures != 1 || !strings.Contains(s.LastExtractionError, "bigrow/big: row of ") ||
+			!strings.Contains(s.LastExtractionError, "over the bus limit of 2048 bytes") {
+			return fmt.Errorf("%d failures, last %q; want the oversized row reported", s.ExtractionFailures, s.LastExtractionError)
+		}
+		return nil
+	})
+	eventually(t, 30*time.Second, "no stale row of an object that cannot be written", func() error {
+		got, err := e.currentRows()
+		if err == nil && len(got) > 0 {
+			err = fmt.Errorf("rows %v", got)
+		}
+		return err
+	})
+}
