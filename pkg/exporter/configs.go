@@ -137,12 +137,17 @@ func (c *configs) apply(ctx context.Context, e jetstream.KeyValueEntry) {
 }
 
 // bound reports whether the inventory still binds ref; an inventory whose
-// config is gone (deleted) keeps its bindings for its final event.
-func (c *configs) bound(inv busv1.NamespacedName, ref busv1.SinkRef) bool {
+// config is gone (deleted) keeps its bindings for its final event. behind
+// is true when the config does not bind ref but is older than generation,
+// the event's: the binding may be new, and the config watch not there yet.
+func (c *configs) bound(inv busv1.NamespacedName, ref busv1.SinkRef, generation int64) (bound, behind bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ic, ok := c.inventories[inv]
-	return !ok || slices.ContainsFunc(ic.Bindings, func(b busv1.Binding) bool { return b.SinkRef == ref })
+	if !ok || slices.ContainsFunc(ic.Bindings, func(b busv1.Binding) bool { return b.SinkRef == ref }) {
+		return true, false
+	}
+	return false, ic.Generation < generation
 }
 
 // listed reports whether the inventory's current config lists ref; unlike

@@ -103,7 +103,10 @@
 // one joins in a chain included: the chain keeps its delta, not its
 // message), or dead-lettered.
 // Messages addressing none of the family's bindings are acknowledged at
-// once; undecodable ones are terminated and dead-lettered. While a binding
+// once, unless a binding they address is missing from an inventory config
+// older than the event's generation (a binding just added, whose config
+// this exporter has not seen yet): such a message is delivered again a
+// second later, whole. Undecodable ones are terminated and dead-lettered. While a binding
 // retries, its message stays unacknowledged and the runtime marks it in
 // progress every third of the ack wait, so the server neither redelivers it
 // nor counts it as lost; since a newer revision supersedes it, each failing

@@ -150,6 +150,10 @@ func (rt *runtime) run(ctx context.Context) error {
 	return err
 }
 
+// configBehindDelay is how long an event addressed to a binding the
+// exporter's config does not know yet waits before it is delivered again.
+const configBehindDelay = time.Second
+
 // dispatch hands one message to the workers of the bindings it addresses,
 // without blocking; messages with no binding of this family are acknowledged
 // at once, undecodable ones terminated.
@@ -168,7 +172,18 @@ func (rt *runtime) dispatch(m jetstream.Msg) {
 	}
 	var jobs []*job
 	for _, b := range ev.Bindings {
-		if b.Family == rt.cfg.Family && rt.configs.bound(inv, b.SinkRef) {
+		if b.Family != rt.cfg.Family {
+			continue
+		}
+		bound, behind := rt.configs.bound(inv, b.SinkRef, ev.Generation)
+		if behind {
+			// A binding newer than the config this exporter has seen: not
+			// acknowledged away, delivered again once the config caught up
+			// (M11).
+			_ = m.NakWithDelay(configBehindDelay)
+			return
+		}
+		if bound {
 			jobs = append(jobs, &job{binding: b})
 		}
 	}
