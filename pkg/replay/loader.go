@@ -93,18 +93,14 @@ func (l *Loader) Manifest(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.
 	if ref == nil {
 		return nil, fmt.Errorf("read manifest of %s revision %d: the event references none", ev.Inventory, ev.Revision)
 	}
-	b, err := l.getAddressed(ctx, ref.Bucket, ref.Name, digestOf(ref.Name))
+	m, err := l.ManifestAt(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	var m busv1.Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("decode manifest %s/%s: %w", ref.Bucket, ref.Name, err)
-	}
-	if err := verifyManifest(&m, ev); err != nil {
+	if err := verifyManifest(m, ev); err != nil {
 		return nil, fmt.Errorf("read manifest %s/%s: %w", ref.Bucket, ref.Name, err)
 	}
-	return &m, nil
+	return m, nil
 }
 
 // verifyManifest checks the manifest's chunks against the event's checksum
@@ -253,14 +249,9 @@ func (l *Loader) Delta(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.Del
 	if ev.Delta != nil || ev.DeltaRef == nil {
 		return ev.Delta, nil
 	}
-	ref := ev.DeltaRef
-	b, err := l.getAddressed(ctx, ref.Bucket, ref.Name, digestOf(ref.Name))
-	if err != nil {
-		return nil, err
-	}
 	var d busv1.Delta
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("decode delta %s/%s: %w", ref.Bucket, ref.Name, err)
+	if err := l.getJSON(ctx, ev.DeltaRef, "delta", &d); err != nil {
+		return nil, err
 	}
 	return &d, nil
 }
@@ -279,13 +270,18 @@ func digestOf(name string) string {
 // against its name but not against an event (garbage collection lists what
 // a manifest references).
 func (l *Loader) ManifestAt(ctx context.Context, ref *busv1.ObjectRef) (*busv1.Manifest, error) {
+	var m busv1.Manifest
+	return &m, l.getJSON(ctx, ref, "manifest", &m)
+}
+
+// getJSON reads a content-addressed object as JSON into v.
+func (l *Loader) getJSON(ctx context.Context, ref *busv1.ObjectRef, what string, v any) error {
 	b, err := l.getAddressed(ctx, ref.Bucket, ref.Name, digestOf(ref.Name))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var m busv1.Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("decode manifest %s/%s: %w", ref.Bucket, ref.Name, err)
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode %s %s/%s: %w", what, ref.Bucket, ref.Name, err)
 	}
-	return &m, nil
+	return nil
 }

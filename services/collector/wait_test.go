@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kollect.dev/kollect/pkg/testenv"
 	"slices"
 	"testing"
 	"time"
@@ -19,23 +20,7 @@ import (
 // last error after the deadline.
 func eventually(t testing.TB, timeout time.Duration, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, timeout, err)
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatalf("%s: %v", what, t.Context().Err())
-		case <-tick.C:
-		}
-	}
+	testenv.Eventually(t, timeout, what, check)
 }
 
 // entries reads every row entry of the rows bucket, by key.

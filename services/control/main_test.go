@@ -155,19 +155,7 @@ func (r *responder) probes(s busv1.SinkRef) int {
 // eventually polls check until it returns nil or the deadline passes.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30s: %v", what, err)
-		}
-		<-tick.C
-	}
+	testenv.Eventually(t, 30*time.Second, what, check)
 }
 
 // get reads obj fresh from the API server.

@@ -87,7 +87,7 @@ func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta bool) error {
 	case delta && ok && cur.Revision == s.Delta.BaseRevision && cur.Checksum == s.Delta.BaseChecksum:
 		w.Delta = true
 		st.data[kk] = Stored{Revision: env.Revision, Checksum: env.Checksum, ExportedAt: env.ExportedAt,
-			Rows: applyDelta(cur.Rows, s.Delta)}
+			Rows: ApplyDelta(cur.Rows, s.Delta)}
 	case !s.Loaded():
 		// The base changed since WriteDelta looked (a concurrent write):
 		// refuse rather than store a header without rows.
@@ -100,9 +100,9 @@ func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta bool) error {
 	return nil
 }
 
-// applyDelta returns rows with d's deletes removed and upserts applied, in
+// ApplyDelta returns rows with d's deletes removed and upserts applied, in
 // canonical order.
-func applyDelta(rows []busv1.Row, d *busv1.Delta) []busv1.Row {
+func ApplyDelta(rows []busv1.Row, d *busv1.Delta) []busv1.Row {
 	byKey := make(map[busv1.RowKey]busv1.Row, len(rows))
 	for _, r := range rows {
 		byKey[r.Key()] = r

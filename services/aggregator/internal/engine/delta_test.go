@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/pkg/sink/memory"
 )
 
 // Applying each published delta to the previous published snapshot yields
@@ -60,7 +60,7 @@ func checkDeltas(t *testing.T, b *bed, inv busv1.NamespacedName) {
 			next.Delta.BaseChecksum != prev.Checksum {
 			t.Fatalf("%s: event %d (revision %d) does not follow revision %d with a delta", inv, i, next.Revision, prev.Revision)
 		}
-		got := applyDelta(prev.Envelope.Items, next.Delta)
+		got := memory.ApplyDelta(prev.Envelope.Items, next.Delta)
 		if diff := cmp.Diff(next.Envelope.Items, got); diff != "" {
 			t.Fatalf("%s revision %d: previous snapshot + delta (-want +got):\n%s", inv, next.Revision, diff)
 		}
@@ -75,24 +75,4 @@ func checkDeltas(t *testing.T, b *bed, inv busv1.NamespacedName) {
 			uids[r.UID] = true
 		}
 	}
-}
-
-// applyDelta applies d to base as a sink would: by row key, later wins.
-func applyDelta(base []busv1.Row, d *busv1.Delta) []busv1.Row {
-	byKey := make(map[busv1.RowKey]busv1.Row, len(base)+len(d.Upserts))
-	for _, r := range base {
-		byKey[r.Key()] = r
-	}
-	for _, k := range d.Deletes {
-		delete(byKey, k)
-	}
-	for _, r := range d.Upserts {
-		byKey[r.Key()] = r
-	}
-	out := make([]busv1.Row, 0, len(byKey))
-	for _, r := range byKey {
-		out = append(out, r)
-	}
-	snapshot.Sort(out)
-	return out
 }
