@@ -19,27 +19,42 @@ import (
 // so that no sink, which never applies an older revision over a newer one,
 // silently skips what comes next.
 func exportFloor(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName) (uint64, error) {
+	states, err := exportStates(ctx, js, inv)
+	var floor uint64
+	for _, st := range states {
+		floor = max(floor, st.Revision)
+	}
+	return floor, err
+}
+
+// exportStates reads the export state of every binding of inv that ever
+// delivered, by sink.
+func exportStates(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName) (map[busv1.SinkRef]busv1.ExportState, error) {
 	kv, err := js.KeyValue(ctx, bus.BucketExportState)
 	if err != nil {
-		return 0, fmt.Errorf("open KV bucket %s: %w", bus.BucketExportState, err)
+		return nil, fmt.Errorf("open KV bucket %s: %w", bus.BucketExportState, err)
 	}
 	keys, err := kv.ListKeysFiltered(ctx, bus.ExportStateFilter(inv))
 	if err != nil {
-		return 0, fmt.Errorf("list export state of %s: %w", inv, err)
+		return nil, fmt.Errorf("list export state of %s: %w", inv, err)
 	}
-	var floor uint64
+	out := map[busv1.SinkRef]busv1.ExportState{}
 	for k := range keys.Keys() {
+		_, ref, err := bus.ParseExportStateKey(k)
+		if err != nil {
+			continue // not a key of this layout: it names no binding
+		}
 		e, err := kv.Get(ctx, k)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue
 		}
 		if err != nil {
-			return 0, fmt.Errorf("read export state %s: %w", k, err)
+			return nil, fmt.Errorf("read export state %s: %w", k, err)
 		}
 		var st busv1.ExportState
 		if json.Unmarshal(e.Value(), &st) == nil {
-			floor = max(floor, st.Revision)
+			out[ref] = st
 		}
 	}
-	return floor, nil
+	return out, nil
 }

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -44,8 +46,10 @@ func (e *Engine) adoptOrphans(ctx context.Context) {
 
 // orphanConfig rebuilds the config of inv from its history when its last
 // published event calls for a deletion event: the bindings are those of the
-// latest event addressed to every binding (not a periodic one). It returns
-// nil when nothing is to be published.
+// latest event addressed to every binding (not a periodic one) and every
+// sink that ever delivered the inventory (its export state), since periodic
+// events, one binding each, may have pushed that event out of the history
+// (M9). It returns nil when nothing is to be published.
 func (e *Engine) orphanConfig(ctx context.Context, inv busv1.NamespacedName) (*busv1.InventoryConfig, error) {
 	last, _, err := replay.LastPublished(ctx, e.js, inv)
 	if err != nil || last == nil {
@@ -68,6 +72,18 @@ func (e *Engine) orphanConfig(ctx context.Context, inv busv1.NamespacedName) (*b
 			}
 		}
 	}
+	delivered, err := exportStates(ctx, e.js, inv)
+	if err != nil {
+		return nil, err
+	}
+	for ref := range delivered {
+		if !slices.ContainsFunc(bindings, func(b busv1.Binding) bool { return b.SinkRef == ref }) {
+			bindings = append(bindings, busv1.Binding{SinkRef: ref})
+		}
+	}
+	slices.SortFunc(bindings, func(a, b busv1.Binding) int {
+		return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
 	kind := busv1.KindInventory
 	if inv.Namespace == "" {
 		kind = busv1.KindClusterInventory
