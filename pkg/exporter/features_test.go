@@ -45,18 +45,7 @@ func TestAnEnvelopeInTheObjectStoreIsLoaded(t *testing.T) {
 func TestADeltaIsAppliedOnlyAtItsBaseRevision(t *testing.T) {
 	e := newEnv(t, "good")
 	e.start(nil)
-	first := e.publish(1, busv1.ReasonChange, []string{"good"}, "a", "b")
-	waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
-	second := e.event(2, busv1.ReasonChange, []string{"good"}, "a", "c")
-	second.Delta = &busv1.Delta{BaseRevision: 1, BaseChecksum: first.Checksum,
-		Upserts: []busv1.Row{row("c")}, Deletes: []busv1.RowKey{row("b").Key()}}
-	e.send(second)
-	waitFor(t, "revision 2", func() bool { return e.stored("good") == 2 })
-	// Revision 4's delta is based on 3, which this sink never received.
-	fourth := e.event(4, busv1.ReasonChange, []string{"good"}, "d")
-	fourth.Delta = &busv1.Delta{BaseRevision: 3, BaseChecksum: "elsewhere", Upserts: []busv1.Row{row("d")}}
-	e.send(fourth)
-	waitFor(t, "revision 4", func() bool { return e.stored("good") == 4 })
+	deltaThenGap(t, e)
 	var deltas []bool
 	for _, w := range e.b.stores["good"].Writes() {
 		deltas = append(deltas, w.Delta)
@@ -191,4 +180,22 @@ func TestAnExporterStartedBeforeTheBusIsProvisionedWaitsForIt(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Run after stop: %v", err)
 	}
+}
+
+// deltaThenGap delivers revision 1 in full, revision 2 as a delta on 1, and
+// revision 4 with a delta on 3, which the sink "good" never received: it
+// must be written in full.
+func deltaThenGap(t *testing.T, e *env) {
+	t.Helper()
+	first := e.publish(1, busv1.ReasonChange, []string{"good"}, "a", "b")
+	waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
+	second := e.event(2, busv1.ReasonChange, []string{"good"}, "a", "c")
+	second.Delta = &busv1.Delta{BaseRevision: 1, BaseChecksum: first.Checksum,
+		Upserts: []busv1.Row{row("c")}, Deletes: []busv1.RowKey{row("b").Key()}}
+	e.send(second)
+	waitFor(t, "revision 2", func() bool { return e.stored("good") == 2 })
+	fourth := e.event(4, busv1.ReasonChange, []string{"good"}, "d")
+	fourth.Delta = &busv1.Delta{BaseRevision: 3, BaseChecksum: "elsewhere", Upserts: []busv1.Row{row("d")}}
+	e.send(fourth)
+	waitFor(t, "revision 4", func() bool { return e.stored("good") == 4 })
 }

@@ -66,18 +66,7 @@ func TestExportMetricsSayWhetherTheSinkAppliedADeltaOrTheFullSnapshot(t *testing
 	e := newEnv(t, "good")
 	reg := prometheus.NewRegistry()
 	e.start(func(c *exporter.Config) { c.Metrics = reg })
-	first := e.publish(1, busv1.ReasonChange, []string{"good"}, "a", "b")
-	waitFor(t, "revision 1", func() bool { return e.stored("good") == 1 })
-	second := e.event(2, busv1.ReasonChange, []string{"good"}, "a", "c")
-	second.Delta = &busv1.Delta{BaseRevision: 1, BaseChecksum: first.Checksum,
-		Upserts: []busv1.Row{row("c")}, Deletes: []busv1.RowKey{row("b").Key()}}
-	e.send(second)
-	waitFor(t, "revision 2", func() bool { return e.stored("good") == 2 })
-	// Revision 4's delta is based on 3, which the sink never received: a full write.
-	fourth := e.event(4, busv1.ReasonChange, []string{"good"}, "d")
-	fourth.Delta = &busv1.Delta{BaseRevision: 3, BaseChecksum: "elsewhere", Upserts: []busv1.Row{row("d")}}
-	e.send(fourth)
-	waitFor(t, "revision 4", func() bool { return e.stored("good") == 4 })
+	deltaThenGap(t, e)
 	for _, tc := range []struct {
 		mode string
 		want float64
