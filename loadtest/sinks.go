@@ -125,11 +125,18 @@ func (g *gitSink) file(path string) (string, error) {
 // state returns the inventory's state file at the current head.
 func (g *gitSink) state() (tree.State, error) {
 	var s tree.State
-	body, err := g.file(tree.StatePath(Cluster, busv1.NamespacedName{Namespace: ControlNamespace, Name: InventoryName}))
+	inv := busv1.NamespacedName{Namespace: ControlNamespace, Name: InventoryName}
+	body, err := g.file(tree.StatePath(Cluster, inv))
 	if err != nil || body == "" {
 		return s, err
 	}
-	return s, json.Unmarshal([]byte(body), &s)
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		return s, err
+	}
+	return s.WithShardFiles(Cluster, inv, func(p string) ([]byte, bool, error) {
+		b, err := g.file(p)
+		return []byte(b), err == nil && b != "", err
+	})
 }
 
 // filePath is where the perResource layout puts o (the default template

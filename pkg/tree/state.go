@@ -23,8 +23,15 @@ type State struct {
 	// ExportedAt is the snapshot's export time, so that Unchanged can
 	// render a later export of the same content to the same bytes.
 	ExportedAt time.Time `json:"exportedAt"`
-	// Files are the paths of the inventory's files, sorted.
+	// Files are the paths of the inventory's files, sorted; empty when
+	// FileShards is set.
 	Files []string `json:"files"`
+	// FileShards, when set, is the number of shard files listing the
+	// paths instead of Files (see FileSet), and FileCount their number.
+	// A reader that does not know them sees no files: it rewrites every
+	// file and prunes nothing, and loses nothing.
+	FileShards int `json:"fileShards,omitempty"`
+	FileCount  int `json:"fileCount,omitempty"`
 }
 
 // StateOf returns the State of env rendered as files.
@@ -122,4 +129,21 @@ func Unchanged(prev State, s Spec, env busv1.Envelope, existing func(path string
 	}
 	write, remove := Plan(prev, existing, files)
 	return len(write) == 0 && len(remove) == 0, nil
+}
+
+// WithShardFiles returns s with Files read from its shard files when its
+// file list is sharded (FileShards set); read returns a file's bytes and
+// whether it exists (an empty shard has no file).
+func (s State) WithShardFiles(cluster string, inv busv1.NamespacedName, read func(path string) ([]byte, bool, error)) (State, error) {
+	for i := 0; i < s.FileShards; i++ {
+		data, ok, err := read(ShardPath(cluster, inv, i))
+		if err != nil {
+			return s, fmt.Errorf("read the file list of %s: %w", inv, err)
+		}
+		if ok {
+			s.Files = append(s.Files, ParseShard(data)...)
+		}
+	}
+	slices.Sort(s.Files)
+	return s, nil
 }

@@ -78,7 +78,18 @@ func (r gitRepo) state(cluster string, inv busv1.NamespacedName) (tree.State, er
 	if err != nil {
 		return tree.State{}, err
 	}
-	return tree.ParseState([]byte(data))
+	st, err := tree.ParseState([]byte(data))
+	if err != nil {
+		return st, err
+	}
+	files, err := r.files()
+	if err != nil {
+		return st, err
+	}
+	return st.WithShardFiles(cluster, inv, func(p string) ([]byte, bool, error) {
+		b, ok := files[p]
+		return []byte(b), ok, nil
+	})
 }
 
 // waitTree waits until the repository's files other than the Kollect state

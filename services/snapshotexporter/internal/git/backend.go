@@ -36,8 +36,10 @@ const (
 type Backend struct {
 	// Egress is the address policy of every connection.
 	Egress egress.Policy
-	// CacheDir holds the mirrors (CacheDir/<hash of endpoint and branch>)
-	// so a restart fetches only what changed; "" keeps them in memory.
+	// CacheDir is where fetches unpack the branch's tip before the
+	// exporter keeps its trees, so that the blobs of a large repository
+	// land on disk rather than in memory; nothing stays there between
+	// fetches. "" unpacks in memory.
 	CacheDir string
 
 	mu      sync.Mutex
@@ -97,9 +99,11 @@ func (b *Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, spec *v1alp
 		}
 		s.http = b.Egress.HTTPTransport(tlsCfg)
 	}
-	if s.m, err = b.acquire(spec.Endpoint, s.branch); err != nil {
+	layout, err := json.Marshal(s.tree)
+	if err != nil {
 		return nil, err
 	}
+	s.layout, s.m = string(layout), b.acquire(spec.Endpoint, s.branch)
 	return s, nil
 }
 

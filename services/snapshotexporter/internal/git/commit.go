@@ -1,11 +1,11 @@
 package git
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/tree"
@@ -14,146 +14,279 @@ import (
 // DeleteSubject is the commit subject that removes a deleted inventory.
 const DeleteSubject = "chore({cluster}/{namespace}/{name}): remove inventory"
 
-// head is what the branch holds for one inventory.
-type head struct {
-	o        objects
-	base     *object.Commit
-	files    map[string]plumbing.Hash
-	prev     tree.State
-	hasState bool
+// export is the commit one export makes, built once and applied again on
+// a new tip when another writer moved the branch without touching the
+// inventory's files.
+type export struct {
+	changes []change
+	subject string
+	env     busv1.Envelope // header only
+	key     string
+	// ix is the inventory's index after the export (perResource), kept
+	// by the mirror once the commit is pushed; nil forgets it.
+	ix *tree.Index
 }
 
-// readHead lists the base's files and reads the inventory's State.
-func (s *Sink) readHead(base *object.Commit, env *busv1.Envelope) (*head, error) {
-	h := &head{o: objects{s: s.m.repo.Storer}, base: base}
-	var root plumbing.Hash
-	if base != nil {
-		root = base.TreeHash
+// touchedBy reports whether another writer's changed paths reach the
+// export's inventory, so that it must be planned again on the new tip.
+func (e *export) touchedBy(paths []string) bool {
+	for _, p := range paths {
+		if e.ix != nil && e.ix.Touches(p) || slices.ContainsFunc(e.changes, func(c change) bool { return c.path == p }) {
+			return true
+		}
 	}
-	var err error
-	if h.files, err = h.o.files(root); err != nil {
-		return nil, err
-	}
-	if sh, ok := h.files[tree.StatePath(env.Cluster, env.Inventory)]; ok {
-		data, err := h.o.blob(sh)
+	return false
+}
+
+// modelKey names an inventory's index in the mirror: sinks with another
+// layout writing the same branch keep their own.
+func (s *Sink) modelKey(env busv1.Envelope) string {
+	return env.Cluster + "\x00" + env.Inventory.Namespace + "\x00" + env.Inventory.Name + "\x00" + s.layout
+}
+
+// prepare plans the export of snap: from the inventory's index when snap
+// is a delta on the revision it holds, else from the full snapshot (loaded
+// into snap when needed). nil means there is nothing to commit.
+func (s *Sink) prepare(ctx context.Context, snap *sink.Snapshot, delta bool) (*export, error) {
+	env := snap.Envelope
+	key := s.modelKey(env)
+	if ix := s.m.models[key]; delta && ix != nil && snap.Delta != nil && !snap.Deleted {
+		u, ok, err := ix.Plan(env, snap.Delta)
 		if err != nil {
 			return nil, err
 		}
-		// An unreadable State is rewritten; its files are then not pruned.
-		if st, err := tree.ParseState(data); err == nil {
-			h.prev, h.hasState = st, true
+		if ok {
+			delete(s.m.models, key) // in flight: kept again once pushed
+			state, err := ix.Commit(u)
+			if err != nil {
+				return nil, err
+			}
+			return &export{changes: changesOf(u.Edits, state), subject: s.message, env: header(env), key: key, ix: ix}, nil
 		}
 	}
-	return h, nil
-}
-
-// existing reports a path's bytes on the branch. A file whose blob hash
-// equals that of its candidate's bytes is answered with those bytes
-// without reading the blob.
-func (h *head) existing(candidates []tree.File) func(string) ([]byte, bool) {
-	cand := make(map[string][]byte, len(candidates))
-	for _, f := range candidates {
-		cand[f.Path] = f.Data
-	}
-	return func(p string) ([]byte, bool) {
-		bh, ok := h.files[p]
-		if !ok {
-			return nil, false
-		}
-		if c, ok := cand[p]; ok && plumbing.ComputeHash(plumbing.BlobObject, c) == bh {
-			return c, true
-		}
-		data, err := h.o.blob(bh)
+	if !snap.Loaded() {
+		full, err := snap.WithFull(ctx)
 		if err != nil {
-			return nil, true // present but unreadable: rewrite it
+			return nil, err
 		}
-		return data, true
+		*snap = full
 	}
+	return s.prepareFull(*snap)
 }
 
-// commit builds the export commit of snap on base; the zero hash means
-// there is nothing to commit.
-func (s *Sink) commit(base *object.Commit, snap sink.Snapshot) (plumbing.Hash, error) {
+// prepareFull plans the export of the full snapshot snap against the
+// branch's files and State.
+func (s *Sink) prepareFull(snap sink.Snapshot) (*export, error) {
 	env := snap.Envelope
-	h, err := s.readHead(base, &env)
+	key := s.modelKey(env)
+	delete(s.m.models, key)
+	held, err := s.m.objects().files(s.m.root)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return nil, err
 	}
-	if h.hasState && env.Revision < h.prev.Revision && !snap.Replay {
-		return plumbing.ZeroHash, nil
+	prev, hasState := s.m.readState(held, env)
+	if hasState && env.Revision < prev.Revision && !snap.Replay {
+		return nil, nil
 	}
-	var changes []change
-	subject := s.message
+	ex := &export{subject: s.message, env: header(env), key: key}
 	if snap.Deleted {
-		changes, subject = h.removal(env), DeleteSubject
-		s.renderer.Forget(env.Cluster, env.Inventory)
+		ex.subject, ex.changes = DeleteSubject, removal(held, prev, env)
+		return ex, nil
+	}
+	var files []tree.File
+	if s.tree.Mode == tree.ModePerResource {
+		ex.ix, files, err = tree.NewIndex(s.tree, env, prev.FileShards)
 	} else {
-		changes, err = s.exportChanges(h, env)
-		if err != nil {
-			return plumbing.ZeroHash, err
+		probe := env
+		if hasState && prev.Checksum == env.Checksum && prev.Generation == env.Generation {
+			// The document and the index carry the revision and export
+			// time: render them as the branch has them to see whether
+			// anything else changed.
+			probe.Revision, probe.ExportedAt = prev.Revision, prev.ExportedAt
+		}
+		files, err = tree.Render(s.tree, probe)
+	}
+	if err != nil {
+		return nil, err
+	}
+	write, remove := plan(held, prev, files)
+	if hasState && prev.Checksum == env.Checksum && prev.Generation == env.Generation &&
+		len(write) == 0 && len(remove) == 0 && slices.Equal(paths(files), prev.Files) {
+		if ex.ix != nil {
+			s.m.models[key] = ex.ix
+		}
+		return nil, nil
+	}
+	if s.tree.Mode != tree.ModePerResource {
+		if files, err = tree.Render(s.tree, env); err != nil {
+			return nil, err
+		}
+		write, remove = plan(held, prev, files)
+	}
+	if !s.prune {
+		remove = nil
+	}
+	set := tree.NewFileSet(paths(files), prev.FileShards)
+	state, shards, stale, err := set.Writes(env, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range write {
+		ex.changes = append(ex.changes, change{path: f.Path, data: f.Data})
+	}
+	for _, p := range remove {
+		ex.changes = append(ex.changes, change{path: p, remove: true})
+	}
+	ex.changes = append(ex.changes, change{path: state.Path, data: state.Data})
+	for _, f := range shards {
+		ex.changes = append(ex.changes, change{path: f.Path, data: f.Data})
+	}
+	for _, p := range stale {
+		if _, ok := held[p]; ok {
+			ex.changes = append(ex.changes, change{path: p, remove: true})
 		}
 	}
-	if len(changes) == 0 {
-		return plumbing.ZeroHash, nil
-	}
-	var root, parent plumbing.Hash
-	if base != nil {
-		root, parent = base.TreeHash, base.Hash
-	}
-	newRoot, err := h.o.apply(root, changes)
-	if err != nil || newRoot == root && base != nil {
-		return plumbing.ZeroHash, err
-	}
-	msg := fmt.Sprintf("%s\n\n%s: %d\n%s: %s\n", s.subject(subject, env.Cluster, env.Inventory.Namespace, env.Inventory.Name, env.ItemCount, env.Checksum),
-		TrailerRevision, env.Revision, TrailerChecksum, env.Checksum)
-	return h.o.commit(newRoot, parent, s.signature(), msg)
+	return ex, nil
 }
 
-// removal removes the inventory's files and State.
-func (h *head) removal(env busv1.Envelope) []change {
+// plan returns the files whose bytes the branch does not hold and the
+// paths of prev's files that files no longer have and the branch still
+// holds.
+func plan(held map[string]plumbing.Hash, prev tree.State, files []tree.File) (write []tree.File, remove []string) {
+	keep := make(map[string]bool, len(files))
+	for _, f := range files {
+		keep[f.Path] = true
+		if h, ok := held[f.Path]; !ok || h != plumbing.ComputeHash(plumbing.BlobObject, f.Data) {
+			write = append(write, f)
+		}
+	}
+	for _, p := range prev.Files {
+		if _, ok := held[p]; ok && !keep[p] {
+			remove = append(remove, p)
+		}
+	}
+	return write, remove
+}
+
+// removal removes the inventory's files, its State and the State's shards.
+func removal(held map[string]plumbing.Hash, prev tree.State, env busv1.Envelope) []change {
+	paths := append(slices.Clone(prev.Files), tree.StatePath(env.Cluster, env.Inventory))
+	for i := 0; i < prev.FileShards; i++ {
+		paths = append(paths, tree.ShardPath(env.Cluster, env.Inventory, i))
+	}
 	var changes []change
-	paths := append(slices.Clone(h.prev.Files), tree.StatePath(env.Cluster, env.Inventory))
 	for _, p := range paths {
-		if _, ok := h.files[p]; ok {
+		if _, ok := held[p]; ok {
 			changes = append(changes, change{path: p, remove: true})
 		}
 	}
 	return changes
 }
 
-// exportChanges renders env and plans the writes and removals; none when
-// the branch already holds the same content.
-func (s *Sink) exportChanges(h *head, env busv1.Envelope) ([]change, error) {
-	if h.hasState && h.prev.Checksum == env.Checksum && h.prev.Generation == env.Generation {
-		probe := env
-		probe.Revision, probe.ExportedAt = h.prev.Revision, h.prev.ExportedAt
-		files, err := s.renderer.Render(s.tree, probe)
+// readState returns the inventory's State on the branch with its Files
+// read from the shards when it has them; false when there is none or it is
+// unreadable (it is then rewritten, and its files are not pruned).
+func (m *mirror) readState(held map[string]plumbing.Hash, env busv1.Envelope) (tree.State, bool) {
+	h, ok := held[tree.StatePath(env.Cluster, env.Inventory)]
+	if !ok {
+		return tree.State{}, false
+	}
+	data, err := m.objects().blob(h)
+	if err != nil {
+		return tree.State{}, false
+	}
+	st, err := tree.ParseState(data)
+	if err != nil {
+		return tree.State{}, false
+	}
+	st, err = st.WithShardFiles(env.Cluster, env.Inventory, func(p string) ([]byte, bool, error) {
+		h, ok := held[p]
+		if !ok {
+			return nil, false, nil
+		}
+		data, err := m.objects().blob(h)
+		return data, err == nil, err
+	})
+	if err != nil {
+		return tree.State{}, false
+	}
+	return st, true
+}
+
+// changesOf turns an index's edits into changes.
+func changesOf(edits ...[]tree.Edit) []change {
+	var out []change
+	for _, es := range edits {
+		for _, e := range es {
+			out = append(out, change{path: e.Path, data: e.Data, blob: plumbing.Hash(e.Blob), remove: e.Remove})
+		}
+	}
+	return out
+}
+
+// paths lists the paths of files, in their order.
+func paths(files []tree.File) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// header is env without its items.
+func header(env busv1.Envelope) busv1.Envelope {
+	env.Items = nil
+	return env
+}
+
+// commitAndPush stores ex's changes on the branch's tip as one commit and
+// pushes exactly its new objects. A commit that would change nothing is
+// not made.
+func (s *Sink) commitAndPush(ctx context.Context, branch string, ex *export) error {
+	m := s.m
+	var created []plumbing.Hash
+	o := m.objects()
+	root, err := o.apply(m.root, ex.changes, &created)
+	if err != nil {
+		return err
+	}
+	if root != m.root {
+		env := ex.env
+		msg := fmt.Sprintf("%s\n\n%s: %d\n%s: %s\n", s.subject(ex.subject, env.Cluster, env.Inventory.Namespace, env.Inventory.Name, env.ItemCount, env.Checksum),
+			TrailerRevision, env.Revision, TrailerChecksum, env.Checksum)
+		commit, err := o.commit(root, m.tip, s.signature(), msg)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if write, remove := tree.Plan(h.prev, h.existing(files), files); len(write) == 0 && len(remove) == 0 &&
-			slices.Equal(tree.StateOf(probe, files).Files, h.prev.Files) {
-			return nil, nil
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := m.push(ctx, branch, commit, root, append(created, commit), s.auth, s.force); err != nil {
+			return err
+		}
+		m.drop(rowBlobs(ex.changes))
+	}
+	if ex.ix != nil {
+		m.models[ex.key] = ex.ix
+	}
+	return m.sweep()
+}
+
+// rowBlobs are the blobs of the changes outside .kollect/: sent once,
+// never read again.
+func rowBlobs(changes []change) []plumbing.Hash {
+	state := map[plumbing.Hash]bool{}
+	var out []plumbing.Hash
+	for _, c := range changes {
+		if c.data == nil {
+			continue
+		}
+		h := plumbing.ComputeHash(plumbing.BlobObject, c.data)
+		if stateFile(c.path) {
+			state[h] = true
+		} else {
+			out = append(out, h)
 		}
 	}
-	files, err := s.renderer.Render(s.tree, env)
-	if err != nil {
-		return nil, err
-	}
-	write, remove := tree.Plan(h.prev, h.existing(files), files)
-	if !s.prune {
-		remove = nil
-	}
-	state, err := tree.StateOf(env, files).Marshal()
-	if err != nil {
-		return nil, err
-	}
-	changes := make([]change, 0, len(write)+len(remove)+1)
-	for _, f := range write {
-		changes = append(changes, change{path: f.Path, data: f.Data})
-	}
-	for _, p := range remove {
-		changes = append(changes, change{path: p, remove: true})
-	}
-	return append(changes, change{path: tree.StatePath(env.Cluster, env.Inventory), data: state}), nil
+	return slices.DeleteFunc(out, func(h plumbing.Hash) bool { return state[h] })
 }

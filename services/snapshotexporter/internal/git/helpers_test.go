@@ -170,6 +170,12 @@ func (r *reader) Read(ctx context.Context, cluster string, inv busv1.NamespacedN
 		return sinktest.Projection{}, false, nil
 	}
 	st, err := tree.ParseState([]byte(data))
+	if err == nil {
+		st, err = st.WithShardFiles(cluster, inv, func(p string) ([]byte, bool, error) {
+			d, ok := files[p]
+			return []byte(d), ok, nil
+		})
+	}
 	if err != nil {
 		return sinktest.Projection{}, false, err
 	}

@@ -78,21 +78,28 @@ func (o objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, error
 	return o.s.SetEncodedObject(obj)
 }
 
-// change is one path's new content, or its removal.
+// change is one path's new content, or its removal; a change with Blob
+// and no data points the path at an existing blob (a moved file).
 type change struct {
 	path   string
 	data   []byte
+	blob   plumbing.Hash
 	remove bool
 }
 
 // apply returns the hash of the tree at base (zero: empty) with changes
-// applied. Unchanged subtrees keep their hash; folders left empty vanish.
-func (o objects) apply(base plumbing.Hash, changes []change) (plumbing.Hash, error) {
-	h, _, err := o.update(base, changes)
+// applied, and adds to created every object it stored that base does not
+// hold (the objects a push must send). Unchanged subtrees keep their hash
+// and are not read; folders left empty vanish.
+func (o objects) apply(base plumbing.Hash, changes []change, created *[]plumbing.Hash) (plumbing.Hash, error) {
+	h, empty, err := o.update(base, changes, created)
+	if err == nil && empty && h != base {
+		*created = append(*created, h) // the root of a commit, even empty, is sent
+	}
 	return h, err
 }
 
-func (o objects) update(base plumbing.Hash, changes []change) (plumbing.Hash, bool, error) {
+func (o objects) update(base plumbing.Hash, changes []change, created *[]plumbing.Hash) (plumbing.Hash, bool, error) {
 	entries := map[string]object.TreeEntry{}
 	if !base.IsZero() {
 		t, err := object.GetTree(o.s, base)
@@ -107,16 +114,23 @@ func (o objects) update(base plumbing.Hash, changes []change) (plumbing.Hash, bo
 	for _, c := range changes {
 		dir, rest, nested := strings.Cut(c.path, "/")
 		if nested {
-			sub[dir] = append(sub[dir], change{path: rest, data: c.data, remove: c.remove})
+			c.path = rest
+			sub[dir] = append(sub[dir], c)
 			continue
 		}
 		if c.remove {
 			delete(entries, dir)
 			continue
 		}
-		h, err := o.write(plumbing.BlobObject, c.data)
-		if err != nil {
-			return plumbing.ZeroHash, false, err
+		h := c.blob
+		if c.data != nil {
+			h = plumbing.ComputeHash(plumbing.BlobObject, c.data)
+			if e, ok := entries[dir]; !ok || e.Hash != h || !e.Mode.IsFile() {
+				if _, err := o.write(plumbing.BlobObject, c.data); err != nil {
+					return plumbing.ZeroHash, false, err
+				}
+				*created = append(*created, h)
+			}
 		}
 		entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Regular, Hash: h}
 	}
@@ -125,7 +139,7 @@ func (o objects) update(base plumbing.Hash, changes []change) (plumbing.Hash, bo
 		if e, ok := entries[dir]; ok && e.Mode == filemode.Dir {
 			subBase = e.Hash
 		}
-		h, empty, err := o.update(subBase, cs)
+		h, empty, err := o.update(subBase, cs, created)
 		if err != nil {
 			return plumbing.ZeroHash, false, err
 		}
@@ -136,6 +150,9 @@ func (o objects) update(base plumbing.Hash, changes []change) (plumbing.Hash, bo
 		}
 	}
 	h, err := o.writeTree(entries)
+	if err == nil && h != base && len(entries) > 0 {
+		*created = append(*created, h)
+	}
 	return h, len(entries) == 0, err
 }
 

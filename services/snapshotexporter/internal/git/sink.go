@@ -12,7 +12,6 @@ import (
 
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -30,7 +29,7 @@ const (
 )
 
 // Sink writes snapshots to one branch of a Git repository. It implements
-// sink.Sink and sink.Checker.
+// sink.Sink, sink.DeltaWriter and sink.Checker.
 type Sink struct {
 	b        *Backend
 	m        *mirror
@@ -46,8 +45,9 @@ type Sink struct {
 	// secretRef and so talks to the remote without credentials.
 	authWithoutSecret string
 	http              http.RoundTripper // nil unless the endpoint is http(s)
-	// renderer remembers the rows' YAML of the last export per inventory.
-	renderer tree.Renderer
+	// layout names the tree spec, so that sinks of one branch with
+	// other layouts keep their own indexes.
+	layout string
 
 	closeOnce sync.Once
 }
@@ -64,6 +64,17 @@ func (s *Sink) ctx(ctx context.Context) context.Context {
 // the branch already holds this content, the snapshot is older than the
 // branch's (and not a replay), or a deleted inventory left no files.
 func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
+	return s.write(ctx, snap, false)
+}
+
+// WriteDelta applies snap.Delta: with a perResource layout whose index
+// holds the delta's base, it renders and commits only the rows the delta
+// names; otherwise it writes the full snapshot.
+func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
+	return s.write(ctx, snap, true)
+}
+
+func (s *Sink) write(ctx context.Context, snap sink.Snapshot, delta bool) error {
 	inv := snap.Envelope.Inventory
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("write %s to git %s: %w", inv, s.endpoint, err)
@@ -75,45 +86,41 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	if err != nil {
 		return s.classify(ctx, fmt.Sprintf("write %s to git %s", inv, s.endpoint), err)
 	}
+	op := fmt.Sprintf("write %s to git %s branch %s", inv, s.endpoint, branch)
+	var ex *export
 	for attempt := 1; ; attempt++ {
-		err := s.attempt(ctx, branch, snap)
+		err := s.attempt(ctx, branch, &snap, delta, &ex)
 		if err == nil {
 			return nil
 		}
-		err = s.classify(ctx, fmt.Sprintf("write %s to git %s branch %s", inv, s.endpoint, branch), err)
-		if sink.IsPermanent(err) || ctx.Err() != nil || attempt == maxAttempts || s.force {
+		if !errors.Is(err, errStale) || s.force || attempt == maxAttempts || ctx.Err() != nil {
+			return s.classify(ctx, op, err)
+		}
+		// Another writer moved the branch: build on its tip, planning
+		// again only when it touched this inventory.
+		changed, err := s.m.sync(ctx, branch, s.auth)
+		if err != nil {
+			return s.classify(ctx, op, err)
+		}
+		if ex != nil && ex.touchedBy(changed) {
+			ex = nil
+		}
+	}
+}
+
+// attempt plans the export once (ex) and commits it on the branch's tip.
+func (s *Sink) attempt(ctx context.Context, branch string, snap *sink.Snapshot, delta bool, ex **export) error {
+	if err := s.m.ensure(ctx, branch, s.auth); err != nil {
+		return err
+	}
+	if *ex == nil {
+		e, err := s.prepare(ctx, snap, delta)
+		if err != nil || e == nil {
 			return err
 		}
+		*ex = e
 	}
-}
-
-// attempt builds the export commit on the branch's current head and
-// pushes it.
-func (s *Sink) attempt(ctx context.Context, branch string, snap sink.Snapshot) error {
-	base, err := s.base(ctx, branch)
-	if err != nil {
-		return err
-	}
-	commit, err := s.commit(base, snap)
-	if err != nil || commit.IsZero() {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return s.m.push(ctx, branch, commit, s.auth, s.force)
-}
-
-// base is the commit to build on: the fetched remote branch, or with
-// ForcePush the mirror's own branch once it has one.
-func (s *Sink) base(ctx context.Context, branch string) (*object.Commit, error) {
-	if s.force {
-		c, err := s.m.commitAt(plumbing.NewBranchReferenceName(branch))
-		if c != nil || err != nil {
-			return c, err
-		}
-	}
-	return s.m.fetch(ctx, branch, s.auth)
+	return s.commitAndPush(ctx, branch, *ex)
 }
 
 // Check lists the remote's references with the sink's credentials, apart
