@@ -15,8 +15,8 @@ import (
 // Config configures the snapshot exporter.
 type Config struct {
 	exporter.ServiceConfig
-	// GitCacheDir holds the Git backend's local mirrors, so exports fetch
-	// instead of cloning; "" keeps them in memory.
+	// GitCacheDir is where the Git backend unpacks a fetched branch tip
+	// before keeping its trees; "" unpacks in memory.
 	GitCacheDir string
 	// AllowFileSinks lets git sinks use file:// repositories on the
 	// exporter's own file system (tests and `kollect dev`; never in a
@@ -32,7 +32,7 @@ func DefaultConfig() Config {
 // BindFlags registers a flag for every setting, defaulting to c's values.
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.ServiceConfig.BindFlags(fs)
-	fs.StringVar(&c.GitCacheDir, "git-cache-dir", c.GitCacheDir, "Folder of the Git mirrors; empty keeps them in memory.")
+	fs.StringVar(&c.GitCacheDir, "git-cache-dir", c.GitCacheDir, "Folder where Git fetches unpack a branch tip (nothing stays there); empty unpacks in memory.")
 	fs.BoolVar(&c.AllowFileSinks, "allow-file-sinks", c.AllowFileSinks, "Let git sinks use file:// repositories on the exporter's file system (tests and development only).")
 }
 

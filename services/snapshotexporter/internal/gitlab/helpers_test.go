@@ -125,6 +125,11 @@ func (r *reader) Read(_ context.Context, cluster string, inv busv1.NamespacedNam
 		return sinktest.Projection{}, false, err
 	}
 	st, err := tree.ParseState(data)
+	if err == nil {
+		st, err = st.WithShardFiles(cluster, inv, func(p string) ([]byte, bool, error) {
+			return r.gl.ReadFile(r.project, ref, p)
+		})
+	}
 	if err != nil {
 		return sinktest.Projection{}, false, err
 	}

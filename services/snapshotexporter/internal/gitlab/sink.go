@@ -13,7 +13,7 @@ import (
 )
 
 // Sink writes snapshots to a GitLab project through its REST API. It
-// implements sink.Sink and sink.Checker.
+// implements sink.Sink, sink.DeltaWriter and sink.Checker.
 type Sink struct {
 	c        *client
 	endpoint string
@@ -27,6 +27,9 @@ type Sink struct {
 
 	mu   sync.Mutex
 	proj *project // once read
+	// models are the perResource indexes of the inventories, by modelKey,
+	// kept between exports so that a delta writes only its rows.
+	models map[string]*tree.Index
 }
 
 // Write commits s's files for its inventory in one commit: nothing when the
@@ -35,11 +38,22 @@ type Sink struct {
 // merge_request mode it then makes sure one merge request is open from the
 // inventory's branch.
 func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
+	return s.writeWrapped(ctx, snap, false)
+}
+
+// WriteDelta commits only the files of the rows snap.Delta names when the
+// sink's index of a perResource inventory holds the delta's base and the
+// branch's State agrees; otherwise it writes the full snapshot.
+func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
+	return s.writeWrapped(ctx, snap, true)
+}
+
+func (s *Sink) writeWrapped(ctx context.Context, snap sink.Snapshot, delta bool) error {
 	op := fmt.Sprintf("write %s to gitlab project %s", snap.Envelope.Inventory, s.c.project)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if err := s.write(ctx, snap); err != nil {
+	if err := s.write(ctx, snap, delta); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = errors.Join(ctxErr, err)
 		}
@@ -48,13 +62,13 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	return nil
 }
 
-func (s *Sink) write(ctx context.Context, snap sink.Snapshot) error {
+func (s *Sink) write(ctx context.Context, snap sink.Snapshot, delta bool) error {
 	dst, base, err := s.branches(ctx, snap.Envelope)
 	if err != nil {
 		return err
 	}
 	for attempt := 1; ; attempt++ {
-		committed, err := s.attempt(ctx, snap, dst, base)
+		committed, err := s.attempt(ctx, snap, dst, base, delta)
 		// A 400 answer to a commit means the branch changed under the plan
 		// (another writer): plan again once from what it holds now.
 		if statusOf(err) == http.StatusBadRequest && attempt == 1 && ctx.Err() == nil {

@@ -23,7 +23,7 @@ type head struct {
 
 // attempt plans snap against the branch dst (or base, when dst does not
 // exist yet) and commits the changes, if any, to dst.
-func (s *Sink) attempt(ctx context.Context, snap sink.Snapshot, dst, base string) (committed bool, err error) {
+func (s *Sink) attempt(ctx context.Context, snap sink.Snapshot, dst, base string, delta bool) (committed bool, err error) {
 	env := snap.Envelope
 	start, err := s.startBranch(ctx, dst, base)
 	if err != nil {
@@ -37,14 +37,27 @@ func (s *Sink) attempt(ctx context.Context, snap sink.Snapshot, dst, base string
 		return false, nil
 	}
 	var actions []action
+	var ix *tree.Index
 	subject := CommitSubject
-	if snap.Deleted {
+	key := modelKey(env)
+	switch {
+	case snap.Deleted:
+		s.takeModel(key)
 		actions, err = s.removal(ctx, h, env)
 		subject = DeleteSubject
-	} else {
-		actions, err = s.export(ctx, h, env)
+	default:
+		ok := false
+		if delta && snap.Delta != nil {
+			actions, ix, ok, err = s.deltaActions(ctx, h, env, snap.Delta)
+		}
+		if !ok && err == nil {
+			if snap, err = snap.WithFull(ctx); err == nil {
+				actions, ix, err = s.export(ctx, h, snap.Envelope)
+			}
+		}
 	}
 	if err != nil || len(actions) == 0 {
+		s.keepModel(key, ix)
 		return false, err
 	}
 	_, err = s.c.createCommit(ctx, commitRequest{Branch: dst, StartBranch: start, CommitMessage: message(subject, env),
@@ -52,6 +65,7 @@ func (s *Sink) attempt(ctx context.Context, snap sink.Snapshot, dst, base string
 	if err != nil {
 		return false, fmt.Errorf("commit to branch %s: %w", dst, err)
 	}
+	s.keepModel(key, ix)
 	return true, nil
 }
 
@@ -84,49 +98,85 @@ func (s *Sink) readState(ctx context.Context, h *head, env busv1.Envelope) error
 	if err != nil {
 		return fmt.Errorf("read state from branch %s: %w", h.ref, err)
 	}
-	if found {
-		if st, err := tree.ParseState(data); err == nil {
-			h.prev, h.hasState = st, true
+	if !found {
+		return nil
+	}
+	st, err := tree.ParseState(data)
+	if err != nil {
+		return nil // unreadable: rewritten, its files not pruned
+	}
+	if st.FileShards > 0 {
+		shards := make([]string, st.FileShards)
+		for i := range shards {
+			shards[i] = tree.ShardPath(env.Cluster, env.Inventory, i)
+		}
+		rt, err := s.listRemote(ctx, h.ref, shards)
+		if err != nil {
+			return fmt.Errorf("list state shards on branch %s: %w", h.ref, err)
+		}
+		st, err = st.WithShardFiles(env.Cluster, env.Inventory, func(p string) ([]byte, bool, error) {
+			if !rt.has(p) {
+				return nil, false, nil
+			}
+			return s.c.rawFile(ctx, p, h.ref)
+		})
+		if err != nil {
+			return fmt.Errorf("read state from branch %s: %w", h.ref, err)
 		}
 	}
+	h.prev, h.hasState = st, true
 	return nil
 }
 
-// export renders env and returns the actions making h.ref hold it; none
-// when it already holds the same content.
-func (s *Sink) export(ctx context.Context, h head, env busv1.Envelope) ([]action, error) {
-	files, err := tree.Render(s.tree, env)
+// export renders env and returns the actions making h.ref hold it (none
+// when it already holds the same content), and, for a perResource layout,
+// the inventory's index once they are committed.
+func (s *Sink) export(ctx context.Context, h head, env busv1.Envelope) ([]action, *tree.Index, error) {
+	var files []tree.File
+	var ix *tree.Index
+	var err error
+	if s.tree.Mode == tree.ModePerResource {
+		ix, files, err = tree.NewIndex(s.tree, env, h.prev.FileShards)
+	} else {
+		files, err = tree.Render(s.tree, env)
+	}
 	if err != nil {
-		return nil, sink.Permanent(err)
+		return nil, nil, sink.Permanent(err)
 	}
 	var probe []tree.File // env rendered as the branch's State would have
 	if h.hasState && h.prev.Checksum == env.Checksum && h.prev.Generation == env.Generation {
 		p := env
 		p.Revision, p.ExportedAt = h.prev.Revision, h.prev.ExportedAt
 		if probe, err = tree.Render(s.tree, p); err != nil {
-			return nil, sink.Permanent(err)
+			return nil, nil, sink.Permanent(err)
 		}
 	}
-	statePath := tree.StatePath(env.Cluster, env.Inventory)
-	paths := append(append(filePaths(files), statePath), h.prev.Files...)
-	rt, err := s.listRemote(ctx, h.ref, paths)
+	state, shards, stale, err := tree.NewFileSet(filePaths(files), h.prev.FileShards).Writes(env, true)
 	if err != nil {
-		return nil, fmt.Errorf("list branch %s: %w", h.ref, err)
+		return nil, nil, err
+	}
+	paths := append(append(append(filePaths(files), state.Path), h.prev.Files...), stale...)
+	rt, err := s.listRemote(ctx, h.ref, append(paths, filePaths(shards)...))
+	if err != nil {
+		return nil, nil, fmt.Errorf("list branch %s: %w", h.ref, err)
 	}
 	existing := rt.existing(files, probe)
 	if probe != nil {
 		write, remove := tree.Plan(h.prev, existing, probe)
-		if len(write) == 0 && len(remove) == 0 && slices.Equal(tree.StateOf(env, probe).Files, h.prev.Files) {
-			return nil, nil
+		if len(write) == 0 && len(remove) == 0 && slices.Equal(filePaths(probe), h.prev.Files) {
+			return nil, ix, nil
 		}
 	}
 	write, remove := tree.Plan(h.prev, existing, files)
-	state, err := tree.StateOf(env, files).Marshal()
-	if err != nil {
-		return nil, err
+	for _, f := range append([]tree.File{state}, shards...) {
+		if rt.ids[f.Path] != blobID(f.Data) {
+			write = append(write, f)
+		}
 	}
-	if rt.ids[statePath] != blobID(state) {
-		write = append(write, tree.File{Path: statePath, Data: state})
+	for _, p := range stale {
+		if rt.has(p) {
+			remove = append(remove, p)
+		}
 	}
 	actions := make([]action, 0, len(write)+len(remove))
 	for _, f := range write {
@@ -135,12 +185,63 @@ func (s *Sink) export(ctx context.Context, h head, env busv1.Envelope) ([]action
 	for _, p := range remove {
 		actions = append(actions, action{Action: "delete", FilePath: p})
 	}
-	return actions, nil
+	return actions, ix, nil
+}
+
+// deltaActions plans delta d from the inventory's index when the branch's
+// State is the index's revision: the actions write only the files of the
+// rows d names, the State and the shards that changed. false when the
+// delta cannot be applied alone (the full snapshot is written then); the
+// index is taken from the sink either way and returned for a commit.
+func (s *Sink) deltaActions(ctx context.Context, h head, env busv1.Envelope, d *busv1.Delta) ([]action, *tree.Index, bool, error) {
+	ix := s.takeModel(modelKey(env))
+	if ix == nil || !h.hasState || h.prev.Revision != ix.Revision() || h.prev.Checksum != ix.Checksum() {
+		return nil, nil, false, nil
+	}
+	u, ok, err := ix.Plan(env, d)
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	var actions []action
+	for _, e := range u.Edits {
+		switch {
+		case e.Remove:
+			actions = append(actions, action{Action: "delete", FilePath: e.Path})
+		case e.Data == nil:
+			return nil, nil, false, nil // a file moved by a collision: written from the full snapshot
+		default:
+			actions = append(actions, fileAction(ix.Touches(e.Path), tree.File{Path: e.Path, Data: e.Data}))
+		}
+	}
+	state, err := ix.Commit(u)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	var statePaths []string
+	for _, e := range state {
+		statePaths = append(statePaths, e.Path)
+	}
+	rt, err := s.listRemote(ctx, h.ref, statePaths)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("list branch %s: %w", h.ref, err)
+	}
+	for _, e := range state {
+		switch {
+		case e.Remove && rt.has(e.Path):
+			actions = append(actions, action{Action: "delete", FilePath: e.Path})
+		case !e.Remove:
+			actions = append(actions, fileAction(rt.has(e.Path), tree.File{Path: e.Path, Data: e.Data}))
+		}
+	}
+	return actions, ix, true, nil
 }
 
 // removal returns the actions deleting the inventory's files and State.
 func (s *Sink) removal(ctx context.Context, h head, env busv1.Envelope) ([]action, error) {
 	paths := append(slices.Clone(h.prev.Files), tree.StatePath(env.Cluster, env.Inventory))
+	for i := 0; i < h.prev.FileShards; i++ {
+		paths = append(paths, tree.ShardPath(env.Cluster, env.Inventory, i))
+	}
 	rt, err := s.listRemote(ctx, h.ref, paths)
 	if err != nil {
 		return nil, fmt.Errorf("list branch %s: %w", h.ref, err)
@@ -195,4 +296,31 @@ func expand(tmpl string, env busv1.Envelope) string {
 	}
 	return strings.NewReplacer("{cluster}", env.Cluster, "{namespace}", ns, "{name}", env.Inventory.Name,
 		"{itemCount}", strconv.Itoa(env.ItemCount), "{checksum}", sum).Replace(tmpl)
+}
+
+// modelKey names an inventory's index in the sink.
+func modelKey(env busv1.Envelope) string {
+	return env.Cluster + "\x00" + env.Inventory.Namespace + "\x00" + env.Inventory.Name
+}
+
+// takeModel removes and returns the inventory's index, nil when there is none.
+func (s *Sink) takeModel(key string) *tree.Index {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ix := s.models[key]
+	delete(s.models, key)
+	return ix
+}
+
+// keepModel keeps ix as the inventory's index; nil keeps none.
+func (s *Sink) keepModel(key string, ix *tree.Index) {
+	if ix == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.models == nil {
+		s.models = map[string]*tree.Index{}
+	}
+	s.models[key] = ix
 }
