@@ -6,8 +6,9 @@
 // attributes, manifest), the formats (yaml, json, ndjson), path templates
 // and their sanitising, the per-inventory State a tree sink records next to
 // the files, and Plan, which turns the previous State and the new files into
-// writes and removals, and Renderer, which remembers each inventory's
-// per-row YAML between renders. It does not talk to Git, GitLab or a file
+// writes and removals, FileSet, the State's file list (sharded when long),
+// and Index, which keeps a perResource inventory's paths and blobs so that
+// a delta renders only its rows. It does not talk to Git, GitLab or a file
 // system: callers store the files.
 //
 // Decisions, documented for users in docs/sinks/git.md:

@@ -300,7 +300,9 @@ func (ix *Index) Commit(u *Update) ([]Edit, error) {
 			}
 			if ix.owner[old.path] == k {
 				delete(ix.owner, old.path)
-				ix.files.Remove(old.path)
+				if nr == nil || nr.path != old.path {
+					ix.files.Remove(old.path)
+				}
 			}
 			delete(ix.rows, k)
 		}
