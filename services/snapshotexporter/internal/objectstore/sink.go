@@ -89,7 +89,7 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	if found && cur.Revision == env.Revision && cur.Checksum == env.Checksum {
 		return nil
 	}
-	obj, err := k.layout.Encode(env)
+	obj, err := k.layout.Encode(env, cur.ColumnTypes)
 	if err != nil {
 		return sink.Permanent(err)
 	}
@@ -99,25 +99,37 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	if err := k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, ""); err != nil {
 		return fmt.Errorf("put %s: %w", obj.Key, err)
 	}
-	if err := writeState(ctx, k.bucket, stateKey, stateOf(env, obj.Key)); err != nil {
+	if err := writeState(ctx, k.bucket, stateKey, stateOf(env, &obj)); err != nil {
 		return fmt.Errorf("put state %s: %w", stateKey, err)
+	}
+	if !found && k.layout.Format == FormatParquet {
+		// The first file in this folder: a pointer of the layout before
+		// the part_ keys would name a stale file forever, so it goes; the
+		// files it names stay as history.
+		legacy := k.layout.LegacyParquetFolder(env) + LatestName
+		if err := k.bucket.Delete(ctx, legacy); err != nil {
+			return fmt.Errorf("delete the pointer %s of the previous layout: %w", legacy, err)
+		}
 	}
 	return nil
 }
 
 // remove deletes the inventory's objects: for Parquet every object of its
-// folder (the pointer last), else the object the state names, the object
-// the snapshot renders to, and the state.
+// folder and of its folder in the previous layout (the pointer last), else
+// the object the state names, the object the snapshot renders to, and the
+// state.
 func (k *Sink) remove(ctx context.Context, s sink.Snapshot, cur State, found bool, stateKey string) error {
 	var keys []string
 	if k.layout.Format == FormatParquet {
-		listed, err := k.bucket.List(ctx, k.layout.ParquetFolder(&s.Envelope))
-		if err != nil {
-			return fmt.Errorf("list %s: %w", k.layout.ParquetFolder(&s.Envelope), err)
-		}
-		for _, key := range listed {
-			if key != stateKey {
-				keys = append(keys, key)
+		for _, folder := range []string{k.layout.LegacyParquetFolder(&s.Envelope), k.layout.ParquetFolder(&s.Envelope)} {
+			listed, err := k.bucket.List(ctx, folder)
+			if err != nil {
+				return fmt.Errorf("list %s: %w", folder, err)
+			}
+			for _, key := range listed {
+				if key != stateKey {
+					keys = append(keys, key)
+				}
 			}
 		}
 	} else {
