@@ -49,7 +49,7 @@
 // before the state, so a failure between the two is repaired by the retry.
 // A change thus costs one GET and two PUTs and encodes the snapshot once: no
 // listing, no object read back (the first Parquet write of an inventory adds
-// the DELETE of the old layout's pointer). Two writers racing on one
+// a GET, and a DELETE when there is one, of the old layout's pointer). Two writers racing on one
 // inventory are not serialised (no conditional writes): the exporter runtime
 // keeps one writer per binding.
 //

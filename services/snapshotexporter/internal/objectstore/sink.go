@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -96,20 +97,33 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if !found && k.layout.Format == FormatParquet {
+		if err := k.dropLegacyPointer(ctx, env); err != nil {
+			return err
+		}
+	}
 	if err := k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, ""); err != nil {
 		return fmt.Errorf("put %s: %w", obj.Key, err)
 	}
 	if err := writeState(ctx, k.bucket, stateKey, stateOf(env, &obj)); err != nil {
 		return fmt.Errorf("put state %s: %w", stateKey, err)
 	}
-	if !found && k.layout.Format == FormatParquet {
-		// The first file in this folder: a pointer of the layout before
-		// the part_ keys would name a stale file forever, so it goes; the
-		// files it names stay as history.
-		legacy := k.layout.LegacyParquetFolder(env) + LatestName
-		if err := k.bucket.Delete(ctx, legacy); err != nil {
-			return fmt.Errorf("delete the pointer %s of the previous layout: %w", legacy, err)
-		}
+	return nil
+}
+
+// dropLegacyPointer deletes the pointer of env's inventory in the layout
+// before the part_ keys, before the first file of the new folder is
+// written (so that a failure is retried with it): it would name a stale
+// file forever. The files it names stay as history. It reads first, so
+// that a bucket without the old layout needs no delete permission.
+func (k *Sink) dropLegacyPointer(ctx context.Context, env *busv1.Envelope) error {
+	legacy := k.layout.LegacyParquetFolder(env) + LatestName
+	_, found, err := k.bucket.Get(ctx, legacy)
+	if err == nil && found {
+		err = k.bucket.Delete(ctx, legacy)
+	}
+	if err != nil {
+		return fmt.Errorf("remove the pointer %s of the previous layout: %w", legacy, err)
 	}
 	return nil
 }

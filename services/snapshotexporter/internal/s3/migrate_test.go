@@ -3,11 +3,13 @@ package s3
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
@@ -32,6 +34,18 @@ func TestLegacyLayout(t *testing.T) {
 	s := p.newSink(t, spec)
 	folder := "lake/inventory/part_cluster=conformance/part_namespace=team-a/part_inventory=web/"
 
+	t.Run("a refused delete of the old pointer fails the export before it writes", func(t *testing.T) {
+		refusing, cb, _ := p.countingSink(t, spec)
+		cb.refuseDeletes = true
+		err := refusing.Write(context.Background(), snap(t, 2, 2))
+		if !sink.IsPermanent(err) || !strings.Contains(err.Error(), old+"_latest.json") {
+			t.Fatalf("write returned %v, want a permanent error naming the old pointer", err)
+		}
+		want := []string{old + "_latest.json", old + "revision=1.parquet", other + "_latest.json"}
+		if d := cmp.Diff(want, p.list(t, b, "lake/")); d != "" {
+			t.Errorf("objects (-want +got):\n%s", d)
+		}
+	})
 	t.Run("the first export in the new layout deletes the old pointer only", func(t *testing.T) {
 		write(t, s, snap(t, 2, 2))
 		want := []string{old + "revision=1.parquet", other + "_latest.json",

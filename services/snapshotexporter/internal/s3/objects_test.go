@@ -73,10 +73,12 @@ func TestContentTypes(t *testing.T) {
 	}
 }
 
-// countingBucket counts the requests of each kind.
+// countingBucket counts the requests of each kind; with refuseDeletes set
+// it fails every delete as a refusal (permanent) instead.
 type countingBucket struct {
 	*bucket
 	puts, gets, lists, deletes atomic.Int64
+	refuseDeletes              bool
 }
 
 func (c *countingBucket) Put(ctx context.Context, key string, body []byte, ct, ce string) error {
@@ -96,6 +98,9 @@ func (c *countingBucket) List(ctx context.Context, prefix string) ([]string, err
 
 func (c *countingBucket) Delete(ctx context.Context, key string) error {
 	c.deletes.Add(1)
+	if c.refuseDeletes {
+		return sink.Permanent(errors.New("delete refused by the test"))
+	}
 	return c.bucket.Delete(ctx, key)
 }
 
