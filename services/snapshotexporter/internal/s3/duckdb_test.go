@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,8 +39,15 @@ func findDuckDB(t *testing.T) duckDB {
 	if nodeErr == nil && err == nil {
 		return duckDB{node: node, module: module}
 	}
-	msg := fmt.Sprintf("the DuckDB reader is missing (node: %v; @duckdb/node-api: %v): `make tools` installs it "+
-		"with the machine's node and npm (Debian packages nodejs and npm)", nodeErr, err)
+	var missing []string
+	if nodeErr != nil {
+		missing = append(missing, "node: "+nodeErr.Error())
+	}
+	if err != nil {
+		missing = append(missing, "@duckdb/node-api: "+err.Error())
+	}
+	msg := fmt.Sprintf("the DuckDB reader is missing (%s): `make tools` installs it with the machine's node and npm "+
+		"(Debian packages nodejs and npm)", strings.Join(missing, "; "))
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}
