@@ -14,6 +14,9 @@ FAKE_GCS_VERSION=v1.56.1
 # Helm is pinned in deploy/tools/helm/go.mod; a tool added to an existing PIN folder needs
 # no bump: what is missing is built, what is present is kept.
 HELM_VERSION=v3.22.0
+# DuckDB, the independent Parquet reader of the object-store docs tests: the npm package (its
+# prebuilt bindings come from the npm registry too), run by the machine's node.
+DUCKDB_NODE_API_VERSION=1.5.6-r.1
 # Release and security gate tools (make lint, make release), installed at pinned versions.
 GOLANGCI_LINT_VERSION=v2.15.0
 GOVULNCHECK_VERSION=v1.9.0
@@ -85,6 +88,17 @@ if [ "$mode" = all ]; then
     helm_ldflags+=" -X $helm_pkg/$p.k8sVersionMajor=1 -X $helm_pkg/$p.k8sVersionMinor=37"
   done
   build_in helm "$dir/bin/helm" $helm_pkg/cmd/helm "$helm_ldflags"
+  # Kept in its own folder with the version it holds checked, so a new pin replaces it.
+  duckdb_dir="$dir/node/duckdb"
+  duckdb_have=$(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$duckdb_dir/node_modules/@duckdb/node-api/package.json" 2>/dev/null || true)
+  if [ "$duckdb_have" = "$DUCKDB_NODE_API_VERSION" ]; then step "present: $duckdb_dir ($duckdb_have)"; else
+    command -v npm >/dev/null || { step "npm is missing: install Debian's nodejs and npm (.ci/run does)"; exit 1; }
+    step "installing @duckdb/node-api@$DUCKDB_NODE_API_VERSION into $duckdb_dir"
+    rm -rf "$duckdb_dir.tmp" && mkdir -p "$duckdb_dir.tmp"
+    timed npm install --prefix "$duckdb_dir.tmp" --no-audit --no-fund --ignore-scripts --loglevel=error \
+      "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" >&2
+    rm -rf "$duckdb_dir" && mv "$duckdb_dir.tmp" "$duckdb_dir"
+  fi
   install_at "$dir/bin/cyclonedx-gomod" "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$CYCLONEDX_GOMOD_VERSION"
   install_at "$dir/bin/cosign" "github.com/sigstore/cosign/v2/cmd/cosign@$COSIGN_VERSION"
 fi

@@ -34,8 +34,8 @@ func TestDocExamples(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"inventory-lake": {"kollect/inventory/cluster=prod-eu-1/ns=team-a/name=web/_latest.json",
-			"kollect/inventory/cluster=prod-eu-1/ns=team-a/name=web/revision=1.parquet"},
+		"inventory-lake": {"kollect/inventory/part_cluster=prod-eu-1/part_namespace=team-a/part_inventory=web/_latest.json",
+			"kollect/inventory/part_cluster=prod-eu-1/part_namespace=team-a/part_inventory=web/revision=1.parquet"},
 		"inventory-feed": {".kollect/state/cluster=prod-eu-1/ns=team-a/name=web.json",
 			"prod-eu-1/team-a/web.ndjson.zst"},
 	}

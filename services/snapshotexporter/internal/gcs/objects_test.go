@@ -90,7 +90,7 @@ func TestObjects(t *testing.T) {
 		{"json is application/json", "json", "none", "p/inventory/team-a/web.json", "application/json"},
 		{"gzip ndjson is application/gzip", "ndjson", "gzip", "p/inventory/team-a/web.ndjson.gz", "application/gzip"},
 		{"parquet is application/vnd.apache.parquet", "parquet", "none",
-			"p/inventory/cluster=conformance/ns=team-a/name=web/revision=1.parquet", "application/vnd.apache.parquet"},
+			"p/inventory/part_cluster=conformance/part_namespace=team-a/part_inventory=web/revision=1.parquet", "application/vnd.apache.parquet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" without Content-Encoding", func(t *testing.T) {

@@ -17,28 +17,41 @@
 // object is a compressed file and HTTP clients must not decompress it
 // transparently.
 //
-// Parquet writes <prefix>/inventory/cluster=<c>/ns=<ns>/name=<inv>/revision=<r>.parquet
+// Parquet writes <prefix>/inventory/part_cluster=<c>/part_namespace=<ns>/part_inventory=<inv>/revision=<r>.parquet
 // and then the pointer object _latest.json in the same folder, holding
-// {revision, checksum, key, itemCount, exportedAt}. The leading underscore
-// keeps dataset readers (Spark, Hive, DuckDB globbing *.parquet) from
-// reading the pointer as data. Revision files are kept as history; deleting
-// the inventory (deletionPolicy Delete) removes the whole folder. Columns and
-// types are in parquet.go.
+// {revision, checksum, key, itemCount, exportedAt, columnTypes}. The
+// partition keys are prefixed part_ so that no key equals a column name: an
+// engine reading the folders as Hive partitions (DuckDB by default, Athena,
+// Spark) would otherwise return the folder's value for the column's. The
+// leading underscore keeps dataset readers (Spark, Hive, DuckDB globbing
+// *.parquet) from reading the pointer as data. Revision files are kept as
+// history; deleting the inventory (deletionPolicy Delete) removes the whole
+// folder. Columns and types are in parquet.go and coltype.go: an attr_
+// column's type depends on the JSON kind of its values only (every number a
+// double), and a column without values keeps the type the pointer recorded.
+//
+// Folders of the layout before the part_ keys (cluster=<c>/ns=<ns>/name=<inv>/)
+// are left in place as history; the first write of an inventory in the new
+// layout deletes the old folder's pointer (a reader following it would read
+// stale rows forever), and deleting the inventory removes the old folder too.
 //
 // An inventory namespace "" (a ClusterInventory) is written as _cluster,
-// both in {namespace} and in ns=.
+// both in {namespace} and in part_namespace=.
 //
 // # State
 //
 // Each inventory has one small state object: for Parquet the _latest.json
 // pointer, for JSON and NDJSON <prefix>/.kollect/state/cluster=<c>/ns=<ns>/name=<inv>.json
-// with the same fields (a leading dot hides it from dataset readers). Write
-// reads it (one GET) and ignores a snapshot of an older revision unless it is
-// a replay, and writes nothing when revision and checksum are those stored.
-// The data object is written before the state, so a failure between the two
-// is repaired by the retry. Two writers racing on one inventory are not
-// serialised (no conditional writes): the exporter runtime keeps one writer
-// per binding.
+// with the same fields (a leading dot hides it from dataset readers, so its
+// keys need no part_ prefix). Write reads it (one GET) and ignores a
+// snapshot of an older revision unless it is a replay, and writes nothing
+// when revision and checksum are those stored. The data object is written
+// before the state, so a failure between the two is repaired by the retry.
+// A change thus costs one GET and two PUTs and encodes the snapshot once: no
+// listing, no object read back (the first Parquet write of an inventory adds
+// a GET, and a DELETE when there is one, of the old layout's pointer). Two writers racing on one
+// inventory are not serialised (no conditional writes): the exporter runtime
+// keeps one writer per binding.
 //
 // The package owns no SDK: the s3 and gcs packages implement Bucket.
 package objectstore

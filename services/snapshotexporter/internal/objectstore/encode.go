@@ -25,6 +25,9 @@ type Object struct {
 	Key         string
 	Body        []byte
 	ContentType string
+	// ColumnTypes are the types of a Parquet file's attr_ columns, by
+	// column name; nil for JSON and NDJSON.
+	ColumnTypes map[string]ColumnType
 }
 
 // Header is the first line of an NDJSON object: the envelope without its
@@ -41,11 +44,13 @@ type Header struct {
 }
 
 // Encode renders env as the object its layout stores: the JSON or NDJSON
-// document, or the Parquet file.
-func (l *Layout) Encode(env *busv1.Envelope) (Object, error) {
+// document, or the Parquet file. prev holds the column types of the
+// inventory's previous Parquet file (from its pointer; nil when none), which
+// a column no row has a value for keeps.
+func (l *Layout) Encode(env *busv1.Envelope, prev map[string]ColumnType) (Object, error) {
 	if l.Format == FormatParquet {
-		body, err := l.EncodeParquet(env)
-		return Object{Key: l.ParquetKey(env), Body: body, ContentType: ContentTypeParquet}, err
+		body, types, err := l.EncodeParquet(env, prev)
+		return Object{Key: l.ParquetKey(env), Body: body, ContentType: ContentTypeParquet, ColumnTypes: types}, err
 	}
 	var body []byte
 	var err error
@@ -63,13 +68,38 @@ func (l *Layout) Encode(env *busv1.Envelope) (Object, error) {
 	return Object{Key: l.DocumentKey(env), Body: body, ContentType: ct}, err
 }
 
+// encodeJSON writes the envelope as busv1.Envelope.MarshalJSON does, in
+// one pass over the rows: the header comes from MarshalJSON of the envelope
+// without items, and the rows are streamed into the same buffer. (Encoding
+// the whole envelope through its MarshalJSON would marshal the rows and then
+// re-scan and copy the whole document, as encoding/json compacts what a
+// Marshaler returns.)
 func encodeJSON(env *busv1.Envelope) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(env); err != nil {
+	head := *env
+	head.Items = nil
+	h, err := json.Marshal(head)
+	if err != nil {
 		return nil, fmt.Errorf("encode envelope: %w", err)
 	}
+	const empty = `[]}`
+	if !bytes.HasSuffix(h, []byte(empty)) {
+		return nil, fmt.Errorf("encode envelope: the header does not end with the items (%.40q)", h)
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(h) + 256*len(env.Items))
+	buf.Write(h[:len(h)-len(empty)])
+	buf.WriteByte('[')
+	enc := json.NewEncoder(&buf)
+	for i := range env.Items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(&env.Items[i]); err != nil {
+			return nil, fmt.Errorf("encode row %s: %w", env.Items[i].UID, err)
+		}
+		buf.Truncate(buf.Len() - 1) // the encoder's newline
+	}
+	buf.WriteString("]}\n")
 	return buf.Bytes(), nil
 }
 

@@ -68,7 +68,7 @@ func TestGoldenDocuments(t *testing.T) {
 		t.Run("the "+format+" object of a fixed envelope is stable", func(t *testing.T) {
 			env := fixture(t)
 			l := objectstore.Layout{Format: format, Compression: "none", PathTemplate: objectstore.DefaultPathTemplate}
-			obj, err := l.Encode(&env)
+			obj, err := l.Encode(&env, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestGoldenParquet(t *testing.T) {
 	t.Run("the parquet schema and columns of a fixed envelope are stable", func(t *testing.T) {
 		env := fixture(t)
 		l := objectstore.Layout{Format: "parquet", Compression: "none", HotAttributes: hot}
-		obj, err := l.Encode(&env)
+		obj, err := l.Encode(&env, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -157,9 +157,30 @@ func (l *Layout) DocumentKey(env *busv1.Envelope) string {
 	return l.join(r.Replace(l.PathTemplate))
 }
 
+// The Hive partition keys of the Parquet folders. They are distinct from
+// every column name (the fixed columns and attr_<name>), so that an engine
+// reading the folders as Hive partitions (DuckDB, Athena, Spark, Trino) adds
+// them as columns of their own instead of replacing a column's value with
+// the folder's.
+const (
+	PartitionCluster   = "part_cluster"
+	PartitionNamespace = "part_namespace"
+	PartitionInventory = "part_inventory"
+)
+
 // ParquetFolder is the folder (ending in "/") holding the Parquet files and
 // pointer of env's inventory.
 func (l *Layout) ParquetFolder(env *busv1.Envelope) string {
+	return l.join(fmt.Sprintf("inventory/%s=%s/%s=%s/%s=%s/", PartitionCluster, env.Cluster,
+		PartitionNamespace, keyNamespace(env.Inventory.Namespace), PartitionInventory, env.Inventory.Name))
+}
+
+// LegacyParquetFolder is the folder of env's inventory in the layout before
+// the part_ partition keys (cluster=<c>/ns=<ns>/name=<inv>/), whose keys
+// clashed with the cluster and name columns. The sink never writes there: it
+// deletes the stale pointer of that folder on its first write in the new
+// layout, and the whole folder when the inventory is deleted.
+func (l *Layout) LegacyParquetFolder(env *busv1.Envelope) string {
 	return l.join(fmt.Sprintf("inventory/cluster=%s/ns=%s/name=%s/", env.Cluster,
 		keyNamespace(env.Inventory.Namespace), env.Inventory.Name))
 }

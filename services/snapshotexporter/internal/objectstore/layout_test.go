@@ -1,6 +1,7 @@
 package objectstore_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,12 +39,12 @@ func TestKeys(t *testing.T) {
 			"p/inventory/_cluster/web.json", "p/.kollect/state/cluster=prod-eu/ns=_cluster/name=web.json"},
 		{"parquet keys are partitioned by cluster, namespace and name", v1alpha1.KollectSnapshotSinkSpec{
 			ObjectStore: &v1alpha1.ObjectStoreSink{Format: "parquet"}}, "lake", env,
-			"lake/inventory/cluster=prod-eu/ns=team-a/name=web/revision=42.parquet",
-			"lake/inventory/cluster=prod-eu/ns=team-a/name=web/_latest.json"},
-		{"parquet of a cluster inventory uses ns=_cluster", v1alpha1.KollectSnapshotSinkSpec{
+			"lake/inventory/part_cluster=prod-eu/part_namespace=team-a/part_inventory=web/revision=42.parquet",
+			"lake/inventory/part_cluster=prod-eu/part_namespace=team-a/part_inventory=web/_latest.json"},
+		{"parquet of a cluster inventory uses part_namespace=_cluster", v1alpha1.KollectSnapshotSinkSpec{
 			Serialization: &v1alpha1.SnapshotSerialization{Format: "parquet", Compression: "zstd"}}, "", cluster,
-			"inventory/cluster=prod-eu/ns=_cluster/name=web/revision=42.parquet",
-			"inventory/cluster=prod-eu/ns=_cluster/name=web/_latest.json"},
+			"inventory/part_cluster=prod-eu/part_namespace=_cluster/part_inventory=web/revision=42.parquet",
+			"inventory/part_cluster=prod-eu/part_namespace=_cluster/part_inventory=web/_latest.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,4 +94,27 @@ func TestInvalidLayouts(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPartitionKeysAreNotColumns(t *testing.T) {
+	t.Run("no Hive partition key of the parquet folders is a column name", func(t *testing.T) {
+		env := busv1.Envelope{Cluster: "prod-eu", Revision: 1, Inventory: busv1.NamespacedName{Namespace: "team-a", Name: "web"}}
+		l := objectstore.Layout{Format: "parquet", HotAttributes: []string{"part_cluster", "name", "cluster"}}
+		schema, _ := l.ParquetSchema(&env, nil)
+		columns := map[string]bool{}
+		for _, path := range schema.Columns() {
+			columns[strings.Join(path, ".")] = true
+		}
+		folder := strings.TrimSuffix(l.ParquetFolder(&env), "/")
+		segments := strings.Split(folder, "/")[1:]
+		if len(segments) != 3 {
+			t.Fatalf("folder %s has %d partition segments, want 3", folder, len(segments))
+		}
+		for _, seg := range segments {
+			key, _, ok := strings.Cut(seg, "=")
+			if !ok || columns[key] {
+				t.Errorf("partition segment %q of %s: want key=value with a key that is no column", seg, folder)
+			}
+		}
+	})
 }

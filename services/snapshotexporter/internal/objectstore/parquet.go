@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -24,33 +23,22 @@ var fixedColumns = []string{"cluster", "inventory_namespace", "inventory_name", 
 // AttributeColumnPrefix prefixes the column of each hot attribute.
 const AttributeColumnPrefix = "attr_"
 
-// attrKind is the Parquet type inferred for a hot attribute.
-type attrKind int
-
-const (
-	kindString attrKind = iota // also the type of a column with no value at all
-	kindInt64
-	kindDouble
-	kindBool
-	kindJSON // lists, maps and mixed types, as JSON text
-)
-
 // parquetRowBatch bounds the rows buffered before they reach the writer.
 const parquetRowBatch = 1024
 
 // hotColumn is one typed attribute column.
 type hotColumn struct {
 	attr  string
-	kind  attrKind
+	typ   ColumnType
 	index int
 }
 
 // ParquetSchema returns the schema of env's Parquet file: the fixed columns
-// and one optional attr_<name> column per hot attribute, typed from the
-// snapshot's values: string, int64 (numbers that are all whole), double,
-// boolean, or JSON text for lists, maps and mixed types. Columns are in
-// name order (parquet.Group sorts its fields).
-func (l *Layout) ParquetSchema(env *busv1.Envelope) (*parquet.Schema, []hotColumn) {
+// and one optional attr_<name> column per hot attribute, of the type
+// ColumnTypeOf gives it (prev holds the types of the inventory's previous
+// file, by column name). Columns are in name order (parquet.Group sorts its
+// fields).
+func (l *Layout) ParquetSchema(env *busv1.Envelope, prev map[string]ColumnType) (*parquet.Schema, []hotColumn) {
 	g := parquet.Group{}
 	for _, c := range fixedColumns {
 		g[c] = parquet.String()
@@ -59,9 +47,9 @@ func (l *Layout) ParquetSchema(env *busv1.Envelope) (*parquet.Schema, []hotColum
 	g["attributes"] = parquet.JSON()
 	hot := make([]hotColumn, 0, len(l.HotAttributes))
 	for _, a := range l.HotAttributes {
-		k := inferKind(env.Items, a)
-		g[AttributeColumnPrefix+a] = parquet.Optional(kindNode(k))
-		hot = append(hot, hotColumn{attr: a, kind: k})
+		t := ColumnTypeOf(env.Items, a, prev[AttributeColumnPrefix+a])
+		g[AttributeColumnPrefix+a] = parquet.Optional(t.node())
+		hot = append(hot, hotColumn{attr: a, typ: t})
 	}
 	schema := parquet.NewSchema("kollect_inventory", g)
 	for i := range hot {
@@ -71,24 +59,12 @@ func (l *Layout) ParquetSchema(env *busv1.Envelope) (*parquet.Schema, []hotColum
 	return schema, hot
 }
 
-func kindNode(k attrKind) parquet.Node {
-	switch k {
-	case kindInt64:
-		return parquet.Int(64)
-	case kindDouble:
-		return parquet.Leaf(parquet.DoubleType)
-	case kindBool:
-		return parquet.Leaf(parquet.BooleanType)
-	case kindJSON:
-		return parquet.JSON()
-	}
-	return parquet.String()
-}
-
 // EncodeParquet writes env as a Parquet file, compressed per the layout
-// (snappy unless gzip or zstd is chosen).
-func (l *Layout) EncodeParquet(env *busv1.Envelope) ([]byte, error) {
-	schema, hot := l.ParquetSchema(env)
+// (snappy unless gzip or zstd is chosen), and returns it with the types of
+// its attr_ columns by column name, for the pointer. prev holds the types of
+// the inventory's previous file (nil when none).
+func (l *Layout) EncodeParquet(env *busv1.Envelope, prev map[string]ColumnType) ([]byte, map[string]ColumnType, error) {
+	schema, hot := l.ParquetSchema(env, prev)
 	var buf bytes.Buffer
 	cfg, err := parquet.NewWriterConfig(schema, parquet.Compression(l.parquetCodec()),
 		parquet.KeyValueMetadata("kollect.schemaVersion", env.SchemaVersion),
@@ -97,7 +73,7 @@ func (l *Layout) EncodeParquet(env *busv1.Envelope) ([]byte, error) {
 		parquet.KeyValueMetadata("kollect.generation", strconv.FormatInt(env.Generation, 10)),
 		parquet.KeyValueMetadata("kollect.itemCount", strconv.Itoa(env.ItemCount)))
 	if err != nil {
-		return nil, fmt.Errorf("configure parquet writer: %w", err)
+		return nil, nil, fmt.Errorf("configure parquet writer: %w", err)
 	}
 	w := parquet.NewWriter(&buf, cfg)
 	fixed := fixedIndexes(schema)
@@ -105,19 +81,23 @@ func (l *Layout) EncodeParquet(env *busv1.Envelope) ([]byte, error) {
 	for i := range env.Items {
 		r, err := parquetRow(env, &env.Items[i], fixed, hot, len(schema.Columns()))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if batch = append(batch, r); len(batch) == cap(batch) || i == len(env.Items)-1 {
 			if _, err := w.WriteRows(batch); err != nil {
-				return nil, fmt.Errorf("write parquet rows: %w", err)
+				return nil, nil, fmt.Errorf("write parquet rows: %w", err)
 			}
 			batch = batch[:0]
 		}
 	}
 	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("close parquet file: %w", err)
+		return nil, nil, fmt.Errorf("close parquet file: %w", err)
 	}
-	return buf.Bytes(), nil
+	types := make(map[string]ColumnType, len(hot))
+	for _, h := range hot {
+		types[AttributeColumnPrefix+h.attr] = h.typ
+	}
+	return buf.Bytes(), types, nil
 }
 
 func (l *Layout) parquetCodec() compress.Codec {
@@ -163,7 +143,7 @@ func parquetRow(env *busv1.Envelope, r *busv1.Row, fixed map[string]int, hot []h
 	at := fixed["exported_at"]
 	row[at] = parquet.Int64Value(env.ExportedAt.UTC().Truncate(time.Microsecond).UnixMicro()).Level(0, 0, at)
 	for _, h := range hot {
-		v, err := hotValue(h.kind, r.Attributes[h.attr])
+		v, err := h.typ.value(r.Attributes[h.attr])
 		if err != nil {
 			return nil, fmt.Errorf("encode attribute %s of row %s: %w", h.attr, r.UID, err)
 		}
@@ -174,115 +154,6 @@ func parquetRow(env *busv1.Envelope, r *busv1.Row, fixed map[string]int, hot []h
 		}
 	}
 	return row, nil
-}
-
-// hotValue converts an attribute value to the column's kind; nil and a
-// missing attribute are null.
-func hotValue(k attrKind, v any) (parquet.Value, error) {
-	if v == nil {
-		return parquet.NullValue(), nil
-	}
-	switch k {
-	case kindString:
-		return parquet.ByteArrayValue([]byte(v.(string))), nil
-	case kindBool:
-		return parquet.BooleanValue(v.(bool)), nil
-	case kindInt64:
-		return parquet.Int64Value(toInt64(v)), nil
-	case kindDouble:
-		f, _ := number(v)
-		return parquet.DoubleValue(f), nil
-	}
-	b, err := marshalJSON(v)
-	return parquet.ByteArrayValue(b), err
-}
-
-// inferKind returns the one kind that holds every value of attribute a.
-func inferKind(rows []busv1.Row, a string) attrKind {
-	kind, seen := kindString, false
-	for i := range rows {
-		v := rows[i].Attributes[a]
-		if v == nil {
-			continue
-		}
-		k := valueKind(v)
-		switch {
-		case !seen:
-			kind, seen = k, true
-		case k == kind:
-		case k == kindDouble && kind == kindInt64, k == kindInt64 && kind == kindDouble:
-			kind = kindDouble
-		default:
-			return kindJSON
-		}
-	}
-	return kind
-}
-
-func valueKind(v any) attrKind {
-	switch v.(type) {
-	case string:
-		return kindString
-	case bool:
-		return kindBool
-	case int, int8, int16, int32, int64, uint8, uint16, uint32:
-		return kindInt64
-	}
-	if f, ok := number(v); ok {
-		if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
-			return kindInt64
-		}
-		return kindDouble
-	}
-	return kindJSON
-}
-
-// toInt64 returns a whole number as an int64.
-func toInt64(v any) int64 {
-	switch v := v.(type) {
-	case int:
-		return int64(v)
-	case int64:
-		return v
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-	}
-	f, _ := number(v)
-	return int64(f)
-}
-
-// number returns v as a float64 when it is a number.
-func number(v any) (float64, bool) {
-	switch v := v.(type) {
-	case float64:
-		return v, true
-	case float32:
-		return float64(v), true
-	case int:
-		return float64(v), true
-	case int8:
-		return float64(v), true
-	case int16:
-		return float64(v), true
-	case int32:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	case uint8:
-		return float64(v), true
-	case uint16:
-		return float64(v), true
-	case uint32:
-		return float64(v), true
-	case uint64:
-		return float64(v), true
-	case json.Number:
-		f, err := v.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 // marshalJSON is json.Marshal without HTML escaping, as the checksum's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -89,35 +90,60 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	if found && cur.Revision == env.Revision && cur.Checksum == env.Checksum {
 		return nil
 	}
-	obj, err := k.layout.Encode(env)
+	obj, err := k.layout.Encode(env, cur.ColumnTypes)
 	if err != nil {
 		return sink.Permanent(err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if !found && k.layout.Format == FormatParquet {
+		if err := k.dropLegacyPointer(ctx, env); err != nil {
+			return err
+		}
+	}
 	if err := k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, ""); err != nil {
 		return fmt.Errorf("put %s: %w", obj.Key, err)
 	}
-	if err := writeState(ctx, k.bucket, stateKey, stateOf(env, obj.Key)); err != nil {
+	if err := writeState(ctx, k.bucket, stateKey, stateOf(env, &obj)); err != nil {
 		return fmt.Errorf("put state %s: %w", stateKey, err)
 	}
 	return nil
 }
 
+// dropLegacyPointer deletes the pointer of env's inventory in the layout
+// before the part_ keys, before the first file of the new folder is
+// written (so that a failure is retried with it): it would name a stale
+// file forever. The files it names stay as history. It reads first, so
+// that a bucket without the old layout needs no delete permission.
+func (k *Sink) dropLegacyPointer(ctx context.Context, env *busv1.Envelope) error {
+	legacy := k.layout.LegacyParquetFolder(env) + LatestName
+	_, found, err := k.bucket.Get(ctx, legacy)
+	if err == nil && found {
+		err = k.bucket.Delete(ctx, legacy)
+	}
+	if err != nil {
+		return fmt.Errorf("remove the pointer %s of the previous layout: %w", legacy, err)
+	}
+	return nil
+}
+
 // remove deletes the inventory's objects: for Parquet every object of its
-// folder (the pointer last), else the object the state names, the object
-// the snapshot renders to, and the state.
+// folder and of its folder in the previous layout (the pointer last), else
+// the object the state names, the object the snapshot renders to, and the
+// state.
 func (k *Sink) remove(ctx context.Context, s sink.Snapshot, cur State, found bool, stateKey string) error {
 	var keys []string
 	if k.layout.Format == FormatParquet {
-		listed, err := k.bucket.List(ctx, k.layout.ParquetFolder(&s.Envelope))
-		if err != nil {
-			return fmt.Errorf("list %s: %w", k.layout.ParquetFolder(&s.Envelope), err)
-		}
-		for _, key := range listed {
-			if key != stateKey {
-				keys = append(keys, key)
+		for _, folder := range []string{k.layout.LegacyParquetFolder(&s.Envelope), k.layout.ParquetFolder(&s.Envelope)} {
+			listed, err := k.bucket.List(ctx, folder)
+			if err != nil {
+				return fmt.Errorf("list %s: %w", folder, err)
+			}
+			for _, key := range listed {
+				if key != stateKey {
+					keys = append(keys, key)
+				}
 			}
 		}
 	} else {

@@ -21,11 +21,15 @@ type State struct {
 	ItemCount int `json:"itemCount"`
 	// ExportedAt is the envelope's export time.
 	ExportedAt time.Time `json:"exportedAt"`
+	// ColumnTypes are the types of the Parquet file's attr_ columns, by
+	// column name: the types a column no row of the next file has a value
+	// for keeps. Absent for JSON and NDJSON.
+	ColumnTypes map[string]ColumnType `json:"columnTypes,omitempty"`
 }
 
-func stateOf(env *busv1.Envelope, key string) State {
-	return State{Revision: env.Revision, Checksum: env.Checksum, Key: key, ItemCount: env.ItemCount,
-		ExportedAt: env.ExportedAt.UTC()}
+func stateOf(env *busv1.Envelope, obj *Object) State {
+	return State{Revision: env.Revision, Checksum: env.Checksum, Key: obj.Key, ItemCount: env.ItemCount,
+		ExportedAt: env.ExportedAt.UTC(), ColumnTypes: obj.ColumnTypes}
 }
 
 // readState returns the state stored at key; found is false when there is

@@ -39,8 +39,8 @@ func TestDocExamples(t *testing.T) {
 	want := map[string][]string{
 		"inventory-archive": {"kollect/.kollect/state/cluster=prod-eu-1/ns=team-a/name=web.json",
 			"kollect/prod-eu-1/team-a/web.json.gz"},
-		"inventory-lake": {"kollect/inventory/cluster=prod-eu-1/ns=team-a/name=web/_latest.json",
-			"kollect/inventory/cluster=prod-eu-1/ns=team-a/name=web/revision=1.parquet"},
+		"inventory-lake": {"kollect/inventory/part_cluster=prod-eu-1/part_namespace=team-a/part_inventory=web/_latest.json",
+			"kollect/inventory/part_cluster=prod-eu-1/part_namespace=team-a/part_inventory=web/revision=1.parquet"},
 	}
 	if len(sinks) != len(want) {
 		t.Fatalf("the page has %d sinks, the test knows %d", len(sinks), len(want))

@@ -94,7 +94,7 @@ func TestBuiltKeys(t *testing.T) {
 			"{cluster}/{namespace}/{name}-{generation}{extension}", "ndjson",
 			"x/prod/team-a/web-2.ndjson", "https://s3.example.com", true, "eu-central-1"},
 		{"parquet keys follow the partitioned layout", "http://10.0.0.1:9000/lake", "", "parquet",
-			"inventory/cluster=prod/ns=team-a/name=web/revision=9.parquet", "http://10.0.0.1:9000", true, "eu-central-1"},
+			"inventory/part_cluster=prod/part_namespace=team-a/part_inventory=web/revision=9.parquet", "http://10.0.0.1:9000", true, "eu-central-1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestBuiltKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			obj, err := layout.Encode(&env)
+			obj, err := layout.Encode(&env, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

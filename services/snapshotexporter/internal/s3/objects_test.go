@@ -54,9 +54,9 @@ func TestContentTypes(t *testing.T) {
 		{"gzip files are application/gzip", "json", "gzip", "p/inventory/team-a/web.json.gz", "application/gzip"},
 		{"zstd files are application/zstd", "ndjson", "zstd", "p/inventory/team-a/web.ndjson.zst", "application/zstd"},
 		{"parquet is application/vnd.apache.parquet", "parquet", "zstd",
-			"p/inventory/cluster=conformance/ns=team-a/name=web/revision=1.parquet", "application/vnd.apache.parquet"},
+			"p/inventory/part_cluster=conformance/part_namespace=team-a/part_inventory=web/revision=1.parquet", "application/vnd.apache.parquet"},
 		{"the parquet pointer is application/json", "parquet", "none",
-			"p/inventory/cluster=conformance/ns=team-a/name=web/_latest.json", "application/json"},
+			"p/inventory/part_cluster=conformance/part_namespace=team-a/part_inventory=web/_latest.json", "application/json"},
 		{"the json state is application/json", "json", "none",
 			"p/.kollect/state/cluster=conformance/ns=team-a/name=web.json", "application/json"},
 	}
@@ -73,10 +73,12 @@ func TestContentTypes(t *testing.T) {
 	}
 }
 
-// countingBucket counts the objects put.
+// countingBucket counts the requests of each kind; with refuseDeletes set
+// it fails every delete as a refusal (permanent) instead.
 type countingBucket struct {
 	*bucket
-	puts atomic.Int64
+	puts, gets, lists, deletes atomic.Int64
+	refuseDeletes              bool
 }
 
 func (c *countingBucket) Put(ctx context.Context, key string, body []byte, ct, ce string) error {
@@ -84,18 +86,46 @@ func (c *countingBucket) Put(ctx context.Context, key string, body []byte, ct, c
 	return c.bucket.Put(ctx, key, body, ct, ce)
 }
 
+func (c *countingBucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	c.gets.Add(1)
+	return c.bucket.Get(ctx, key)
+}
+
+func (c *countingBucket) List(ctx context.Context, prefix string) ([]string, error) {
+	c.lists.Add(1)
+	return c.bucket.List(ctx, prefix)
+}
+
+func (c *countingBucket) Delete(ctx context.Context, key string) error {
+	c.deletes.Add(1)
+	if c.refuseDeletes {
+		return sink.Permanent(errors.New("delete refused by the test"))
+	}
+	return c.bucket.Delete(ctx, key)
+}
+
+// counts returns puts, gets, lists and deletes so far.
+func (c *countingBucket) counts() [4]int64 {
+	return [4]int64{c.puts.Load(), c.gets.Load(), c.lists.Load(), c.deletes.Load()}
+}
+
+// countingSink returns a sink of spec over a countingBucket.
+func (p *peer) countingSink(t *testing.T, spec v1alpha1.KollectSnapshotSinkSpec) (*objectstore.Sink, *countingBucket, objectstore.Layout) {
+	t.Helper()
+	bk, layout, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.build(context.Background(), sinkConfig(t, spec), p.creds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := &countingBucket{bucket: bk}
+	return objectstore.NewSink(cb, layout, "test", nil), cb, layout
+}
+
 func TestIdenticalWrite(t *testing.T) {
 	p := startPeer(t)
 	for _, format := range []string{"json", "parquet"} {
 		t.Run("a repeated "+format+" snapshot puts nothing and leaves the object as it was", func(t *testing.T) {
 			b := newBucketName()
-			bk, layout, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.build(context.Background(),
-				sinkConfig(t, p.spec(b, "", format, "none")), p.creds())
-			if err != nil {
-				t.Fatal(err)
-			}
-			cb := &countingBucket{bucket: bk}
-			s := objectstore.NewSink(cb, layout, "test", nil)
+			s, cb, layout := p.countingSink(t, p.spec(b, "", format, "none"))
 			first := snap(t, 3, 5)
 			write(t, s, first)
 			key := layout.DocumentKey(&first.Envelope)
@@ -201,7 +231,7 @@ func TestHistory(t *testing.T) {
 		s := p.newSink(t, p.spec(b, "lake", "parquet", "none"))
 		write(t, s, snap(t, 1, 2))
 		write(t, s, snap(t, 2, 3))
-		folder := "lake/inventory/cluster=conformance/ns=team-a/name=web/"
+		folder := "lake/inventory/part_cluster=conformance/part_namespace=team-a/part_inventory=web/"
 		want := []string{folder + "_latest.json", folder + "revision=1.parquet", folder + "revision=2.parquet"}
 		if d := cmp.Diff(want, p.list(t, b, "lake/")); d != "" {
 			t.Errorf("objects (-want +got):\n%s", d)

@@ -104,3 +104,17 @@ func rowOf(m map[string]any) (busv1.Row, error) {
 	}
 	return r, nil
 }
+
+// ColumnType returns the schema line of column name, such as "optional
+// double attr_replicas" (the logical type in parentheses included), or ""
+// when the file has no such column.
+func (pf *ParquetFile) ColumnType(name string) string {
+	for _, line := range strings.Split(pf.Schema, "\n") {
+		line = strings.TrimSuffix(strings.TrimSpace(line), ";")
+		typ, _, _ := strings.Cut(line, " (")
+		if fields := strings.Fields(typ); len(fields) == 3 && fields[2] == name {
+			return line
+		}
+	}
+	return ""
+}

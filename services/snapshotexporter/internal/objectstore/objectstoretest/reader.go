@@ -37,7 +37,7 @@ func (r Reader) Read(ctx context.Context, cluster string, inv busv1.NamespacedNa
 		ns = "_cluster"
 	}
 	if r.Format == "parquet" {
-		return r.readParquet(ctx, fmt.Sprintf("inventory/cluster=%s/ns=%s/name=%s/_latest.json", cluster, ns, inv.Name))
+		return r.readParquet(ctx, fmt.Sprintf("inventory/part_cluster=%s/part_namespace=%s/part_inventory=%s/_latest.json", cluster, ns, inv.Name))
 	}
 	ext := "." + r.Format + map[string]string{"gzip": ".gz", "zstd": ".zst"}[r.Compression]
 	key := r.key("inventory/" + ns + "/" + inv.Name + ext)

@@ -1,0 +1,106 @@
+package objectstore_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
+)
+
+// rowsOf returns one row per value of attribute a (nil: the row lacks it).
+func rowsOf(a string, values ...any) []busv1.Row {
+	rows := make([]busv1.Row, len(values))
+	for i, v := range values {
+		rows[i] = busv1.Row{TargetNamespace: "team-a", TargetName: "t", Namespace: "team-a",
+			Name: string(rune('a' + i)), UID: string(rune('a' + i)), Version: "v1", Kind: "Pod",
+			Attributes: map[string]any{}}
+		if v != nil {
+			rows[i].Attributes[a] = v
+		}
+	}
+	return rows
+}
+
+func TestColumnTypeOf(t *testing.T) {
+	tests := []struct {
+		name   string
+		values []any
+		prev   objectstore.ColumnType
+		want   objectstore.ColumnType
+	}{
+		{"whole numbers are double", []any{float64(3), float64(1)}, "", objectstore.ColumnDouble},
+		{"fractions are double", []any{0.5, float64(2)}, "", objectstore.ColumnDouble},
+		{"Go integers are double", []any{int64(1 << 40), 7}, "", objectstore.ColumnDouble},
+		{"json numbers are double", []any{json.Number("12"), json.Number("1e3")}, "", objectstore.ColumnDouble},
+		{"strings are string", []any{"a", "b"}, "", objectstore.ColumnString},
+		{"booleans are boolean", []any{true, false}, "", objectstore.ColumnBoolean},
+		{"lists are json", []any{[]any{float64(1)}, []any{}}, "", objectstore.ColumnJSON},
+		{"maps are json", []any{map[string]any{"a": "b"}}, "", objectstore.ColumnJSON},
+		{"values of two kinds are json", []any{"x", float64(7)}, "", objectstore.ColumnJSON},
+		{"a previous type does not override the values", []any{"x"}, objectstore.ColumnDouble, objectstore.ColumnString},
+		{"missing values keep the previous file's type", []any{nil, nil}, objectstore.ColumnDouble, objectstore.ColumnDouble},
+		{"an empty file keeps the previous file's type", nil, objectstore.ColumnBoolean, objectstore.ColumnBoolean},
+		{"missing values without a previous file are string", []any{nil}, "", objectstore.ColumnString},
+		{"an unknown previous type counts as none", []any{nil}, "int64", objectstore.ColumnString},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := objectstore.ColumnTypeOf(rowsOf("x", tt.values...), "x", tt.prev); got != tt.want {
+				t.Errorf("ColumnTypeOf = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestColumnTypesAcrossFiles encodes successive snapshots of one inventory
+// as the sink does (each file gets the previous file's types) and reads the
+// files back: a hot attribute's Parquet type does not depend on its values.
+func TestColumnTypesAcrossFiles(t *testing.T) {
+	files := []struct {
+		name     string
+		replicas []any
+	}{
+		{"whole numbers", []any{float64(3), float64(1)}},
+		{"a fraction", []any{0.5, float64(2)}},
+		{"no value at all", []any{nil}},
+		{"no row", nil},
+		{"large whole numbers", []any{float64(1 << 53), float64(-4)}},
+	}
+	l := objectstore.Layout{Format: "parquet", Compression: "none", HotAttributes: []string{"replicas"}}
+	var prev map[string]objectstore.ColumnType
+	for i, f := range files {
+		t.Run("a file of "+f.name+" has a double column", func(t *testing.T) {
+			env, err := snapshot.Envelope(busv1.NamespacedName{Namespace: "team-a", Name: "apps"}, uint64(i+1), 1,
+				rowsOf("replicas", f.replicas...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			env = env.Stamp("prod", time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+			obj, err := l.Encode(&env, prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev = obj.ColumnTypes
+			if d := cmp.Diff(map[string]objectstore.ColumnType{"attr_replicas": objectstore.ColumnDouble}, obj.ColumnTypes); d != "" {
+				t.Errorf("column types (-want +got):\n%s", d)
+			}
+			pf, err := objectstoretest.ReadParquet(obj.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := pf.ColumnType("attr_replicas"), "optional double attr_replicas"; got != want {
+				t.Errorf("the file's column is %q, want %q", got, want)
+			}
+			for j, v := range f.replicas {
+				if got := pf.Values[j]["attr_replicas"]; got != v {
+					t.Errorf("row %d holds %#v, want %#v", j, got, v)
+				}
+			}
+		})
+	}
+}
