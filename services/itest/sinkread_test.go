@@ -61,7 +61,11 @@ func s3Object(ctx context.Context, t *testing.T, bucket, key string) ([]byte, er
 // s3Parquet reads the latest Parquet file of inventory inv of cluster
 // under bucket/prefix, through its _latest.json pointer.
 func s3Parquet(ctx context.Context, t *testing.T, bucket, prefix, cluster string, inv busv1.NamespacedName) (export, error) {
-	pointer := fmt.Sprintf("%s/inventory/cluster=%s/ns=%s/name=%s/_latest.json", prefix, cluster, inv.Namespace, inv.Name)
+	ns := inv.Namespace
+	if ns == "" {
+		ns = "_cluster"
+	}
+	pointer := fmt.Sprintf("%s/inventory/part_cluster=%s/part_namespace=%s/part_inventory=%s/_latest.json", prefix, cluster, ns, inv.Name)
 	body, err := s3Object(ctx, t, bucket, pointer)
 	if err != nil {
 		return export{}, err
