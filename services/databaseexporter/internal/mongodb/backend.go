@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"regexp"
 	"time"
 
@@ -77,6 +78,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 		state:    db.Collection(spec.MongoDB.Collection + StateSuffix),
 		ensure:   spec.Provisioning == nil || spec.Provisioning.Mode != v1alpha1.ProvisionExisting,
 		batch:    batch,
+		seed:     maphash.MakeSeed(),
 		database: spec.MongoDB.Database,
 	}, nil
 }
