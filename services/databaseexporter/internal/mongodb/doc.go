@@ -16,8 +16,8 @@
 // deleted by lists of _ids and inserted again), rows that left deleted, in
 // unordered bulk writes; the state is recorded last. A delta on the base the
 // state holds writes only its rows, the same way. Single documents are
-// addressed by their string _id, which MongoDB and FerretDB both look up
-// without reading the collection. No transaction is needed: a write
+// addressed by their string _id, which MongoDB looks up by index and
+// FerretDB pushes down to its storage. No transaction is needed: a write
 // interrupted anywhere leaves the state pending, so the next write is a full
 // one, which compares again.
 //
