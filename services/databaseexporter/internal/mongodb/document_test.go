@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -107,7 +108,7 @@ func TestFullWriteOnlyWritesChangedRows(t *testing.T) {
 		t.Errorf("revision of each document (-want +got): the unchanged row must keep the revision that wrote it\n%s", d)
 	}
 	t.Run("more changed rows than are replaced one by one are deleted and inserted again", func(t *testing.T) {
-		s.batch = 4
+		s.batch, s.deleteChunk = 4, 5
 		rows := []busv1.Row{a}
 		wantRevisions := map[string]int64{"a": 1}
 		for i := range perDocumentLimit + 3 {
@@ -201,4 +202,27 @@ func TestDeltaWritesOnlyTheNamedRows(t *testing.T) {
 		}
 		expect(t, r, "x", want)
 	})
+}
+
+func TestRemoveDeletesByRangesOfIDs(t *testing.T) {
+	srv := testenv.StartMongo(t)
+	db := freshDatabase()
+	s := newSink(t, testBackend(), srv.URI, "x", db, "rows")
+	r := newReader(t, srv.URI, db, "rows")
+	s.deleteChunk = 2
+	other := envelope(t, "x", busv1.NamespacedName{Namespace: "team-b", Name: "web"}, 1, podRow("z", nil))
+	for _, snap := range []sink.Snapshot{envelope(t, "x", inv, 1, podRow("a", nil), podRow("b", nil), podRow("c", nil), podRow("d", nil), podRow("e", nil)), other} {
+		if err := s.Write(t.Context(), snap); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	}
+	del := envelope(t, "x", inv, 2)
+	del.Deleted = true
+	if err := s.Write(t.Context(), del); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if got, found, err := r.Read(t.Context(), "x", inv); err != nil || found {
+		t.Fatalf("after the deletion read %v, found %v, %v; want nothing", got, found, err)
+	}
+	expect(t, r, "x", other)
 }

@@ -28,7 +28,7 @@ type stored struct {
 // document of the earlier layout. Unchanged rows are not written. It reports
 // whether documents of the earlier layout were converted.
 func (s *Sink) writeAll(ctx context.Context, env busv1.Envelope) (converted bool, err error) {
-	have, err := s.readScope(ctx, env)
+	have, err := s.readScope(ctx, env, true)
 	if err != nil {
 		return false, err
 	}
@@ -63,10 +63,15 @@ func (s *Sink) writeAll(ctx context.Context, env busv1.Envelope) (converted bool
 	return true, nil
 }
 
-// readScope reads the _id and row of the inventory's documents.
-func (s *Sink) readScope(ctx context.Context, env busv1.Envelope) (stored, error) {
+// readScope reads the _ids of the inventory's documents, with a hash of
+// their rows when rows is set.
+func (s *Sink) readScope(ctx context.Context, env busv1.Envelope, rows bool) (stored, error) {
 	have := stored{rows: map[string]uint64{}}
-	cur, err := s.data.Find(ctx, scope(env), options.Find().SetProjection(bson.D{{Key: "row", Value: 1}}))
+	projection := bson.D{{Key: "_id", Value: 1}}
+	if rows {
+		projection = bson.D{{Key: "row", Value: 1}}
+	}
+	cur, err := s.data.Find(ctx, scope(env), options.Find().SetProjection(projection))
 	if err != nil {
 		return have, classify(ctx, "read the inventory's documents", err)
 	}
@@ -77,8 +82,12 @@ func (s *Sink) readScope(ctx context.Context, env busv1.Envelope) (stored, error
 			have.legacy = true
 			continue
 		}
-		row, _ := cur.Current.Lookup("row").DocumentOK()
-		have.rows[key] = maphash.Bytes(s.seed, row)
+		var h uint64
+		if rows {
+			row, _ := cur.Current.Lookup("row").DocumentOK()
+			h = maphash.Bytes(s.seed, row)
+		}
+		have.rows[key] = h
 	}
 	if err := cur.Err(); err != nil {
 		return have, classify(ctx, "read the inventory's documents", err)

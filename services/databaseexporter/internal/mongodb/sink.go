@@ -24,6 +24,8 @@ type Sink struct {
 	database string
 	ensure   bool
 	batch    int
+	// deleteChunk is the most _ids one delete names (DefaultDeleteChunk).
+	deleteChunk int
 	// seed hashes stored rows for comparison within one write.
 	seed maphash.Seed
 
@@ -159,10 +161,24 @@ func skip(st state, env busv1.Envelope, replay bool) bool {
 }
 
 // remove deletes the inventory's documents, of either layout, and then its
-// state.
+// state. The documents are deleted by ranges of _ids: FerretDB fails to
+// delete more than 32,766 documents at once.
 func (s *Sink) remove(ctx context.Context, env busv1.Envelope) error {
-	if _, err := s.data.DeleteMany(ctx, scope(env)); err != nil {
-		return classify(ctx, "delete documents of the deleted inventory", err)
+	have, err := s.readScope(ctx, env, false)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(have.rows))
+	for id := range have.rows {
+		ids = append(ids, id)
+	}
+	if err := s.deleteScope(ctx, env, ids); err != nil {
+		return fmt.Errorf("remove the deleted inventory: %w", err)
+	}
+	if have.legacy {
+		if _, err := s.data.DeleteMany(ctx, append(scope(env), legacyID...)); err != nil {
+			return classify(ctx, "delete documents of the earlier layout of the deleted inventory", err)
+		}
 	}
 	if _, err := s.state.DeleteOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}); err != nil {
 		return classify(ctx, "delete state of the deleted inventory", err)
