@@ -12,8 +12,8 @@ import (
 )
 
 // TestFanOutToEverySinkFamily binds one inventory to Git, S3 Parquet,
-// Postgres, Kafka and NATS with different cadences: all five hold the same
-// rows and checksum, and a material change reaches all five at once
+// Postgres, MongoDB, Kafka and NATS with different cadences: all six hold
+// the same rows and checksum, and a material change reaches all six at once
 // whatever their intervals.
 func TestFanOutToEverySinkFamily(t *testing.T) {
 	t.Parallel()
@@ -22,10 +22,12 @@ func TestFanOutToEverySinkFamily(t *testing.T) {
 	s3 := s3Server(t)
 	s3.CreateBucket(t, "fanout")
 	db := newDatabase(t, "fanout")
+	mdb := newMongoDatabase(t, "fanout")
 	broker := kafkaCluster(t).ListenAddrs()[0]
 	nats := natsServer(t)
 	secret(t, ns, "s3", map[string]string{"accessKeyID": s3.AccessKey, "secretAccessKey": s3.SecretKey})
 	secret(t, ns, "pg", map[string]string{"dsn": db.DSN})
+	secret(t, ns, "mongo", map[string]string{"uri": mdb.URI})
 	apply(t, deploymentCRs+`
 ---
 apiVersion: kollect.dev/v1alpha1
@@ -53,6 +55,14 @@ spec:
   postgres: {table: inventory}
 ---
 apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: documents, namespace: $ns}
+spec:
+  type: mongodb
+  secretRef: {name: mongo}
+  mongodb: {database: fanout, collection: inventory}
+---
+apiVersion: kollect.dev/v1alpha1
 kind: KollectEventSink
 metadata: {name: kafka, namespace: $ns}
 spec:
@@ -73,7 +83,7 @@ metadata: {name: apps, namespace: $ns}
 spec:
   exportMinInterval: 2m
   snapshotSinkRefs: [git, {name: lake, exportMinInterval: 1h}]
-  databaseSinkRefs: [{name: table, exportMinInterval: 10m}]
+  databaseSinkRefs: [{name: table, exportMinInterval: 10m}, {name: documents, exportMinInterval: 30m}]
   eventSinkRefs: [kafka, nats]
 `, "$ns", ns, "$git", repo.URL, "$s3", s3.Endpoint, "$broker", broker, "$nats", nats.URL)
 	objs := []*appsv1.Deployment{
@@ -100,8 +110,9 @@ spec:
 				got, err := db.rows(t.Context(), "inventory", "default", inv)
 				return export{Checksum: got.Checksum, Revision: uint64(got.Revision), Rows: got.Rows}, err
 			},
-			"kafka": func() (export, error) { return kafkaLast(t.Context(), broker, "fanout", "default", inv) },
-			"nats":  func() (export, error) { return natsLast(t.Context(), t, "FANOUT", "itest.fanout", "default", inv) },
+			"mongodb": func() (export, error) { return mdb.rows(t.Context(), "inventory", "default", inv) },
+			"kafka":   func() (export, error) { return kafkaLast(t.Context(), broker, "fanout", "default", inv) },
+			"nats":    func() (export, error) { return natsLast(t.Context(), t, "FANOUT", "itest.fanout", "default", inv) },
 		}
 		for name, read := range readers {
 			eventually(t, waitFor, step+": "+name, func() error {

@@ -13,19 +13,22 @@ import (
 	"kollect.dev/kollect/pkg/testenv"
 )
 
-// TestSinkOutageThenBack exports through TCP proxies in front of the Git
-// and PostgreSQL servers, takes both down, makes several changes, and
-// brings them back: both sinks converge to the newest state, and Git holds
-// no duplicate commit.
+// TestSinkOutageThenBack exports through TCP proxies in front of the Git,
+// PostgreSQL and MongoDB servers, takes all three down, makes several
+// changes, and brings them back: every sink converges to the newest state,
+// and Git holds no duplicate commit.
 func TestSinkOutageThenBack(t *testing.T) {
 	t.Parallel()
 	ns := namespace(t, "outage", nil)
 	repo := newRepo(t, "outage")
 	db := newDatabase(t, "outage")
+	mdb := newMongoDatabase(t, "outage")
 	gitURL, _ := url.Parse(repo.URL)
 	gitProxy := testenv.StartProxy(t, gitURL.Host)
 	pgProxy := testenv.StartProxy(t, "127.0.0.1:"+strconv.Itoa(postgresServer(t).Port))
 	secret(t, ns, "pg", map[string]string{"dsn": strings.Replace(db.DSN, "127.0.0.1:"+strconv.Itoa(postgresServer(t).Port), pgProxy.Addr, 1)})
+	mongoProxy := testenv.StartProxy(t, mdb.Addr)
+	secret(t, ns, "mongo", map[string]string{"uri": strings.Replace(mdb.URI, mdb.Addr, mongoProxy.Addr, 1)})
 	apply(t, deploymentCRs+`
 ---
 apiVersion: kollect.dev/v1alpha1
@@ -43,11 +46,19 @@ spec:
   postgres: {table: rows}
 ---
 apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: documents, namespace: $ns}
+spec:
+  type: mongodb
+  secretRef: {name: mongo}
+  mongodb: {database: outage, collection: rows}
+---
+apiVersion: kollect.dev/v1alpha1
 kind: KollectInventory
 metadata: {name: apps, namespace: $ns}
 spec:
   snapshotSinkRefs: [git]
-  databaseSinkRefs: [table]
+  databaseSinkRefs: [table, documents]
 `, "$ns", ns, "$git", "http://"+gitProxy.Addr+gitURL.Path)
 	inv := busv1.NamespacedName{Namespace: ns, Name: "apps"}
 	d := deployment{ns: ns, name: "api", images: []string{"api:1"}, replicas: 1}.create(t)
@@ -56,10 +67,12 @@ spec:
 	}
 	repo.waitDocument(t, "inventory/"+ns+"/apps.yaml", rows("api:1", 1), ns+"/apps")
 	db.waitRows(t, "rows", "default", inv, rows("api:1", 1), ns+"/apps")
+	mdb.waitRows(t, "rows", "default", inv, rows("api:1", 1), ns+"/apps")
 	before := len(repo.subjects())
 
 	gitProxy.Down()
 	pgProxy.Down()
+	mongoProxy.Down()
 	for i := 2; i <= 4; i++ {
 		update(t, ns, "api", func(d *appsv1.Deployment) {
 			n := int32(i)
@@ -75,8 +88,12 @@ spec:
 	if err := pgProxy.Up(); err != nil {
 		t.Fatal(err)
 	}
+	if err := mongoProxy.Up(); err != nil {
+		t.Fatal(err)
+	}
 	repo.waitDocument(t, "inventory/"+ns+"/apps.yaml", rows("api:4", 4), ns+"/apps")
 	db.waitRows(t, "rows", "default", inv, rows("api:4", 4), ns+"/apps")
+	mdb.waitRows(t, "rows", "default", inv, rows("api:4", 4), ns+"/apps")
 	subjects := repo.subjects()
 	seen := map[string]bool{}
 	for _, s := range subjects {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"regexp"
 	"time"
 
@@ -72,12 +73,14 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	}
 	db := client.Database(spec.MongoDB.Database)
 	return &Sink{
-		client:   client,
-		data:     db.Collection(spec.MongoDB.Collection),
-		state:    db.Collection(spec.MongoDB.Collection + StateSuffix),
-		ensure:   spec.Provisioning == nil || spec.Provisioning.Mode != v1alpha1.ProvisionExisting,
-		batch:    batch,
-		database: spec.MongoDB.Database,
+		client:      client,
+		data:        db.Collection(spec.MongoDB.Collection),
+		state:       db.Collection(spec.MongoDB.Collection + StateSuffix),
+		ensure:      spec.Provisioning == nil || spec.Provisioning.Mode != v1alpha1.ProvisionExisting,
+		batch:       batch,
+		deleteChunk: DefaultDeleteChunk,
+		seed:        maphash.MakeSeed(),
+		database:    spec.MongoDB.Database,
 	}, nil
 }
 

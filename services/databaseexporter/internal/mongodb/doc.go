@@ -2,19 +2,24 @@
 // MongoDB collection equal to the latest snapshot of each bound inventory,
 // one document per row (CONTRACT.md, MongoDB projection).
 //
-// It owns the document layout (identity _id, the row under row, revision,
-// checksum, exportedAt and top-level copies of the cluster and inventory),
-// the state collection <collection>_state that records the last revision
-// and checksum applied per (cluster, inventory), provisioning (collections
-// and indexes in ensure mode, a check in existing mode) and the
-// classification of driver errors into permanent and transient ones.
+// It owns the document layout (a string _id built from the row identity,
+// the identity as top-level fields, the row under row, revision, checksum
+// and exportedAt), the state collection <collection>_state that records the
+// last revision and checksum applied per (cluster, inventory), provisioning
+// (collections and the unique identity index in ensure mode, a check in
+// existing mode), the conversion of collections written in the earlier
+// layout (the identity document as _id) and the classification of driver
+// errors into permanent and transient ones.
 //
-// A write upserts every row with the snapshot's revision and checksum, then
-// deletes the inventory's documents that carry another revision or
-// checksum, and records the state last. No transaction is needed: a write
-// interrupted anywhere leaves the state at the previous snapshot, so the
-// next write rewrites the whole inventory, and upserts plus the scoped
-// delete are idempotent.
+// A full write reads the inventory's _ids and rows and writes only the
+// difference: new rows inserted, changed rows replaced (or, when many,
+// deleted by lists of _ids and inserted again), rows that left deleted, in
+// unordered bulk writes; the state is recorded last. A delta on the base the
+// state holds writes only its rows, the same way. Single documents are
+// addressed by their string _id, which MongoDB looks up by index and
+// FerretDB pushes down to its storage. No transaction is needed: a write
+// interrupted anywhere leaves the state pending, so the next write is a full
+// one, which compares again.
 //
 // It does not decide when to write (the exporter runtime does), stamp
 // envelopes, or register itself: the database exporter service lists it.

@@ -1,32 +1,49 @@
 package mongodb
 
 import (
-	"slices"
+	"fmt"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
 )
 
-// identity is a document's _id: the cluster, the inventory and the row
-// identity (CONTRACT.md), always in this field order so that equal
-// identities are equal sub-documents.
-func identity(env busv1.Envelope, k busv1.RowKey) bson.D {
-	return bson.D{
-		{Key: "cluster", Value: env.Cluster},
-		{Key: "inventoryNamespace", Value: env.Inventory.Namespace},
-		{Key: "inventoryName", Value: env.Inventory.Name},
-		{Key: "targetNamespace", Value: k.TargetNamespace},
-		{Key: "targetName", Value: k.TargetName},
-		{Key: "uid", Value: k.UID},
+// identityFields are the top-level fields of a document that identify its
+// row, in the order of the unique index and of the _id string.
+var identityFields = []string{"cluster", "inventoryNamespace", "inventoryName", "targetNamespace", "targetName", "uid"}
+
+// idEscaper escapes the separator of the _id string, '%' first so that the
+// escaping is reversible and distinct identities never share an _id.
+var idEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
+
+// documentID is the _id of the document of row k of env's inventory: the
+// identity fields joined by '/', each with '%' written %25 and '/' %2F. A
+// string _id is what every MongoDB-compatible server looks up by index
+// (FerretDB pushes down only an _id equality on a string or ObjectID).
+func documentID(env busv1.Envelope, k busv1.RowKey) string {
+	parts := [...]string{env.Cluster, env.Inventory.Namespace, env.Inventory.Name, k.TargetNamespace, k.TargetName, k.UID}
+	n := len(parts) - 1
+	for _, p := range parts {
+		n += len(p)
 	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		if strings.ContainsAny(p, "%/") {
+			p = idEscaper.Replace(p)
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // scope is the filter of one (cluster, inventory)'s documents, on the
-// indexed top-level copies.
+// indexed top-level fields that documents of both layouts carry.
 func scope(env busv1.Envelope) bson.D {
 	return bson.D{
 		{Key: "cluster", Value: env.Cluster},
@@ -35,91 +52,43 @@ func scope(env busv1.Envelope) bson.D {
 	}
 }
 
-// document is the stored document of row r of env.
-func document(env busv1.Envelope, r busv1.Row) bson.D {
+// byID is the filter of the document with _id id.
+func byID(id string) bson.D { return bson.D{{Key: "_id", Value: id}} }
+
+// encodeRow is the BSON of the row field of r's document; a full write
+// compares it with the stored bytes to skip unchanged rows.
+func encodeRow(r busv1.Row) (bson.Raw, error) {
+	raw, err := bson.Marshal(bson.D{
+		{Key: "targetNamespace", Value: r.TargetNamespace},
+		{Key: "targetName", Value: r.TargetName},
+		{Key: "namespace", Value: r.Namespace},
+		{Key: "name", Value: r.Name},
+		{Key: "uid", Value: r.UID},
+		{Key: "group", Value: r.Group},
+		{Key: "version", Value: r.Version},
+		{Key: "kind", Value: r.Kind},
+		{Key: "attributes", Value: encodeValue(r.Attributes)},
+	})
+	if err != nil {
+		return nil, sink.Permanent(fmt.Errorf("encode row %s/%s/%s: %w", r.TargetNamespace, r.TargetName, r.UID, err))
+	}
+	return raw, nil
+}
+
+// document is the stored document of row r of env with _id id and row the
+// encoded row.
+func document(env busv1.Envelope, id string, r busv1.Row, row bson.Raw) bson.D {
 	return bson.D{
-		{Key: "_id", Value: identity(env, r.Key())},
+		{Key: "_id", Value: id},
 		{Key: "cluster", Value: env.Cluster},
 		{Key: "inventoryNamespace", Value: env.Inventory.Namespace},
 		{Key: "inventoryName", Value: env.Inventory.Name},
+		{Key: "targetNamespace", Value: r.TargetNamespace},
+		{Key: "targetName", Value: r.TargetName},
+		{Key: "uid", Value: r.UID},
 		{Key: "revision", Value: sink.Revision64(env.Revision)},
 		{Key: "checksum", Value: env.Checksum},
 		{Key: "exportedAt", Value: env.ExportedAt},
-		{Key: "row", Value: bson.D{
-			{Key: "targetNamespace", Value: r.TargetNamespace},
-			{Key: "targetName", Value: r.TargetName},
-			{Key: "namespace", Value: r.Namespace},
-			{Key: "name", Value: r.Name},
-			{Key: "uid", Value: r.UID},
-			{Key: "group", Value: r.Group},
-			{Key: "version", Value: r.Version},
-			{Key: "kind", Value: r.Kind},
-			{Key: "attributes", Value: encodeValue(r.Attributes)},
-		}},
-	}
-}
-
-// upsert replaces (or inserts) the document of row r.
-func upsert(env busv1.Envelope, r busv1.Row) mongo.WriteModel {
-	doc := document(env, r)
-	return mongo.NewReplaceOneModel().SetFilter(bson.D{doc[0]}).SetReplacement(doc).SetUpsert(true)
-}
-
-// Field names MongoDB-compatible servers refuse or cannot query (a '.'
-// anywhere, a leading '$', NUL) are escaped reversibly: '%' first, so that
-// EscapeKey(k) is unique for each k.
-var (
-	keyEscaper   = strings.NewReplacer("%", "%25", ".", "%2E", "\x00", "%00")
-	keyUnescaper = strings.NewReplacer("%25", "%", "%2E", ".", "%24", "$", "%00", "\x00")
-)
-
-// EscapeKey returns the field name an attribute map key is stored under:
-// '%' becomes %25, '.' %2E, NUL %00 and a leading '$' %24. Keys without
-// those characters are stored unchanged.
-func EscapeKey(k string) string {
-	if !strings.ContainsAny(k, "%.\x00") && !strings.HasPrefix(k, "$") {
-		return k
-	}
-	k = keyEscaper.Replace(k)
-	if strings.HasPrefix(k, "$") {
-		k = "%24" + k[1:]
-	}
-	return k
-}
-
-// UnescapeKey reverses EscapeKey.
-func UnescapeKey(k string) string {
-	if !strings.Contains(k, "%") {
-		return k
-	}
-	return keyUnescaper.Replace(k)
-}
-
-// encodeValue converts a JSON-shaped attribute value to BSON: maps become
-// documents with escaped keys in sorted order, lists arrays, scalars stay.
-func encodeValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		if v == nil {
-			return nil
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		d := make(bson.D, 0, len(v))
-		for _, k := range keys {
-			d = append(d, bson.E{Key: EscapeKey(k), Value: encodeValue(v[k])})
-		}
-		return d
-	case []any:
-		a := make(bson.A, len(v))
-		for i, e := range v {
-			a[i] = encodeValue(e)
-		}
-		return a
-	default:
-		return v
+		{Key: "row", Value: row},
 	}
 }

@@ -12,12 +12,15 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
+// codeUnauthorized answers an operation the user may not run.
+const codeUnauthorized = 13
+
 // permanentCodes are the server error codes a retry cannot fix.
 var permanentCodes = map[int]string{
-	13:    "Unauthorized",
-	18:    "AuthenticationFailed",
-	8000:  "AtlasError (bad credentials on Atlas)",
-	10334: "BSONObjectTooLarge",
+	codeUnauthorized: "Unauthorized",
+	18:               "AuthenticationFailed",
+	8000:             "AtlasError (bad credentials on Atlas)",
+	10334:            "BSONObjectTooLarge",
 }
 
 // classify wraps err from operation op: context errors keep their chain,

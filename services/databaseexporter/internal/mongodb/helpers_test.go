@@ -173,3 +173,31 @@ func podRow(name string, attrs map[string]any) busv1.Row {
 	return busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a", Name: name,
 		UID: "uid-" + name, Version: "v1", Kind: "Pod", Attributes: attrs}
 }
+
+// index is what the tests check of an index.
+type index struct {
+	Unique bool
+	Fields []string
+}
+
+// indexes returns the indexes of r's data collection by name.
+func indexes(t testing.TB, r reader) map[string]index {
+	t.Helper()
+	cur, err := r.data.Indexes().List(context.Background())
+	if err != nil {
+		t.Fatalf("list indexes: %v", err)
+	}
+	var infos []indexInfo
+	if err := cur.All(context.Background(), &infos); err != nil {
+		t.Fatalf("list indexes: %v", err)
+	}
+	out := map[string]index{}
+	for _, i := range infos {
+		var fields []string
+		for _, e := range i.Key {
+			fields = append(fields, e.Key)
+		}
+		out[i.Name] = index{Unique: i.Unique, Fields: fields}
+	}
+	return out
+}

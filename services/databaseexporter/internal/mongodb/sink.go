@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -24,9 +24,19 @@ type Sink struct {
 	database string
 	ensure   bool
 	batch    int
+	// deleteChunk is the most _ids one delete names (DefaultDeleteChunk).
+	deleteChunk int
+	// seed hashes stored rows for comparison within one write.
+	seed maphash.Seed
 
 	mu          sync.Mutex
 	provisioned bool
+	// identityDeferred is set in ensure mode while documents of the earlier
+	// layout keep the unique identity index from being built.
+	identityDeferred bool
+	// identityRetry is set when creating the identity index failed after
+	// the collections were provisioned: the next write retries it.
+	identityRetry bool
 
 	// afterData, when set (tests), runs between the data write and the
 	// state record; an error it returns aborts the write there, as a crash
@@ -53,21 +63,15 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	if found && skip(st, env, snap.Replay) {
 		return nil
 	}
-	if found && !st.Pending && st.Checksum == env.Checksum {
+	if found && st.holds() && st.Checksum == env.Checksum {
 		// Same rows under a new revision: only the state moves.
 		return s.recordState(ctx, env)
 	}
 	if err := s.markPending(ctx, env); err != nil {
 		return err
 	}
-	models := make([]mongo.WriteModel, 0, len(env.Items))
-	for _, r := range env.Items {
-		models = append(models, upsert(env, r))
-	}
-	if err := s.bulk(ctx, models); err != nil {
-		return err
-	}
-	if err := s.deleteStale(ctx, env); err != nil {
+	converted, err := s.writeAll(ctx, env)
+	if err != nil {
 		return err
 	}
 	if s.afterData != nil {
@@ -75,7 +79,15 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 			return err
 		}
 	}
-	return s.recordState(ctx, env)
+	if err := s.recordState(ctx, env); err != nil {
+		return err
+	}
+	if converted {
+		// Documents of the earlier layout may have been what kept the
+		// unique identity index from being built.
+		return s.retryIdentityIndex(ctx)
+	}
+	return nil
 }
 
 // WriteDelta applies s.Delta when the collection holds its base for the
@@ -96,7 +108,7 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if !found || st.Pending || st.Revision != sink.Revision64(d.BaseRevision) || st.Checksum != d.BaseChecksum {
+	if !found || !st.holds() || st.Revision != sink.Revision64(d.BaseRevision) || st.Checksum != d.BaseChecksum {
 		if found && skip(st, env, false) {
 			return nil
 		}
@@ -105,14 +117,18 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 	if err := s.markPending(ctx, env); err != nil {
 		return err
 	}
-	models := make([]mongo.WriteModel, 0, len(d.Upserts)+len(d.Deletes))
+	var c changes
 	for _, r := range d.Upserts {
-		models = append(models, upsert(env, r))
+		raw, err := encodeRow(r)
+		if err != nil {
+			return err
+		}
+		c.replace = append(c.replace, change{id: documentID(env, r.Key()), row: r, raw: raw})
 	}
 	for _, k := range d.Deletes {
-		models = append(models, mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: identity(env, k)}}))
+		c.delete = append(c.delete, documentID(env, k))
 	}
-	if err := s.bulk(ctx, models); err != nil {
+	if err := s.apply(ctx, env, c); err != nil {
 		return err
 	}
 	if s.afterData != nil {
@@ -135,50 +151,37 @@ func (s *Sink) writeFull(ctx context.Context, snap sink.Snapshot) error {
 
 // skip reports whether env is older than what the state records (or what an
 // interrupted write was applying) and not a replay, or is exactly what a
-// completed write recorded.
+// completed write recorded in the current layout.
 func skip(st state, env busv1.Envelope, replay bool) bool {
 	rev := sink.Revision64(env.Revision)
 	if !replay && (rev < st.Revision || (st.Pending && rev < st.PendingRevision)) {
 		return true
 	}
-	return !st.Pending && rev == st.Revision && env.Checksum == st.Checksum
+	return st.holds() && rev == st.Revision && env.Checksum == st.Checksum
 }
 
-// remove deletes the inventory's documents and then its state.
+// remove deletes the inventory's documents, of either layout, and then its
+// state. The documents are deleted by ranges of _ids: FerretDB fails to
+// delete more than 32,766 documents at once.
 func (s *Sink) remove(ctx context.Context, env busv1.Envelope) error {
-	if _, err := s.data.DeleteMany(ctx, scope(env)); err != nil {
-		return classify(ctx, "delete documents of the deleted inventory", err)
+	have, err := s.readScope(ctx, env, false)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(have.rows))
+	for id := range have.rows {
+		ids = append(ids, id)
+	}
+	if err := s.deleteScope(ctx, env, ids); err != nil {
+		return fmt.Errorf("remove the deleted inventory: %w", err)
+	}
+	if have.legacy {
+		if _, err := s.data.DeleteMany(ctx, append(scope(env), legacyID...)); err != nil {
+			return classify(ctx, "delete documents of the earlier layout of the deleted inventory", err)
+		}
 	}
 	if _, err := s.state.DeleteOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}); err != nil {
 		return classify(ctx, "delete state of the deleted inventory", err)
-	}
-	return nil
-}
-
-// bulk sends models as unordered bulk writes of at most s.batch each.
-func (s *Sink) bulk(ctx context.Context, models []mongo.WriteModel) error {
-	opts := options.BulkWrite().SetOrdered(false)
-	for start := 0; start < len(models); start += s.batch {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("write documents: %w", err)
-		}
-		end := min(start+s.batch, len(models))
-		if _, err := s.data.BulkWrite(ctx, models[start:end], opts); err != nil {
-			return classify(ctx, fmt.Sprintf("write documents %d-%d of %d", start, end-1, len(models)), err)
-		}
-	}
-	return nil
-}
-
-// deleteStale deletes the inventory's documents that this snapshot did not
-// write: those carrying another revision or checksum.
-func (s *Sink) deleteStale(ctx context.Context, env busv1.Envelope) error {
-	filter := append(scope(env), bson.E{Key: "$or", Value: bson.A{
-		bson.D{{Key: "revision", Value: bson.D{{Key: "$ne", Value: sink.Revision64(env.Revision)}}}},
-		bson.D{{Key: "checksum", Value: bson.D{{Key: "$ne", Value: env.Checksum}}}},
-	}})
-	if _, err := s.data.DeleteMany(ctx, filter); err != nil {
-		return classify(ctx, "delete documents absent from the snapshot", err)
 	}
 	return nil
 }

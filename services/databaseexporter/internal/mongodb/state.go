@@ -17,6 +17,12 @@ import (
 // collection.
 const StateSuffix = "_state"
 
+// layoutStringID is the state's layout once the inventory's documents all
+// have a string _id (documentID). A state without it was recorded by an
+// earlier version, whose documents had the identity document as _id: the
+// next write of the inventory is a full one, which converts them.
+const layoutStringID int32 = 2
+
 // state is the document of the state collection for one (cluster,
 // inventory): the snapshot the collection holds.
 type state struct {
@@ -25,6 +31,9 @@ type state struct {
 	Checksum string `bson:"checksum"`
 	// ExportedAt is when it was written.
 	ExportedAt time.Time `bson:"exportedAt"`
+	// Layout is layoutStringID when the write recorded here left no
+	// document of the earlier layout in the inventory.
+	Layout int32 `bson:"layout,omitempty"`
 	// Pending is set, with PendingRevision, while a write is changing the
 	// documents; it stays set when that write was interrupted, and then the
 	// documents may hold a mix of two snapshots, so that the next write
@@ -32,6 +41,11 @@ type state struct {
 	Pending         bool  `bson:"pending,omitempty"`
 	PendingRevision int64 `bson:"pendingRevision,omitempty"`
 }
+
+// holds reports whether the inventory's documents are, in the current
+// layout, the snapshot st records: no write is in progress or was
+// interrupted, and no document of the earlier layout is left.
+func (st state) holds() bool { return !st.Pending && st.Layout == layoutStringID }
 
 // stateID is the state document's _id.
 func stateID(env busv1.Envelope) bson.D {
@@ -77,6 +91,7 @@ func (s *Sink) recordState(ctx context.Context, env busv1.Envelope) error {
 		{Key: "revision", Value: sink.Revision64(env.Revision)},
 		{Key: "checksum", Value: env.Checksum},
 		{Key: "exportedAt", Value: env.ExportedAt},
+		{Key: "layout", Value: layoutStringID},
 	}
 	_, err := s.state.ReplaceOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}, doc, options.Replace().SetUpsert(true))
 	if err != nil {
