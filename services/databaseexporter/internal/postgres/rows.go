@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // rowSource feeds rows to COPY in the order of stagingColumns, or of
@@ -14,9 +15,14 @@ import (
 // the values before asking for the next row). The per-export values are
 // boxed once and the row's strings passed as *textRef, so that a row costs
 // one allocation (its attributes' box) besides the JSON encoding.
+//
+// Rows go in the order of rows, or in key order (see keyOrder) when order
+// is set; a key that repeats is then an error.
 type rowSource struct {
 	rows  []busv1.Row
+	order *keyOrder
 	i     int
+	cur   *busv1.Row
 	scope *scope
 	fixed [6]any // the scope's cluster, namespace, name, checksum, revision, exportedAt
 	vals  [15]any
@@ -32,19 +38,45 @@ func newRowSource(rows []busv1.Row, sc *scope) *rowSource {
 	return s
 }
 
+// inKeyOrder makes s yield its rows in key order.
+func (s *rowSource) inKeyOrder() *rowSource {
+	s.order = newKeyOrder(s.rows)
+	return s
+}
+
 // Next advances to the next row.
 func (s *rowSource) Next() bool {
-	s.i++
-	return s.i < len(s.rows) && s.err == nil
+	if s.err != nil {
+		return false
+	}
+	if s.order == nil {
+		s.i++
+		if s.i >= len(s.rows) {
+			return false
+		}
+		s.cur = &s.rows[s.i]
+		return true
+	}
+	prev := s.cur
+	if s.cur = s.order.pop(); s.cur == nil {
+		return false
+	}
+	if prev != nil && compareKeys(prev, s.cur) == 0 {
+		s.err = sink.Permanent(fmt.Errorf("rows %s/%s and %s/%s have the same key (target %s/%s, uid %s)",
+			prev.Namespace, prev.Name, s.cur.Namespace, s.cur.Name, s.cur.TargetNamespace, s.cur.TargetName, s.cur.UID))
+		return false
+	}
+	return true
 }
 
 // Values returns the current row's values.
 func (s *rowSource) Values() ([]any, error) {
-	r := &s.rows[s.i]
+	r := s.cur
 	var err error
 	s.buf, err = appendAttributes(s.buf[:0], r.Attributes)
 	if err != nil {
-		s.err = fmt.Errorf("row %s/%s uid %s: %w", r.Namespace, r.Name, r.UID, err)
+		// The same snapshot fails again.
+		s.err = sink.Permanent(fmt.Errorf("row %s/%s uid %s: %w", r.Namespace, r.Name, r.UID, err))
 		return nil, s.err
 	}
 	v := s.vals[:0]
