@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -41,16 +40,16 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3)`, sc.ar
 		// The state row lock keeps other writers of the scope out. Rows go
 		// in primary-key order: appends to the index instead of random
 		// inserts (1.31 s → 0.86 s of server CPU per 100k rows).
-		src := newRowSource(items, &sc).inKeyOrder()
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{k.t.schema, k.t.name}, rowColumns(), src); err != nil {
-			return fmt.Errorf("copy %d rows: %w", len(items), cmp.Or(src.Err(), err))
+		src := newRowSource(items).inKeyOrder()
+		if _, err := copyRows(ctx, tx, pgx.Identifier{k.t.schema, k.t.name}, src, &sc); err != nil {
+			return fmt.Errorf("copy %d rows: %w", len(items), err)
 		}
 		return nil
 	}
 	// Staging takes the rows as they come: it has no index to keep in
 	// order, and the client already spends nearly the server's CPU on this
 	// copy.
-	if err := copyStaging(ctx, tx, newRowSource(items, nil), len(items)); err != nil {
+	if err := copyStaging(ctx, tx, newRowSource(items), len(items)); err != nil {
 		return err
 	}
 	return k.mergeStaging(ctx, tx, sc, len(items))
@@ -60,7 +59,7 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3)`, sc.ar
 func (k *Sink) applyDelta(ctx context.Context, tx pgx.Tx, sc scope, d *busv1.Delta) error {
 	if n := len(d.Upserts); n >= copyThreshold {
 		// In key order, the upsert probes and extends the index in order.
-		if err := copyStaging(ctx, tx, newRowSource(d.Upserts, nil).inKeyOrder(), n); err != nil {
+		if err := copyStaging(ctx, tx, newRowSource(d.Upserts).inKeyOrder(), n); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, k.t.upsert(staging+" s"), sc.args(sc.checksum, sc.revision, sc.exportedAt)...); err != nil {
@@ -155,8 +154,8 @@ func copyStaging(ctx context.Context, tx pgx.Tx, src *rowSource, n int) error {
 	if err != nil {
 		return fmt.Errorf("create the staging table: %w", err)
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{staging}, stagingColumns, src); err != nil {
-		return fmt.Errorf("copy %d rows into the staging table: %w", n, cmp.Or(src.Err(), err))
+	if _, err := copyRows(ctx, tx, pgx.Identifier{staging}, src, nil); err != nil {
+		return fmt.Errorf("copy %d rows into the staging table: %w", n, err)
 	}
 	return nil
 }
