@@ -77,14 +77,13 @@ type rowEncoder struct {
 	// (the export's values, when copying into the table), head starting
 	// with the row's column count.
 	head, tail []byte
-	// jsonb prefixes the attributes with jsonb's format version.
-	jsonb bool
 }
 
 // newRowEncoder plans the columns cols described by fields. The row's own
-// columns take bytes: text-like types (text, varchar, bpchar, name), and
-// jsonb, json or text-like for the attributes. The export's values are
-// encoded for their column's type, whichever it is.
+// columns take their bytes: text-like types (text, varchar, bpchar, name),
+// and jsonb for the attributes. The export's values are encoded for their
+// column's type, whichever it is (a table made by hand may have a numeric
+// revision or a timestamp without time zone).
 func newRowEncoder(m *pgtype.Map, fields []pgconn.FieldDescription, cols []string, sc *scope) (*rowEncoder, error) {
 	e := &rowEncoder{head: binary.BigEndian.AppendUint16(nil, uint16(len(cols)))}
 	own := fields
@@ -109,12 +108,12 @@ func newRowEncoder(m *pgtype.Map, fields []pgconn.FieldDescription, cols []strin
 		own = fields[3 : len(fields)-3]
 	}
 	for i, f := range own {
-		switch {
-		case stagingColumns[i] == "attributes" && f.DataTypeOID == pgtype.JSONBOID:
-			e.jsonb = true
-		case stagingColumns[i] == "attributes" && f.DataTypeOID == pgtype.JSONOID:
-		case !textLike(m, f.DataTypeOID):
-			return nil, sink.Permanent(fmt.Errorf("column %s has type OID %d, want text (CONTRACT.md)", stagingColumns[i], f.DataTypeOID))
+		switch c := stagingColumns[i]; {
+		case c == "attributes" && f.DataTypeOID != pgtype.JSONBOID:
+			// Re-exports compare attributes, which json cannot.
+			return nil, sink.Permanent(fmt.Errorf("column attributes has type %s, want jsonb (CONTRACT.md)", typeName(m, f.DataTypeOID)))
+		case c != "attributes" && !textLike(m, f.DataTypeOID):
+			return nil, sink.Permanent(fmt.Errorf("column %s has type %s, want text (CONTRACT.md)", c, typeName(m, f.DataTypeOID)))
 		}
 	}
 	return e, nil
@@ -132,6 +131,14 @@ func textLike(m *pgtype.Map, oid uint32) bool {
 		_, ok = t.Codec.(pgtype.TextCodec)
 	}
 	return ok
+}
+
+// typeName names type oid in messages.
+func typeName(m *pgtype.Map, oid uint32) string {
+	if t, ok := m.TypeForOID(oid); ok {
+		return t.Name
+	}
+	return fmt.Sprintf("OID %d", oid)
 }
 
 // encode writes the binary COPY data of src's rows to w, in chunks of
@@ -166,9 +173,7 @@ func (e *rowEncoder) append(b []byte, r *busv1.Row) ([]byte, error) {
 	}
 	at := len(b)
 	b = append(b, 0, 0, 0, 0)
-	if e.jsonb {
-		b = append(b, 1)
-	}
+	b = append(b, 1) // jsonb's format version
 	b, err := appendAttributes(b, r.Attributes)
 	if err != nil {
 		// The same snapshot fails again.

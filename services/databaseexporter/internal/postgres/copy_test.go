@@ -29,7 +29,8 @@ func TestColumnsOfOtherTypesInTablesMadeByHand(t *testing.T) {
 			"inventory_name text":     "inventory_name varchar(253)",
 			"target_namespace text":   "target_namespace varchar(63)",
 		}, ""},
-		{"a uuid source_uid is refused by name", map[string]string{"source_uid text": "source_uid uuid"}, "column source_uid has type"},
+		{"a uuid source_uid is refused by name", map[string]string{"source_uid text": "source_uid uuid"}, "column source_uid has type uuid, want text"},
+		{"json attributes are refused", map[string]string{"attributes jsonb": "attributes json"}, "column attributes has type json, want jsonb"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ddl := contractDDL()
