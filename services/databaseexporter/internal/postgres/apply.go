@@ -47,8 +47,7 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3)`, sc.ar
 		return nil
 	}
 	// Staging takes the rows as they come: it has no index to keep in
-	// order, and the client already spends nearly the server's CPU on this
-	// copy.
+	// order, and the merge hashes it.
 	if err := copyStaging(ctx, tx, newRowSource(items), len(items)); err != nil {
 		return err
 	}
