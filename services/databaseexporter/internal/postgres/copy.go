@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -85,7 +86,11 @@ type rowEncoder struct {
 // column's type, whichever it is (a table made by hand may have a numeric
 // revision or a timestamp without time zone).
 func newRowEncoder(m *pgtype.Map, fields []pgconn.FieldDescription, cols []string, sc *scope) (*rowEncoder, error) {
-	e := &rowEncoder{head: binary.BigEndian.AppendUint16(nil, uint16(len(cols)))}
+	n := len(cols)
+	if n > math.MaxInt16 {
+		return nil, fmt.Errorf("copy %d columns: COPY takes at most %d", n, math.MaxInt16)
+	}
+	e := &rowEncoder{head: binary.BigEndian.AppendUint16(nil, uint16(n))}
 	own := fields
 	if sc != nil {
 		values := []any{sc.cluster, sc.namespace, sc.name, sc.checksum, sc.revision, sc.exportedAt}
@@ -98,7 +103,7 @@ func newRowEncoder(m *pgtype.Map, fields []pgconn.FieldDescription, cols []strin
 			if err != nil {
 				return nil, sink.Permanent(fmt.Errorf("encode column %s for its type (OID %d): %w", f.Name, f.DataTypeOID, err))
 			}
-			binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+			putLength(b, len(b)-4)
 			if i < 3 {
 				e.head = append(e.head, b...)
 			} else {
@@ -167,18 +172,36 @@ func (e *rowEncoder) encode(w io.Writer, src *rowSource) error {
 // append appends row r.
 func (e *rowEncoder) append(b []byte, r *busv1.Row) ([]byte, error) {
 	b = append(b, e.head...)
-	for _, s := range [...]string{r.TargetNamespace, r.TargetName, r.UID, r.Namespace, r.Name, r.Group, r.Version, r.Kind} {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+	for i, s := range [...]string{r.TargetNamespace, r.TargetName, r.UID, r.Namespace, r.Name, r.Group, r.Version, r.Kind} {
+		n := len(s)
+		if n > maxField {
+			return b, sink.Permanent(fmt.Errorf("row %s/%s uid %s: column %s is longer than PostgreSQL stores", r.Namespace, r.Name, r.UID, stagingColumns[i]))
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(n))
 		b = append(b, s...)
 	}
 	at := len(b)
 	b = append(b, 0, 0, 0, 0)
 	b = append(b, 1) // jsonb's format version
 	b, err := appendAttributes(b, r.Attributes)
+	if n := len(b) - at - 4; err == nil && n > maxField {
+		err = errors.New("the attributes are longer than PostgreSQL stores")
+	}
 	if err != nil {
 		// The same snapshot fails again.
 		return b, sink.Permanent(fmt.Errorf("row %s/%s uid %s: %w", r.Namespace, r.Name, r.UID, err))
 	}
-	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+	putLength(b[at:], len(b)-at-4)
 	return append(b, e.tail...), nil
+}
+
+// maxField is the largest value PostgreSQL stores (1 GB).
+const maxField = 1<<30 - 1
+
+// putLength writes a field's length n, at most maxField.
+func putLength(b []byte, n int) {
+	if n < 0 || n > maxField {
+		panic(fmt.Sprintf("COPY field of %d bytes", n))
+	}
+	binary.BigEndian.PutUint32(b, uint32(n))
 }
