@@ -77,7 +77,9 @@ func appendMap(b []byte, m map[string]any) ([]byte, error) {
 	if m == nil {
 		return append(b, "null"...), nil
 	}
-	keys := make([]string, 0, len(m))
+	// Most attribute maps are small: their keys sort on the stack.
+	var small [16]string
+	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}

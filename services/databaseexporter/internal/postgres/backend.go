@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -25,6 +26,11 @@ type Backend struct {
 	Egress egress.Policy
 	// MaxConns bounds each sink's connection pool; zero means 4.
 	MaxConns int32
+	// Tracer, when set, traces every statement of the sink's connections
+	// (pgx calls its CopyFromTracer and BatchTracer methods too when it has
+	// them): for profiling, and for the package's benchmarks, which
+	// attribute client and server CPU to the phases of an export.
+	Tracer pgx.QueryTracer
 }
 
 // Type returns "postgres".
@@ -54,6 +60,7 @@ func (b Backend) Open(ctx context.Context, cfg busv1.SinkConfig, creds exporter.
 		return nil, fmt.Errorf("configure postgres sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
 	conn.ConnConfig.DialFunc = b.Egress.DialContext
+	conn.ConnConfig.Tracer = b.Tracer
 	conn.MaxConns = b.MaxConns
 	if conn.MaxConns <= 0 {
 		conn.MaxConns = defaultMaxConns

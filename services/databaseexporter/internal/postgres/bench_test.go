@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
 )
@@ -40,17 +43,25 @@ func benchSnap(revision uint64, items []busv1.Row) sink.Snapshot {
 		ExportedAt: time.Now().UTC(), Items: items}}
 }
 
-func benchSink(b *testing.B) (*postgres.Sink, string) {
+// benchSink opens a sink on a new database with a meter of its CPU as the
+// sink's tracer; the meter measures between its start and stop.
+func benchSink(b *testing.B) (*postgres.Sink, *cpuMeter, *pgx.Conn) {
 	dsn := newDatabase(b)
-	return open(b, dsn, spec("public", "inventory", v1alpha1.ProvisionEnsure)), dsn
+	c := connect(b, dsn)
+	m := &cpuMeter{conn: c}
+	k, err := openWith(postgres.Backend{Egress: egress.Policy{AllowPrivate: true}, Tracer: m}, dsn,
+		spec("public", "inventory", v1alpha1.ProvisionEnsure))
+	if err != nil {
+		b.Fatalf("open sink: %v", err)
+	}
+	b.Cleanup(func() { _ = k.Close(context.Background()) })
+	return k, m, c
 }
 
 func BenchmarkFullExportIntoEmptyTable(b *testing.B) {
-	k, dsn := benchSink(b)
-	c := connect(b, dsn)
+	k, m, c := benchSink(b)
 	items := benchItems(benchRows)
 	write(b, k, benchSnap(1, items[:1])) // provision outside the measurement
-	m := &cpuMeter{conn: c}
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
@@ -65,10 +76,9 @@ func BenchmarkFullExportIntoEmptyTable(b *testing.B) {
 }
 
 func BenchmarkFullReExportWithOneChangedRow(b *testing.B) {
-	k, dsn := benchSink(b)
+	k, m, _ := benchSink(b)
 	items := benchItems(benchRows)
 	write(b, k, benchSnap(1, items))
-	m := &cpuMeter{conn: connect(b, dsn)}
 	b.ResetTimer()
 	for i := range b.N {
 		items[i%benchRows].Attributes["replicas"] = float64(100 + i)
@@ -81,10 +91,9 @@ func BenchmarkFullReExportWithOneChangedRow(b *testing.B) {
 }
 
 func BenchmarkOneRowDeltaAt100kRows(b *testing.B) {
-	k, dsn := benchSink(b)
+	k, m, _ := benchSink(b)
 	items := benchItems(benchRows)
 	write(b, k, benchSnap(1, items))
-	m := &cpuMeter{conn: connect(b, dsn)}
 	b.ResetTimer()
 	for i := range b.N {
 		m.start(b)

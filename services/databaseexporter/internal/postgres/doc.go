@@ -7,10 +7,12 @@
 // policy), the provisioning of the table and its state table (mode ensure)
 // or their verification (mode existing), and the export transaction: one
 // transaction per export locks the inventory's state row, bulk-loads the
-// snapshot with COPY (into a temporary staging table when the inventory
-// already has rows), deletes the rows absent from the snapshot, rewrites
-// only the rows that changed, inserts the new ones and records the applied
-// revision, so that data and revision can never disagree. Every
+// snapshot with binary COPY (in primary-key order straight into the table
+// when the inventory has no rows yet, else into a temporary staging table),
+// rewrites only the rows that changed and inserts the new ones (one MERGE),
+// deletes the rows absent from the snapshot (when a count shows there are
+// any) and records the applied revision, so that data and revision can
+// never disagree. Every
 // statement is scoped to (cluster, inventory): rows of other clusters and
 // inventories sharing the table are never touched.
 //

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,7 +11,9 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
+	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
 )
 
 func diff(want, got sinktest.Projection) string { return cmp.Diff(want, got, cmpopts.EquateEmpty()) }
@@ -117,22 +120,61 @@ func TestAttributesRoundTripExactly(t *testing.T) {
 }
 
 func TestReExportRewritesOnlyChangedRows(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		merge bool
+	}{{"merge", true}, {"update and insert", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			dsn := newDatabase(t)
+			k := open(t, dsn, spec("public", "inventory", v1alpha1.ProvisionEnsure))
+			if !c.merge {
+				postgres.WithoutMerge(k)
+			}
+			conn := connect(t, dsn)
+			r := newReader(t, dsn, k)
+			other := snap(t, "c", busv1.NamespacedName{Namespace: "team-b", Name: "web"}, 1, row("a", 1), row("z", 1))
+			write(t, k, other)
+			write(t, k, snap(t, "c", web, 1, row("a", 1), row("b", 1), row("c", 1)))
+			before := rowVersions(t, conn)
+			write(t, k, snap(t, "c", web, 2, row("a", 1), row("b", 2), row("c", 1)))
+			after := rowVersions(t, conn)
+
+			wantAfter := map[string]rowVersion{"a": before["a"], "c": before["c"], "other/a": before["other/a"], "other/z": before["other/z"]}
+			b := after["b"]
+			if b.xmin == before["b"].xmin || b.revision != 2 {
+				t.Fatalf("the changed row b was not rewritten by revision 2: before %+v, after %+v", before["b"], b)
+			}
+			wantAfter["b"] = b
+			if d := cmp.Diff(wantAfter, after, cmp.AllowUnexported(rowVersion{})); d != "" {
+				t.Fatalf("unchanged rows were rewritten (-want +got):\n%s", d)
+			}
+
+			third := snap(t, "c", web, 3, row("b", 2), row("c", 3), row("d", 3))
+			write(t, k, third)
+			if d := diff(want(third), r.read(t, "c", web)); d != "" {
+				t.Fatalf("a re-export deleting, changing and adding rows (-want +got):\n%s", d)
+			}
+			if d := diff(want(other), r.read(t, "c", other.Envelope.Inventory)); d != "" {
+				t.Fatalf("another inventory's rows were touched (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestASnapshotRepeatingARowKeyIsAPermanentErrorNamingItAndWritesNothing(t *testing.T) {
 	dsn := newDatabase(t)
 	k := open(t, dsn, spec("public", "inventory", v1alpha1.ProvisionEnsure))
-	c := connect(t, dsn)
-	write(t, k, snap(t, "c", web, 1, row("a", 1), row("b", 1), row("c", 1)))
-	before := rowVersions(t, c)
-	write(t, k, snap(t, "c", web, 2, row("a", 1), row("b", 2), row("c", 1)))
-	after := rowVersions(t, c)
-
-	wantAfter := map[string]rowVersion{"a": before["a"], "c": before["c"]}
-	b := after["b"]
-	if b.xmin == before["b"].xmin || b.revision != 2 {
-		t.Fatalf("the changed row b was not rewritten by revision 2: before %+v, after %+v", before["b"], b)
+	r := newReader(t, dsn, k)
+	twice := row("twice", 1)
+	twice.Name = "pod-other-name"
+	s := snap(t, "c", web, 1, row("a", 1), row("twice", 1))
+	s.Envelope.Items = append(s.Envelope.Items, twice)
+	err := k.Write(context.Background(), s)
+	if err == nil || !sink.IsPermanent(err) || !strings.Contains(err.Error(), "uid twice") {
+		t.Fatalf("write returned %v, want a permanent error naming uid twice", err)
 	}
-	wantAfter["b"] = b
-	if d := cmp.Diff(wantAfter, after, cmp.AllowUnexported(rowVersion{})); d != "" {
-		t.Fatalf("unchanged rows were rewritten (-want +got):\n%s", d)
+	if got := r.read(t, "c", web); len(got.Rows) != 0 || got.Revision != 0 {
+		t.Fatalf("the failed write left %d rows and revision %d", len(got.Rows), got.Revision)
 	}
 }
 
@@ -146,7 +188,8 @@ type rowVersion struct {
 
 func rowVersions(t *testing.T, c *pgx.Conn) map[string]rowVersion {
 	t.Helper()
-	rows, err := c.Query(context.Background(), `SELECT source_uid, xmin::text, revision, checksum FROM inventory`)
+	rows, err := c.Query(context.Background(), `SELECT CASE inventory_namespace WHEN 'team-a' THEN '' ELSE 'other/' END || source_uid,
+  xmin::text, revision, checksum FROM inventory`)
 	if err != nil {
 		t.Fatalf("read row versions: %v", err)
 	}

@@ -11,63 +11,74 @@ import (
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
 )
 
 // TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows kills the
-// export's backend after it has deleted the absent row and updated the
-// changed one, but before it has inserted the new row and recorded the
-// revision: the test's own transaction inserts (without committing) a row
-// with the new row's key, so the export waits on it; the test then
-// terminates the export's backend. Nothing of the export may remain; the
-// re-run export then applies it exactly.
+// export's backend after it has updated the changed row and inserted the
+// new one, but before it has deleted the absent row and recorded the
+// revision: the test's own transaction locks the absent row, so the
+// export's delete waits on it; the test then terminates the export's
+// backend. Nothing of the export may remain; the re-run export then applies
+// it exactly. Both merges run it: MERGE, and UPDATE and INSERT (servers
+// before PostgreSQL 15).
 func TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows(t *testing.T) {
-	ctx := context.Background()
-	dsn := newDatabase(t)
-	k := open(t, dsn, spec("public", "inventory", v1alpha1.ProvisionEnsure))
-	r := newReader(t, dsn, k)
-	first := snap(t, "c", web, 1, row("a", 1), row("b", 1), row("gone", 1))
-	write(t, k, first)
-	second := snap(t, "c", web, 2, row("a", 2), row("b", 1), row("new", 2))
+	for _, c := range []struct {
+		name  string
+		merge bool
+	}{{"merge", true}, {"update and insert", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := newDatabase(t)
+			k := open(t, dsn, spec("public", "inventory", v1alpha1.ProvisionEnsure))
+			if !c.merge {
+				postgres.WithoutMerge(k)
+			}
+			r := newReader(t, dsn, k)
+			first := snap(t, "c", web, 1, row("a", 1), row("b", 1), row("gone", 1))
+			write(t, k, first)
+			second := snap(t, "c", web, 2, row("a", 2), row("b", 1), row("new", 2))
 
-	locker := connect(t, dsn)
-	tx, err := locker.Begin(ctx)
-	if err != nil {
-		t.Fatalf("begin: %v", err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `INSERT INTO inventory VALUES ('c', 'team-a', 'web', 'team-a', 'pods', 'new',
-  'team-a', 'pod-new', '', 'v1', 'Pod', '{"v": 0}', 'uncommitted', 0, now())`); err != nil {
-		t.Fatalf("hold the key of the row the export inserts: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- k.Write(ctx, second) }()
+			locker := connect(t, dsn)
+			tx, err := locker.Begin(ctx)
+			if err != nil {
+				t.Fatalf("begin: %v", err)
+			}
+			defer func() { _ = tx.Rollback(ctx) }()
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM inventory WHERE source_uid = 'gone' FOR UPDATE`); err != nil {
+				t.Fatalf("lock the row the export deletes: %v", err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- k.Write(ctx, second) }()
 
-	pid, query := waitForLockWait(t, connect(t, dsn))
-	if !strings.HasPrefix(query, `INSERT INTO "public"."inventory" (`) {
-		t.Fatalf("the export waits in %q, want the insert of the new rows (after the delete and the update)", query)
-	}
-	killer := connect(t, dsn)
-	var killed bool
-	if err := killer.QueryRow(ctx, `SELECT pg_terminate_backend($1)`, pid).Scan(&killed); err != nil || !killed {
-		t.Fatalf("terminate the export's backend %d: %v (terminated %v)", pid, err, killed)
-	}
-	werr := <-done
-	if werr == nil || sink.IsPermanent(werr) {
-		t.Fatalf("the killed export returned %v, want a transient error", werr)
-	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatalf("release the lock: %v", err)
-	}
-	if d := diff(want(first), r.read(t, "c", web)); d != "" {
-		t.Fatalf("after the crash the table holds part of revision 2 (-want +got):\n%s", d)
-	}
-	write(t, k, second)
-	if d := diff(want(second), r.read(t, "c", web)); d != "" {
-		t.Fatalf("after the re-run (-want +got):\n%s", d)
-	}
-	var n int
-	if err := killer.QueryRow(ctx, `SELECT count(*) FROM inventory`).Scan(&n); err != nil || n != 3 {
-		t.Fatalf("the table holds %d rows (err %v), want exactly 3", n, err)
+			pid, query := waitForLockWait(t, connect(t, dsn))
+			if !strings.HasPrefix(query, `DELETE FROM "public"."inventory"`) {
+				t.Fatalf("the export waits in %q, want the delete of the absent rows (after the update and the insert)", query)
+			}
+			killer := connect(t, dsn)
+			var killed bool
+			if err := killer.QueryRow(ctx, `SELECT pg_terminate_backend($1)`, pid).Scan(&killed); err != nil || !killed {
+				t.Fatalf("terminate the export's backend %d: %v (terminated %v)", pid, err, killed)
+			}
+			werr := <-done
+			if werr == nil || sink.IsPermanent(werr) {
+				t.Fatalf("the killed export returned %v, want a transient error", werr)
+			}
+			if err := tx.Rollback(ctx); err != nil {
+				t.Fatalf("release the lock: %v", err)
+			}
+			if d := diff(want(first), r.read(t, "c", web)); d != "" {
+				t.Fatalf("after the crash the table holds part of revision 2 (-want +got):\n%s", d)
+			}
+			write(t, k, second)
+			if d := diff(want(second), r.read(t, "c", web)); d != "" {
+				t.Fatalf("after the re-run (-want +got):\n%s", d)
+			}
+			var n int
+			if err := killer.QueryRow(ctx, `SELECT count(*) FROM inventory`).Scan(&n); err != nil || n != 3 {
+				t.Fatalf("the table holds %d rows (err %v), want exactly 3", n, err)
+			}
+		})
 	}
 }
 

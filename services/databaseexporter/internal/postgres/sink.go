@@ -20,6 +20,8 @@ type Sink struct {
 	pool *pgxpool.Pool
 	t    table
 	mode v1alpha1.ProvisioningMode
+	// noMerge merges re-exports as for a server without MERGE (tests).
+	noMerge bool
 
 	mu          sync.Mutex
 	provisioned bool // ensured or verified since the sink was opened
