@@ -47,7 +47,7 @@ func (c cpu) report(b *testing.B, since cpu) {
 // (-benchtime=1000x) for gc --auto to run.
 func BenchmarkExportPerResource(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
-		b.Run(fmt.Sprintf("rows=%d/", n), func(b *testing.B) { benchmarkExport(b, n) })
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) { benchmarkExport(b, n) })
 	}
 }
 
