@@ -207,19 +207,21 @@ func (ix *Index) Plan(head busv1.Envelope, d *busv1.Delta) (*Update, bool, error
 // rows of those groups that u does not change included; false when a path
 // would collide with a row outside them.
 func (ix *Index) placeGroups(u *Update, affected map[string]bool) bool {
+	arriving := map[string][]busv1.RowKey{} // base → rows u puts there
+	for k, nr := range u.rows {
+		if nr != nil {
+			arriving[nr.base] = append(arriving[nr.base], k)
+		}
+	}
 	claimed := map[string]busv1.RowKey{}
 	for base := range affected {
 		var keys []busv1.RowKey
 		for _, k := range ix.groups[base] {
-			if nr, changed := u.rows[k]; !changed || nr != nil && nr.base == base {
-				keys = append(keys, k)
+			if _, changed := u.rows[k]; !changed {
+				keys = append(keys, k) // stays; rows u changes come from arriving
 			}
 		}
-		for k, nr := range u.rows {
-			if nr != nil && nr.base == base && !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
+		keys = append(keys, arriving[base]...)
 		if len(keys) == 0 {
 			continue
 		}

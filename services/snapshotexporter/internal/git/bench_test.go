@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"fmt"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -79,7 +80,15 @@ func benchmarkExport(b *testing.B, n int) {
 		b.ReportMetric(float64(commits)/float64(b.N), "commits/op")
 		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "rows/s")
 	})
-	b.Run("one-row delta", func(b *testing.B) {
+	b.Run("one-row delta", func(b *testing.B) { benchmarkDelta(b, p, repo, rows, first, 1) })
+	// The initial sync's shape: a delta of rows spread over every
+	// namespace folder.
+	b.Run("2000-row delta", func(b *testing.B) { benchmarkDelta(b, p, repo, rows, first, 2000) })
+}
+
+func benchmarkDelta(b *testing.B, p *peer, repo func(*testing.B) (string, string), rows []busv1.Row, first sink.Snapshot, k int) {
+	n := len(rows)
+	{
 		name, url := repo(b)
 		s := newSink(b, &Backend{Egress: allowLoopback}, perResource(p, url), p.creds)
 		write(b, s, first)
@@ -94,9 +103,13 @@ func benchmarkExport(b *testing.B, n int) {
 		for b.Loop() {
 			next := head
 			next.Revision, next.Checksum = head.Revision+1, fmt.Sprintf("sum-%d", head.Revision+1)
-			row := rows[int(next.Revision)%n]
-			row.Attributes = map[string]any{"v": float64(next.Revision)}
-			d := &busv1.Delta{BaseRevision: head.Revision, BaseChecksum: head.Checksum, Upserts: []busv1.Row{row}}
+			d := &busv1.Delta{BaseRevision: head.Revision, BaseChecksum: head.Checksum}
+			for i := range k {
+				row := rows[(int(next.Revision)+i*(n/k))%n]
+				row.Attributes = map[string]any{"v": float64(next.Revision)}
+				d.Upserts = append(d.Upserts, row)
+			}
+			slices.SortFunc(d.Upserts, busv1.CompareRows)
 			if err := s.WriteDelta(context.Background(), sink.Snapshot{Envelope: next, Delta: d, Load: fail}); err != nil {
 				b.Fatal(err)
 			}
@@ -104,7 +117,7 @@ func benchmarkExport(b *testing.B, n int) {
 		}
 		readCPU(b).report(b, start)
 		b.ReportMetric(float64(len(p.commits(b, name))-before)/float64(b.N), "commits/op")
-	})
+	}
 }
 
 // spread returns n Pod rows of Target team-a/pods, 100 in each namespace.

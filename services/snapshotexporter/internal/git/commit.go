@@ -30,8 +30,12 @@ type export struct {
 // touchedBy reports whether another writer's changed paths reach the
 // export's inventory, so that it must be planned again on the new tip.
 func (e *export) touchedBy(paths []string) bool {
+	mine := make(map[string]bool, len(e.changes))
+	for _, c := range e.changes {
+		mine[c.path] = true
+	}
 	for _, p := range paths {
-		if e.ix != nil && e.ix.Touches(p) || slices.ContainsFunc(e.changes, func(c change) bool { return c.path == p }) {
+		if mine[p] || e.ix != nil && e.ix.Touches(p) {
 			return true
 		}
 	}
