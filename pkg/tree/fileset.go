@@ -97,7 +97,7 @@ func shardOf(p string, shards int) int {
 	}
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(p))
-	return int(h.Sum32() & uint32(shards-1))
+	return int(h.Sum32()%maxFileShard) & (shards - 1) // shards divides maxFileShard
 }
 
 // Len is the number of paths.

@@ -121,8 +121,8 @@ func TestADeltaCommitsOnlyTheRowsItNames(t *testing.T) {
 
 	var loads atomic.Int64
 	next := slices.Clone(rows)
-	next[7] = pod("team-a", rows[7].Name, 2)    // changed
-	next = slices.Delete(next, 100, 101)        // removed: pod-00100
+	next[7] = pod("team-a", rows[7].Name, 2)     // changed
+	next = slices.Delete(next, 100, 101)         // removed: pod-00100
 	next = append(next, pod("team-a", "new", 2)) // added
 	writeDelta(t, s, deltaSnap(t, base, 2, next, &loads))
 

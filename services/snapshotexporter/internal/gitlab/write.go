@@ -103,7 +103,7 @@ func (s *Sink) readState(ctx context.Context, h *head, env busv1.Envelope) error
 	}
 	st, err := tree.ParseState(data)
 	if err != nil {
-		return nil // unreadable: rewritten, its files not pruned
+		return nil //nolint:nilerr // an unreadable State is rewritten; its files are not pruned
 	}
 	if st.FileShards > 0 {
 		shards := make([]string, st.FileShards)

@@ -71,7 +71,7 @@ func (d duckDB) run(t *testing.T, statements []string) []queryResult {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, d.node, filepath.Join("testdata", "duckdb.js"), d.module) //nolint:gosec // G204: the test's own script and the tools folder's module
+	cmd := exec.CommandContext(ctx, d.node, filepath.Join("testdata", "duckdb.js"), d.module)
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
