@@ -63,6 +63,11 @@ type Snapshot struct {
 	// on request (kollect replay): the sink writes it even when it holds a
 	// newer revision, instead of ignoring it as older.
 	Replay bool
+	// Repair is true when a drift check (DriftChecker) found that the sink
+	// no longer holds the snapshot it last wrote: the sink rewrites the whole
+	// snapshot, and its own state, even though that state names this
+	// revision and checksum. Repair snapshots are always full.
+	Repair bool
 	// MaxExportBytes is the binding's largest single message or file part
 	// (inventory spec.maxExportBytes or the binding override); zero means
 	// the sink's own limit. Sinks that send parts split the envelope so
