@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/failpoint"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -56,6 +57,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		}
 		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
 	}
+	failpoint.Hit("exporter.afterSinkWrite") // the sink holds the revision, the export state does not
 	rt.metrics.exported(cfg.Type, modeOf(in.sink, snap), time.Since(started), j.d.size())
 	rev := c.end()
 	if ev.Replay != nil {
@@ -65,6 +67,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if err := rt.recordState(ctx, key, next, true, rev); err != nil {
 		return err
 	}
+	failpoint.Hit("exporter.afterStateCAS") // state recorded, the event not acknowledged
 	w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: now, Checksum: ev.Checksum, Revision: ev.Revision, OK: true}
 	rt.report(ctx, ev, w.status)
 	return nil

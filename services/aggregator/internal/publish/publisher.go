@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/failpoint"
 	"kollect.dev/kollect/pkg/replay"
 )
 
@@ -97,6 +98,7 @@ func (p *Publisher) Publish(ctx context.Context, ev busv1.SnapshotEvent, c Conte
 	if err != nil {
 		return Receipt{}, err
 	}
+	failpoint.Hit("aggregator.afterObjectPut") // chunks and manifest stored, the event not published
 	msg := &nats.Msg{Subject: bus.SnapshotSubject(ev.Inventory), Data: data}
 	id := bus.SnapshotMsgID(ev)
 	var ack *jetstream.PubAck
@@ -112,6 +114,7 @@ func (p *Publisher) Publish(ctx context.Context, ev busv1.SnapshotEvent, c Conte
 	if err != nil {
 		return Receipt{}, fmt.Errorf("publish snapshot %s revision %d: %w", ev.Inventory, ev.Revision, err)
 	}
+	failpoint.Hit("aggregator.afterPublish") // published, the engine's state not updated
 	r.Seq, r.EventBytes = ack.Sequence, len(data)
 	return r, nil
 }

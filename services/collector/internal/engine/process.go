@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/failpoint"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/services/collector/internal/informers"
 	"kollect.dev/kollect/services/collector/internal/rowstore"
@@ -104,7 +105,11 @@ func (e *Engine) drop(ctx context.Context, ts *targetState, key busv1.RowKey) er
 // putRow sends a row; the rows store reports a put that fails later
 // (retryRow) and counts the writes that land.
 func (e *Engine) putRow(ctx context.Context, ts *targetState, row busv1.Row) error {
+	failpoint.Hit("collector.beforeRowPut")
 	wrote, err := e.cfg.Rows.Put(ctx, row, ts.cfg.Generation)
+	if wrote {
+		failpoint.Hit("collector.afterRowPut") // sent, not yet acknowledged
+	}
 	var large *rowstore.TooLargeError
 	if errors.As(err, &large) {
 		// It can never be written as it is: reported like an extraction
@@ -176,6 +181,7 @@ func (e *Engine) sweep(ctx context.Context, it item) error {
 	for _, k := range e.cfg.Rows.Keys(ts.ref.Namespace, ts.ref.Name) {
 		if !present(k.UID) {
 			errs = append(errs, e.drop(ctx, ts, k))
+			failpoint.Hit("collector.midSweep")
 		}
 	}
 	for _, uid := range ts.failingUIDs() {

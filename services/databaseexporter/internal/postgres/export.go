@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"kollect.dev/kollect/pkg/failpoint"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -105,6 +106,7 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3`,
 	if err != nil {
 		return fmt.Errorf("record revision %d: %w", sc.revision, err)
 	}
+	failpoint.Hit("postgres.beforeCommit") // rows and state written, the transaction open
 	return nil
 }
 
