@@ -46,8 +46,9 @@ func (l Listing) writeProvisioning(w writer) {
 	w("`nats consumer add --config`). Everything uses %s storage and %d replica(s); in production use\n",
 		storageName(l.Options), l.Options.Replicas)
 	w("three replicas on a three-node cluster. control provisions at start (`--provision-bus`) with\n")
-	w("`--bus-replicas`, `--bus-storage`, `--bus-snapshot-history` and `--bus-snapshot-max-age`; the Helm\n")
-	w("chart sets them from `control.bus` and picks 3 replicas when its own NATS runs 3 or more nodes.\n\n")
+	w("`--bus-replicas`, `--bus-storage`, `--bus-snapshot-history`, `--bus-snapshot-max-age` and\n")
+	w("`--bus-exporter-ack-wait`; the Helm chart sets the first four from `control.bus` and picks 3\n")
+	w("replicas when its own NATS runs 3 or more nodes.\n\n")
 }
 
 func (l Listing) writeStreams(w writer) {

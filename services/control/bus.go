@@ -25,11 +25,15 @@ type BusConfig struct {
 	// SnapshotMaxAge is how long snapshot events and large envelopes are
 	// kept; zero keeps them until SnapshotHistory evicts them.
 	SnapshotMaxAge time.Duration
+	// ExporterAckWait is how long an exporter may hold a snapshot event
+	// before the bus delivers it again (to another replica after a crash).
+	ExporterAckWait time.Duration
 }
 
 func defaultBusConfig() BusConfig {
 	d := bus.DefaultOptions()
-	return BusConfig{Replicas: d.Replicas, Storage: "file", SnapshotHistory: d.SnapshotHistory, SnapshotMaxAge: d.SnapshotMaxAge}
+	return BusConfig{Replicas: d.Replicas, Storage: "file", SnapshotHistory: d.SnapshotHistory, SnapshotMaxAge: d.SnapshotMaxAge,
+		ExporterAckWait: d.ExporterAckWait}
 }
 
 func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
@@ -37,6 +41,8 @@ func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&b.Storage, "bus-storage", b.Storage, "storage of the bus streams: file or memory")
 	fs.Int64Var(&b.SnapshotHistory, "bus-snapshot-history", b.SnapshotHistory, "snapshot events kept per inventory for replay")
 	fs.DurationVar(&b.SnapshotMaxAge, "bus-snapshot-max-age", b.SnapshotMaxAge, "how long snapshot events and large envelopes are kept (0: until evicted by --bus-snapshot-history)")
+	fs.DurationVar(&b.ExporterAckWait, "bus-exporter-ack-wait", b.ExporterAckWait,
+		"how long an exporter may hold a snapshot event before it is delivered again, to another replica after a crash (at least 1s)")
 }
 
 // Options returns the bus options to provision with, or an error naming
@@ -44,6 +50,7 @@ func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
 func (b BusConfig) Options() (bus.Options, error) {
 	o := bus.DefaultOptions()
 	o.Replicas, o.SnapshotHistory, o.SnapshotMaxAge = b.Replicas, b.SnapshotHistory, b.SnapshotMaxAge
+	o.ExporterAckWait = b.ExporterAckWait
 	var errs []error
 	if b.Replicas < 1 || b.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("--bus-replicas %d: must be 1 to 5", b.Replicas))

@@ -25,6 +25,9 @@ func TestBusFlagsSetTheProvisionedOptions(t *testing.T) {
 			want: func(o *bus.Options) {
 				o.Replicas, o.Storage, o.SnapshotHistory, o.SnapshotMaxAge = 3, jetstream.MemoryStorage, 4, 24*time.Hour
 			}},
+		{name: "a short ack wait redelivers sooner after an exporter crash",
+			args: []string{"--bus-exporter-ack-wait=5s"}, want: func(o *bus.Options) { o.ExporterAckWait = 5 * time.Second }},
+		{name: "an ack wait below a second is refused", args: []string{"--bus-exporter-ack-wait=10ms"}, err: []string{"exporterAckWait 10ms"}},
 		{name: "a max age of zero keeps events until the history evicts them",
 			args: []string{"--bus-snapshot-max-age=0"}, want: func(o *bus.Options) { o.SnapshotMaxAge = 0 }},
 		{name: "every flag out of range is named",
