@@ -54,6 +54,10 @@ func args(name string, p *Peers) []string {
 	}
 }
 
+// Args returns the flags StartServices gives the service name, for harnesses
+// (the fault suite) that start and restart services one by one.
+func Args(name string, p *Peers) []string { return args(name, p) }
+
 // StartServices starts every service from binDir, logging to logDir; their
 // unexpected exits arrive on the returned channel.
 func StartServices(binDir, logDir string, p *Peers) ([]*Service, <-chan error, error) {

@@ -143,6 +143,17 @@ func (pg *Postgres) StopServer() error {
 	return err
 }
 
+// Kill kills the server's processes with SIGKILL, as a crash would, keeping
+// the data; StartServer recovers it (PostgreSQL replays its log).
+func (pg *Postgres) Kill() error {
+	if pg.proc == nil {
+		return nil
+	}
+	err := pg.proc.kill()
+	pg.proc = nil
+	return err
+}
+
 // Restart stops and starts the server on the same port and data, as an outage
 // would; clients must reconnect.
 func (pg *Postgres) Restart(t testing.TB) {

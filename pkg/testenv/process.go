@@ -137,6 +137,20 @@ func (p *process) terminate() error {
 	return nil
 }
 
+// kill kills the process group with SIGKILL, as a crash or an OOM kill
+// would, and waits for the leader; later stop calls do nothing.
+func (p *process) kill() error {
+	var err error
+	p.stopOnce.Do(func() {
+		defer p.log.Close()
+		if kerr := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
+			err = fmt.Errorf("kill %s: %w", p.name, kerr)
+		}
+		<-p.done
+	})
+	return err
+}
+
 // tail returns the last lines of the log, for error messages.
 func (p *process) tail() string { return logTail(p.name, p.logPath) }
 

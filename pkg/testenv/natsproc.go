@@ -1,0 +1,112 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/nats-io/nats.go"
+)
+
+// NATSProcess is nats-server with JetStream run as its own process, so that
+// the fault suite can kill it (SIGKILL, with or without its store) as a
+// node crash would; NATS (embedded) cannot be killed without killing its
+// host process.
+type NATSProcess struct {
+	// Bin is the nats-server binary (see BuildNATSServer).
+	Bin string
+	// StoreDir is the JetStream store; LogFile the server's log.
+	StoreDir, LogFile string
+	// Port is the client port; URL the client URL.
+	Port int
+	URL  string
+	proc *process
+}
+
+// BuildNATSServer builds nats-server, at the version go.mod requires, into
+// binDir and returns its path; the Go build cache makes later builds quick.
+func BuildNATSServer(ctx context.Context, root, binDir string) (string, error) {
+	bin := filepath.Join(binDir, "nats-server")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/nats-io/nats-server/v2")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build nats-server: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// NewNATSProcess starts bin on a free loopback port storing in dir.
+func NewNATSProcess(bin, dir string) (*NATSProcess, error) {
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	n := &NATSProcess{Bin: bin, StoreDir: filepath.Join(dir, "jetstream"), LogFile: filepath.Join(dir, "nats-server.log"),
+		Port: port, URL: "nats://127.0.0.1:" + strconv.Itoa(port)}
+	return n, n.Start()
+}
+
+// Start starts the server on Port with StoreDir as it is (kept, emptied or
+// missing) and waits until it accepts connections.
+func (n *NATSProcess) Start() error {
+	if n.proc != nil {
+		return fmt.Errorf("nats-server is already running")
+	}
+	cmd := exec.Command(n.Bin, "-a", "127.0.0.1", "-p", strconv.Itoa(n.Port), "-js", "-sd", n.StoreDir)
+	p, err := startProcess("nats-server", n.LogFile, syscall.SIGTERM, cmd)
+	if err != nil {
+		return err
+	}
+	if err := p.waitReady(natsReady(n.URL)); err != nil {
+		return err
+	}
+	n.proc = p
+	return nil
+}
+
+// Kill kills the server with SIGKILL (no shutdown, no flush) and waits for
+// it; the store stays on disk as the crash left it.
+func (n *NATSProcess) Kill() error {
+	if n.proc == nil {
+		return nil
+	}
+	err := n.proc.kill()
+	n.proc = nil
+	return err
+}
+
+// Stop shuts the server down gracefully.
+func (n *NATSProcess) Stop() error {
+	if n.proc == nil {
+		return nil
+	}
+	err := n.proc.stop()
+	n.proc = nil
+	return err
+}
+
+// Pid is the server's process id; 0 when it is not running.
+func (n *NATSProcess) Pid() int {
+	if n.proc == nil {
+		return 0
+	}
+	return n.proc.cmd.Process.Pid
+}
+
+func natsReady(url string) func() error {
+	return func() error {
+		nc, err := nats.Connect(url, nats.NoReconnect())
+		if err != nil {
+			return err
+		}
+		nc.Close()
+		return nil
+	}
+}
