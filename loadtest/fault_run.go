@@ -15,9 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"k8s.io/client-go/kubernetes"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"kollect.dev/kollect/deploy/demo"
 	"kollect.dev/kollect/pkg/bus"
@@ -100,6 +102,7 @@ func RunFaults(ctx context.Context, c FaultConfig) (*FaultReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctrllog.SetLogger(logr.Discard()) // envtest logs through controller-runtime; the suite reports itself
 	r := &faultRun{c: c, rng: rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15)), next: c.Objects}
 	rep := &FaultReport{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Config: c, LoadBefore: loadavg()}
 	start := time.Now()
