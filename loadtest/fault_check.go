@@ -234,33 +234,26 @@ func historyDefects(revs []uint64) (dup, back int) {
 	return dup, back
 }
 
-// exportStates returns the export state the exporters recorded for the
-// load inventory's two bindings.
-func exportStates(ctx context.Context, js jetstream.JetStream) (pg, git sinkState, err error) {
+// exportState returns the export state the exporter recorded for the load
+// inventory's binding of the sink name of family f.
+func exportState(ctx context.Context, js jetstream.JetStream, f busv1.Family, name string) (sinkState, error) {
 	kv, err := js.KeyValue(ctx, bus.BucketExportState)
 	if err != nil {
-		return pg, git, err
+		return sinkState{}, err
 	}
 	inv := busv1.NamespacedName{Namespace: ControlNamespace, Name: InventoryName}
-	get := func(f busv1.Family, name string) (sinkState, error) {
-		e, err := kv.Get(ctx, bus.ExportStateKey(inv, busv1.SinkRef{Family: f, Namespace: ControlNamespace, Name: name}))
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			return sinkState{}, nil
-		}
-		if err != nil {
-			return sinkState{}, err
-		}
-		var st busv1.ExportState
-		if err := json.Unmarshal(e.Value(), &st); err != nil {
-			return sinkState{}, err
-		}
-		return sinkState{Revision: st.Revision, Checksum: st.Checksum}, nil
+	e, err := kv.Get(ctx, bus.ExportStateKey(inv, busv1.SinkRef{Family: f, Namespace: ControlNamespace, Name: name}))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return sinkState{}, nil
 	}
-	if pg, err = get(busv1.FamilyDatabase, "postgres"); err != nil {
-		return pg, git, err
+	if err != nil {
+		return sinkState{}, err
 	}
-	git, err = get(busv1.FamilySnapshot, "git")
-	return pg, git, err
+	var st busv1.ExportState
+	if err := json.Unmarshal(e.Value(), &st); err != nil {
+		return sinkState{}, err
+	}
+	return sinkState{Revision: st.Revision, Checksum: st.Checksum}, nil
 }
 
 // deadLetters returns how many dead letters the bus holds.

@@ -16,8 +16,27 @@ type monitor struct {
 	git *gitSink
 
 	mu                      sync.Mutex
-	pgRev, gitRev           uint64
+	pgSeen, gitSeen         highest
 	pgBack, gitBack, pgZero int
+}
+
+// highest is the highest revision a sink showed; a sample below it is a
+// regression, counted once until the sink is back at or above it.
+type highest struct {
+	rev uint64
+	low bool
+}
+
+func (h *highest) regressed(rev uint64) int {
+	if rev >= h.rev {
+		h.rev, h.low = rev, false
+		return 0
+	}
+	if h.low {
+		return 0
+	}
+	h.low = true
+	return 1
 }
 
 // monitorWindow is what one run's samples found.
@@ -45,19 +64,13 @@ func (m *monitor) sample(ctx context.Context) {
 		m.pgZero++
 	}
 	if serr == nil && st.Revision > 0 {
-		if st.Revision < m.pgRev {
-			m.pgBack++
-		}
-		m.pgRev = max(m.pgRev, st.Revision)
+		m.pgBack += m.pgSeen.regressed(st.Revision)
 	}
 	m.mu.Unlock()
 	if moved, err := m.git.refresh(); err == nil && moved {
 		if gst, err := m.git.state(); err == nil && gst.Revision > 0 {
 			m.mu.Lock()
-			if gst.Revision < m.gitRev {
-				m.gitBack++
-			}
-			m.gitRev = max(m.gitRev, gst.Revision)
+			m.gitBack += m.gitSeen.regressed(gst.Revision)
 			m.mu.Unlock()
 		}
 	}

@@ -25,6 +25,10 @@ type FaultOutcome struct {
 	GitBackwards  int  `json:"gitBackwards"`
 	GitDuplicates int  `json:"gitDuplicates"`
 	PGEmptied     bool `json:"pgEmptied"`
+	// KafkaRepeated are Kafka row records of the run that repeat a (key,
+	// revision) already in the topic: at-least-once delivery, harmless
+	// to a compacted view, reported but not a failure (docs/sinks/kafka.md).
+	KafkaRepeated int `json:"kafkaRepeated"`
 	// DeadLetters written during the run.
 	DeadLetters uint64 `json:"deadLetters"`
 	// Unexpected are services that exited when nothing killed them.
@@ -93,8 +97,8 @@ func (r *FaultReport) WriteMarkdown(w io.Writer) {
 		"%d CPUs, load average %s before and %s after; %.0f s in all.\n\n",
 		r.Config.Objects, r.Config.Namespaces, r.Config.Runs, r.Config.ChangeRate, r.Config.Workload, r.Config.HealTimeout,
 		r.Machine.CPUs, r.LoadBefore, r.LoadAfter, r.Seconds)
-	fmt.Fprintln(w, "| fault | kind | runs | fired | healed | not healed | revisions backwards | duplicate commits | table emptied | dead letters | unexpected exits | heal p50 s | heal max s |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| fault | kind | runs | fired | healed | not healed | revisions backwards | duplicate commits | table emptied | dead letters | unexpected exits | Kafka records repeated | heal p50 s | heal max s |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var order []string
 	by := map[string][]FaultOutcome{}
 	for _, o := range r.Outcomes {
@@ -105,7 +109,7 @@ func (r *FaultReport) WriteMarkdown(w io.Writer) {
 	}
 	for _, name := range order {
 		os := by[name]
-		var fired, healed, back, dup, empty, unexp int
+		var fired, healed, back, dup, empty, unexp, repeated int
 		var dead uint64
 		var heal []float64
 		for _, o := range os {
@@ -116,6 +120,7 @@ func (r *FaultReport) WriteMarkdown(w io.Writer) {
 			empty += b2i(o.PGEmptied)
 			dead += o.DeadLetters
 			unexp += len(o.Unexpected)
+			repeated += o.KafkaRepeated
 			if o.Healed {
 				heal = append(heal, o.HealSeconds)
 			}
@@ -125,8 +130,8 @@ func (r *FaultReport) WriteMarkdown(w io.Writer) {
 		if len(heal) > 0 {
 			p50, mx = fmt.Sprintf("%.1f", heal[len(heal)/2]), fmt.Sprintf("%.1f", heal[len(heal)-1])
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n",
-			name, os[0].Kind, len(os), fired, healed, len(os)-healed, back, dup, empty, dead, unexp, p50, mx)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n",
+			name, os[0].Kind, len(os), fired, healed, len(os)-healed, back, dup, empty, dead, unexp, repeated, p50, mx)
 	}
 	failed := r.Failed()
 	fmt.Fprintf(w, "\n%d of %d runs failed.\n", len(failed), len(r.Outcomes))

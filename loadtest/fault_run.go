@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/deploy/demo"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/testenv"
@@ -80,11 +81,15 @@ type faultRun struct {
 	pg   *testenv.Postgres
 	pgr  *pgSink
 	git  *gitSink
-	sup  *supervisor
-	mon  *monitor
-	live []Object // objects the workload may change or delete
-	next int      // index of the next object the workload creates
-	seq  int      // seq values written so far
+	// kafka is the perRow event sink; kafkaRepeated the row records it
+	// holds that repeat a (key, revision) already sent (at-least-once).
+	kafka                    *kafkaSink
+	kafkaRepeated, kafkaBase int
+	sup                      *supervisor
+	mon                      *monitor
+	live                     []Object // objects the workload may change or delete
+	next                     int      // index of the next object the workload creates
+	seq                      int      // seq values written so far
 
 	dead uint64 // dead letters before the current run
 	hist struct{ dup, back int }
@@ -178,6 +183,14 @@ func (r *faultRun) startPeers(ctx context.Context) error {
 	if r.pgr, err = newPGSink(ctx, r.pg.DSN); err != nil {
 		return err
 	}
+	// The test server runs with synchronous_commit=off for speed: a kill
+	// would lose commits it acknowledged, which no production sink does.
+	// Sessions of the database commit durably (this overrides the
+	// server's command line).
+	if _, err := r.pgr.pool.Exec(ctx, `ALTER DATABASE postgres SET synchronous_commit = on`); err != nil {
+		return err
+	}
+	r.pgr.pool.Reset()
 	git, err := testenv.NewGit(filepath.Join(r.dir, "git"), testenv.GitOptions{})
 	if err != nil {
 		return err
@@ -189,6 +202,9 @@ func (r *faultRun) startPeers(ctx context.Context) error {
 		}
 	}
 	r.git = &gitSink{dir: repo}
+	if r.kafka, err = newKafkaSink(); err != nil {
+		return err
+	}
 	logs := filepath.Join(r.dir, "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return err
@@ -220,8 +236,10 @@ func (r *faultRun) startSystem(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := apply(ctx, r.kube.Client, accessResources()+"\n---\n"+collectResources(faultTier)+"\n---\n"+
-		sinkResources(r.pg.DSN, r.sup.peers.RepoURL)); err != nil {
+	// The load test's inventory, bound to the Kafka sink as well.
+	inv := strings.Replace(collectResources(faultTier), "databaseSinkRefs: [postgres]\n", "databaseSinkRefs: [postgres]\n  eventSinkRefs: [kafka]\n", 1)
+	if err := apply(ctx, r.kube.Client, accessResources()+"\n---\n"+inv+"\n---\n"+
+		sinkResources(r.pg.DSN, r.sup.peers.RepoURL)+"\n---\n"+kafkaResources(r.kafka.addr)); err != nil {
 		return err
 	}
 	r.logf("waiting for the first complete export")
@@ -240,6 +258,7 @@ func (r *faultRun) startSystem(ctx context.Context) error {
 		return err
 	}
 	r.hist.dup, r.hist.back = historyDefects(revs)
+	r.kafkaBase = r.kafkaRepeated
 	return nil
 }
 
@@ -254,6 +273,9 @@ func (r *faultRun) stop() {
 	}
 	if r.pgr != nil {
 		r.pgr.close()
+	}
+	if r.kafka != nil {
+		r.kafka.close()
 	}
 	if r.nats != nil {
 		_ = r.nats.Kill()
@@ -318,20 +340,35 @@ func (r *faultRun) converged(ctx context.Context) (bool, string, error) {
 	if d := compare(want, gitRows); !d.ok() {
 		return false, "Git: " + d.String(), nil
 	}
+	kv, err := r.kafka.read(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	if d := compare(want, kv.rows); !d.ok() {
+		return false, "Kafka (compacted view): " + d.String(), nil
+	}
 	pgSt, err := r.pgr.state(ctx)
 	if err != nil {
 		return false, "", err
 	}
-	esPG, esGit, err := exportStates(ctx, r.js)
-	if err != nil {
-		return false, "", err
+	for _, s := range []struct {
+		name   string
+		family busv1.Family
+		holds  sinkState
+	}{
+		{"postgres", busv1.FamilyDatabase, pgSt},
+		{"git", busv1.FamilySnapshot, gitSt},
+		{"kafka", busv1.FamilyEvent, sinkState{Revision: kv.revision, Checksum: kv.checksum}},
+	} {
+		es, err := exportState(ctx, r.js, s.family, s.name)
+		if err != nil {
+			return false, "", err
+		}
+		if es != s.holds {
+			return false, fmt.Sprintf("%s holds %+v, its export state says %+v", s.name, s.holds, es), nil
+		}
 	}
-	if esPG != pgSt {
-		return false, fmt.Sprintf("PostgreSQL holds %+v, its export state says %+v", pgSt, esPG), nil
-	}
-	if esGit != gitSt {
-		return false, fmt.Sprintf("Git holds %+v, its export state says %+v", gitSt, esGit), nil
-	}
+	r.kafkaRepeated = kv.repeated
 	return true, "", nil
 }
 
@@ -437,7 +474,17 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 		sleepCtx(ctx, delay)
 		at := time.Now()
 		_ = r.pg.Kill()
-		if err := r.pg.StartServer(); err != nil {
+		// The backends notice the postmaster's death on their own; until
+		// they exit, its shared memory is in use and a new server refuses
+		// to start.
+		var err error
+		for range 40 {
+			if err = r.pg.StartServer(); err == nil {
+				break
+			}
+			sleepCtx(ctx, 250*time.Millisecond)
+		}
+		if err != nil {
 			r.logf("restart PostgreSQL: %v", err)
 		}
 		return true, at
@@ -493,6 +540,7 @@ func (r *faultRun) check(ctx context.Context, o *FaultOutcome) {
 		o.DeadLetters, r.dead = dead-r.dead, dead
 	}
 	o.Unexpected = r.sup.takeUnexpected()
+	o.KafkaRepeated, r.kafkaBase = r.kafkaRepeated-r.kafkaBase, r.kafkaRepeated
 }
 
 // sleepCtx waits d or until ctx ends.
