@@ -46,7 +46,7 @@ func faultMatrix() []fault {
 		{name: "aggregator.afterPublish", kind: kindPoint, insts: aggregators, point: "aggregator.afterPublish", maxHit: 3},
 		{name: "aggregator leader SIGSTOP", kind: kindStop, insts: aggregators},
 	}
-	for _, ex := range []string{"databaseexporter", "snapshotexporter"} {
+	for _, ex := range []string{"databaseexporter", "snapshotexporter", "eventexporter"} {
 		fs = append(fs,
 			fault{name: ex + " exporter.afterSinkWrite", kind: kindPoint, insts: []string{ex}, point: "exporter.afterSinkWrite", maxHit: 3},
 			fault{name: ex + " exporter.afterStateCAS", kind: kindPoint, insts: []string{ex}, point: "exporter.afterStateCAS", maxHit: 3})
