@@ -18,6 +18,9 @@ const (
 	kindNATSWipe faultKind = "NATS store wiped"
 	// kindPGKill kills PostgreSQL (the sink) with SIGKILL and restarts it.
 	kindPGKill faultKind = "sink kill -9"
+	// kindAPIKill kills kube-apiserver with SIGKILL and restarts it (etcd
+	// keeps the cluster).
+	kindAPIKill faultKind = "API server kill -9"
 )
 
 // fault is one row of the fault matrix.
@@ -60,5 +63,6 @@ func faultMatrix() []fault {
 		fault{name: "NATS kill -9, store kept", kind: kindNATSKill},
 		fault{name: "NATS kill -9, store wiped", kind: kindNATSWipe},
 		fault{name: "PostgreSQL kill -9", kind: kindPGKill},
+		fault{name: "kube-apiserver kill -9", kind: kindAPIKill},
 	)
 }

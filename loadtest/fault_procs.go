@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -200,4 +202,28 @@ func tailLines(path string, n int) string {
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// killByCmdline sends SIGKILL to every process whose command line holds all
+// of parts, and returns how many it killed.
+func killByCmdline(parts ...string) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		cmd := strings.ReplaceAll(string(b), "\x00", " ")
+		if !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(cmd, p) }) {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				n++
+			}
+		}
+	}
+	return n
 }

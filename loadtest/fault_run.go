@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -468,6 +469,20 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 		}
 		if err := r.nats.Start(); err != nil {
 			r.logf("restart nats-server: %v", err)
+		}
+		return true, at
+	case kindAPIKill:
+		sleepCtx(ctx, delay)
+		at := time.Now()
+		u, err := url.Parse(r.kube.Config.Host)
+		if err != nil || killByCmdline("kube-apiserver", "--secure-port="+u.Port()) == 0 {
+			r.logf("kill kube-apiserver: not found (%v)", err)
+			return false, at
+		}
+		api := r.kube.Env.ControlPlane.APIServer
+		_ = api.Stop() // reaps the killed process
+		if err := api.Start(); err != nil {
+			r.logf("restart kube-apiserver: %v", err)
 		}
 		return true, at
 	case kindPGKill:
