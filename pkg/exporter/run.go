@@ -54,8 +54,9 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	}
 	rt := &runtime{js: js, cfg: c, id: replicaID(), log: c.Log.WithValues("service", string(c.Family.Exporter())),
 		metrics: newMetrics(c.Metrics, string(c.Family)),
-		configs: newConfigs(c.Family, byType, c.Credentials, c.CredentialPolicy), tracker: newTracker(),
+		configs: newConfigs(c.Family, byType, c.Credentials, c.CredentialPolicy), tracker: newTracker(c.MaxHeld, c.MaxHeldPerNamespace),
 		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}, loader: c.Loader}
+	rt.metrics.registerTracker(c.Metrics, rt.tracker)
 	if rt.loader == nil {
 		rt.loader = replay.NewLoader(js, c.ChunkCacheBytes)
 	}
