@@ -68,11 +68,16 @@ func (p *tarpit) Write(ctx context.Context, s sink.Snapshot) error {
 
 func (p *tarpit) Close(context.Context) error { return nil }
 
-// release lets every write, blocked or to come, through.
+// release lets every write, blocked or to come, through; calling it again
+// does nothing.
 func (p *tarpit) release() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	close(p.open)
+	select {
+	case <-p.open:
+	default:
+		close(p.open)
+	}
 }
 
 // entries returns how many inventories entered a write, and how many
@@ -193,6 +198,9 @@ func (e *stallEnv) start(js jetstream.JetStream, mod func(*exporter.Config)) {
 		cancel()
 		<-done
 	})
+	// Runs first: a write that ignores cancellation must not hold the
+	// runtime's shutdown when a test fails.
+	e.t.Cleanup(e.pit.release)
 }
 
 // tenantInv names inventory i of namespace ns.
