@@ -99,9 +99,10 @@ func newTracker(maxHeld, maxPerNS int) *tracker {
 // add starts a delivery waiting for n bindings: held (tracked until its
 // bindings finish) while the budgets allow, else detached: acknowledged
 // now, so that a namespace whose sinks stall holds at most maxPerNS of the
-// consumer's MaxAckPending budget and the replica at most maxHeld. A
-// detached event lost in a crash before its write comes back with its
-// inventory's next event.
+// consumer's MaxAckPending budget and the replica at most maxHeld (the
+// server counts a nak'ed message against MaxAckPending too, so only an
+// acknowledgement frees the budget). A detached event whose replica stops
+// or crashes before its write comes back with its inventory's next event.
 func (t *tracker) add(msg jetstream.Msg, ev *busv1.SnapshotEvent, n int) *delivery {
 	d := &delivery{msg: msg, ev: ev, tracker: t}
 	d.remaining.Store(int64(n))

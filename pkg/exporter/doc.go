@@ -137,9 +137,9 @@
 // messages, and Config.MaxHeldPerNamespace of the inventories of one
 // namespace (cluster inventories count as one); a message over either
 // budget is acknowledged on arrival (detached) and delivered by the
-// workers all the same. A detached event lost in a crash before its write
-// comes back with the inventory's next event (its next change or periodic
-// export). replicas × MaxHeld below the bus's ExporterMaxAckPending keeps
+// workers all the same. A detached event whose replica stops or crashes
+// before its write comes back with the inventory's next event (its next
+// change or periodic export), not by redelivery. replicas × MaxHeld below the bus's ExporterMaxAckPending keeps
 // the consumer delivering whatever the sinks do.
 // At shutdown unfinished messages are released (nak) for another replica;
 // messages the client had buffered but not dispatched come back after the

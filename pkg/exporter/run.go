@@ -129,6 +129,10 @@ func (rt *runtime) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", bus.ExporterConsumer(rt.cfg.Family), err)
 	}
+	if mp := cons.CachedInfo().Config.MaxAckPending; mp > 0 && rt.cfg.MaxHeld >= mp {
+		rt.log.Info("the held budget is not below the consumer's MaxAckPending: one tenant whose sinks stall can stop the family for every tenant",
+			"maxHeld", rt.cfg.MaxHeld, "maxAckPending", mp)
+	}
 	go rt.tracker.keepAlive(ctx, max(cons.CachedInfo().Config.AckWait/3, time.Second))
 	go rt.watchSecrets(ctx, rt.cfg.SecretCheckInterval)
 	go rt.sweepWorkers(ctx, idleWorkerTTL)
