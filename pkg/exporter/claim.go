@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
@@ -18,19 +19,37 @@ import (
 // re-reads the export state, which then usually says the event is done.
 var errClaimed = errors.New("binding is being written by another exporter replica")
 
+// errClaimLost is the error of a write whose claim this replica lost while
+// it ran: a renewal found the state changed by another replica, or did not
+// succeed before the claim expired (a replica cut off from the bus). The
+// write's context is cancelled at once and nothing is recorded, so that
+// the replica never finishes an older write after another replica's newer
+// one; the worker then waits and re-reads the state like errClaimed.
+var errClaimLost = errors.New("claim on the binding lost while writing")
+
 // claim is this replica's hold on one binding's export state while it
 // writes: the state carries an ExportClaim renewed every third of the TTL
-// until the write ends.
+// until the write ends. The write runs under ctx, which is cancelled with
+// errClaimLost as its cause when a renewal loses the compare-and-set, and
+// a fence margin before the claim expires when no renewal succeeded.
 type claim struct {
 	rt   *runtime
 	key  string
 	base busv1.ExportState // the state without the claim
 
-	mu   sync.Mutex
-	rev  uint64 // KV revision of the last claim write
-	stop chan struct{}
-	done chan struct{}
+	ctx    context.Context // the write's context
+	cancel context.CancelCauseFunc
+
+	mu    sync.Mutex
+	rev   uint64      // KV revision of the last claim write
+	fence *time.Timer // cancels ctx before the claim expires unless renewed
+	stop  chan struct{}
+	done  chan struct{}
 }
+
+// fenceMargin is how long before its expiry a claim that could not be
+// renewed stops the write: the tolerated clock skew between replicas.
+func fenceMargin(ttl time.Duration) time.Duration { return ttl / 6 }
 
 // acquire claims the binding for ev on top of the state st read at KV
 // revision stRev (0: absent). It fails with errClaimed when another
@@ -46,22 +65,34 @@ func (rt *runtime) acquire(ctx context.Context, w *worker, key string, st *busv1
 		base.Claim = nil
 	}
 	c := &claim{rt: rt, key: key, base: base, stop: make(chan struct{}), done: make(chan struct{})}
-	rev, err := c.put(ctx, ev.Revision, stRev)
+	expires, rev, err := c.put(ctx, ev.Revision, stRev)
 	if err != nil {
 		return nil, err
 	}
 	c.rev = rev
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	c.fence = time.AfterFunc(c.fenceIn(expires), func() {
+		c.cancel(fmt.Errorf("%w: not renewed before it expired at %s", errClaimLost, expires.Format(time.RFC3339Nano)))
+	})
 	go c.renew(ctx, ev.Revision)
 	return c, nil
 }
 
-// put writes base plus a claim on revision with compare-and-set on rev.
-func (c *claim) put(ctx context.Context, revision, rev uint64) (uint64, error) {
+// fenceIn is the delay until the write must stop for a claim expiring at
+// expires.
+func (c *claim) fenceIn(expires time.Time) time.Duration {
+	return max(time.Until(expires)-fenceMargin(c.rt.cfg.ClaimTTL), 0)
+}
+
+// put writes base plus a claim on revision with compare-and-set on rev and
+// returns the claim's expiry and the KV revision written.
+func (c *claim) put(ctx context.Context, revision, rev uint64) (time.Time, uint64, error) {
 	st := c.base
-	st.Claim = &busv1.ExportClaim{Owner: c.rt.id, Revision: revision, Expires: time.Now().Add(c.rt.cfg.ClaimTTL).UTC()}
+	expires := time.Now().Add(c.rt.cfg.ClaimTTL).UTC()
+	st.Claim = &busv1.ExportClaim{Owner: c.rt.id, Revision: revision, Expires: expires}
 	b, err := json.Marshal(st)
 	if err != nil {
-		return 0, fmt.Errorf("encode export state %s: %w", c.key, err)
+		return expires, 0, fmt.Errorf("encode export state %s: %w", c.key, err)
 	}
 	if rev == 0 {
 		rev, err = c.rt.state.Create(ctx, c.key, b)
@@ -70,57 +101,87 @@ func (c *claim) put(ctx context.Context, revision, rev uint64) (uint64, error) {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return expires, 0, ctx.Err()
 		}
-		return 0, fmt.Errorf("%w: claim export state %s: %v", errClaimed, c.key, err)
+		return expires, 0, fmt.Errorf("%w: claim export state %s: %w", errClaimed, c.key, err)
 	}
-	return rev, nil
+	return expires, rev, nil
 }
 
-// renew extends the claim until end is called; a failed renewal (the claim
-// was lost) stops renewing, and the final compare-and-set tells.
+// renew extends the claim until end is called. A renewal that loses the
+// compare-and-set (another replica took the binding over) cancels the
+// write at once; one that fails otherwise (the bus unreachable) is tried
+// again at the next tick, and the fence cancels the write before the claim
+// expires if none succeeds. Each renewal is bounded by a third of the TTL.
 func (c *claim) renew(ctx context.Context, revision uint64) {
 	defer close(c.done)
-	t := time.NewTicker(c.rt.cfg.ClaimTTL / 3)
+	ttl := c.rt.cfg.ClaimTTL
+	t := time.NewTicker(ttl / 3)
 	defer t.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-c.ctx.Done():
 			return
 		case <-c.stop:
 			return
 		case <-t.C:
-			c.mu.Lock()
-			rev, err := c.put(ctx, revision, c.rev)
-			if err == nil {
-				c.rev = rev
-			}
-			c.mu.Unlock()
-			if err != nil {
-				return
-			}
+		}
+		pctx, cancel := context.WithTimeout(c.ctx, ttl/3)
+		c.mu.Lock()
+		expires, rev, err := c.put(pctx, revision, c.rev)
+		if err == nil && c.ctx.Err() == nil {
+			c.rev = rev
+			c.fence.Reset(c.fenceIn(expires))
+		}
+		c.mu.Unlock()
+		cancel()
+		if err != nil && casConflict(err) {
+			c.cancel(fmt.Errorf("%w: the export state %s was changed by another writer: %w", errClaimLost, c.key, err))
+			return
 		}
 	}
 }
 
 // end stops renewing and returns the KV revision of the claim, on which
-// the caller records the new state.
-func (c *claim) end() uint64 {
-	close(c.stop)
+// the caller records the new state, or an errClaimLost error when the
+// claim was lost during the write: then nothing may be recorded.
+func (c *claim) end() (uint64, error) {
+	select {
+	case <-c.stop:
+	default:
+		close(c.stop)
+	}
 	<-c.done
+	c.fence.Stop()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.rev
+	if cause := context.Cause(c.ctx); errors.Is(cause, errClaimLost) {
+		return 0, cause
+	}
+	c.cancel(nil)
+	return c.rev, nil
 }
 
 // release ends the claim after a failed write, restoring the state without
-// it (best effort: an unreleased claim expires).
-func (c *claim) release(ctx context.Context) {
-	rev := c.end()
+// it (best effort: an unreleased claim expires). A lost claim is left
+// alone, it is another replica's state now: release returns end's error.
+func (c *claim) release(ctx context.Context) error {
+	rev, err := c.end()
+	if err != nil {
+		return err
+	}
 	b, err := json.Marshal(c.base)
 	if err == nil {
 		_, _ = c.rt.state.Update(context.WithoutCancel(ctx), c.key, b, rev)
 	}
+	return nil
+}
+
+// casConflict reports whether err is a lost compare-and-set on a KV key:
+// a Create of an existing key, or an Update on another revision (which
+// replicated buckets report with another error code than single ones).
+func casConflict(err error) bool {
+	return errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch)
 }
 
 // replicaID names this runtime in claims: host name plus a random suffix,

@@ -75,6 +75,27 @@ type Config struct {
 	// renewal (renewed every third of it while writing); another replica
 	// waits at most this long after the claimant died.
 	ClaimTTL time.Duration
+	// WriteTimeout bounds one attempt to write a binding (building the
+	// sink and its write): a sink that accepts and never answers fails
+	// the attempt, transiently, after it, and the binding retries with
+	// backoff. The claim is renewed while the write runs, so it may exceed
+	// ClaimTTL.
+	WriteTimeout time.Duration
+	// ConfigPendingTimeout is how long a binding waits for the SinkConfig
+	// generation its event names before the event fails for good
+	// (SinkConfigPending, dead-lettered): a sink whose config never
+	// appears does not pin its message forever.
+	ConfigPendingTimeout time.Duration
+	// MaxHeld bounds the snapshot events this replica keeps
+	// unacknowledged while their bindings are written; MaxHeldPerNamespace
+	// bounds those of the inventories of one namespace (the cluster
+	// inventories count as one). An event over either bound is still
+	// written, but acknowledged when it arrives (detached): a stalled
+	// tenant never takes the consumer's MaxAckPending budget from the
+	// others. Keep replicas × MaxHeld below the bus's
+	// ExporterMaxAckPending.
+	MaxHeld             int
+	MaxHeldPerNamespace int
 	// SecretCheckInterval is how often the Secrets of built sinks are
 	// re-read; a sink whose Secret changed is rebuilt before its next
 	// write. A permanent error also re-reads them at once.
@@ -95,11 +116,14 @@ type Config struct {
 
 // DefaultConfig returns the defaults for family f: retries from 1s to 5m,
 // circuit open for 1m after 5 consecutive failures, 30s connection tests,
-// a chunk cache of replay.DefaultChunkCacheBytes.
+// 5m writes, 10m for a sink config to appear, 64 events held of which 16
+// per namespace, a chunk cache of replay.DefaultChunkCacheBytes.
 func DefaultConfig(f busv1.Family) Config {
 	return Config{Family: f, RetryInitial: time.Second, RetryMax: 5 * time.Minute,
 		BreakerFailures: 5, BreakerCooldown: time.Minute, ProbeTimeout: 30 * time.Second,
-		ClaimTTL: time.Minute, SecretCheckInterval: 30 * time.Second, ChunkCacheBytes: replay.DefaultChunkCacheBytes}
+		ClaimTTL: time.Minute, WriteTimeout: 5 * time.Minute, ConfigPendingTimeout: 10 * time.Minute,
+		MaxHeld: 64, MaxHeldPerNamespace: 16,
+		SecretCheckInterval: 30 * time.Second, ChunkCacheBytes: replay.DefaultChunkCacheBytes}
 }
 
 // validate checks c before Run starts anything.
@@ -115,6 +139,13 @@ func (c Config) validate() error {
 		return errors.New("exporter config: breaker and probe settings must be positive")
 	case c.ClaimTTL < 3*time.Millisecond || c.SecretCheckInterval <= 0:
 		return errors.New("exporter config: claim TTL and secret check interval must be positive")
+	case c.WriteTimeout <= 0:
+		return fmt.Errorf("exporter config: write timeout %s must be positive", c.WriteTimeout)
+	case c.ConfigPendingTimeout <= 0:
+		return fmt.Errorf("exporter config: config pending timeout %s must be positive", c.ConfigPendingTimeout)
+	case c.MaxHeld < 1 || c.MaxHeldPerNamespace < 1 || c.MaxHeldPerNamespace > c.MaxHeld:
+		return fmt.Errorf("exporter config: max held %d and max held per namespace %d must be positive, per namespace at most max held",
+			c.MaxHeld, c.MaxHeldPerNamespace)
 	}
 	return nil
 }

@@ -12,14 +12,17 @@ import (
 )
 
 // delivery is one snapshot event received from the family's consumer and
-// the bindings of this family it still waits for. It is acknowledged when
-// the last binding finishes (delivered, skipped, superseded or
-// dead-lettered); until then the tracker keeps it in progress.
+// the bindings of this family it still waits for. A held delivery is
+// acknowledged when the last binding finishes (delivered, skipped,
+// superseded or dead-lettered); until then the tracker keeps it in
+// progress. A detached one (over the tracker's budget) was acknowledged on
+// arrival and is written all the same.
 type delivery struct {
 	msg       jetstream.Msg
 	ev        *busv1.SnapshotEvent
 	remaining atomic.Int64
 	tracker   *tracker
+	held      bool // unacknowledged until finished; false: detached
 
 	mu     sync.Mutex
 	env    *busv1.Envelope
@@ -67,39 +70,77 @@ func (d *delivery) size() int64 {
 	return int64(len(d.msg.Data()))
 }
 
-// finish marks one binding done and acknowledges the message after the
+// finish marks one binding done and acknowledges a held message after the
 // last. A failed ack is harmless: the redelivered event is skipped because
 // the export state already holds its revision.
 func (d *delivery) finish() {
-	if d.remaining.Add(-1) != 0 {
+	if d.remaining.Add(-1) != 0 || !d.held {
 		return
 	}
 	d.tracker.remove(d)
 	_ = d.msg.Ack()
 }
 
-// tracker holds the deliveries not yet acknowledged.
+// tracker holds the deliveries not yet acknowledged, at most maxHeld of
+// them and maxPerNS of one inventory namespace's.
 type tracker struct {
+	maxHeld, maxPerNS int
+	detached          func() // counts a detached delivery; may be nil
+
 	mu      sync.Mutex
 	pending map[*delivery]struct{}
+	perNS   map[string]int
 }
 
-func newTracker() *tracker { return &tracker{pending: map[*delivery]struct{}{}} }
+func newTracker(maxHeld, maxPerNS int) *tracker {
+	return &tracker{maxHeld: maxHeld, maxPerNS: maxPerNS, pending: map[*delivery]struct{}{}, perNS: map[string]int{}}
+}
 
-// add starts tracking a delivery waiting for n bindings.
+// add starts a delivery waiting for n bindings: held (tracked until its
+// bindings finish) while the budgets allow, else detached: acknowledged
+// now, so that a namespace whose sinks stall holds at most maxPerNS of the
+// consumer's MaxAckPending budget and the replica at most maxHeld (the
+// server counts a nak'ed message against MaxAckPending too, so only an
+// acknowledgement frees the budget). A detached event whose replica stops
+// or crashes before its write comes back with its inventory's next event.
 func (t *tracker) add(msg jetstream.Msg, ev *busv1.SnapshotEvent, n int) *delivery {
 	d := &delivery{msg: msg, ev: ev, tracker: t}
 	d.remaining.Store(int64(n))
+	ns := ev.Inventory.Namespace
 	t.mu.Lock()
-	t.pending[d] = struct{}{}
+	d.held = len(t.pending) < t.maxHeld && t.perNS[ns] < t.maxPerNS
+	if d.held {
+		t.pending[d] = struct{}{}
+		t.perNS[ns]++
+	}
 	t.mu.Unlock()
+	if !d.held {
+		_ = msg.Ack()
+		if t.detached != nil {
+			t.detached()
+		}
+	}
 	return d
 }
 
 func (t *tracker) remove(d *delivery) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.pending[d]; !ok {
+		return
+	}
 	delete(t.pending, d)
-	t.mu.Unlock()
+	ns := d.ev.Inventory.Namespace
+	if t.perNS[ns]--; t.perNS[ns] <= 0 {
+		delete(t.perNS, ns)
+	}
+}
+
+// held returns the number of deliveries held.
+func (t *tracker) held() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.pending)
 }
 
 func (t *tracker) each(f func(*delivery)) {
@@ -114,9 +155,11 @@ func (t *tracker) each(f func(*delivery)) {
 	}
 }
 
-// keepAlive tells the server every interval that pending deliveries are in
+// keepAlive tells the server every interval that held deliveries are in
 // progress, so that a binding retrying for longer than the ack wait keeps
-// its message instead of having it redelivered to another replica.
+// its message instead of having it redelivered to another replica. Each
+// attempt is bounded by the write timeout and the held budget bounds how
+// many messages a stalled namespace keeps this way.
 func (t *tracker) keepAlive(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -130,7 +173,7 @@ func (t *tracker) keepAlive(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// release hands every pending delivery back to the server at shutdown, so
+// release hands every held delivery back to the server at shutdown, so
 // that another replica takes it over without waiting for the ack wait.
 func (t *tracker) release() {
 	t.each(func(d *delivery) {

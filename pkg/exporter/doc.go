@@ -14,8 +14,10 @@
 // type's Backend on first use and rebuilt when its generation changes; the
 // replaced sink is closed after the writes in progress on it return. A
 // binding whose event names a sink generation not yet seen waits
-// (transient, reason SinkConfigPending); a binding no longer listed by its
-// inventory's config is skipped.
+// (transient, reason SinkConfigPending) for Config.ConfigPendingTimeout,
+// then the event is dead-lettered with that reason, so that a sink whose
+// config never appears (refused, deleted) does not pin its message; a
+// binding no longer listed by its inventory's config is skipped.
 //
 // # Ordering
 //
@@ -43,9 +45,25 @@
 // usually shows the event delivered. So with any number of replicas one
 // binding is written by one replica at a time and never asked for a
 // revision older than, or equal to, one already recorded. A claim whose
-// owner died lapses after ClaimTTL. The sinks stay idempotent and ignore
-// older revisions all the same (the conformance suite checks it), which
-// covers the one remaining window: a claimant stalled past its TTL.
+// owner died lapses after ClaimTTL.
+//
+// Writes are fenced by their claim: the write runs under a context that is
+// cancelled, with nothing recorded, as soon as a renewal loses its
+// compare-and-set (another replica took the binding over), and a sixth of
+// ClaimTTL before the claim expires when no renewal succeeded (a replica cut
+// off from the bus but not from the sink), so that it never finishes an
+// older write after another replica's newer one. A write that returns
+// after its claim was lost records nothing either. The remaining window is
+// a sink that ignores cancellation, or a request already on the wire when
+// the fence falls, plus clock skew between replicas beyond the sixth of
+// the TTL; the sinks stay idempotent and ignore older revisions all the
+// same (the conformance suite checks it).
+//
+// Each attempt's write is bounded by Config.WriteTimeout (the claim is
+// renewed meanwhile, so it may exceed ClaimTTL): a sink that accepts and
+// never answers fails the attempt transiently, shown in status as
+// ExportFailed with "sink write timed out", and the binding retries with
+// backoff.
 //
 // # Replay
 //
@@ -107,10 +125,22 @@
 // older than the event's generation (a binding just added, whose config
 // this exporter has not seen yet): such a message is delivered again a
 // second later, whole. Undecodable ones are terminated and dead-lettered. While a binding
-// retries, its message stays unacknowledged and the runtime marks it in
-// progress every third of the ack wait, so the server neither redelivers it
-// nor counts it as lost; since a newer revision supersedes it, each failing
-// binding holds at most one message, which bounds the use of MaxAckPending.
+// retries, its message stays unacknowledged (held) and the runtime marks it
+// in progress every third of the ack wait, so the server neither redelivers
+// it nor counts it as lost; since a newer revision supersedes it, each
+// failing binding holds at most one message.
+//
+// The server counts every unacknowledged message, a nak'ed one included,
+// against the consumer's MaxAckPending, and delivers nothing more once it
+// is reached: many inventories of one tenant whose sink stalls would stop
+// the family for every tenant. So a replica holds at most Config.MaxHeld
+// messages, and Config.MaxHeldPerNamespace of the inventories of one
+// namespace (cluster inventories count as one); a message over either
+// budget is acknowledged on arrival (detached) and delivered by the
+// workers all the same. A detached event whose replica stops or crashes
+// before its write comes back with the inventory's next event (its next
+// change or periodic export), not by redelivery. replicas × MaxHeld below the bus's ExporterMaxAckPending keeps
+// the consumer delivering whatever the sinks do.
 // At shutdown unfinished messages are released (nak) for another replica;
 // messages the client had buffered but not dispatched come back after the
 // ack wait. An ack that is lost only causes a redelivery that the export

@@ -50,16 +50,33 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		return err
 	}
 	started := time.Now()
-	if err := write(ctx, in.sink, snap); err != nil {
-		c.release(ctx)
-		if lerr := loads.get(); lerr != nil && ctx.Err() == nil {
+	wctx, cancel := context.WithTimeoutCause(c.ctx, rt.cfg.WriteTimeout, errWriteTimeout)
+	err = write(wctx, in.sink, snap)
+	timedOut := errors.Is(context.Cause(wctx), errWriteTimeout)
+	cancel()
+	if err != nil {
+		if lost := c.release(ctx); lost != nil {
+			rt.metrics.claimLost()
+			return lost
+		}
+		if lerr := loads.get(); lerr != nil && ctx.Err() == nil && !timedOut {
 			return rt.loadFailed(w, j, lerr)
+		}
+		if timedOut {
+			err = fmt.Errorf("%w after %s: %w", errWriteTimeout, rt.cfg.WriteTimeout, err)
 		}
 		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
 	}
 	failpoint.Hit("exporter.afterSinkWrite") // the sink holds the revision, the export state does not
 	rt.metrics.exported(cfg.Type, modeOf(in.sink, snap), time.Since(started), j.d.size())
-	rev := c.end()
+	rev, err := c.end()
+	if err != nil {
+		// The write went through although the claim was lost (a sink that
+		// does not honour cancellation): another replica may have written
+		// a newer revision since, and owns the state; record nothing.
+		rt.metrics.claimLost()
+		return err
+	}
 	if ev.Replay != nil {
 		return rt.recordReplay(ctx, key, c.base, rev, ev, now)
 	}
@@ -72,6 +89,10 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	rt.report(ctx, ev, w.status)
 	return nil
 }
+
+// errWriteTimeout is the cause of a write cancelled after
+// Config.WriteTimeout: a transient failure, retried with backoff.
+var errWriteTimeout = errors.New("sink write timed out")
 
 // write calls WriteDelta when the snapshot carries a delta (the sink then
 // applies deltas), else Write.
@@ -113,7 +134,7 @@ func (rt *runtime) recordState(ctx context.Context, key string, next busv1.Expor
 		} else {
 			_, err = rt.state.Create(ctx, key, b)
 		}
-		if err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
+		if err == nil || !casConflict(err) {
 			break
 		}
 		cur, curRev, rerr := rt.readState(ctx, key)

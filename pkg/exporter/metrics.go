@@ -37,6 +37,16 @@ const (
 	NameBusBytesRead = "kollect_exporter_bus_bytes_read_total"
 	// NameChunkCache counts chunk reads by result (hit, miss).
 	NameChunkCache = "kollect_exporter_chunk_reads_total"
+	// NameHeldMessages is the number of snapshot events this replica keeps
+	// unacknowledged while their bindings are written (Config.MaxHeld).
+	NameHeldMessages = "kollect_exporter_held_messages"
+	// NameDetached counts snapshot events acknowledged on arrival because
+	// the replica's or their namespace's held budget was used up; they are
+	// written all the same.
+	NameDetached = "kollect_exporter_detached_total"
+	// NameClaimsLost counts writes cancelled because this replica lost its
+	// claim on the binding (not renewed in time, or taken over).
+	NameClaimsLost = "kollect_exporter_claims_lost_total"
 )
 
 // Error reasons of NameExportErrors.
@@ -75,6 +85,8 @@ type metrics struct {
 	retries   *prometheus.CounterVec
 	lag       prometheus.Gauge
 	rotations prometheus.Counter
+	detached  prometheus.Counter
+	lost      prometheus.Counter
 }
 
 // newMetrics registers the instruments on reg; nil reg disables them.
@@ -97,9 +109,30 @@ func newMetrics(reg prometheus.Registerer, family string) *metrics {
 			Help: "Snapshot events not yet delivered by this family (pending plus unacknowledged)."}),
 		rotations: prometheus.NewCounter(prometheus.CounterOpts{Name: NameSecretRotations, ConstLabels: labels,
 			Help: "Sinks rebuilt because a Secret they read changed."}),
+		detached: prometheus.NewCounter(prometheus.CounterOpts{Name: NameDetached, ConstLabels: labels,
+			Help: "Snapshot events acknowledged on arrival because the held budget was used up; written all the same."}),
+		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: NameClaimsLost, ConstLabels: labels,
+			Help: "Writes cancelled because the replica lost its claim on the binding."}),
 	}
-	reg.MustRegister(m.duration, m.bytes, m.errors, m.retries, m.lag, m.rotations)
+	reg.MustRegister(m.duration, m.bytes, m.errors, m.retries, m.lag, m.rotations, m.detached, m.lost)
 	return m
+}
+
+// registerTracker exposes the number of held deliveries on reg and counts
+// detached ones.
+func (m *metrics) registerTracker(reg prometheus.Registerer, t *tracker) {
+	if m == nil || reg == nil {
+		return
+	}
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: NameHeldMessages, ConstLabels: prometheus.Labels{"family": m.family},
+		Help: "Snapshot events kept unacknowledged while their bindings are written."}, func() float64 { return float64(t.held()) }))
+	t.detached = m.detached.Inc
+}
+
+func (m *metrics) claimLost() {
+	if m != nil {
+		m.lost.Inc()
+	}
 }
 
 // registerLoader exposes the loader's counters on reg.

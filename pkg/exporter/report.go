@@ -22,7 +22,8 @@ const (
 	// retried.
 	ReasonExportRejected = "ExportRejected"
 	// ReasonSinkConfigPending is set while the exporter has not seen the
-	// SinkConfig generation a binding or connection test names.
+	// SinkConfig generation a binding or connection test names; after
+	// Config.ConfigPendingTimeout the event is dead-lettered with it.
 	ReasonSinkConfigPending = "SinkConfigPending"
 	// ReasonEventUndecodable is set on the dead letter of a snapshot event
 	// that cannot be decoded; the message is terminated.
@@ -56,10 +57,10 @@ func (rt *runtime) report(ctx context.Context, ev *busv1.SnapshotEvent, es busv1
 func (rt *runtime) failed(ctx context.Context, w *worker, j *job, err error, permanent bool) {
 	out := busv1.Outcome{Reason: ReasonExportFailed, Message: err.Error()}
 	switch {
-	case permanent:
-		out.Reason = failureReason(err, ReasonExportRejected)
 	case errors.Is(err, errConfigPending):
 		out.Reason = ReasonSinkConfigPending
+	case permanent:
+		out.Reason = failureReason(err, ReasonExportRejected)
 	}
 	es := w.status
 	es.Sink, es.OK, es.Permanent, es.Outcome = w.ref, false, permanent, out

@@ -54,8 +54,9 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	}
 	rt := &runtime{js: js, cfg: c, id: replicaID(), log: c.Log.WithValues("service", string(c.Family.Exporter())),
 		metrics: newMetrics(c.Metrics, string(c.Family)),
-		configs: newConfigs(c.Family, byType, c.Credentials, c.CredentialPolicy), tracker: newTracker(),
+		configs: newConfigs(c.Family, byType, c.Credentials, c.CredentialPolicy), tracker: newTracker(c.MaxHeld, c.MaxHeldPerNamespace),
 		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}, loader: c.Loader}
+	rt.metrics.registerTracker(c.Metrics, rt.tracker)
 	if rt.loader == nil {
 		rt.loader = replay.NewLoader(js, c.ChunkCacheBytes)
 	}
@@ -127,6 +128,10 @@ func (rt *runtime) run(ctx context.Context) error {
 	cc, err := cons.Consume(func(m jetstream.Msg) { rt.dispatch(m) })
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", bus.ExporterConsumer(rt.cfg.Family), err)
+	}
+	if mp := cons.CachedInfo().Config.MaxAckPending; mp > 0 && rt.cfg.MaxHeld >= mp {
+		rt.log.Info("the held budget is not below the consumer's MaxAckPending: one tenant whose sinks stall can stop the family for every tenant",
+			"maxHeld", rt.cfg.MaxHeld, "maxAckPending", mp)
 	}
 	go rt.tracker.keepAlive(ctx, max(cons.CachedInfo().Config.AckWait/3, time.Second))
 	go rt.watchSecrets(ctx, rt.cfg.SecretCheckInterval)

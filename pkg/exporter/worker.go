@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -173,6 +174,7 @@ const (
 func (w *worker) deliver(ctx context.Context, j *job) outcome {
 	br := w.rt.breaker(w.ref)
 	rotated := false
+	var configPending time.Time // since when the sink config is awaited
 	for attempt := 0; ; attempt++ {
 		if wait := br.wait(time.Now()); wait > 0 {
 			if !w.sleep(ctx, j, wait) {
@@ -181,6 +183,16 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 		}
 		err := w.rt.export(ctx, w, j)
 		typ := w.rt.configs.typeOf(w.ref)
+		if errors.Is(err, errConfigPending) {
+			if configPending.IsZero() {
+				configPending = time.Now()
+			}
+			if waited := time.Since(configPending); waited >= w.rt.cfg.ConfigPendingTimeout {
+				// A sink config that never appears (the sink was
+				// refused or deleted) must not pin the message.
+				err = sink.Permanent(fmt.Errorf("%w after waiting %s", err, waited.Round(time.Millisecond)))
+			}
+		}
 		switch {
 		case err == nil:
 			br.success()
@@ -189,15 +201,16 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 			return stopped
 		case errors.Is(err, errSuperseded):
 			return superseded
-		case errors.Is(err, errClaimed) || errors.Is(err, errObjectMissing):
-			// Another replica writes this binding: wait for it without
-			// counting a failure; the re-read state usually skips j. An
-			// object missing waits likewise for a newer event.
+		case errors.Is(err, errClaimed) || errors.Is(err, errClaimLost) || errors.Is(err, errObjectMissing):
+			// Another replica writes this binding (or took it over while
+			// this one wrote): wait for it without counting a failure; the
+			// re-read state usually skips j. An object missing waits
+			// likewise for a newer event.
 			if !w.sleep(ctx, j, min(retryDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt), w.rt.cfg.ClaimTTL/3)) {
 				return w.interrupted(ctx)
 			}
 			continue
-		case sink.IsPermanent(err) && !rotated && w.rt.configs.rotate(ctx, &w.ref) > 0:
+		case sink.IsPermanent(err) && !rotated && !errors.Is(err, errConfigPending) && w.rt.configs.rotate(ctx, &w.ref) > 0:
 			// Refused credentials may have been rotated since the sink was
 			// built: try once more with a sink built from the new Secret.
 			rotated = true

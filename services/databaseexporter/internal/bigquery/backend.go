@@ -165,7 +165,7 @@ func (b Backend) httpClient(ctx context.Context, spec v1alpha1.KollectDatabaseSi
 	if err != nil {
 		return nil, err
 	}
-	base := b.Egress.HTTPTransport(tlsCfg)
+	base := boundedBodies{next: b.Egress.HTTPTransport(tlsCfg), max: maxAnswerBytes}
 	var auth option.ClientOption
 	switch {
 	case key != nil:

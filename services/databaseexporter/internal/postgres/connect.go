@@ -167,6 +167,7 @@ func parse(dsn, where string) (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, sink.Permanent(fmt.Errorf("%s is not a valid PostgreSQL connection string (postgres://user:password@host:5432/db?sslmode=verify-full or key=value form)", where))
 	}
+	cfg.ConnConfig.BuildFrontend = boundedFrontend
 	return cfg, nil
 }
 
