@@ -37,6 +37,12 @@ const (
 	NameBusBytesRead = "kollect_exporter_bus_bytes_read_total"
 	// NameChunkCache counts chunk reads by result (hit, miss).
 	NameChunkCache = "kollect_exporter_chunk_reads_total"
+	// NameDriftChecks counts drift checks of periodic re-exports, per
+	// family, sink type and result (DriftInSync, DriftFound, DriftError).
+	NameDriftChecks = "kollect_exporter_drift_checks_total"
+	// NameDriftRepairs counts full rewrites of a sink that had drifted from
+	// the snapshot it was last given, per family and sink type.
+	NameDriftRepairs = "kollect_exporter_drift_repairs_total"
 )
 
 // Error reasons of NameExportErrors.
@@ -75,6 +81,8 @@ type metrics struct {
 	retries   *prometheus.CounterVec
 	lag       prometheus.Gauge
 	rotations prometheus.Counter
+	checks    *prometheus.CounterVec
+	repairs   *prometheus.CounterVec
 }
 
 // newMetrics registers the instruments on reg; nil reg disables them.
@@ -97,8 +105,12 @@ func newMetrics(reg prometheus.Registerer, family string) *metrics {
 			Help: "Snapshot events not yet delivered by this family (pending plus unacknowledged)."}),
 		rotations: prometheus.NewCounter(prometheus.CounterOpts{Name: NameSecretRotations, ConstLabels: labels,
 			Help: "Sinks rebuilt because a Secret they read changed."}),
+		checks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameDriftChecks, ConstLabels: labels,
+			Help: "Drift checks of periodic re-exports by result."}, []string{"type", "result"}),
+		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameDriftRepairs, ConstLabels: labels,
+			Help: "Sinks written again in full because they had drifted from the snapshot last exported."}, []string{"type"}),
 	}
-	reg.MustRegister(m.duration, m.bytes, m.errors, m.retries, m.lag, m.rotations)
+	reg.MustRegister(m.duration, m.bytes, m.errors, m.retries, m.lag, m.rotations, m.checks, m.repairs)
 	return m
 }
 
@@ -145,6 +157,18 @@ func (m *metrics) failed(typ, reason string) {
 func (m *metrics) retried(typ string) {
 	if m != nil {
 		m.retries.WithLabelValues(typ).Inc()
+	}
+}
+
+func (m *metrics) driftChecked(typ, result string) {
+	if m != nil {
+		m.checks.WithLabelValues(typ, result).Inc()
+	}
+}
+
+func (m *metrics) repaired(typ string) {
+	if m != nil {
+		m.repairs.WithLabelValues(typ).Inc()
 	}
 }
 
