@@ -99,6 +99,12 @@ const (
 	// or could not receive the latest snapshot; the other bindings keep
 	// exporting.
 	ReasonExportFailed = "ExportFailed"
+	// ReasonDriftRepaired is the reason of a Warning Event only, not of a
+	// condition: a periodic drift check found that a sink no longer held the
+	// snapshot it was last given (rows or its state deleted or edited by
+	// hand) and the exporter wrote it again in full. The message names the
+	// binding and the drift found.
+	ReasonDriftRepaired = "DriftRepaired"
 
 	// ReasonConnectionOK: ConnectionVerified=True, the probe succeeded.
 	ReasonConnectionOK = "ConnectionOK"

@@ -29,6 +29,9 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: st.ExportedAt, Checksum: st.Checksum, Revision: st.Revision, OK: true}
 	}
 	if skip(st, ev) {
+		if driftDue(st, ev) {
+			return rt.repairDrift(ctx, w, j, key, st, stRev)
+		}
 		return nil
 	}
 	if ev.Reason == busv1.ReasonDeleted && ev.DeletionPolicy != busv1.DeletionDelete {

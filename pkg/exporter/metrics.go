@@ -47,6 +47,12 @@ const (
 	// NameClaimsLost counts writes cancelled because this replica lost its
 	// claim on the binding (not renewed in time, or taken over).
 	NameClaimsLost = "kollect_exporter_claims_lost_total"
+	// NameDriftChecks counts drift checks of periodic re-exports, per
+	// family, sink type and result (DriftInSync, DriftFound, DriftError).
+	NameDriftChecks = "kollect_exporter_drift_checks_total"
+	// NameDriftRepairs counts full rewrites of a sink that had drifted from
+	// the snapshot it was last given, per family and sink type.
+	NameDriftRepairs = "kollect_exporter_drift_repairs_total"
 )
 
 // Error reasons of NameExportErrors.
@@ -87,6 +93,8 @@ type metrics struct {
 	rotations prometheus.Counter
 	detached  prometheus.Counter
 	lost      prometheus.Counter
+	checks    *prometheus.CounterVec
+	repairs   *prometheus.CounterVec
 }
 
 // newMetrics registers the instruments on reg; nil reg disables them.
@@ -113,8 +121,12 @@ func newMetrics(reg prometheus.Registerer, family string) *metrics {
 			Help: "Snapshot events acknowledged on arrival because the held budget was used up; written all the same."}),
 		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: NameClaimsLost, ConstLabels: labels,
 			Help: "Writes cancelled because the replica lost its claim on the binding."}),
+		checks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameDriftChecks, ConstLabels: labels,
+			Help: "Drift checks of periodic re-exports by result."}, []string{"type", "result"}),
+		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameDriftRepairs, ConstLabels: labels,
+			Help: "Sinks written again in full because they had drifted from the snapshot last exported."}, []string{"type"}),
 	}
-	reg.MustRegister(m.duration, m.bytes, m.errors, m.retries, m.lag, m.rotations, m.detached, m.lost)
+	reg.MustRegister(m.duration, m.bytes, m.errors, m.retries, m.lag, m.rotations, m.detached, m.lost, m.checks, m.repairs)
 	return m
 }
 
@@ -178,6 +190,18 @@ func (m *metrics) failed(typ, reason string) {
 func (m *metrics) retried(typ string) {
 	if m != nil {
 		m.retries.WithLabelValues(typ).Inc()
+	}
+}
+
+func (m *metrics) driftChecked(typ, result string) {
+	if m != nil {
+		m.checks.WithLabelValues(typ, result).Inc()
+	}
+}
+
+func (m *metrics) repaired(typ string) {
+	if m != nil {
+		m.repairs.WithLabelValues(typ).Inc()
 	}
 }
 

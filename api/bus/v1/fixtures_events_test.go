@@ -99,6 +99,17 @@ func exportStatusReport() StatusReport {
 	}
 }
 
+func repairStatusReport() StatusReport {
+	return StatusReport{
+		Service: ServiceDatabaseExporter, Kind: KindInventory, Namespace: "team-a", Name: "apps",
+		Generation: 3, ObservedAt: t1,
+		Export: &ExportStatus{
+			Sink: SinkRef{Family: FamilyDatabase, Namespace: "team-a", Name: "table"}, LastExportTime: t1,
+			Checksum: envelope().Checksum, Revision: 42, OK: true, Repaired: "1998 rows, want 2000",
+		},
+	}
+}
+
 func connectionStatusReport() StatusReport {
 	return StatusReport{
 		Service: ServiceEventExporter, Kind: KindEventSink, Namespace: "team-a", Name: "kafka",

@@ -50,6 +50,7 @@ func goldenCases() []goldenCase {
 		{"a forbidden target status report carries reason and message", "StatusReport-forbidden", forbiddenStatusReport()},
 		{"an inventory status report carries next due times per binding", "StatusReport-inventory", inventoryStatusReport()},
 		{"an export status report carries a permanent failure", "StatusReport-export", exportStatusReport()},
+		{"an export status report names a drift repair", "StatusReport-repaired", repairStatusReport()},
 		{"a connection status report carries latency", "StatusReport-connection", connectionStatusReport()},
 		{"export state records the last delivery per binding", "ExportState", exportState()},
 		{"a connection test request names the sink and its generation", "ConnectionTestRequest",

@@ -100,6 +100,12 @@ type ExportStatus struct {
 	// credentials, invalid config); it clears when the sink or inventory
 	// changes.
 	Permanent bool `json:"permanent,omitempty"`
+	// Repaired is set, on the report of a periodic re-export only, when a
+	// drift check found that the sink no longer held the snapshot it was
+	// last given and the snapshot was written again in full: the drift
+	// found ("state row missing", "1998 rows, want 2000"). Control records
+	// it as a DriftRepaired event on the inventory.
+	Repaired string `json:"repaired,omitempty"`
 	// Outcome explains a failed attempt.
 	Outcome
 }

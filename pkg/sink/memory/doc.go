@@ -5,5 +5,8 @@
 // external system. A Store can require a token, to exercise bad credentials,
 // and can inject failures.
 //
+// Its sinks check themselves for drift (sink.DriftChecker) and Store.Edit
+// damages a projection by hand, for the runtime's drift repair tests.
+//
 // It does not persist anything: a restart loses the projection.
 package memory

@@ -8,13 +8,14 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/snapshot"
 )
 
 // errBadToken is the permanent error of a sink whose token the store refuses.
 var errBadToken = errors.New("memory store refused the token")
 
-// Sink writes to a Store. It implements sink.Sink, sink.Checker and
-// sink.DeltaWriter.
+// Sink writes to a Store. It implements sink.Sink, sink.Checker,
+// sink.DeltaWriter and sink.DriftChecker.
 type Sink struct {
 	store *Store
 	token string
@@ -58,6 +59,37 @@ func (k *Sink) holds(env busv1.Envelope, d *busv1.Delta) bool {
 	return ok && cur.Revision == d.BaseRevision && cur.Checksum == d.BaseChecksum
 }
 
+// Drift reports how the store's projection of s's inventory differs from
+// s: missing, another revision or checksum, another row count, or rows
+// whose checksum is not s's (a row edited with Store.Edit). A newer revision
+// is not drift: Write would ignore s, and the newer snapshot's own event
+// follows.
+func (k *Sink) Drift(ctx context.Context, s sink.Snapshot) (string, error) {
+	if err := k.Check(ctx); err != nil {
+		return "", fmt.Errorf("check %s in memory: %w", s.Envelope.Inventory, err)
+	}
+	env := s.Envelope
+	cur, ok := k.store.Get(env.Cluster, env.Inventory)
+	switch {
+	case !ok:
+		return "projection missing", nil
+	case cur.Revision > env.Revision:
+		return "", nil
+	case cur.Revision != env.Revision || cur.Checksum != env.Checksum:
+		return fmt.Sprintf("holds revision %d checksum %s", cur.Revision, cur.Checksum), nil
+	case len(cur.Rows) != env.ItemCount:
+		return fmt.Sprintf("%d rows, want %d", len(cur.Rows), env.ItemCount), nil
+	}
+	sum, err := snapshot.Checksum(cur.Rows)
+	if err != nil {
+		return "", fmt.Errorf("check %s in memory: %w", env.Inventory, err)
+	}
+	if sum != env.Checksum {
+		return "row content changed", nil
+	}
+	return "", nil
+}
+
 // Close does nothing: the store outlives its sinks.
 func (k *Sink) Close(context.Context) error { return nil }
 
@@ -76,11 +108,11 @@ func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta bool) error {
 	env := &s.Envelope
 	kk := key{env.Cluster, env.Inventory}
 	cur, ok := st.data[kk]
-	if ok && !s.Replay && (cur.Revision > env.Revision || cur.Revision == env.Revision && cur.Checksum == env.Checksum) {
+	if ok && !s.Replay && (cur.Revision > env.Revision || !s.Repair && cur.Revision == env.Revision && cur.Checksum == env.Checksum) {
 		return nil
 	}
 	w := Write{Cluster: env.Cluster, Inventory: env.Inventory, Revision: env.Revision, Checksum: env.Checksum,
-		Deleted: s.Deleted}
+		Deleted: s.Deleted, Repair: s.Repair}
 	switch {
 	case s.Deleted:
 		delete(st.data, kk)

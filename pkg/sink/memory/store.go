@@ -33,6 +33,8 @@ type Write struct {
 	Delta bool
 	// Deleted is true when the write removed the inventory.
 	Deleted bool
+	// Repair is true when the write repaired drift (sink.Snapshot.Repair).
+	Repair bool
 }
 
 type key struct {
@@ -90,4 +92,19 @@ func (s *Store) Drop(cluster string, inv busv1.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.data, key{cluster, inv})
+}
+
+// Edit changes the projection of inv for cluster in place with f, without
+// logging a write, as a user editing the external system by hand would; it
+// does nothing when there is no projection.
+func (s *Store) Edit(cluster string, inv busv1.NamespacedName, f func(*Stored)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.data[key{cluster, inv}]
+	if !ok {
+		return
+	}
+	v.Rows = slices.Clone(v.Rows)
+	f(&v)
+	s.data[key{cluster, inv}] = v
 }

@@ -59,6 +59,7 @@ func (r *ClusterInventoryReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		obj.Status.NamespaceShards = namespaceShards(agg.NamespaceShards)
 	}
 	r.missingTargets(ctx, obj)
+	r.announceRepairs(obj, busv1.KindClusterInventory)
 	return res, nil
 }
 

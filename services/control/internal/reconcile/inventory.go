@@ -62,6 +62,7 @@ func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	ready(obj, fmt.Sprintf("exporting to %d of %d sinks", len(binds), len(states)))
 	foldInventory(obj, busv1.KindInventory, &obj.Status, states, r.Reports)
+	r.announceRepairs(obj, busv1.KindInventory)
 	return res, nil
 }
 

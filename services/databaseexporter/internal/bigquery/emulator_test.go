@@ -30,6 +30,7 @@ import (
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
+	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -187,5 +188,54 @@ func TestEmulatorConformance(t *testing.T) {
 				BadCredentials: nil,
 			})
 		})
+	}
+}
+
+func TestEmulatorDriftIsDetectedAndRepaired(t *testing.T) {
+	endpoint := startEmulator(t)
+	s, dataset := emulatorSink(t, endpoint, Backend{NoTransactions: true})
+	r := newReader(t, endpoint, dataset)
+	inv := busv1.NamespacedName{Namespace: "team-a", Name: "web"}
+	rows := []busv1.Row{
+		{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a", Name: "a", UID: "a", Version: "v1", Kind: "Pod"},
+		{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a", Name: "b", UID: "b", Version: "v1", Kind: "Pod"},
+	}
+	env, err := snapshot.Envelope(inv, 1, 1, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := sink.Snapshot{Envelope: env.Stamp(sinktest.Cluster, time.Now())}
+	if err := s.Write(t.Context(), snap); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	dc := s.(sink.DriftChecker)
+	drift := func() string {
+		t.Helper()
+		reason, err := dc.Drift(t.Context(), snap)
+		if err != nil {
+			t.Fatalf("drift: %v", err)
+		}
+		return reason
+	}
+	if got := drift(); got != "" {
+		t.Fatalf("drift %q before any damage, want none", got)
+	}
+	del := withParams([]statement{{SQL: "DELETE FROM " + r.data.sql() + " WHERE " + scopeSQL + " AND source_uid = 'a'"}}, snap.Envelope)[0]
+	if err := r.query(t.Context(), del, func(*bigquery.RowIterator) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := drift(); got != "1 rows, want 2" {
+		t.Fatalf("drift %q, want 1 rows, want 2", got)
+	}
+	snap.Repair = true
+	if err := s.Write(t.Context(), snap); err != nil {
+		t.Fatalf("repair: %v", err)
+	}
+	if got := drift(); got != "" {
+		t.Fatalf("drift %q after the repair, want none", got)
+	}
+	got, _, err := r.Read(t.Context(), sinktest.Cluster, inv)
+	if err != nil || len(got.Rows) != 2 {
+		t.Fatalf("after the repair: %d rows (%v), want 2", len(got.Rows), err)
 	}
 }

@@ -21,8 +21,8 @@ import (
 // before deleting it.
 const stagingTTL = 6 * time.Hour
 
-// Sink writes inventories to one BigQuery table. It implements sink.Sink
-// and sink.Checker.
+// Sink writes inventories to one BigQuery table. It implements sink.Sink,
+// sink.Checker and sink.DriftChecker.
 type Sink struct {
 	client       *bigquery.Client
 	data         tableRef
@@ -61,9 +61,9 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	switch {
 	case found && rev < st.Revision && !snap.Replay:
 		return nil
-	case found && st.Checksum == env.Checksum && rev == st.Revision:
+	case found && st.Checksum == env.Checksum && rev == st.Revision && !snap.Repair:
 		return nil
-	case found && st.Checksum == env.Checksum:
+	case found && st.Checksum == env.Checksum && !snap.Repair:
 		return s.run(ctx, "record the state", withParams(stateStatements(s.data), env))
 	}
 	var staging tableRef

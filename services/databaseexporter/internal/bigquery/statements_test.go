@@ -88,6 +88,7 @@ func TestStatements(t *testing.T) {
 			withParams(stateStatements(goldenData), env)},
 		{"a deleted inventory loses its rows and state", "delete.golden", deleteStatements(goldenData, env)},
 		{"the state is read with parameters", "read-state.golden", []statement{readStateStatement(goldenData, env)}},
+		{"a drift check counts the inventory's rows with parameters", "count.golden", []statement{countStatement(goldenData, env)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

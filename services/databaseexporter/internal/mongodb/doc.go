@@ -20,6 +20,10 @@
 // FerretDB pushes down to its storage. No transaction is needed: a write
 // interrupted anywhere leaves the state pending, so the next write is a full
 // one, which compares again.
+// The state is recorded only over a state of the same revision or older
+// (M4): a writer that lost its claim and finishes last leaves the newer
+// state pending instead. Drift checks of periodic re-exports compare the
+// state and the inventory's document count.
 //
 // It does not decide when to write (the exporter runtime does), stamp
 // envelopes, or register itself: the database exporter service lists it.

@@ -16,7 +16,7 @@ import (
 )
 
 // Sink writes inventories to one MongoDB collection. It implements
-// sink.Sink, sink.Checker and sink.DeltaWriter.
+// sink.Sink, sink.Checker, sink.DeltaWriter and sink.DriftChecker.
 type Sink struct {
 	client   *mongo.Client
 	data     *mongo.Collection
@@ -40,8 +40,9 @@ type Sink struct {
 
 	// afterData, when set (tests), runs between the data write and the
 	// state record; an error it returns aborts the write there, as a crash
-	// would.
-	afterData func() error
+	// would. beforeData runs between marking the write pending and the
+	// data write of Write.
+	afterData, beforeData func() error
 }
 
 // Write makes the collection hold exactly s for its (cluster, inventory).
@@ -60,15 +61,20 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if found && skip(st, env, snap.Replay) {
+	if found && skip(st, env, snap.Replay, snap.Repair) {
 		return nil
 	}
-	if found && st.holds() && st.Checksum == env.Checksum {
+	if found && !snap.Repair && st.holds() && st.Checksum == env.Checksum {
 		// Same rows under a new revision: only the state moves.
-		return s.recordState(ctx, env)
+		return s.recordState(ctx, env, snap.Replay)
 	}
 	if err := s.markPending(ctx, env); err != nil {
 		return err
+	}
+	if s.beforeData != nil {
+		if err := s.beforeData(); err != nil {
+			return err
+		}
 	}
 	converted, err := s.writeAll(ctx, env)
 	if err != nil {
@@ -79,7 +85,7 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 			return err
 		}
 	}
-	if err := s.recordState(ctx, env); err != nil {
+	if err := s.recordState(ctx, env, snap.Replay); err != nil {
 		return err
 	}
 	if converted {
@@ -109,7 +115,7 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 		return err
 	}
 	if !found || !st.holds() || st.Revision != sink.Revision64(d.BaseRevision) || st.Checksum != d.BaseChecksum {
-		if found && skip(st, env, false) {
+		if found && skip(st, env, false, false) {
 			return nil
 		}
 		return s.writeFull(ctx, snap)
@@ -136,7 +142,7 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 			return err
 		}
 	}
-	return s.recordState(ctx, env)
+	return s.recordState(ctx, env, false)
 }
 
 // writeFull writes snap with Write, loading its items first when WriteDelta
@@ -151,13 +157,13 @@ func (s *Sink) writeFull(ctx context.Context, snap sink.Snapshot) error {
 
 // skip reports whether env is older than what the state records (or what an
 // interrupted write was applying) and not a replay, or is exactly what a
-// completed write recorded in the current layout.
-func skip(st state, env busv1.Envelope, replay bool) bool {
+// completed write recorded in the current layout and not a repair.
+func skip(st state, env busv1.Envelope, replay, repair bool) bool {
 	rev := sink.Revision64(env.Revision)
 	if !replay && (rev < st.Revision || (st.Pending && rev < st.PendingRevision)) {
 		return true
 	}
-	return st.holds() && rev == st.Revision && env.Checksum == st.Checksum
+	return !repair && st.holds() && rev == st.Revision && env.Checksum == st.Checksum
 }
 
 // remove deletes the inventory's documents, of either layout, and then its

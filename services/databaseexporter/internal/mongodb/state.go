@@ -70,12 +70,13 @@ func (s *Sink) readState(ctx context.Context, env busv1.Envelope) (st state, fou
 }
 
 // markPending records, before any document changes, that a write of env is
-// in progress; it keeps the recorded revision and checksum.
+// in progress; it keeps the recorded revision and checksum, and the
+// pending revision never moves backwards.
 func (s *Sink) markPending(ctx context.Context, env busv1.Envelope) error {
-	update := bson.D{{Key: "$set", Value: bson.D{
-		{Key: "pending", Value: true},
-		{Key: "pendingRevision", Value: sink.Revision64(env.Revision)},
-	}}}
+	update := bson.D{
+		{Key: "$set", Value: bson.D{{Key: "pending", Value: true}}},
+		{Key: "$max", Value: bson.D{{Key: "pendingRevision", Value: sink.Revision64(env.Revision)}}},
+	}
 	_, err := s.state.UpdateOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}, update, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return classify(ctx, "mark the write in the state", err)
@@ -84,18 +85,48 @@ func (s *Sink) markPending(ctx context.Context, env busv1.Envelope) error {
 }
 
 // recordState records env as the snapshot the collection holds; it is the
-// last step of a write.
-func (s *Sink) recordState(ctx context.Context, env busv1.Envelope) error {
+// last step of a write. It is conditional (M4): only a state at env's
+// revision or older (or one that records no revision yet) is replaced, so a
+// writer that lost its claim and finishes an older write after a newer one
+// neither moves the state backwards nor claims the newer write's
+// documents. Such a fenced writer may have overwritten documents of the
+// newer snapshot: it leaves the state pending, so that the next write (or
+// the next periodic drift check) rewrites them all, and returns nil, as
+// for any older revision. A replay (sink.Snapshot.Replay) records its older
+// revision unconditionally, as before.
+func (s *Sink) recordState(ctx context.Context, env busv1.Envelope, replay bool) error {
+	rev := sink.Revision64(env.Revision)
 	doc := bson.D{
 		{Key: "_id", Value: stateID(env)},
-		{Key: "revision", Value: sink.Revision64(env.Revision)},
+		{Key: "revision", Value: rev},
 		{Key: "checksum", Value: env.Checksum},
 		{Key: "exportedAt", Value: env.ExportedAt},
 		{Key: "layout", Value: layoutStringID},
 	}
-	_, err := s.state.ReplaceOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}, doc, options.Replace().SetUpsert(true))
+	filter := bson.D{{Key: "_id", Value: stateID(env)}}
+	if !replay {
+		filter = append(filter, bson.E{Key: "$or", Value: bson.A{
+			bson.D{{Key: "revision", Value: bson.D{{Key: "$lte", Value: rev}}}},
+			bson.D{{Key: "revision", Value: bson.D{{Key: "$exists", Value: false}}}},
+		}})
+	}
+	_, err := s.state.ReplaceOne(ctx, filter, doc, options.Replace().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		// The upsert found no state this old: a newer write recorded its
+		// state first.
+		return s.markOvertaken(ctx, env)
+	}
 	if err != nil {
 		return classify(ctx, "record state", err)
+	}
+	return nil
+}
+
+// markOvertaken leaves the newer state pending after a fenced write.
+func (s *Sink) markOvertaken(ctx context.Context, env busv1.Envelope) error {
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "pending", Value: true}}}}
+	if _, err := s.state.UpdateOne(ctx, bson.D{{Key: "_id", Value: stateID(env)}}, update); err != nil {
+		return classify(ctx, "mark the state overtaken", err)
 	}
 	return nil
 }

@@ -67,6 +67,9 @@ func TestDeltas(t *testing.T) {
 			if d := diff(want(next), r.read(t, "c", web)); d != "" {
 				t.Fatalf("projection (-want +got):\n%s", d)
 			}
+			if got := drift(t, k, next); got != "" {
+				t.Fatalf("drift %q after the write, want none: the rows hash was not kept", got)
+			}
 			if loads != c.loads {
 				t.Fatalf("the snapshot was loaded %d times, want %d", loads, c.loads)
 			}

@@ -16,6 +16,11 @@
 // statement is scoped to (cluster, inventory): rows of other clusters and
 // inventories sharing the table are never touched.
 //
+// It also owns the rows hash of the state table (drift.go): an
+// order-independent sum of per-row hashes kept by every write, which the
+// drift check of periodic re-exports recomputes to find rows deleted,
+// inserted or edited by hand.
+//
 // It does not decide when to export, retry, or report status (pkg/exporter
 // does), and it is not registered here: the database exporter's Run lists
 // it.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/failpoint"
 	"kollect.dev/kollect/pkg/sink"
 )
@@ -85,17 +86,19 @@ func (k *Sink) apply(ctx context.Context, tx pgx.Tx, sc scope, s sink.Snapshot, 
 	if st.revision > sc.revision && !s.Replay {
 		return errUnchanged
 	}
-	if st.revision == sc.revision && st.checksum == sc.checksum {
+	if st.revision == sc.revision && st.checksum == sc.checksum && !s.Repair {
 		return errUnchanged
 	}
 	d := s.Delta
 	switch {
 	case delta && d != nil && d.BaseRevision <= math.MaxInt64 && st.revision == int64(d.BaseRevision) && st.checksum == d.BaseChecksum:
-		err = k.applyDelta(ctx, tx, sc, d)
+		err = k.applyHashedDelta(ctx, tx, sc, d)
 	case !s.Loaded():
 		return errNeedsFull
 	default:
-		err = k.applyFull(ctx, tx, sc, s.Envelope.Items)
+		if err = k.applyFull(ctx, tx, sc, s.Envelope.Items); err == nil {
+			err = k.rehash(ctx, tx, sc)
+		}
 	}
 	if err != nil {
 		return err
@@ -108,6 +111,18 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3`,
 	}
 	failpoint.Hit("postgres.beforeCommit") // rows and state written, the transaction open
 	return nil
+}
+
+// applyHashedDelta applies d and keeps the rows hash up to date.
+func (k *Sink) applyHashedDelta(ctx context.Context, tx pgx.Tx, sc scope, d *busv1.Delta) error {
+	upserts, all := deltaKeys(d)
+	if err := k.adjustHash(ctx, tx, sc, "-", all); err != nil {
+		return err
+	}
+	if err := k.applyDelta(ctx, tx, sc, d); err != nil {
+		return err
+	}
+	return k.adjustHash(ctx, tx, sc, "+", upserts)
 }
 
 // lockState returns the inventory's state row, locked until the

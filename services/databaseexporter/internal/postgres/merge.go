@@ -36,10 +36,7 @@ import (
 // 100k rows: 0.30 s, or 0.11 s for the key columns only, and the MERGE
 // still takes 0.24 s).
 func (k *Sink) mergeStaging(ctx context.Context, tx pgx.Tx, sc scope, n int) error {
-	const (
-		scoped = `t.cluster = $1 AND t.inventory_namespace = $2 AND t.inventory_name = $3`
-		same   = `s.target_namespace = t.target_namespace AND s.target_name = t.target_name AND s.source_uid = t.source_uid`
-	)
+	const same = `s.target_namespace = t.target_namespace AND s.target_name = t.target_name AND s.source_uid = t.source_uid`
 	differ := `(` + quoted("t.", dataColumns) + `) IS DISTINCT FROM (` + quoted("s.", dataColumns) + `)`
 	sets := make([]string, len(dataColumns))
 	for i, c := range dataColumns {

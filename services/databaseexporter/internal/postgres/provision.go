@@ -45,18 +45,29 @@ func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
 	}
 	// A pre-existing table of the same name with other columns is
 	// reported, not written into.
-	return t.verify(ctx, tx)
+	hashed, err := t.verify(ctx, tx)
+	if err != nil || hashed {
+		return err
+	}
+	// A state table of an earlier release lacks the rows hash: added
+	// (NULL until the next full write of each inventory).
+	if _, err := tx.Exec(ctx, `ALTER TABLE `+t.state+` ADD COLUMN IF NOT EXISTS `+hashColumn+` numeric`); err != nil {
+		return fmt.Errorf("add column %s to %s: %w", hashColumn, t.state, err)
+	}
+	return nil
 }
 
 // verify checks that the rows and state tables exist with every column of
-// the contract; what is missing is a sink.Permanent error naming it.
+// the contract; what is missing is a sink.Permanent error naming it. It
+// reports whether the state table has the optional rows hash column
+// (hashColumn), without which drift checks compare row counts only.
 func (t table) verify(ctx context.Context, q interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
-}) error {
+}) (bool, error) {
 	rows, err := q.Query(ctx, `SELECT table_name, column_name FROM information_schema.columns
 WHERE table_schema = $1 AND table_name = ANY($2)`, t.schema, []string{t.name, t.stateName})
 	if err != nil {
-		return fmt.Errorf("read the columns of %s: %w", t, err)
+		return false, fmt.Errorf("read the columns of %s: %w", t, err)
 	}
 	have := map[string]map[string]bool{t.name: {}, t.stateName: {}}
 	var tbl, col string
@@ -65,7 +76,7 @@ WHERE table_schema = $1 AND table_name = ANY($2)`, t.schema, []string{t.name, t.
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("read the columns of %s: %w", t, err)
+		return false, fmt.Errorf("read the columns of %s: %w", t, err)
 	}
 	var problems []string
 	for _, want := range []struct {
@@ -88,9 +99,9 @@ WHERE table_schema = $1 AND table_name = ANY($2)`, t.schema, []string{t.name, t.
 	}
 	if len(problems) > 0 {
 		slices.Sort(problems)
-		return sink.Permanent(fmt.Errorf("%s (create them as docs/sinks/postgres.md shows, or use provisioning mode ensure)", strings.Join(problems, "; ")))
+		return false, sink.Permanent(fmt.Errorf("%s (create them as docs/sinks/postgres.md shows, or use provisioning mode ensure)", strings.Join(problems, "; ")))
 	}
-	return nil
+	return have[t.stateName][hashColumn], nil
 }
 
 func firstLine(s string) string {

@@ -13,8 +13,8 @@ import (
 )
 
 // Sink keeps one PostgreSQL table equal to the latest snapshot of every
-// inventory written to it. It implements sink.Sink, sink.Checker and
-// sink.DeltaWriter, and is safe for concurrent writes of different
+// inventory written to it. It implements sink.Sink, sink.Checker,
+// sink.DeltaWriter and sink.DriftChecker, and is safe for concurrent writes of different
 // inventories.
 type Sink struct {
 	pool *pgxpool.Pool
@@ -25,6 +25,7 @@ type Sink struct {
 
 	mu          sync.Mutex
 	provisioned bool // ensured or verified since the sink was opened
+	hashed      bool // the state table has the rows hash column
 }
 
 // Table returns the sanitized, schema-qualified name of the rows table.
@@ -43,7 +44,8 @@ func (k *Sink) Check(ctx context.Context) error {
 			return fmt.Errorf("select 1: %w", err)
 		}
 		if k.mode == v1alpha1.ProvisionExisting {
-			return k.t.verify(ctx, c)
+			_, err := k.t.verify(ctx, c)
+			return err
 		}
 		return nil
 	})
@@ -65,16 +67,25 @@ func (k *Sink) provision(ctx context.Context) error {
 		return nil
 	}
 	var err error
+	hashed := true
 	if k.mode == v1alpha1.ProvisionExisting {
-		err = k.t.verify(ctx, k.pool)
+		hashed, err = k.t.verify(ctx, k.pool)
 	} else {
 		err = pgx.BeginFunc(ctx, k.pool, func(tx pgx.Tx) error { return k.t.ensure(ctx, tx) })
 	}
 	if err != nil {
 		return err
 	}
-	k.provisioned = true
+	k.provisioned, k.hashed = true, hashed
 	return nil
+}
+
+// hashes reports whether the state table keeps the rows hash (hashColumn);
+// known once provisioned.
+func (k *Sink) hashes() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.hashed
 }
 
 // forgetProvisioning makes the next write provision again, after the table

@@ -112,6 +112,7 @@ func (t table) createState() string {
   checksum text NOT NULL,
   item_count integer NOT NULL,
   exported_at timestamptz NOT NULL,
+  rows_hash numeric,
   PRIMARY KEY (cluster, inventory_namespace, inventory_name)
 )`
 }

@@ -1,0 +1,106 @@
+package exporter
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
+)
+
+// Results of NameDriftChecks.
+const (
+	// DriftInSync: the sink still holds what it was last given.
+	DriftInSync = "in_sync"
+	// DriftFound: the sink had drifted and the snapshot was written again.
+	DriftFound = "drifted"
+	// DriftError: the check failed; the event is retried like a failed write.
+	DriftError = "error"
+)
+
+// driftDue reports whether ev, which skip says the binding already holds,
+// is a periodic re-export that asks the sink to check for drift: the export
+// state names exactly ev's revision and checksum and no replayed snapshot
+// sits on top of it. Redeliveries of a change, replays and older events are
+// never checked.
+func driftDue(st *busv1.ExportState, ev *busv1.SnapshotEvent) bool {
+	return st != nil && ev.Reason == busv1.ReasonPeriodic && ev.Replay == nil && st.Replayed == nil &&
+		st.Revision == ev.Revision && st.Checksum == ev.Checksum
+}
+
+// repairDrift runs the drift check of a periodic event the binding already
+// delivered (driftDue), when the sink implements sink.DriftChecker. A sink
+// that drifted is given the full snapshot again with Repair set, under a
+// claim like any write; the export state keeps its revision and checksum
+// with a new export time, and the status report names the drift.
+func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key string, st *busv1.ExportState, stRev uint64) error {
+	ev := j.d.ev
+	in, cfg, err := rt.configs.sink(ctx, w.ref, j.binding.SinkGeneration)
+	if err != nil {
+		return err
+	}
+	defer rt.configs.release(context.WithoutCancel(ctx), in)
+	dc, ok := in.sink.(sink.DriftChecker)
+	if !ok {
+		return nil
+	}
+	now := time.Now().UTC()
+	snap := sink.Snapshot{Envelope: header(ev).Stamp(cfg.Cluster, now), MaxExportBytes: j.binding.MaxExportBytes,
+		Load: func(ctx context.Context) (busv1.Envelope, error) {
+			env, err := j.d.envelope(ctx, rt.loader)
+			if err != nil {
+				return busv1.Envelope{}, err
+			}
+			return env.Stamp(cfg.Cluster, now), nil
+		}}
+	dctx, cancel := context.WithTimeoutCause(ctx, rt.cfg.WriteTimeout, errWriteTimeout)
+	reason, err := dc.Drift(dctx, snap)
+	cancel()
+	if err != nil {
+		rt.metrics.driftChecked(cfg.Type, DriftError)
+		return fmt.Errorf("check %s revision %d in %s sink %s/%s for drift: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
+	}
+	if reason == "" {
+		rt.metrics.driftChecked(cfg.Type, DriftInSync)
+		return nil
+	}
+	rt.metrics.driftChecked(cfg.Type, DriftFound)
+	env, err := j.d.envelope(ctx, rt.loader)
+	if err != nil {
+		return rt.loadFailed(w, j, err)
+	}
+	snap = sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Repair: true, MaxExportBytes: j.binding.MaxExportBytes}
+	c, err := rt.acquire(ctx, w, key, st, stRev, ev)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	wctx, cancel := context.WithTimeoutCause(c.ctx, rt.cfg.WriteTimeout, errWriteTimeout)
+	err = in.sink.Write(wctx, snap)
+	cancel()
+	if err != nil {
+		if lost := c.release(ctx); lost != nil {
+			rt.metrics.claimLost()
+			return lost
+		}
+		return fmt.Errorf("repair %s revision %d in %s sink %s/%s (%s): %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, reason, err)
+	}
+	rt.metrics.exported(cfg.Type, ModeFull, time.Since(started), j.d.size())
+	rev, err := c.end()
+	if err != nil {
+		rt.metrics.claimLost() // another replica holds the binding now: record nothing
+		return err
+	}
+	rt.metrics.repaired(cfg.Type)
+	next := c.base
+	next.Checksum, next.Revision, next.ExportedAt = ev.Checksum, ev.Revision, now
+	if err := rt.recordState(ctx, key, next, true, rev); err != nil {
+		return err
+	}
+	rt.log.Info("sink drift repaired", "inventory", w.inv.String(), "sink", w.ref.BindingName(), "revision", ev.Revision, "drift", reason)
+	w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: now, Checksum: ev.Checksum, Revision: ev.Revision, OK: true, Repaired: reason}
+	rt.report(ctx, ev, w.status)
+	w.status.Repaired = ""
+	return nil
+}
