@@ -16,6 +16,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/replay"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/eventexporter"
@@ -217,4 +218,41 @@ func TestKafkaPerRowTombstonesRowsDeletedWhileTheExporterWasDown(t *testing.T) {
 	s.publish(4, busv1.ReasonDeleted)
 	s.start()
 	s.waitCompacted(4)
+}
+
+// When the history no longer holds the export state's revision, the
+// restarted sink's full write still tombstones the rows deleted meanwhile:
+// it reads the inventory's live rows back from the topic.
+func TestKafkaPerRowTombstonesRowsDeletedAfterTheirHistoryExpired(t *testing.T) {
+	s := newKafkaSystem(t)
+	stop := s.start()
+	s.publish(1, busv1.ReasonChange, "a", "b", "c")
+	s.waitCompacted(1, "a", "b", "c")
+	stop()
+	s.expire(1)
+	s.publish(2, busv1.ReasonChange, "a", "d")
+	s.start()
+	s.waitCompacted(2, "a", "d")
+}
+
+// expire deletes revision rev's event from the snapshot history, as the
+// stream's limits do.
+func (s *kafkaSystem) expire(rev uint64) {
+	s.t.Helper()
+	ctx := context.Background()
+	evs, err := replay.Events(ctx, s.nats.JS, inv)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	st, err := s.nats.JS.Stream(ctx, bus.StreamSnapshots)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Event.Revision == rev {
+			if err := st.DeleteMsg(ctx, e.Sequence); err != nil {
+				s.t.Fatal(err)
+			}
+		}
+	}
 }

@@ -51,9 +51,10 @@ func (p *positions) get(invKey string) (position, bool) {
 // checksum itself, the partition of the inventory key still holds the
 // offset it wrote the export's last record at (neither re-created below it
 // nor truncated past it, by hand or by retention). A sink that did not
-// write s since it started (a restart) checks the topic only. Records
-// written over by a topic re-created and filled past that offset again are
-// not detected.
+// write s since it started (a restart) finds that offset in the tail of the
+// partition (recall); when the tail does not hold s, it checks the topic
+// only. Records written over by a topic re-created and filled past that
+// offset again are not detected.
 func (k *Sink) Drift(ctx context.Context, s sink.Snapshot) (string, error) {
 	ctx, done := k.auth.op(ctx)
 	defer done()
@@ -66,6 +67,9 @@ func (k *Sink) Drift(ctx context.Context, s sink.Snapshot) (string, error) {
 		return fmt.Sprintf("kafka topic %s missing", k.set.topic), nil
 	}
 	env := s.Envelope
+	if err := k.recallFor(ctx, env, false); err != nil {
+		return "", fmt.Errorf("check drift: %w", err)
+	}
 	pos, ok := k.produced.get(InventoryKey(env.Cluster, env.Inventory))
 	if !ok || pos.revision != env.Revision || pos.checksum != env.Checksum {
 		return "", nil

@@ -94,9 +94,11 @@ func TestDriftIsFoundAndRepairedAfterTheTopicIsDamagedByHand(t *testing.T) {
 	}
 }
 
-func TestASinkWithoutMemoryOfTheRevisionChecksTheTopicOnly(t *testing.T) {
+// A new sink (a restart) finds where its predecessor wrote the revision in
+// the tail of the inventory key's partition, and checks that offset.
+func TestARestartedSinkChecksTheOffsetItsPredecessorWrote(t *testing.T) {
 	ctx := context.Background()
-	broker := startKafka(t, kfake.DefaultNumPartitions(1))
+	broker := startKafka(t, kfake.DefaultNumPartitions(3))
 	cfg := sinkConfig(t, spec(broker, "restarted", v1alpha1.KafkaModePerRow))
 	sn := snap(t, web, 1, row("a", 1))
 	write(t, newSink(t, private, cfg, nil), sn)
@@ -104,10 +106,14 @@ func TestASinkWithoutMemoryOfTheRevisionChecksTheTopicOnly(t *testing.T) {
 	if got, err := restarted.Drift(ctx, sn); err != nil || got != "" {
 		t.Fatalf("drift seen by a new sink = %q, %v; want none", got, err)
 	}
-	if _, err := admin(t, broker).DeleteTopic(ctx, "restarted"); err != nil {
+	adm := admin(t, broker)
+	if _, err := adm.DeleteTopic(ctx, "restarted"); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := restarted.Drift(ctx, sn); err != nil || !strings.Contains(got, "missing") {
-		t.Fatalf("drift seen by a new sink after the topic was deleted = %q, %v; want the topic missing", got, err)
+	if _, err := adm.CreateTopic(ctx, 3, 1, nil, "restarted"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := restarted.Drift(ctx, sn); err != nil || !strings.Contains(got, "re-created") {
+		t.Fatalf("drift seen by a new sink after the topic was re-created = %q, %v; want it re-created", got, err)
 	}
 }

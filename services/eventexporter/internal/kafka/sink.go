@@ -18,6 +18,7 @@ import (
 // sink.Checker, sink.DeltaWriter and sink.DriftChecker.
 type Sink struct {
 	cl       *kgo.Client
+	opts     []kgo.Opt // cl's options, for the clients that read back (recall)
 	adm      *kadm.Client
 	set      settings
 	maxBytes int
@@ -27,13 +28,15 @@ type Sink struct {
 	high     parts.HighWater
 	rows     rowMemory
 	produced positions
+	recalled recalls
 
-	mu    sync.Mutex
-	ready bool // the topic was created or verified
+	mu      sync.Mutex
+	ready   bool // the topic was created or verified
+	created bool // this sink created the topic: there is nothing to recall
 }
 
-func newSink(cl *kgo.Client, auth *authWatch, set settings, maxBytes int) *Sink {
-	return &Sink{cl: cl, adm: kadm.NewClient(cl), auth: auth, set: set, maxBytes: maxBytes}
+func newSink(cl *kgo.Client, opts []kgo.Opt, auth *authWatch, set settings, maxBytes int) *Sink {
+	return &Sink{cl: cl, opts: opts, adm: kadm.NewClient(cl), auth: auth, set: set, maxBytes: maxBytes}
 }
 
 // NeedsDelta reports, in perRow mode, that a full write cannot tombstone
@@ -80,6 +83,12 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	defer done()
 	if err := k.ensureTopic(ctx); err != nil {
 		return err
+	}
+	if err := k.recall(ctx, s); err != nil {
+		return fmt.Errorf("write %s to kafka topic %s: %w", s.Envelope.Inventory, k.set.topic, err)
+	}
+	if k.high.Skip(s) {
+		return nil // the topic holds it: written before a restart
 	}
 	var err error
 	if k.set.perRow {
@@ -151,6 +160,7 @@ func (k *Sink) ensureTopic(ctx context.Context) error {
 		if err := k.createTopic(ctx); err != nil {
 			return err
 		}
+		k.created = true
 	}
 	k.ready = true
 	return nil
