@@ -22,7 +22,8 @@ const (
 	// partition are read to find the inventory's last export.
 	recallTail = 10_000
 	// maxRecallRecords is the largest topic (records between the start
-	// and end offsets of every partition) whose perRow rows are read back.
+	// and end offsets of every partition) whose perRow rows are read back
+	// (Sink.recallLimit).
 	maxRecallRecords = 1_000_000
 	// recallTimeout bounds one recall's reading.
 	recallTimeout = 30 * time.Second
@@ -192,7 +193,7 @@ func (k *Sink) liveRows(ctx context.Context, invKey string, starts, ends kadm.Li
 			total += o.Offset - start.Offset
 		}
 	})
-	if total > maxRecallRecords {
+	if total > k.recallLimit {
 		return nil, false
 	}
 	prefix := invKey + "/"

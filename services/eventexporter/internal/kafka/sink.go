@@ -29,6 +29,8 @@ type Sink struct {
 	rows     rowMemory
 	produced positions
 	recalled recalls
+	// recallLimit is maxRecallRecords; tests lower it.
+	recallLimit int64
 
 	mu      sync.Mutex
 	ready   bool // the topic was created or verified
@@ -36,7 +38,8 @@ type Sink struct {
 }
 
 func newSink(cl *kgo.Client, opts []kgo.Opt, auth *authWatch, set settings, maxBytes int) *Sink {
-	return &Sink{cl: cl, opts: opts, adm: kadm.NewClient(cl), auth: auth, set: set, maxBytes: maxBytes}
+	return &Sink{cl: cl, opts: opts, adm: kadm.NewClient(cl), auth: auth, set: set, maxBytes: maxBytes,
+		recallLimit: maxRecallRecords}
 }
 
 // NeedsDelta reports, in perRow mode, that a full write cannot tombstone
