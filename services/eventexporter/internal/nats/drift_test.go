@@ -4,10 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go/jetstream"
 	"kollect.dev/kollect/pkg/sink/sinktest"
+	natssink "kollect.dev/kollect/services/eventexporter/internal/nats"
 )
 
 func TestDriftIsFoundAndRepairedAfterTheStreamIsDamagedByHand(t *testing.T) {
@@ -128,5 +130,30 @@ func TestASinkWithoutMemoryOfTheRevisionChecksTheStreamOnly(t *testing.T) {
 	}
 	if got, err := restarted.Drift(ctx, sn); err != nil || !strings.Contains(got, "missing") {
 		t.Fatalf("drift seen by a new sink after the stream was deleted = %q, %v; want the stream missing", got, err)
+	}
+}
+
+// After the stream's duplicate window, a revision delivered again to a new
+// sink (a restart after a kill between the publish and the export state)
+// is stored a second time, identical but for its stream sequence: the
+// documented case consumers dedupe by Nats-Msg-Id or headers.
+func TestARepeatAfterTheDuplicateWindowIsStoredAgain(t *testing.T) {
+	ctx := context.Background()
+	p := startNATS(t, nil)
+	if _, err := p.js.CreateStream(ctx, jetstream.StreamConfig{Name: "SHORT", Subjects: []string{"short.events"},
+		Duplicates: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := sinkConfig(t, spec(p.url, "short.events", "SHORT"))
+	sn := snap(t, 1, row("a", 1.0))
+	write(t, newSink(t, private, cfg, nil), sn)
+	var ids []string
+	for deadline := time.Now().Add(10 * time.Second); len(ids) < 2 && time.Now().Before(deadline); {
+		write(t, newSink(t, private, cfg, nil), sn)
+		ids = stored(t, p.js, "SHORT")
+	}
+	id := natssink.MsgID(sn.Envelope, false)
+	if d := cmp.Diff([]string{id, id}, ids); d != "" {
+		t.Fatalf("message ids after the window (-want +got):\n%s", d)
 	}
 }
