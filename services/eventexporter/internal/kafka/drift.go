@@ -10,6 +10,9 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
+// The runtime's periodic drift check finds the sink through this interface.
+var _ sink.DriftChecker = (*Sink)(nil)
+
 // position is where this sink wrote the last record of an inventory's
 // export under the inventory key: the inventory record in perRow mode, the
 // last part in snapshot mode.

@@ -12,6 +12,9 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
+// The runtime's periodic drift check finds the sink through this interface.
+var _ sink.DriftChecker = (*Sink)(nil)
+
 // position is the stream and sequence of the last message of an
 // inventory's last export (its last part).
 type position struct {
