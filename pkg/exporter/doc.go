@@ -106,6 +106,16 @@
 // superseded events always were: the newest references the whole snapshot,
 // so a crash costs the composition (a full write), never data.
 //
+// A sink whose full write cannot remove rows it does not remember having
+// sent (deltaNeeder: the Kafka sink in perRow mode, whose tombstones come
+// from deltas or from its in-memory rows) gets a delta whenever the export
+// state's snapshot can be found: when no chained delta applies (a restart
+// with several revisions pending, an event without a delta, a composition
+// past its cap, a deletion), the runtime reads the state's event from the
+// job's chain or the inventory's snapshot history, loads both snapshots and
+// diffs them by row key (history.go). Only when the history no longer
+// holds the state's revision is the snapshot written whole.
+//
 // Envelopes are read through one replay.Loader per runtime: inline, a
 // legacy envelope object, or a manifest whose content-addressed chunks are
 // verified against their digests and the event's checksum, and cached by

@@ -31,12 +31,17 @@ const missingObjectRetries = 5
 // needs: with a delta that moves the binding from its export state st to
 // j's snapshot and a sink.DeltaWriter, a header-only envelope (the manifest
 // and chunks are not read unless the sink calls Load); otherwise the full
-// envelope. loads records a failure of a later Load.
+// envelope. A sink that needs deltas (deltaNeeder) gets one rebuilt from
+// the snapshot history when no chained delta applies. loads records a
+// failure of a later Load.
 func (rt *runtime) snapshot(ctx context.Context, s sink.Sink, st *busv1.ExportState, j *job, cluster string, now time.Time, loads *loadErr) (sink.Snapshot, error) {
 	ev := j.d.ev
 	snap := sink.Snapshot{Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil, MaxExportBytes: j.binding.MaxExportBytes}
 	if _, ok := s.(sink.DeltaWriter); ok {
 		d, err := rt.delta(ctx, st, j)
+		if err == nil && d == nil && needsDelta(s) {
+			d, err = rt.historyDelta(ctx, st, j)
+		}
 		if err != nil {
 			return snap, err
 		}

@@ -65,7 +65,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	if err != nil {
 		return nil, sink.Permanent(fmt.Errorf("kafka sink %s/%s: create client: %w", cfg.Namespace, cfg.Name, err))
 	}
-	return newSink(cl, auth, set, b.maxRecordBytes()), nil
+	return newSink(cl, opts, auth, set, b.maxRecordBytes()), nil
 }
 
 func (b Backend) maxRecordBytes() int {

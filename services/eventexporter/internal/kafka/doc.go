@@ -22,19 +22,27 @@
 //
 // # Restarts
 //
-// The high-water mark and, in perRow mode, the key and hash of each row
-// last sent are kept in memory per inventory. A new sink starts without
-// them: in snapshot mode it may send again a snapshot the topic already
-// holds (same key, same checksum header: consumers compare checksums); in
-// perRow mode its first full export without a delta upserts every row and
-// cannot send tombstones for rows deleted while it was not running. A delta
-// (sink.DeltaWriter, used by the runtime whenever the topic holds the
-// delta's base) carries its deletes, so tombstones are sent across restarts
-// in the common case; the inventory record of each export gives consumers
-// the item count to detect the rare leftover. A delta is encoded from its
-// own rows, never from the whole snapshot, and updates the rows memory by
-// its keys only; a sink that started with deltas has no memory of the other
-// rows until its next full export, which then upserts every row. When the
-// memory shows that the topic last got another revision than the delta's
-// base, the sink loads the full snapshot and sends the difference instead.
+// The high-water mark, the position of each inventory's last export and,
+// in perRow mode, the key and hash of each row last sent are kept in memory
+// per inventory. A new sink (a restart, a changed config) recalls them from
+// the topic on an inventory's first write or drift check (recall.go): the
+// last complete export in the tail of the inventory key's partition becomes
+// the high-water mark, so a revision delivered again after a kill between
+// the produce and the export state is not sent again; in perRow mode a full
+// write first reads the inventory's live rows back from the whole topic
+// (bounded), so it tombstones every row key the snapshot lacks. The
+// runtime hands a perRow sink a delta whenever it can (NeedsDelta): chained
+// from the export state, or rebuilt from the snapshot history; a delta
+// carries its deletes, is encoded from its own rows, never from the whole
+// snapshot, and updates the rows memory by its keys only. When the memory
+// shows that the topic last got another revision than the delta's base, the
+// sink loads the full snapshot and sends the difference instead. What is
+// left (a partial export repeated, bounds exceeded) is documented in
+// docs/sinks/kafka.md.
+//
+// # Drift
+//
+// Drift checks that the topic exists and that the partition of the
+// inventory key still holds the offset of the export's last record; a
+// Repair write sends the whole snapshot, every row in perRow mode.
 package kafka

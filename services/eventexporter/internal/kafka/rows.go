@@ -69,10 +69,12 @@ func (m *rowMemory) applied(inv string, env busv1.Envelope, deleted []string, up
 
 // deltaApplies reports whether s's delta applies to what this sink last
 // sent for the inventory: the sink sent its base, or sent nothing since it
-// started (the runtime's export state then vouches for the base).
+// started (the runtime's export state then vouches for the base). A
+// deletion's delta (rebuilt from the history, see NeedsDelta) deletes every
+// row: its tombstones are what a restarted sink could not send otherwise.
 func (k *Sink) deltaApplies(s sink.Snapshot) bool {
 	d := s.Delta
-	if d == nil || s.Replay || s.Deleted {
+	if d == nil || s.Replay {
 		return false
 	}
 	last, ok := k.rows.get(InventoryKey(s.Envelope.Cluster, s.Envelope.Inventory))
@@ -89,7 +91,7 @@ type rowValue struct {
 // tombstone per deleted row, then the inventory record. The changes are
 // s.Delta's when set (the envelope's items are not needed), else the
 // difference with the rows this sink last sent for the inventory; without
-// either, every row is sent.
+// either, or for a repair, every row is sent.
 func (k *Sink) writeRows(ctx context.Context, s sink.Snapshot) error {
 	if s.Delta != nil {
 		return k.writeDeltaRows(ctx, s)
@@ -110,7 +112,7 @@ func (k *Sink) writeRows(ctx context.Context, s sink.Snapshot) error {
 	var recs []*kgo.Record
 	for i, r := range env.Items {
 		key := RowKey(env.Cluster, env.Inventory, r.Key())
-		if h, ok := prev[key]; ok && h == next[key] {
+		if h, ok := prev[key]; ok && h == next[key] && !s.Repair {
 			continue
 		}
 		rec, err := k.rowRecord(env, prefix, r, encoded[i], maxBytes)
@@ -173,7 +175,12 @@ func (k *Sink) close(ctx context.Context, env busv1.Envelope, recs []*kgo.Record
 	if err := k.produce(ctx, recs); err != nil {
 		return err
 	}
-	return k.produce(ctx, []*kgo.Record{k.inventoryRecord(env)})
+	inv := k.inventoryRecord(env)
+	if err := k.produce(ctx, []*kgo.Record{inv}); err != nil {
+		return err
+	}
+	k.produced.wrote(env, inv)
+	return nil
 }
 
 // encodeRows encodes each row of env and returns the encodings and the

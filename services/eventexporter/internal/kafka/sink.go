@@ -9,33 +9,48 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/eventexporter/internal/parts"
 )
 
 // Sink publishes snapshots to one Kafka topic. It implements sink.Sink,
-// sink.Checker and sink.DeltaWriter.
+// sink.Checker, sink.DeltaWriter and sink.DriftChecker.
 type Sink struct {
 	cl       *kgo.Client
+	opts     []kgo.Opt // cl's options, for the clients that read back (recall)
 	adm      *kadm.Client
 	set      settings
 	maxBytes int
 
 	auth *authWatch
 
-	high parts.HighWater
-	rows rowMemory
+	high     parts.HighWater
+	rows     rowMemory
+	produced positions
+	recalled recalls
+	// recallLimit is maxRecallRecords; tests lower it.
+	recallLimit int64
 
-	mu    sync.Mutex
-	ready bool // the topic was created or verified
+	mu      sync.Mutex
+	ready   bool // the topic was created or verified
+	created bool // this sink created the topic: there is nothing to recall
 }
 
-func newSink(cl *kgo.Client, auth *authWatch, set settings, maxBytes int) *Sink {
-	return &Sink{cl: cl, adm: kadm.NewClient(cl), auth: auth, set: set, maxBytes: maxBytes}
+func newSink(cl *kgo.Client, opts []kgo.Opt, auth *authWatch, set settings, maxBytes int) *Sink {
+	return &Sink{cl: cl, opts: opts, adm: kadm.NewClient(cl), auth: auth, set: set, maxBytes: maxBytes,
+		recallLimit: maxRecallRecords}
 }
+
+// NeedsDelta reports, in perRow mode, that a full write cannot tombstone
+// the rows deleted since a write this sink did not make (it remembers what
+// it sent in memory only): the runtime then rebuilds the delta from the
+// snapshot history when no chained delta applies (see pkg/exporter).
+func (k *Sink) NeedsDelta() bool { return k.set.perRow }
 
 // Write publishes s unless the topic was already sent s's revision, or a
-// newer one, by this sink.
+// newer one, by this sink. A repair (s.Repair, after Drift) is always sent,
+// in perRow mode every row of it.
 func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 	return k.write(ctx, s)
 }
@@ -72,6 +87,12 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	if err := k.ensureTopic(ctx); err != nil {
 		return err
 	}
+	if err := k.recall(ctx, s); err != nil {
+		return fmt.Errorf("write %s to kafka topic %s: %w", s.Envelope.Inventory, k.set.topic, err)
+	}
+	if k.high.Skip(s) {
+		return nil // the topic holds it: written before a restart
+	}
 	var err error
 	if k.set.perRow {
 		err = k.writeRows(ctx, s)
@@ -96,7 +117,11 @@ func (k *Sink) writeSnapshot(ctx context.Context, s sink.Snapshot) error {
 	for i, p := range ps {
 		recs[i] = k.snapshotRecord(p)
 	}
-	return k.produce(ctx, recs)
+	if err := k.produce(ctx, recs); err != nil {
+		return err
+	}
+	k.produced.wrote(s.Envelope, recs[len(recs)-1])
+	return nil
 }
 
 // produce sends recs and waits for every acknowledgement.
@@ -138,6 +163,7 @@ func (k *Sink) ensureTopic(ctx context.Context) error {
 		if err := k.createTopic(ctx); err != nil {
 			return err
 		}
+		k.created = true
 	}
 	k.ready = true
 	return nil
@@ -158,20 +184,32 @@ func (k *Sink) createTopic(ctx context.Context) error {
 	return fmt.Errorf("create kafka topic %s: %w", k.set.topic, classify(ctx, err))
 }
 
-// topicExists reads the topic's metadata.
+// topicExists reads the topic's metadata from a broker, bypassing the
+// client's metadata cache, so that a topic deleted a moment ago is seen
+// missing (Drift).
 func (k *Sink) topicExists(ctx context.Context) (bool, error) {
-	td, err := k.adm.ListTopics(ctx, k.set.topic)
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(k.set.topic)
+	req.Topics = []kmsg.MetadataRequestTopic{rt}
+	resp, err := req.RequestWith(ctx, k.cl)
 	if err != nil {
 		return false, fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, err))
 	}
-	t, ok := td[k.set.topic]
-	switch {
-	case !ok || errors.Is(t.Err, kerr.UnknownTopicOrPartition):
-		return false, nil
-	case t.Err != nil:
-		return false, fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, t.Err))
+	for _, t := range resp.Topics {
+		if t.Topic == nil || *t.Topic != k.set.topic {
+			continue
+		}
+		switch err := kerr.ErrorForCode(t.ErrorCode); {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, kerr.UnknownTopicOrPartition):
+			return false, nil
+		default:
+			return false, fmt.Errorf("describe kafka topic %s: %w", k.set.topic, classify(ctx, err))
+		}
 	}
-	return true, nil
+	return false, nil
 }
 
 // Check connects, authenticates and reads the topic's metadata. A missing

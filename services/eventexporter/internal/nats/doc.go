@@ -28,5 +28,13 @@
 // restart, a changed config) sends again what it is given, and the stream
 // drops a repeat within its duplicate window (two minutes when Kollect
 // creates it); after the window a repeat is stored again, with the same
-// checksum, and consumers compare checksums.
+// message id and checksum (docs/sinks/nats.md lists every case).
+//
+// # Drift
+//
+// Drift checks that a stream captures the subject and, for an export this
+// sink published, that the stream still holds its last message at the
+// sequence the server acknowledged (limits retention only). A Repair
+// write publishes the envelope again under "<id>/repair/<exportedAt>", so
+// that the duplicate window does not drop it.
 package nats

@@ -3,6 +3,7 @@ package nats_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -98,6 +99,9 @@ func messages(ctx context.Context, js jetstream.JetStream, stream string) ([]*je
 	var out []*jetstream.RawStreamMsg
 	for seq := state.FirstSeq; state.Msgs > 0 && seq <= state.LastSeq; seq++ {
 		m, err := st.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // deleted
+		}
 		if err != nil {
 			return nil, fmt.Errorf("get message %d: %w", seq, err)
 		}

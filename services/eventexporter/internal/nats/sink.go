@@ -14,7 +14,7 @@ import (
 )
 
 // Sink publishes snapshots to one subject of an external NATS JetStream. It
-// implements sink.Sink and sink.Checker.
+// implements sink.Sink, sink.Checker and sink.DriftChecker.
 type Sink struct {
 	set      settings
 	opts     []nats.Option
@@ -22,7 +22,8 @@ type Sink struct {
 	window   time.Duration
 	timeout  time.Duration
 
-	high parts.HighWater
+	high      parts.HighWater
+	published positions
 
 	mu     sync.Mutex
 	nc     *nats.Conn
@@ -31,7 +32,8 @@ type Sink struct {
 }
 
 // Write publishes s's envelope, or its parts, unless this sink already
-// published s's revision or a newer one.
+// published s's revision or a newer one; a repair (s.Repair, after Drift)
+// is always published, under a message id of its own.
 func (n *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -59,15 +61,23 @@ func (n *Sink) publish(ctx context.Context, s sink.Snapshot) error {
 	if err != nil {
 		return err
 	}
+	var ack *jetstream.PubAck
 	for _, p := range ps {
 		msg := &nats.Msg{Subject: n.set.subject, Data: p.JSON, Header: header(p)}
-		if err := n.publishOne(ctx, js, msg, msgID(p, s.Replay), stream); err != nil {
+		id := msgID(p, s.Replay)
+		if s.Repair {
+			// A repair must be stored even when the server still
+			// remembers the first message's id in its duplicate window.
+			id += "/repair/" + s.Envelope.ExportedAt.UTC().Format(time.RFC3339Nano)
+		}
+		if ack, err = n.publishOne(ctx, js, msg, id, stream); err != nil {
 			if errors.Is(err, jetstream.ErrNoStreamResponse) {
 				n.forgetStream() // deleted or moved: find (or create) it again on the retry
 			}
 			return err
 		}
 	}
+	n.published.wrote(s.Envelope, ack)
 	return nil
 }
 
@@ -79,13 +89,14 @@ func (n *Sink) forgetStream() {
 
 // publishOne publishes msg and waits for the stream's acknowledgement; a
 // duplicate acknowledged by the server is success.
-func (n *Sink) publishOne(ctx context.Context, js jetstream.JetStream, msg *nats.Msg, id, stream string) error {
+func (n *Sink) publishOne(ctx context.Context, js jetstream.JetStream, msg *nats.Msg, id, stream string) (*jetstream.PubAck, error) {
 	ctx, cancel := n.bounded(ctx)
 	defer cancel()
-	if _, err := js.PublishMsg(ctx, msg, jetstream.WithMsgID(id), jetstream.WithExpectStream(stream)); err != nil {
-		return classify(ctx, err)
+	ack, err := js.PublishMsg(ctx, msg, jetstream.WithMsgID(id), jetstream.WithExpectStream(stream))
+	if err != nil {
+		return nil, classify(ctx, err)
 	}
-	return nil
+	return ack, nil
 }
 
 // limit is the largest envelope JSON per message: the binding's

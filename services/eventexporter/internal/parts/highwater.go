@@ -28,10 +28,11 @@ type sent struct {
 	checksum string
 }
 
-// Skip reports whether s needs no sending: not a replay, and older than the
-// last snapshot sent for its inventory or the same revision and checksum.
+// Skip reports whether s needs no sending: neither a replay nor a repair
+// (sink.Snapshot.Repair), and older than the last snapshot sent for its
+// inventory or the same revision and checksum.
 func (h *HighWater) Skip(s sink.Snapshot) bool {
-	if s.Replay {
+	if s.Replay || s.Repair {
 		return false
 	}
 	h.mu.Lock()
