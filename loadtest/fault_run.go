@@ -160,7 +160,11 @@ func (r *faultRun) build(ctx context.Context, root string) error {
 func (r *faultRun) startPeers(ctx context.Context) error {
 	var err error
 	r.logf("starting kube-apiserver and etcd")
-	if r.kube, err = testenv.NewKube(); err != nil {
+	certs := filepath.Join(r.dir, "apiserver-certs")
+	if err := os.MkdirAll(certs, 0o700); err != nil {
+		return err
+	}
+	if r.kube, err = testenv.NewRestartableKube(certs); err != nil {
 		return err
 	}
 	kubeconfig := filepath.Join(r.dir, "kubeconfig")

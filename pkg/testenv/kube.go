@@ -55,7 +55,15 @@ func StartKube(t testing.TB) *Kube {
 
 // NewKube starts etcd and kube-apiserver with deploy/crds installed; the
 // caller owns Stop. TestMain functions and the demo use it.
-func NewKube() (*Kube, error) {
+func NewKube() (*Kube, error) { return newKube("") }
+
+// NewRestartableKube is NewKube with the API server's certificates in
+// certDir, so that its APIServer can be stopped (or killed, then stopped)
+// and started again with the same address and credentials while etcd keeps
+// the cluster: the fault suite kills it.
+func NewRestartableKube(certDir string) (*Kube, error) { return newKube(certDir) }
+
+func newKube(certDir string) (*Kube, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -72,6 +80,10 @@ func NewKube() (*Kube, error) {
 		// The default (20s) is too short on a loaded 2-core machine.
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
+	}
+	if certDir != "" {
+		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
+		env.ControlPlane.APIServer.Configure().Set("shutdown-watch-termination-grace-period", "1s")
 	}
 	cfg, err := env.Start()
 	if err != nil {
