@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -25,6 +26,10 @@ type bucket struct {
 	name   string
 	region string
 	mode   v1alpha1.ProvisioningMode
+	// unconditional is set once the store answered a conditional put
+	// with 501 Not Implemented (an S3-compatible store without
+	// conditional writes): puts are then unfenced.
+	unconditional atomic.Bool
 }
 
 // Put uploads body in one request, with If-Match or If-None-Match: * when
@@ -37,12 +42,19 @@ func (b *bucket) Put(ctx context.Context, key string, body []byte, contentType, 
 		in.ContentEncoding = &contentEncoding
 	}
 	switch {
+	case b.unconditional.Load():
 	case cond.Absent:
 		in.IfNoneMatch = aws.String("*")
 	case cond.Version != "":
 		in.IfMatch = aws.String(cond.Version)
 	}
 	out, err := b.client.PutObject(ctx, in)
+	if (in.IfMatch != nil || in.IfNoneMatch != nil) && isNotImplemented(err) {
+		b.unconditional.Store(true)
+		in.IfMatch, in.IfNoneMatch = nil, nil
+		in.Body = bytes.NewReader(body)
+		out, err = b.client.PutObject(ctx, in)
+	}
 	if isPreconditionFailed(err) {
 		return objectstore.Info{}, fmt.Errorf("put object %s in bucket %s: %w", key, b.name, objectstore.ErrPrecondition)
 	}
@@ -144,6 +156,16 @@ func isPreconditionFailed(err error) bool {
 	}
 	var re *awshttp.ResponseError
 	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusPreconditionFailed
+}
+
+// isNotImplemented reports a store's refusal of a feature it lacks (501).
+func isNotImplemented(err error) bool {
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == "NotImplemented" {
+		return true
+	}
+	var re *awshttp.ResponseError
+	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusNotImplemented
 }
 
 func isNotFound(err error) bool {
