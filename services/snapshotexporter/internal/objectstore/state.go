@@ -61,10 +61,10 @@ func readState(ctx context.Context, b Bucket, key string) (stored, error) {
 		return stored{}, err
 	}
 	cur := stored{exists: true, object: info}
-	if json.Unmarshal(body, &cur.State) != nil {
-		return cur, nil
+	var st State
+	if json.Unmarshal(body, &st) == nil {
+		cur.State, cur.found = st, true
 	}
-	cur.found = true
 	return cur, nil
 }
 
