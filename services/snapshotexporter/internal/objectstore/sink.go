@@ -11,8 +11,8 @@ import (
 )
 
 // Sink writes snapshots to a Bucket in a Layout. It implements sink.Sink,
-// sink.Checker and sink.DriftChecker; it is safe for concurrent writes of different
-// inventories.
+// sink.Checker and sink.DriftChecker; it is safe for concurrent writes of
+// different inventories.
 type Sink struct {
 	bucket Bucket
 	layout Layout
@@ -158,14 +158,16 @@ func (k *Sink) lost(ctx context.Context, s sink.Snapshot, stateKey string) error
 }
 
 // gaveWay returns nil when the state another writer wrote meanwhile (now)
-// holds s's revision or a newer one, so that s is done or superseded, and
-// otherwise a transient error: the retry reads the new state.
+// holds a newer revision than s, or s itself, so that s is superseded or
+// done, and otherwise a transient error: the retry reads the new state.
 func (k *Sink) gaveWay(s sink.Snapshot, stateKey string, now stored) error {
-	if now.found && !s.Replay && now.Revision >= s.Envelope.Revision {
+	env := &s.Envelope
+	if now.found && !s.Replay && (now.Revision > env.Revision ||
+		now.Revision == env.Revision && now.Checksum == env.Checksum) {
 		return nil
 	}
 	return fmt.Errorf("state %s changed while writing revision %d (another writer): %w", stateKey,
-		s.Envelope.Revision, ErrPrecondition)
+		env.Revision, ErrPrecondition)
 }
 
 // dropLegacyPointer deletes the pointer of env's inventory in the layout
