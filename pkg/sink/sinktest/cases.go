@@ -67,6 +67,7 @@ func cases() []testCase {
 		{"a cancelled context stops a write", checkCancelled},
 		{"a delta yields the same projection as its snapshot", checkDelta},
 		{"a delta on a base the sink does not hold writes the loaded snapshot", checkDeltaFallback},
+		{"a sink damaged by hand is found by Drift and restored by a repair", checkDrift},
 	}
 }
 

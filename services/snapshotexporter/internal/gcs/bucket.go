@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/iterator"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
 
 // bucket is one GCS bucket; it implements objectstore.Bucket and
@@ -23,33 +25,81 @@ type bucket struct {
 	mode    v1alpha1.ProvisioningMode
 }
 
-// Put uploads body in one request (no resumable session).
-func (b *bucket) Put(ctx context.Context, key string, body []byte, contentType, contentEncoding string) error {
-	w := b.handle.Object(key).NewWriter(ctx)
+// Put uploads body in one request (no resumable session), with
+// ifGenerationMatch when cond asks for it (0 for an absent object).
+func (b *bucket) Put(ctx context.Context, key string, body []byte, contentType, contentEncoding string,
+	cond objectstore.Condition) (objectstore.Info, error) {
+	o := b.handle.Object(key)
+	switch {
+	case cond.Absent:
+		o = o.If(storage.Conditions{DoesNotExist: true})
+	case cond.Version != "":
+		gen, err := strconv.ParseInt(cond.Version, 10, 64)
+		if err != nil {
+			return objectstore.Info{}, fmt.Errorf("put object %s in bucket %s: generation %q is not a number", key, b.name, cond.Version)
+		}
+		o = o.If(storage.Conditions{GenerationMatch: gen})
+	}
+	w := o.NewWriter(ctx)
 	w.ContentType, w.ContentEncoding = contentType, contentEncoding
 	w.ChunkSize = 0
 	if _, err := w.Write(body); err != nil {
 		_ = w.Close()
-		return classify("put object "+key+" in", b.name, err)
+		return objectstore.Info{}, b.putError(key, err)
 	}
-	return classify("put object "+key+" in", b.name, w.Close())
+	if err := w.Close(); err != nil {
+		return objectstore.Info{}, b.putError(key, err)
+	}
+	return infoOf(w.Attrs()), nil
 }
 
-// Get downloads the object at key.
-func (b *bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
+func (b *bucket) putError(key string, err error) error {
+	if statusOf(err) == http.StatusPreconditionFailed {
+		return fmt.Errorf("put object %s in bucket %s: %w", key, b.name, objectstore.ErrPrecondition)
+	}
+	return classify("put object "+key+" in", b.name, err)
+}
+
+// Get downloads the object at key, reading at most limit+1 bytes.
+func (b *bucket) Get(ctx context.Context, key string, limit int64) ([]byte, objectstore.Info, bool, error) {
 	r, err := b.handle.Object(key).NewReader(ctx)
 	if errors.Is(err, storage.ErrObjectNotExist) {
-		return nil, false, nil
+		return nil, objectstore.Info{}, false, nil
 	}
 	if err != nil {
-		return nil, false, classify("get object "+key+" from", b.name, err)
+		return nil, objectstore.Info{}, false, classify("get object "+key+" from", b.name, err)
 	}
 	defer r.Close()
-	body, err := io.ReadAll(r)
-	if err != nil {
-		return nil, false, fmt.Errorf("read object %s from bucket %s: %w", key, b.name, err)
+	if r.Attrs.Size > limit {
+		return nil, objectstore.Info{}, false, sink.Permanent(objectstore.TooLarge(key, limit))
 	}
-	return body, true, nil
+	body, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, objectstore.Info{}, false, fmt.Errorf("read object %s from bucket %s: %w", key, b.name, err)
+	}
+	if int64(len(body)) > limit {
+		return nil, objectstore.Info{}, false, sink.Permanent(objectstore.TooLarge(key, limit))
+	}
+	return body, objectstore.Info{Size: int64(len(body)), Version: strconv.FormatInt(r.Attrs.Generation, 10)}, true, nil
+}
+
+// Stat reads the object's metadata.
+func (b *bucket) Stat(ctx context.Context, key string) (objectstore.Info, bool, error) {
+	attrs, err := b.handle.Object(key).Attrs(ctx)
+	if errors.Is(err, storage.ErrObjectNotExist) {
+		return objectstore.Info{}, false, nil
+	}
+	if err != nil {
+		return objectstore.Info{}, false, classify("read object "+key+" in", b.name, err)
+	}
+	return infoOf(attrs), true, nil
+}
+
+func infoOf(a *storage.ObjectAttrs) objectstore.Info {
+	if a == nil {
+		return objectstore.Info{}
+	}
+	return objectstore.Info{Size: a.Size, Version: strconv.FormatInt(a.Generation, 10)}
 }
 
 // Delete removes the object at key; an absent one is not an error.

@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 					// provisioning mode ensure.
 					b := newBucketName()
 					s := p.newSink(t, p.spec(b, "exports", f.format, f.compression), exporter.MapCredentials{})
-					return s, objectstoretest.Reader{Get: p.getter(b), Prefix: "exports", Format: f.format,
+					return s, objectstoretest.Reader{Get: p.getter(b), Delete: p.deleter(b), Prefix: "exports", Format: f.format,
 						Compression: f.compression}
 				},
 				// fake-gcs-server checks no credentials, so bad

@@ -17,6 +17,7 @@ import (
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
 
@@ -92,4 +93,37 @@ func (p *peer) getter(bucket string) objectstoretest.Getter {
 		b, err := io.ReadAll(r)
 		return b, err == nil, err
 	}
+}
+
+// deleter deletes objects of bucket with the plain client.
+func (p *peer) deleter(bucket string) func(ctx context.Context, key string) error {
+	return func(ctx context.Context, key string) error {
+		return p.client.Bucket(bucket).Object(key).Delete(ctx)
+	}
+}
+
+// fixture returns an empty bucket of its own for objectstoretest.RunState,
+// on the plain client (the sink's bucket type over it).
+func (p *peer) fixture(t *testing.T, format string) objectstoretest.Fixture {
+	t.Helper()
+	b := newBucketName()
+	if err := p.client.Bucket(b).Create(context.Background(), "kollect-test", nil); err != nil {
+		t.Fatal(err)
+	}
+	spec := p.spec(b, "exports", format, "none")
+	layout, err := objectstore.NewLayout(&spec, "exports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bk := &bucket{client: p.client, handle: p.client.Bucket(b), name: b, mode: v1alpha1.ProvisionExisting}
+	return objectstoretest.Fixture{Bucket: bk, Layout: layout,
+		Reader: objectstoretest.Reader{Get: p.getter(b), Delete: p.deleter(b), Prefix: "exports", Format: format, Compression: "none"},
+		Put: func(ctx context.Context, key string, body []byte) error {
+			w := p.client.Bucket(b).Object(key).NewWriter(ctx)
+			if _, err := w.Write(body); err != nil {
+				_ = w.Close()
+				return err
+			}
+			return w.Close()
+		}}
 }

@@ -41,6 +41,10 @@ type Backend struct {
 	// land on disk rather than in memory; nothing stays there between
 	// fetches. "" unpacks in memory.
 	CacheDir string
+	// MaxFetchBytes caps each answer of an http(s) remote (a fetched
+	// pack above all); 0 is DefaultMaxFetchBytes. An answer over it is a
+	// permanent error naming the cap. SSH remotes are not capped.
+	MaxFetchBytes int64
 
 	mu      sync.Mutex
 	mirrors map[string]*mirror
@@ -97,7 +101,7 @@ func (b *Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, spec *v1alp
 		if err != nil {
 			return nil, err
 		}
-		s.http = b.Egress.HTTPTransport(tlsCfg)
+		s.http = limitTransport{rt: b.Egress.HTTPTransport(tlsCfg), max: b.maxFetch()}
 	}
 	layout, err := json.Marshal(s.tree)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -25,6 +26,9 @@ type export struct {
 	// ix is the inventory's index after the export (perResource), kept
 	// by the mirror once the commit is pushed; nil forgets it.
 	ix *tree.Index
+	// owns tells the inventory's paths after the export, for the mirror's
+	// clean marks; nil for a removal.
+	owns func(path string) bool
 }
 
 // touchedBy reports whether another writer's changed paths reach the
@@ -61,11 +65,13 @@ func (s *Sink) prepare(ctx context.Context, snap *sink.Snapshot, delta bool) (*e
 		}
 		if ok {
 			delete(s.m.models, key) // in flight: kept again once pushed
+			delete(s.m.clean, key)
 			state, err := ix.Commit(u)
 			if err != nil {
 				return nil, err
 			}
-			return &export{changes: changesOf(u.Edits, state), subject: s.message, env: header(env), key: key, ix: ix}, nil
+			return &export{changes: changesOf(u.Edits, state), subject: s.message, env: header(env), key: key, ix: ix,
+				owns: ix.Touches}, nil
 		}
 	}
 	if !snap.Loaded() {
@@ -84,6 +90,7 @@ func (s *Sink) prepareFull(snap sink.Snapshot) (*export, error) {
 	env := snap.Envelope
 	key := s.modelKey(env)
 	delete(s.m.models, key)
+	delete(s.m.clean, key)
 	held, err := s.m.objects().files(s.m.root)
 	if err != nil {
 		return nil, err
@@ -114,11 +121,13 @@ func (s *Sink) prepareFull(snap sink.Snapshot) (*export, error) {
 		return nil, err
 	}
 	write, remove := plan(held, prev, files)
+	ex.owns = owner(env, ex.ix, files)
 	if hasState && prev.Checksum == env.Checksum && prev.Generation == env.Generation &&
 		len(write) == 0 && len(remove) == 0 && slices.Equal(paths(files), prev.Files) {
 		if ex.ix != nil {
 			s.m.models[key] = ex.ix
 		}
+		s.m.clean[key] = ex.owns
 		return nil, nil
 	}
 	if s.tree.Mode != tree.ModePerResource {
@@ -151,6 +160,22 @@ func (s *Sink) prepareFull(snap sink.Snapshot) (*export, error) {
 		}
 	}
 	return ex, nil
+}
+
+// owner returns the test of whether a path is one of the inventory's
+// files, its State or a shard of its file list: the index's when it has
+// one, else over files.
+func owner(env busv1.Envelope, ix *tree.Index, files []tree.File) func(string) bool {
+	if ix != nil {
+		return ix.Touches
+	}
+	st := tree.StatePath(env.Cluster, env.Inventory)
+	shards := strings.TrimSuffix(st, ".json") + ".files/"
+	set := make(map[string]bool, len(files))
+	for _, f := range files {
+		set[f.Path] = true
+	}
+	return func(p string) bool { return p == st || strings.HasPrefix(p, shards) || set[p] }
 }
 
 // plan returns the files whose bytes the branch does not hold and the
@@ -272,6 +297,9 @@ func (s *Sink) commitAndPush(ctx context.Context, branch string, ex *export) err
 	}
 	if ex.ix != nil {
 		m.models[ex.key] = ex.ix
+	}
+	if ex.owns != nil {
+		m.clean[ex.key] = ex.owns
 	}
 	return m.sweep()
 }

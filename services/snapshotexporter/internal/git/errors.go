@@ -62,6 +62,7 @@ func permanent(err error) bool {
 		"knownhosts: key mismatch",    // the host key is not the known one
 		"knownhosts: key is unknown",
 		"endpoint address denied", // egress.ErrDenied through an error chain that lost it
+		tooLargeText,              // ErrAnswerTooLarge, likewise
 	} {
 		if strings.Contains(msg, s) {
 			return true

@@ -61,6 +61,12 @@ type mirror struct {
 	root   plumbing.Hash // tip's tree; zero: none
 	live   int           // objects in store after the last sweep
 	models map[string]*tree.Index
+	// clean holds, by model key, the inventories whose files on the tip
+	// are known to be what their State says (pushed or verified by this
+	// process), each with the test of whether a path is one of its
+	// files: a sync that changes one of them drops it, and Drift renders
+	// and compares the snapshot again.
+	clean map[string]func(path string) bool
 }
 
 // mirrorKey is the name of endpoint's branch ("" for the default).
@@ -82,7 +88,7 @@ func (b *Backend) acquire(endpoint, branch string) *mirror {
 		b.mirrors = map[string]*mirror{}
 	}
 	m := &mirror{key: key, endpoint: endpoint, refs: 1, branch: branch, proxy: sshProxy(b.Egress, endpoint),
-		scratch: b.CacheDir, store: newStore(), models: map[string]*tree.Index{}}
+		scratch: b.CacheDir, store: newStore(), models: map[string]*tree.Index{}, clean: map[string]func(string) bool{}}
 	b.mirrors[key] = m
 	return m
 }
@@ -189,7 +195,7 @@ func (m *mirror) sync(ctx context.Context, branch string, auth transport.AuthMet
 		}
 		m.forgetTouched(changed)
 	} else {
-		m.models = map[string]*tree.Index{}
+		m.models, m.clean = map[string]*tree.Index{}, map[string]func(string) bool{}
 	}
 	m.store, m.tip, m.root, m.loaded, m.live = next, tip, root, true, len(next.Objects)
 	return changed, nil
@@ -257,12 +263,21 @@ func copyObject(src, dst storer.EncodedObjectStorer, t plumbing.ObjectType, h pl
 	return err
 }
 
-// forgetTouched drops the index of every inventory one of paths belongs to.
+// forgetTouched drops the index, and the clean mark, of every inventory
+// one of paths belongs to.
 func (m *mirror) forgetTouched(paths []string) {
 	for key, ix := range m.models {
 		for _, p := range paths {
 			if ix.Touches(p) {
 				delete(m.models, key)
+				break
+			}
+		}
+	}
+	for key, touches := range m.clean {
+		for _, p := range paths {
+			if touches(p) {
+				delete(m.clean, key)
 				break
 			}
 		}

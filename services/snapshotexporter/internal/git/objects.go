@@ -47,7 +47,13 @@ func (o objects) files(h plumbing.Hash) (map[string]plumbing.Hash, error) {
 	}
 }
 
-// blob returns the content of blob h.
+// maxStateBlob is the most bytes read of a blob of the mirror: only the
+// State files and their shards are read (a few MiB at most for an
+// inventory of 100,000 files); a larger one is not Kollect's, and the
+// State is then treated as unreadable (and rewritten).
+const maxStateBlob = 16 << 20
+
+// blob returns the content of blob h, at most maxStateBlob bytes.
 func (o objects) blob(h plumbing.Hash) ([]byte, error) {
 	b, err := object.GetBlob(o.s, h)
 	if err != nil {
@@ -58,7 +64,10 @@ func (o objects) blob(h plumbing.Hash) ([]byte, error) {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
 	defer func() { _ = r.Close() }()
-	return io.ReadAll(r)
+	if b.Size > maxStateBlob {
+		return nil, fmt.Errorf("read blob %s: %d bytes, %s of %d bytes", h, b.Size, tooLargeText, maxStateBlob)
+	}
+	return io.ReadAll(io.LimitReader(r, maxStateBlob))
 }
 
 // write stores an object of type t with data and returns its hash.

@@ -29,7 +29,7 @@ const (
 )
 
 // Sink writes snapshots to one branch of a Git repository. It implements
-// sink.Sink, sink.DeltaWriter and sink.Checker.
+// sink.Sink, sink.DeltaWriter, sink.Checker and sink.DriftChecker.
 type Sink struct {
 	b        *Backend
 	m        *mirror
@@ -62,7 +62,9 @@ func (s *Sink) ctx(ctx context.Context) context.Context {
 
 // Write commits s's files for its inventory and pushes them: nothing when
 // the branch already holds this content, the snapshot is older than the
-// branch's (and not a replay), or a deleted inventory left no files.
+// branch's (and not a replay), or a deleted inventory left no files. A
+// repair (s.Repair) first fetches the branch's tip, so that the files
+// changed behind the mirror's back are written again.
 func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	return s.write(ctx, snap, false)
 }
@@ -87,6 +89,13 @@ func (s *Sink) write(ctx context.Context, snap sink.Snapshot, delta bool) error 
 		return s.classify(ctx, fmt.Sprintf("write %s to git %s", inv, s.endpoint), err)
 	}
 	op := fmt.Sprintf("write %s to git %s branch %s", inv, s.endpoint, branch)
+	if snap.Repair && s.m.loaded {
+		// The branch was found changed behind the mirror's back: plan
+		// the repair on its tip as it is.
+		if _, err := s.m.sync(ctx, branch, s.auth); err != nil {
+			return s.classify(ctx, op, err)
+		}
+	}
 	var ex *export
 	for attempt := 1; ; attempt++ {
 		err := s.attempt(ctx, branch, &snap, delta, &ex)

@@ -95,7 +95,8 @@ type commitRequest struct {
 
 // commitResult is the part of the created commit the sink reads.
 type commitResult struct {
-	ID string `json:"id"`
+	ID        string   `json:"id"`
+	ParentIDs []string `json:"parent_ids"`
 }
 
 // createCommit applies actions as one commit.

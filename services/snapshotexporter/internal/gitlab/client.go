@@ -19,6 +19,34 @@ import (
 // maxErrorBody bounds how much of an error answer is read for its message.
 const maxErrorBody = 64 << 10
 
+// maxAnswer bounds every other answer the sink reads: a page of 100 tree
+// entries, a State file or one of its shards, a project, a branch. An
+// answer over it is a permanent error naming the call, never held whole.
+const maxAnswer = 16 << 20
+
+// errAnswerTooLarge is wrapped by the error of a call whose answer went
+// over maxAnswer.
+var errAnswerTooLarge = errors.New("gitlab answer over the read limit")
+
+// capped reads at most limit bytes of r and fails past them.
+type capped struct {
+	r     io.Reader
+	limit int64
+	read  int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if int64(len(p)) > c.limit+1-c.read {
+		p = p[:c.limit+1-c.read]
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	if c.read > c.limit {
+		return n - int(c.read-c.limit), fmt.Errorf("answer larger than the read limit of %d bytes: %w", c.limit, errAnswerTooLarge)
+	}
+	return n, err
+}
+
 // client is a small GitLab REST v4 client for one project: only the calls
 // the sink makes. Every request carries the token in the PRIVATE-TOKEN
 // header and goes through the sink's egress-checked HTTP client, which
@@ -111,10 +139,18 @@ func (c *client) do(ctx context.Context, req request, out any) (http.Header, err
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp.Header, c.classify(errorOf(req, resp))
 	}
+	if resp.ContentLength > maxAnswer {
+		return resp.Header, sink.Permanent(fmt.Errorf("read gitlab %s %s: answer of %d bytes, larger than the read limit of %d bytes: %w",
+			req.method, req.path, resp.ContentLength, maxAnswer, errAnswerTooLarge))
+	}
+	r := &capped{r: resp.Body, limit: maxAnswer}
 	if raw, ok := out.(*[]byte); ok {
-		*raw, err = io.ReadAll(resp.Body)
+		*raw, err = io.ReadAll(r)
 	} else if out != nil {
-		err = json.NewDecoder(resp.Body).Decode(out)
+		err = json.NewDecoder(r).Decode(out)
+	}
+	if errors.Is(err, errAnswerTooLarge) {
+		return resp.Header, sink.Permanent(fmt.Errorf("read gitlab %s %s: %w", req.method, req.path, err))
 	}
 	if err != nil {
 		return resp.Header, fmt.Errorf("read gitlab %s %s: %w", req.method, req.path, err)

@@ -93,6 +93,7 @@ func cfgFor(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec) busv1.SinkConfi
 // reader reads what a sink stored straight from the fake's bare
 // repository with git, never through the sink.
 type reader struct {
+	t       testing.TB
 	gl      *testenv.GitLab
 	project string
 	branch  func(cluster string, inv busv1.NamespacedName) string
@@ -107,7 +108,7 @@ func (p *peer) newReader(t testing.TB, project string, spec v1alpha1.KollectSnap
 	if err != nil {
 		t.Fatalf("tree spec: %v", err)
 	}
-	r := &reader{gl: p.gl, project: project, spec: ts,
+	r := &reader{t: t, gl: p.gl, project: project, spec: ts,
 		branch: func(string, busv1.NamespacedName) string { return "main" }}
 	if mrPrefix != "" {
 		r.branch = func(cluster string, inv busv1.NamespacedName) string {

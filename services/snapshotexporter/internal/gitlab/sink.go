@@ -13,7 +13,8 @@ import (
 )
 
 // Sink writes snapshots to a GitLab project through its REST API. It
-// implements sink.Sink, sink.DeltaWriter and sink.Checker.
+// implements sink.Sink, sink.DeltaWriter, sink.Checker and
+// sink.DriftChecker.
 type Sink struct {
 	c        *client
 	endpoint string
@@ -30,6 +31,9 @@ type Sink struct {
 	// models are the perResource indexes of the inventories, by modelKey,
 	// kept between exports so that a delta writes only its rows.
 	models map[string]*tree.Index
+	// clean marks, by modelKey, the commit at which the inventory's files
+	// were known to be what its State says (see Drift).
+	clean map[string]mark
 }
 
 // Write commits s's files for its inventory in one commit: nothing when the

@@ -40,6 +40,7 @@ func (s *Sink) attempt(ctx context.Context, snap sink.Snapshot, dst, base string
 	var ix *tree.Index
 	subject := CommitSubject
 	key := modelKey(env)
+	s.forget(key) // marked again once committed or verified
 	switch {
 	case snap.Deleted:
 		s.takeModel(key)
@@ -60,11 +61,12 @@ func (s *Sink) attempt(ctx context.Context, snap sink.Snapshot, dst, base string
 		s.keepModel(key, ix)
 		return false, err
 	}
-	_, err = s.c.createCommit(ctx, commitRequest{Branch: dst, StartBranch: start, CommitMessage: message(subject, env),
+	res, err := s.c.createCommit(ctx, commitRequest{Branch: dst, StartBranch: start, CommitMessage: message(subject, env),
 		AuthorName: AuthorName, AuthorEmail: AuthorEmail, Actions: actions})
 	if err != nil {
 		return false, fmt.Errorf("commit to branch %s: %w", dst, err)
 	}
+	s.committed(key, dst, res, snap.Deleted)
 	s.keepModel(key, ix)
 	return true, nil
 }

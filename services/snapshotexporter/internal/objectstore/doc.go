@@ -43,15 +43,40 @@
 // Each inventory has one small state object: for Parquet the _latest.json
 // pointer, for JSON and NDJSON <prefix>/.kollect/state/cluster=<c>/ns=<ns>/name=<inv>.json
 // with the same fields (a leading dot hides it from dataset readers, so its
-// keys need no part_ prefix). Write reads it (one GET) and ignores a
-// snapshot of an older revision unless it is a replay, and writes nothing
-// when revision and checksum are those stored. The data object is written
-// before the state, so a failure between the two is repaired by the retry.
-// A change thus costs one GET and two PUTs and encodes the snapshot once: no
-// listing, no object read back (the first Parquet write of an inventory adds
-// a GET, and a DELETE when there is one, of the old layout's pointer). Two writers racing on one
-// inventory are not serialised (no conditional writes): the exporter runtime
-// keeps one writer per binding.
+// keys need no part_ prefix), plus the data object's size and version (S3
+// ETag, GCS generation) as the store reported them on the put. Write reads
+// it (one GET, at most StateLimit bytes: a larger object is a permanent
+// error naming it) and ignores a snapshot of an older revision unless it is
+// a replay, and writes nothing when revision and checksum are those stored
+// unless it is a repair. The data object is written before the state, so a
+// failure between the two is repaired by the retry. A change thus costs one
+// GET and two PUTs and encodes the snapshot once: no listing, no object
+// read back (the first Parquet write of an inventory adds a HEAD, and a
+// DELETE when there is one, of the old layout's pointer).
+//
+// # Fencing
+//
+// Two writers of one inventory (a replica that lost its claim finishing an
+// older write after a newer one) are fenced by conditional puts: the state
+// put is conditional on the state object read (S3 If-Match on its ETag, or
+// If-None-Match: * when there was none; GCS ifGenerationMatch), and the
+// JSON or NDJSON document, overwritten in place, is put on condition that
+// it is still the version the state recorded. A writer whose condition
+// fails re-reads the state: a newer (or equal) revision written meanwhile
+// means it gives way without error, anything else is a transient error and
+// the retry starts over. One window remains: a document changed by hand
+// while two writers race may be left holding the older writer's rows under
+// the newer state; the state's recorded version no longer matches and the
+// next drift check repairs it. Deletes are not fenced.
+//
+// # Drift
+//
+// Drift (sink.DriftChecker) reads the state (one GET) and HEADs the data
+// object it names: the state missing or unreadable, another revision or
+// checksum, the data object missing, of another size or another version
+// (rewritten by hand) is drift. A repair (Snapshot.Repair) writes the data
+// object and the state again, unconditionally for the data object. Edits
+// that keep an object's version (none on S3 or GCS) are not seen.
 //
 // The package owns no SDK: the s3 and gcs packages implement Bucket.
 package objectstore

@@ -2,6 +2,7 @@ package objectstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -9,9 +10,9 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
-// Sink writes snapshots to a Bucket in a Layout. It implements sink.Sink
-// and sink.Checker; it is safe for concurrent writes of different
-// inventories.
+// Sink writes snapshots to a Bucket in a Layout. It implements sink.Sink,
+// sink.Checker and sink.DriftChecker; it is safe for concurrent writes of
+// different inventories.
 type Sink struct {
 	bucket Bucket
 	layout Layout
@@ -53,8 +54,9 @@ func (k *Sink) Close(context.Context) error {
 
 // Write makes the objects of s.Envelope's inventory hold s: it ignores an
 // older revision (unless s.Replay), writes nothing for the revision and
-// checksum already stored, and removes the inventory's objects when
-// s.Deleted.
+// checksum already stored (unless s.Repair), and removes the inventory's
+// objects when s.Deleted. The state put is conditional on the state read
+// (fencing): a writer that lost the race to a newer revision gives way.
 func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 	env := &s.Envelope
 	if err := k.write(ctx, s); err != nil {
@@ -77,17 +79,17 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	}
 	env := &s.Envelope
 	stateKey := k.layout.StateKey(env)
-	cur, found, err := readState(ctx, k.bucket, stateKey)
+	cur, err := readState(ctx, k.bucket, stateKey)
 	if err != nil {
 		return fmt.Errorf("read state %s: %w", stateKey, err)
 	}
-	if found && !s.Replay && cur.Revision > env.Revision {
+	if cur.found && !s.Replay && cur.Revision > env.Revision {
 		return nil // older than what the bucket holds
 	}
 	if s.Deleted {
-		return k.remove(ctx, s, cur, found, stateKey)
+		return k.remove(ctx, s, cur.State, cur.found, stateKey)
 	}
-	if found && cur.Revision == env.Revision && cur.Checksum == env.Checksum {
+	if cur.found && !s.Repair && cur.Revision == env.Revision && cur.Checksum == env.Checksum {
 		return nil
 	}
 	obj, err := k.layout.Encode(env, cur.ColumnTypes)
@@ -97,18 +99,75 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !found && k.layout.Format == FormatParquet {
+	if !cur.found && k.layout.Format == FormatParquet {
 		if err := k.dropLegacyPointer(ctx, env); err != nil {
 			return err
 		}
 	}
-	if err := k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, ""); err != nil {
-		return fmt.Errorf("put %s: %w", obj.Key, err)
+	data, won, err := k.putData(ctx, s, &obj, cur, stateKey)
+	if err != nil || !won {
+		return err
 	}
-	if err := writeState(ctx, k.bucket, stateKey, stateOf(env, &obj)); err != nil {
+	err = writeState(ctx, k.bucket, stateKey, stateOf(env, &obj, data), cur)
+	if errors.Is(err, ErrPrecondition) {
+		return k.lost(ctx, s, stateKey)
+	}
+	if err != nil {
 		return fmt.Errorf("put state %s: %w", stateKey, err)
 	}
 	return nil
+}
+
+// putData puts the data object. When it overwrites the object the state
+// names (JSON and NDJSON), the put is conditional on the version the state
+// recorded, so that a writer that read an older state cannot replace a
+// newer writer's object: it then re-reads the state and, when another
+// writer has written it, gives way (won false) or retries. When the state
+// is unchanged the object was changed by hand and is replaced. A repair
+// puts unconditionally.
+func (k *Sink) putData(ctx context.Context, s sink.Snapshot, obj *Object, cur stored, stateKey string) (Info, bool, error) {
+	var cond Condition
+	if cur.found && !s.Repair && cur.Key == obj.Key && cur.Version != "" {
+		cond.Version = cur.Version
+	}
+	data, err := k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, "", cond)
+	if errors.Is(err, ErrPrecondition) {
+		now, rerr := readState(ctx, k.bucket, stateKey)
+		if rerr != nil {
+			return data, false, fmt.Errorf("read state %s: %w", stateKey, rerr)
+		}
+		if now.exists != cur.exists || now.object.Version != cur.object.Version {
+			return data, false, k.gaveWay(s, stateKey, now)
+		}
+		data, err = k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, "", Condition{})
+	}
+	if err != nil {
+		return data, false, fmt.Errorf("put %s: %w", obj.Key, err)
+	}
+	return data, true, nil
+}
+
+// lost handles a state put that failed its precondition: another writer
+// wrote the state since it was read.
+func (k *Sink) lost(ctx context.Context, s sink.Snapshot, stateKey string) error {
+	now, err := readState(ctx, k.bucket, stateKey)
+	if err != nil {
+		return fmt.Errorf("read state %s: %w", stateKey, err)
+	}
+	return k.gaveWay(s, stateKey, now)
+}
+
+// gaveWay returns nil when the state another writer wrote meanwhile (now)
+// holds a newer revision than s, or s itself, so that s is superseded or
+// done, and otherwise a transient error: the retry reads the new state.
+func (k *Sink) gaveWay(s sink.Snapshot, stateKey string, now stored) error {
+	env := &s.Envelope
+	if now.found && !s.Replay && (now.Revision > env.Revision ||
+		now.Revision == env.Revision && now.Checksum == env.Checksum) {
+		return nil
+	}
+	return fmt.Errorf("state %s changed while writing revision %d (another writer): %w", stateKey,
+		env.Revision, ErrPrecondition)
 }
 
 // dropLegacyPointer deletes the pointer of env's inventory in the layout
@@ -118,7 +177,7 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 // that a bucket without the old layout needs no delete permission.
 func (k *Sink) dropLegacyPointer(ctx context.Context, env *busv1.Envelope) error {
 	legacy := k.layout.LegacyParquetFolder(env) + LatestName
-	_, found, err := k.bucket.Get(ctx, legacy)
+	_, found, err := k.bucket.Stat(ctx, legacy)
 	if err == nil && found {
 		err = k.bucket.Delete(ctx, legacy)
 	}

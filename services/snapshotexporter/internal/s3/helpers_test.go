@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,6 +99,14 @@ func (p *peer) getter(bucket string) objectstoretest.Getter {
 	}
 }
 
+// deleter deletes objects of bucket with the plain client.
+func (p *peer) deleter(bucket string) func(ctx context.Context, key string) error {
+	return func(ctx context.Context, key string) error {
+		_, err := p.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: &bucket, Key: &key})
+		return err
+	}
+}
+
 // head returns the object's metadata with the plain client.
 func (p *peer) head(t testing.TB, bucket, key string) *awss3.HeadObjectOutput {
 	t.Helper()
@@ -106,4 +115,22 @@ func (p *peer) head(t testing.TB, bucket, key string) *awss3.HeadObjectOutput {
 		t.Fatalf("head %s/%s: %v", bucket, key, err)
 	}
 	return out
+}
+
+// fixture returns an empty bucket of its own for objectstoretest.RunState.
+func (p *peer) fixture(t *testing.T, format string) objectstoretest.Fixture {
+	t.Helper()
+	b := newBucketName()
+	p.srv.CreateBucket(t, b)
+	bk, layout, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.build(context.Background(),
+		sinkConfig(t, p.spec(b, "exports", format, "none")), p.creds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objectstoretest.Fixture{Bucket: bk, Layout: layout,
+		Reader: objectstoretest.Reader{Get: p.getter(b), Delete: p.deleter(b), Prefix: "exports", Format: format, Compression: "none"},
+		Put: func(ctx context.Context, key string, body []byte) error {
+			_, err := p.client.PutObject(ctx, &awss3.PutObjectInput{Bucket: &b, Key: &key, Body: bytes.NewReader(body)})
+			return err
+		}}
 }

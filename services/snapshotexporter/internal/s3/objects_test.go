@@ -81,14 +81,21 @@ type countingBucket struct {
 	refuseDeletes              bool
 }
 
-func (c *countingBucket) Put(ctx context.Context, key string, body []byte, ct, ce string) error {
+func (c *countingBucket) Put(ctx context.Context, key string, body []byte, ct, ce string,
+	cond objectstore.Condition) (objectstore.Info, error) {
 	c.puts.Add(1)
-	return c.bucket.Put(ctx, key, body, ct, ce)
+	return c.bucket.Put(ctx, key, body, ct, ce, cond)
 }
 
-func (c *countingBucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
+// Get counts reads and heads alike: each is one request.
+func (c *countingBucket) Get(ctx context.Context, key string, limit int64) ([]byte, objectstore.Info, bool, error) {
 	c.gets.Add(1)
-	return c.bucket.Get(ctx, key)
+	return c.bucket.Get(ctx, key, limit)
+}
+
+func (c *countingBucket) Stat(ctx context.Context, key string) (objectstore.Info, bool, error) {
+	c.gets.Add(1)
+	return c.bucket.Stat(ctx, key)
 }
 
 func (c *countingBucket) List(ctx context.Context, prefix string) ([]string, error) {
@@ -104,7 +111,7 @@ func (c *countingBucket) Delete(ctx context.Context, key string) error {
 	return c.bucket.Delete(ctx, key)
 }
 
-// counts returns puts, gets, lists and deletes so far.
+// counts returns puts, gets (and heads), lists and deletes so far.
 func (c *countingBucket) counts() [4]int64 {
 	return [4]int64{c.puts.Load(), c.gets.Load(), c.lists.Load(), c.deletes.Load()}
 }

@@ -20,10 +20,13 @@ import (
 type Getter func(ctx context.Context, key string) (body []byte, found bool, err error)
 
 // Reader reads the projection of an object-store sink with the default
-// pathTemplate back through Get.
+// pathTemplate back through Get. With Delete it implements
+// sinktest.Damager.
 type Reader struct {
 	// Get reads objects with the peer's SDK.
 	Get Getter
+	// Delete removes one object with the peer's SDK.
+	Delete func(ctx context.Context, key string) error
 	// Prefix is the endpoint's prefix ("" for the bucket root).
 	Prefix string
 	// Format is json, ndjson or parquet; Compression none, gzip or zstd.
@@ -53,6 +56,34 @@ func (r Reader) Read(ctx context.Context, cluster string, inv busv1.NamespacedNa
 		return sinktest.Projection{}, false, fmt.Errorf("decode %s: %w", key, err)
 	}
 	return sinktest.Projection{Revision: env.Revision, Checksum: env.Checksum, Rows: env.Items}, true, nil
+}
+
+// Damage deletes the inventory's data object (for Parquet the file its
+// pointer names), leaving the state in place.
+func (r Reader) Damage(ctx context.Context, cluster string, inv busv1.NamespacedName) error {
+	if r.Delete == nil {
+		return fmt.Errorf("the reader has no Delete")
+	}
+	ns := inv.Namespace
+	if ns == "" {
+		ns = "_cluster"
+	}
+	if r.Format != "parquet" {
+		ext := "." + r.Format + map[string]string{"gzip": ".gz", "zstd": ".zst"}[r.Compression]
+		return r.Delete(ctx, r.key("inventory/"+ns+"/"+inv.Name+ext))
+	}
+	pointer := r.key(fmt.Sprintf("inventory/part_cluster=%s/part_namespace=%s/part_inventory=%s/_latest.json", cluster, ns, inv.Name))
+	body, found, err := r.Get(ctx, pointer)
+	if err != nil || !found {
+		return fmt.Errorf("read pointer %s (found %t): %v", pointer, found, err)
+	}
+	var latest struct {
+		Key string `json:"key"`
+	}
+	if err := json.Unmarshal(body, &latest); err != nil {
+		return fmt.Errorf("decode pointer %s: %w", pointer, err)
+	}
+	return r.Delete(ctx, latest.Key)
 }
 
 func (r Reader) key(k string) string {

@@ -1,0 +1,174 @@
+package gitlab
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/sink/sinktest"
+	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/pkg/tree"
+)
+
+// counted returns snap with its header only and a Load that counts the
+// times the snapshot is loaded.
+func counted(snap sink.Snapshot, loads *atomic.Int64) sink.Snapshot {
+	full := snap.Envelope
+	snap.Envelope.Items = nil
+	snap.Load = func(context.Context) (busv1.Envelope, error) {
+		loads.Add(1)
+		return full, nil
+	}
+	return snap
+}
+
+func TestDrift(t *testing.T) {
+	p := startPeer(t, testenv.GitLabOptions{})
+	inv := busv1.NamespacedName{Namespace: "team-a", Name: "web"}
+	for _, mode := range []string{"document", "perResource"} {
+		var spec v1alpha1.KollectSnapshotSinkSpec
+		setup := func(t *testing.T) (*Sink, *reader, sink.Snapshot, string) {
+			project := p.newProject(t)
+			spec = p.spec(project)
+			spec.Layout = &v1alpha1.GitLayout{Mode: mode}
+			s := newSink(t, Backend{Egress: allowLoopback}, spec, p.creds)
+			first := snap(t, 3, pods("team-a", 4, 1)...)
+			write(t, s, first)
+			return s, p.newReader(t, project, spec, ""), first, project
+		}
+		check := func(t *testing.T, s *Sink, snap sink.Snapshot) string {
+			t.Helper()
+			reason, err := s.Drift(context.Background(), snap)
+			if err != nil {
+				t.Fatalf("drift: %v", err)
+			}
+			return reason
+		}
+		damages := []struct {
+			name, want string
+			damage     func(t *testing.T, r *reader, project string)
+		}{
+			{"a file edited by hand", "changed", func(t *testing.T, r *reader, project string) {
+				files, err := r.stateFiles("conformance", inv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.gl.PutFile(t, project, "main", files[0], "edited: by hand\n")
+			}},
+			{"a file deleted by hand", "missing", func(t *testing.T, r *reader, project string) {
+				files, err := r.stateFiles("conformance", inv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.gl.DeleteFile(t, project, "main", files[0])
+			}},
+			{"the state file deleted by hand", "state file", func(t *testing.T, _ *reader, project string) {
+				p.gl.DeleteFile(t, project, "main", tree.StatePath("conformance", inv))
+			}},
+		}
+		for _, d := range damages {
+			t.Run(mode+": "+d.name+" is drift, and a repair restores the files", func(t *testing.T) {
+				s, r, first, project := setup(t)
+				if reason := check(t, s, first); reason != "" {
+					t.Fatalf("drift before the damage: %q", reason)
+				}
+				d.damage(t, r, project)
+				if reason := check(t, s, first); !strings.Contains(reason, d.want) {
+					t.Fatalf("drift after the damage = %q, want a reason containing %q", reason, d.want)
+				}
+				repair := first
+				repair.Repair = true
+				write(t, s, repair)
+				if reason := check(t, s, first); reason != "" {
+					t.Fatalf("drift after the repair: %q", reason)
+				}
+				fresh := newSink(t, Backend{Egress: allowLoopback}, spec, p.creds)
+				if reason := check(t, fresh, first); reason != "" {
+					t.Fatalf("drift seen by a fresh sink after the repair: %q", reason)
+				}
+				got, found, err := r.Read(context.Background(), "conformance", inv)
+				if err != nil || !found {
+					t.Fatalf("read back after the repair: found %t, %v", found, err)
+				}
+				want := sinktest.Projection{Revision: 3, Checksum: first.Envelope.Checksum, Rows: first.Envelope.Items}
+				if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+					t.Fatalf("after the repair the branch holds (-want +got):\n%s", d)
+				}
+			})
+		}
+		t.Run(mode+": an unchanged branch costs one call and loads nothing", func(t *testing.T) {
+			s, _, first, _ := setup(t)
+			var loads atomic.Int64
+			if reason := check(t, s, counted(first, &loads)); reason != "" {
+				t.Fatalf("drift: %q", reason)
+			}
+			p.gl.Requests() // forgets those so far
+			if reason := check(t, s, counted(first, &loads)); reason != "" {
+				t.Fatalf("drift: %q", reason)
+			}
+			if got := p.gl.Requests(); len(got) != 1 {
+				t.Errorf("the second check made the requests %q, want 1 (the branch)", got)
+			}
+			if n := loads.Load(); n != 0 {
+				t.Errorf("the checks loaded the snapshot %d times, want 0: the sink knew the commit it made", n)
+			}
+		})
+		t.Run(mode+": this sink's commit of another inventory keeps the mark", func(t *testing.T) {
+			s, _, first, _ := setup(t)
+			other := snap(t, 1, pods("team-a", 2, 1)...)
+			other.Envelope.Inventory.Name = "db"
+			write(t, s, other)
+			var loads atomic.Int64
+			if reason := check(t, s, counted(first, &loads)); reason != "" {
+				t.Fatalf("drift: %q", reason)
+			}
+			if n := loads.Load(); n != 0 {
+				t.Errorf("the check loaded the snapshot %d times, want 0", n)
+			}
+		})
+		t.Run(mode+": someone else's commit elsewhere is not drift", func(t *testing.T) {
+			s, _, first, project := setup(t)
+			p.gl.PutFile(t, project, "main", "team-b/other.yaml", "a: 1\n")
+			if reason := check(t, s, first); reason != "" {
+				t.Fatalf("drift after an unrelated commit: %q", reason)
+			}
+		})
+	}
+}
+
+func TestAnswerLimit(t *testing.T) {
+	huge := strings.Repeat(" ", maxAnswer+1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v4/sized":
+			_, _ = w.Write([]byte(huge)) // with a Content-Length
+		case "/api/v4/streamed":
+			w.Header().Set("Content-Type", "application/json")
+			w.(http.Flusher).Flush() // no Content-Length: chunked
+			_, _ = w.Write([]byte(`{"a":"` + huge + `"}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := &client{http: allowLoopback.HTTPClient(nil), api: srv.URL + "/api/v4", project: "team/inventory", token: token}
+	for _, path := range []string{"/sized", "/streamed"} {
+		t.Run("an answer over 16 MiB is a permanent error naming the call: "+path, func(t *testing.T) {
+			var raw []byte
+			var out map[string]any
+			for _, dst := range []any{&raw, &out} {
+				_, err := c.do(context.Background(), request{method: http.MethodGet, path: path}, dst)
+				if !sink.IsPermanent(err) || !strings.Contains(err.Error(), "larger than the read limit") ||
+					!strings.Contains(err.Error(), path) {
+					t.Fatalf("GET %s into %T returned %v, want a permanent error naming the call and the limit", path, dst, err)
+				}
+			}
+		})
+	}
+}
