@@ -83,7 +83,10 @@ func (c *configs) watch(ctx context.Context, kv jetstream.KeyValue, ready chan<-
 			return nil
 		case e, ok := <-w.Updates():
 			if !ok {
-				return nil
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("%w: the watch of the %s config ended", errBusLost, c.family)
 			}
 			if e == nil {
 				if ready != nil {

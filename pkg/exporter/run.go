@@ -61,12 +61,30 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 		rt.loader = replay.NewLoader(js, c.ChunkCacheBytes)
 	}
 	registerLoader(c.Metrics, string(c.Family), rt.loader)
-	if err := rt.run(ctx); err != nil && ctx.Err() == nil {
-		return err
+	for {
+		err := rt.run(ctx)
+		if ctx.Err() != nil {
+			// Finished, or cancelled while starting or stopping: a clean shutdown.
+			return nil
+		}
+		if !errors.Is(err, errBusLost) {
+			return err
+		}
+		// The bus lost the config bucket (storage wiped, a bucket deleted):
+		// open it again once control has provisioned it, instead of
+		// exiting as if asked to stop. Unacknowledged events come back.
+		rt.log.Info("the bus lost its config; opening it again", "reason", err.Error())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
 	}
-	// Finished, or cancelled while starting or stopping: a clean shutdown.
-	return nil
 }
+
+// errBusLost is returned by run when the config watch ends without being
+// asked to: its bucket's stream is gone.
+var errBusLost = errors.New("bus state lost")
 
 // open opens the config and export-state buckets and the family's
 // consumer, waiting while the bus is not provisioned yet (control
@@ -111,7 +129,7 @@ func (rt *runtime) run(ctx context.Context) error {
 	defer cancel()
 	rt.ctx = ctx
 	ready := make(chan struct{})
-	watchErr := make(chan error, 1)
+	watchErr := make(chan error, 2) // the config watch's end, and a lost consumer
 	go func() { watchErr <- rt.configs.watch(ctx, cfgKV, ready) }()
 	select {
 	case <-ready:
@@ -125,7 +143,15 @@ func (rt *runtime) run(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	cc, err := cons.Consume(func(m jetstream.Msg) { rt.dispatch(m) })
+	lost := func(_ jetstream.ConsumeContext, err error) {
+		if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
+			select {
+			case watchErr <- fmt.Errorf("%w: consumer %s: %w", errBusLost, bus.ExporterConsumer(rt.cfg.Family), err):
+			default:
+			}
+		}
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) { rt.dispatch(m) }, jetstream.ConsumeErrHandler(lost))
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", bus.ExporterConsumer(rt.cfg.Family), err)
 	}
@@ -150,6 +176,9 @@ func (rt *runtime) run(ctx context.Context) error {
 	}
 	cancel()
 	rt.wg.Wait()
+	rt.mu.Lock()
+	rt.workers = map[bindingKey]*worker{} // their goroutines ended with ctx
+	rt.mu.Unlock()
 	rt.tracker.release()
 	rt.configs.closeAll(context.WithoutCancel(ctx))
 	return err
