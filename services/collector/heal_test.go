@@ -203,7 +203,10 @@ func TestCollectorHoldsDeletionsWhileTheConfigIsIncomplete(t *testing.T) {
 
 	e.complete()
 	e.waitRows("the rows of the Target still missing removed once the config is complete", kept)
-	if got, want := d.sorted(), []string{bus.RowKey(dropped.Key())}; !slices.Equal(got, want) {
-		t.Fatalf("deleted rows %v, want %v", got, want)
-	}
+	eventually(t, 10*time.Second, "the delete of the missing Target's row seen", func() error {
+		if got, want := d.sorted(), []string{bus.RowKey(dropped.Key())}; !slices.Equal(got, want) {
+			return fmt.Errorf("deleted rows %v, want %v", got, want)
+		}
+		return nil
+	})
 }
