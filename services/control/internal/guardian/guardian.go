@@ -99,7 +99,8 @@ func (g *Guardian) missing(ctx context.Context) ([]string, error) {
 		}
 	}
 	for _, c := range l.Consumers {
-		if _, err := g.JS.Consumer(ctx, c.Stream, c.Config.Durable); errors.Is(err, jetstream.ErrConsumerNotFound) {
+		_, err := g.JS.Consumer(ctx, c.Stream, c.Config.Durable)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 			out = append(out, c.Stream+"/"+c.Config.Durable)
 		} else if err != nil {
 			return nil, fmt.Errorf("read consumer %s on %s: %w", c.Config.Durable, c.Stream, err)
