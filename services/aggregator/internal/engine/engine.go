@@ -149,7 +149,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 			return nil
 		case ent, ok := <-rows:
 			if !ok {
-				return stopped(ctx, bus.BucketRows)
+				return e.stopped(ctx, bus.BucketRows)
 			}
 			switch {
 			case ent == nil:
@@ -159,7 +159,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 			}
 		case ent, ok := <-cfg:
 			if !ok {
-				return stopped(ctx, bus.BucketConfig)
+				return e.stopped(ctx, bus.BucketConfig)
 			}
 			switch {
 			case ent == nil:
@@ -181,10 +181,16 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 }
 
 // stopped is the error for a closed watcher: none when ctx ended, which
-// closes watchers too.
-func stopped(ctx context.Context, bucket string) error {
+// closes watchers too, and ErrBusReset when its stream was deleted or
+// re-created, so that the caller rebuilds instead of exiting.
+func (e *Engine) stopped(ctx context.Context, bucket string) error {
 	if ctx.Err() != nil {
 		return nil //nolint:nilerr // a cancelled ctx is a clean stop
+	}
+	if e.guard != nil {
+		if err := e.guard.check(ctx); err != nil {
+			return err
+		}
 	}
 	return fmt.Errorf("watch KV bucket %s: watcher stopped", bucket)
 }

@@ -33,8 +33,6 @@ type Guardian struct {
 	// created is the config stream's creation time the last complete pass
 	// was made for.
 	created time.Time
-	// passes counts the full passes done.
-	passes int
 }
 
 // Start checks at once, then every Interval until ctx ends.
@@ -146,7 +144,6 @@ func (g *Guardian) completeConfig(ctx context.Context) error {
 		return fmt.Errorf("write %s: %w", bus.ConfigCompleteKey, err)
 	}
 	g.created = created
-	g.passes++
 	g.Log.Info("every object's config put; the config bucket is complete")
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -17,8 +18,8 @@ import (
 // Resync reconciles every object of every kind that has an entry in the
 // config bucket, by calling its reconciler directly, so that a config
 // bucket that was lost, re-created or emptied holds every entry again. It
-// returns the errors of the objects that failed (a conflict with the
-// object's own controller included); the caller retries the whole pass.
+// returns the errors of the objects that failed; the caller retries the
+// whole pass.
 func Resync(ctx context.Context, d *Deps, opts extract.Options) error {
 	type kind struct {
 		list client.ObjectList
@@ -41,7 +42,9 @@ func Resync(ctx context.Context, d *Deps, opts extract.Options) error {
 		}
 		forEach(k.list, func(o client.Object) {
 			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(o)}
-			if _, err := k.rec.Reconcile(ctx, req); err != nil {
+			// A conflict means the object's own controller wrote it
+			// meanwhile; that reconcile put its config too.
+			if _, err := k.rec.Reconcile(ctx, req); err != nil && !apierrors.IsConflict(err) {
 				errs = append(errs, fmt.Errorf("reconcile %T %s: %w", o, req.NamespacedName, err))
 			}
 		})
