@@ -69,5 +69,5 @@ func revisionFloor(st *v1alpha1.InventoryStatus) uint64 {
 	for _, s := range st.SinkExports {
 		floor = max(floor, s.LastRevision)
 	}
-	return uint64(floor) //nolint:gosec // G115: a revision is never negative
+	return uint64(floor)
 }
