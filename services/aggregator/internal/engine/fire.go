@@ -99,10 +99,10 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 		return false
 	}
 	source := "export-state"
-	if st.cfg != nil && st.cfg.RevisionFloor > floor {
+	if f := e.configFloor(ctx, st); f > floor {
 		// The status' last revision lives in etcd: it survives losing
 		// both the history and the export state with the NATS store.
-		floor, source = st.cfg.RevisionFloor, "status"
+		floor, source = f, "status"
 	}
 	if floor > st.last.revision {
 		// The subject lost revisions sinks hold: continue above them, with
