@@ -48,7 +48,12 @@ func (l Listing) writeProvisioning(w writer) {
 	w("three replicas on a three-node cluster. control provisions at start (`--provision-bus`) with\n")
 	w("`--bus-replicas`, `--bus-storage`, `--bus-snapshot-history`, `--bus-snapshot-max-age` and\n")
 	w("`--bus-exporter-ack-wait`; the Helm chart sets the first four from `control.bus` and picks 3\n")
-	w("replicas when its own NATS runs 3 or more nodes.\n\n")
+	w("replicas when its own NATS runs 3 or more nodes.\n")
+	w("control's leader checks every `--bus-check-interval` (10s) and provisions again whatever is missing\n")
+	w("(lost NATS storage, a stream deleted by hand), so the bus heals without a restart. Two marker keys\n")
+	w("(`%s` in `%s`, `%s` in `%s`) say that a bucket's content is complete;\n",
+		ConfigCompleteKey, BucketConfig, RowsSyncedKey, BucketRows)
+	w("see [operations.md](operations.md#losing-nats-data) for how the services use them.\n\n")
 }
 
 func (l Listing) writeStreams(w writer) {

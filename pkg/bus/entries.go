@@ -76,6 +76,16 @@ func keyEntries() []KeyEntry {
 	}
 	return append(out,
 		KeyEntry{
+			Bucket: BucketConfig, Pattern: ConfigCompleteKey, Example: ConfigCompleteKey,
+			Message: "Marker (the time control finished a full pass over every object, RFC 3339)",
+			Writer:  busv1.ServiceControl, Readers: services(busv1.ServiceCollector, busv1.ServiceAggregator),
+		},
+		KeyEntry{
+			Bucket: BucketRows, Pattern: RowsSyncedKey, Example: RowsSyncedKey,
+			Message: "Marker (the time the collector's term finished its initial sync, RFC 3339)",
+			Writer:  busv1.ServiceCollector, Readers: services(busv1.ServiceAggregator),
+		},
+		KeyEntry{
 			Bucket: BucketRows, Pattern: "<targetNamespace>.<target>.<uid>",
 			Example: RowKey(busv1.RowKey{TargetNamespace: "team-a", TargetName: "pods", UID: "5b0c1f6e-1d2a-4c39-9a51-0f3c2a9d1e77"}),
 			Message: "RowEntry", Writer: busv1.ServiceCollector, Readers: services(busv1.ServiceCollector, busv1.ServiceAggregator),

@@ -160,3 +160,30 @@ func ReplayMsgID(e busv1.SnapshotEvent) string {
 	e.Reason, e.CreatedAt = "replay", e.Replay.RequestedAt
 	return SnapshotMsgID(e)
 }
+
+// Marker keys are single entries a service writes into a bucket to say that
+// the bucket's content is complete. Their first token, "=marker", is not a
+// valid token (DecodeToken rejects it), so no config, row or export-state
+// key can collide with them, no Parse*Key accepts them, and no watch filter
+// built from a kind or namespace matches them.
+const (
+	// ConfigCompleteKey, in BucketConfig, is written by control after a
+	// full pass that put the compiled config of every object. While it is
+	// missing (the bucket was lost, re-created or emptied and control has
+	// not re-put everything yet), readers apply puts but hold the deletions
+	// that follow from a missing entry.
+	ConfigCompleteKey = markerToken + ".config-complete"
+	// RowsSyncedKey, in BucketRows, is written by the active collector once
+	// its term's initial sync of every Target is on the bus. While it is
+	// missing (the bucket was lost or re-created and the collector is
+	// refilling it), the aggregator publishes no snapshot built from rows.
+	RowsSyncedKey = markerToken + ".rows-synced"
+)
+
+const markerToken = "=marker"
+
+// IsMarkerKey reports whether key is a marker key (ConfigCompleteKey,
+// RowsSyncedKey), which names no object.
+func IsMarkerKey(key string) bool {
+	return strings.HasPrefix(key, markerToken+".")
+}

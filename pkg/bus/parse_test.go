@@ -30,6 +30,11 @@ func TestParseRejectsForeignNames(t *testing.T) {
 		{"an envelope object name with a signed revision", parseTwo(ParseEnvelopeObjectName), "team-a.apps.+4"},
 		{"an envelope object name with a zero-padded revision", parseTwo(ParseEnvelopeObjectName), "team-a.apps.042"},
 		{"an envelope object name with no dot", parseTwo(ParseEnvelopeObjectName), "apps"},
+		{"the config-complete marker", parseAny(ParseConfigKey), ConfigCompleteKey},
+		{"the config-complete marker with a name appended", parseAny(ParseConfigKey), ConfigCompleteKey + ".x"},
+		{"the rows-synced marker", parseAny(ParseRowKey), RowsSyncedKey},
+		{"the rows-synced marker with a uid appended", parseAny(ParseRowKey), RowsSyncedKey + ".uid"},
+		{"the rows-synced marker as an export-state key", parseTwo(ParseExportStateKey), RowsSyncedKey + ".c.d.e"},
 	}
 	for _, tt := range tests {
 		t.Run("rejects "+tt.name, func(t *testing.T) {

@@ -39,6 +39,10 @@ type Config struct {
 	// HistoryMaxBytes bounds the bytes each inventory's retained snapshot
 	// history references; zero is unlimited.
 	HistoryMaxBytes int64
+	// BusCheckInterval is how often the leader checks that the rows and
+	// config buckets are the ones it rebuilt from; a re-created one makes
+	// it rebuild. Zero never checks.
+	BusCheckInterval time.Duration
 	// Log is the logger; the zero value discards.
 	Log logr.Logger
 	// Metrics registers the aggregator's metrics (engine.NewMetrics) in
@@ -54,7 +58,7 @@ func DefaultConfig() Config {
 	host, _ := os.Hostname()
 	return Config{NATSURL: "nats://127.0.0.1:4222", MetricsBindAddress: ":8080", Settle: 250 * time.Millisecond,
 		LeaseTTL: 15 * time.Second, Identity: host, GCInterval: 10 * time.Minute,
-		GCAfterBytes: 64 << 20, GCGrace: time.Minute}
+		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second}
 }
 
 // BindFlags registers the configuration's flags on fs, defaulting to c's
@@ -74,6 +78,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		"collect sooner once this many snapshot object bytes were written (at most every 30s; 0: only by interval)")
 	fs.DurationVar(&c.GCGrace, "gc-grace", c.GCGrace,
 		"how old an unreferenced snapshot object must be before it is deleted, so a reader of an event that just left the history can finish")
+	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
+		"how often the rows and config buckets are checked for re-creation; one re-created makes the leader rebuild (0: never)")
 	fs.Int64Var(&c.HistoryMaxBytes, "history-max-bytes", c.HistoryMaxBytes,
 		"per inventory, the most bytes its retained snapshot history may reference; older events are dropped (0: unlimited)")
 }

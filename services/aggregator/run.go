@@ -61,12 +61,24 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 	l := lease.New(kv, bus.LeaseKey(busv1.ServiceAggregator), c.Identity, c.LeaseTTL)
 	return l.Run(ctx, func(ctx context.Context) error {
 		log.Info("leading", "identity", c.Identity)
-		e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
-			Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace, HistoryMaxBytes: c.HistoryMaxBytes})
-		if err != nil {
-			return err
+		for {
+			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
+				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
+				HistoryMaxBytes: c.HistoryMaxBytes, BusCheckInterval: c.BusCheckInterval})
+			if err != nil {
+				return err
+			}
+			err = e.Run(ctx)
+			if !errors.Is(err, engine.ErrBusReset) {
+				return err
+			}
+			// A stream under the engine was re-created: rebuild from the
+			// buckets as they are, once they exist again.
+			log.Info("rebuilding", "reason", err.Error())
+			if _, err := leaseBucket(ctx, js, log); err != nil {
+				return err
+			}
 		}
-		return e.Run(ctx)
 	})
 }
 

@@ -156,6 +156,7 @@ func TestAnAggregatorStartedBeforeProvisioningWaits(t *testing.T) {
 	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
+	markers(t, n)
 	inv := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: "team-a", Name: "inv", Generation: 1,
 		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
 	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
@@ -174,8 +175,17 @@ func startBusWithInventory(t *testing.T) *testenv.NATS {
 	if err := bus.Provision(context.Background(), n.JS, bus.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
+	markers(t, n)
 	inv := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: "team-a", Name: "inv", Generation: 1,
 		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
 	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
 	return n
+}
+
+// markers writes the markers control and the collector write after their
+// first pass: the config is complete, the rows are synced.
+func markers(t *testing.T, n *testenv.NATS) {
+	t.Helper()
+	put(t, n, bus.BucketConfig, bus.ConfigCompleteKey, "2026-01-01T00:00:00Z")
+	put(t, n, bus.BucketRows, bus.RowsSyncedKey, "2026-01-01T00:00:00Z")
 }

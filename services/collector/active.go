@@ -43,21 +43,38 @@ func (d *deps) ready() error {
 	return nil
 }
 
-// runActive collects until ctx is cancelled: it loads the rows already on
-// the bus, follows the config bucket and the cluster, and keeps the rows
-// bucket equal to what it sees.
+// runActive collects until ctx is cancelled, one term after the other: a
+// term ends early when its rows or config bucket was lost, re-created or
+// emptied, and the next one writes every row again.
 func (d *deps) runActive(ctx context.Context) error {
+	for {
+		err := d.runTerm(ctx)
+		if !errors.Is(err, errBusReset) || ctx.Err() != nil {
+			return err
+		}
+		d.metrics.BusResets.Inc()
+		d.log.Info("starting again to rewrite every row", "reason", err.Error())
+	}
+}
+
+// runTerm loads the rows already on the bus, follows the config bucket and
+// the cluster, and keeps the rows bucket equal to what it sees.
+func (d *deps) runTerm(ctx context.Context) error {
+	guard := &busGuard{js: d.js, interval: d.cfg.BusCheckInterval, reconnected: d.reconnects.Next}
+	guard.baseline(ctx)
 	configKV, err := retry(ctx, d.log, "open the config bucket", func() (jetstream.KeyValue, error) {
 		return d.js.KeyValue(ctx, bus.BucketConfig)
 	})
 	if err != nil {
 		return nil // cancelled
 	}
+	var rowsKV jetstream.KeyValue
 	rows, err := retry(ctx, d.log, "load the rows bucket", func() (*rowstore.Store, error) {
 		kv, err := d.js.KeyValue(ctx, bus.BucketRows)
 		if err != nil {
 			return nil, fmt.Errorf("open rows bucket: %w", err)
 		}
+		rowsKV = kv
 		return rowstore.Open(ctx, kv, d.pub, rowstore.Options{Observe: d.observeRowWrite, MaxValueBytes: d.cfg.MaxRowBytes})
 	})
 	if err != nil {
@@ -92,6 +109,9 @@ func (d *deps) runActive(ctx context.Context) error {
 	g.Go(func() error { return eng.Run(ctx) })
 	g.Go(func() error { return rep.Run(ctx, eng) })
 	g.Go(func() error { return watcher.Run(ctx) })
+	guard.rows = rows.Len
+	g.Go(func() error { return guard.Run(ctx) })
+	g.Go(func() error { return markSynced(ctx, rowsKV, eng, rows) })
 	return g.Wait()
 }
 

@@ -44,6 +44,10 @@ type Config struct {
 	// DiscoveryRetryMax bounds the wait between discovery retries of a kind
 	// that is not served yet.
 	DiscoveryRetryMax time.Duration
+	// BusCheckInterval is how often the active collector checks that the
+	// rows and config buckets are the ones it loaded (not lost, re-created
+	// or emptied); it also checks after every reconnect to NATS.
+	BusCheckInterval time.Duration
 	// Extract are the Profile compilation options (redaction names, CEL
 	// cost limit); control and the CLI must be given the same.
 	Extract extract.Options
@@ -77,6 +81,7 @@ func DefaultConfig() Config {
 		PublishAckTimeout:       rowstore.DefaultAckTimeout,
 		StatusInterval:          500 * time.Millisecond,
 		DiscoveryRetryMax:       30 * time.Second,
+		BusCheckInterval:        10 * time.Second,
 		LeaderElection:          true,
 		LeaderElectionNamespace: "kollect-system",
 		LeaderElectionID:        "kollect-collector",
@@ -100,6 +105,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.PublishAckTimeout, "publish-ack-timeout", c.PublishAckTimeout, "How long a row write waits for its acknowledgement before it is retried.")
 	fs.DurationVar(&c.StatusInterval, "status-interval", c.StatusInterval, "Shortest time between two status reports of one Target.")
 	fs.DurationVar(&c.DiscoveryRetryMax, "discovery-retry-max", c.DiscoveryRetryMax, "Longest wait between discovery retries of a kind not served yet.")
+	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
+		"How often the rows and config buckets are checked for loss or re-creation (every row is then rewritten).")
 	c.Extract.BindFlags(fs)
 	fs.BoolVar(&c.LeaderElection, "leader-elect", c.LeaderElection, "Wait for the Lease before collecting, so one replica is active.")
 	fs.StringVar(&c.LeaderElectionNamespace, "leader-election-namespace", c.LeaderElectionNamespace, "Namespace of the Lease.")
@@ -127,6 +134,7 @@ func (c Config) Validate() error {
 	check(c.MaxRowBytes >= 0, "max-row-bytes %d: must not be negative", c.MaxRowBytes)
 	check(c.PublishAckTimeout > 0, "publish-ack-timeout %v: must be positive", c.PublishAckTimeout)
 	check(c.StatusInterval > 0, "status-interval %v: must be positive", c.StatusInterval)
+	check(c.BusCheckInterval > 0, "bus-check-interval %v: must be positive", c.BusCheckInterval)
 	check(c.DiscoveryRetryMax > 0, "discovery-retry-max %v: must be positive", c.DiscoveryRetryMax)
 	if c.LeaderElection {
 		check(c.LeaderElectionNamespace != "" && c.LeaderElectionID != "", "leader election needs a Lease namespace and name")

@@ -43,7 +43,17 @@ func newEnv(t testing.TB) *env {
 	if e.rows, err = n.JS.KeyValue(ctx, bus.BucketRows); err != nil {
 		t.Fatal(err)
 	}
+	e.complete()
 	return e
+}
+
+// complete writes the config-complete marker, as control does after a
+// full pass: deletions of Targets apply only while it is there.
+func (e *env) complete() {
+	e.t.Helper()
+	if _, err := e.config.Put(e.ctx, bus.ConfigCompleteKey, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // running is a collector started by a test.

@@ -31,6 +31,9 @@ func (e *env) entries() (map[string]jetstream.KeyValueEntry, error) {
 	}
 	out := map[string]jetstream.KeyValueEntry{}
 	for k := range keys.Keys() {
+		if bus.IsMarkerKey(k) {
+			continue
+		}
 		entry, err := e.rows.Get(e.ctx, k)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue // deleted meanwhile

@@ -29,6 +29,7 @@ import (
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/control/internal/access"
+	"kollect.dev/kollect/services/control/internal/guardian"
 	"kollect.dev/kollect/services/control/internal/probe"
 	"kollect.dev/kollect/services/control/internal/reconcile"
 	"kollect.dev/kollect/services/control/internal/reports"
@@ -40,8 +41,14 @@ type Config struct {
 	NATSURL string
 	// NATSCredentials is the path of a NATS credentials file; empty for none.
 	NATSCredentials string
-	// ProvisionBus creates or updates the bus's streams and buckets at start.
+	// ProvisionBus creates or updates the bus's streams and buckets at start,
+	// and again whenever any of them is missing (BusCheckInterval).
 	ProvisionBus bool
+	// BusCheckInterval is how often control's leader checks that the bus is
+	// whole: it provisions again what is missing (with ProvisionBus) and
+	// puts every object's config again when the config bucket was
+	// re-created or emptied.
+	BusCheckInterval time.Duration
 	// Bus are the limits provisioning applies.
 	Bus BusConfig
 	// MetricsAddr serves Prometheus metrics ("0" disables).
@@ -102,7 +109,7 @@ const LeaderElectionID = "kollect-control"
 // DefaultConfig returns the defaults for an in-cluster deployment.
 func DefaultConfig() Config {
 	return Config{
-		NATSURL: "nats://kollect-nats:4222", ProvisionBus: true,
+		NATSURL: "nats://kollect-nats:4222", ProvisionBus: true, BusCheckInterval: 10 * time.Second,
 		MetricsAddr: ":8080", HealthAddr: ":8081", LeaderElection: true,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
@@ -115,7 +122,9 @@ func DefaultConfig() Config {
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the bus")
 	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "path of a NATS credentials file")
-	fs.BoolVar(&c.ProvisionBus, "provision-bus", c.ProvisionBus, "create or update the bus streams and buckets at start")
+	fs.BoolVar(&c.ProvisionBus, "provision-bus", c.ProvisionBus, "create or update the bus streams and buckets at start and whenever any is missing")
+	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
+		"how often the leader checks the bus: provisions what is missing, puts every config again into a re-created config bucket")
 	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", c.MetricsAddr, "metrics address (0 disables)")
 	fs.StringVar(&c.HealthAddr, "health-probe-bind-address", c.HealthAddr, "health probe address (0 disables)")
 	fs.BoolVar(&c.LeaderElection, "leader-elect", c.LeaderElection, "elect one active replica")
@@ -165,12 +174,12 @@ func Run(ctx context.Context, c Config) error {
 		return err
 	}
 	defer nc.Close()
+	busOpts, err := c.Bus.Options()
+	if c.ProvisionBus && err != nil {
+		return err
+	}
 	if c.ProvisionBus {
-		opts, err := c.Bus.Options()
-		if err != nil {
-			return err
-		}
-		if err := bus.Provision(ctx, js, opts); err != nil {
+		if err := bus.Provision(ctx, js, busOpts); err != nil {
 			return err
 		}
 	}
@@ -213,6 +222,19 @@ func Run(ctx context.Context, c Config) error {
 	}
 	if err := c.Webhook.register(ctx, mgr, kube, deps, ca, c.Egress(), c.Extract); err != nil {
 		return err
+	}
+	if c.BusCheckInterval <= 0 {
+		return fmt.Errorf("--bus-check-interval %v: must be positive", c.BusCheckInterval)
+	}
+	g := &guardian.Guardian{JS: js, Options: busOpts, Provision: c.ProvisionBus, Interval: c.BusCheckInterval,
+		Log: log.WithName("bus"), Resync: func(ctx context.Context) error {
+			if !mgr.GetCache().WaitForCacheSync(ctx) {
+				return ctx.Err()
+			}
+			return reconcile.Resync(logr.NewContext(ctx, log.WithName("resync")), deps, c.Extract)
+		}}
+	if err := mgr.Add(g); err != nil {
+		return fmt.Errorf("add bus guardian: %w", err)
 	}
 	return mgr.Start(ctx)
 }

@@ -97,6 +97,7 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 	c.LeaderElection, c.LeaderElectionNamespace = leaderElection, "default"
 	c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 3*time.Second, 2*time.Second, 200*time.Millisecond
 	c.ProbeTimeout, c.ProbeRetry = 2*time.Second, time.Second
+	c.BusCheckInterval = 200 * time.Millisecond
 	c.Log = zapr.NewLogger(zap.NewNop())
 	c.Webhook.Port = 0
 	return c

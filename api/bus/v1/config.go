@@ -122,6 +122,12 @@ type InventoryConfig struct {
 	// inventory, already applied to each binding's EffectiveInterval; zero
 	// when no Scope sets one.
 	MinExportInterval Duration `json:"minExportInterval"`
+	// RevisionFloor is the last revision the inventory's status recorded
+	// (status.lastRevision, kept in etcd, not on the bus): the aggregator
+	// never continues the sequence at or below it, even when the snapshot
+	// history and the export state were both lost. Zero for an inventory
+	// that never published, or was deleted and created again.
+	RevisionFloor uint64 `json:"revisionFloor,omitempty"`
 }
 
 // Binding is one resolved (inventory, sink) pair with its effective cadence

@@ -39,6 +39,9 @@ type Options struct {
 	// GCGrace is how old an unreferenced object must be before it is
 	// deleted, so a reader that just got its event can still load it.
 	GCGrace time.Duration
+	// BusCheckInterval is how often the engine checks that the rows and
+	// config buckets are the ones it rebuilt from; zero never checks.
+	BusCheckInterval time.Duration
 	// HistoryMaxBytes bounds, per inventory, the bytes its retained
 	// snapshot events reference; older events are dropped beyond it (the
 	// newest always stays). Zero is unlimited.
@@ -62,6 +65,11 @@ type Engine struct {
 	gcLast    time.Time
 	written   int64 // object bytes written since the last collection
 	ready     bool
+	// rowsSynced and configComplete say whether the buckets hold their
+	// markers (hold.go).
+	rowsSynced     bool
+	configComplete bool
+	guard          *streamGuard
 
 	rowsRev atomic.Uint64 // last rows-bucket revision applied, for tests
 	cfgRev  atomic.Uint64 // last config-bucket revision applied, for tests
@@ -93,6 +101,12 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 func (e *Engine) Run(ctx context.Context) error {
 	e.m.lead()
 	defer e.m.stepDown()
+	var err error
+	if e.guard, err = newStreamGuard(ctx, e.js); err != nil {
+		return err
+	}
+	e.m.holding(heldRows, true)
+	e.m.holding(heldConfig, true)
 	rowsKV, err := e.js.KeyValue(ctx, bus.BucketRows)
 	if err != nil {
 		return fmt.Errorf("open KV bucket %s: %w", bus.BucketRows, err)
@@ -107,7 +121,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	defer func() { _ = rw.Stop() }()
 	cw, err := cfgKV.WatchFiltered(ctx, []string{
-		bus.ConfigKeyFilter(busv1.KindInventory), bus.ConfigKeyFilter(busv1.KindClusterInventory)})
+		bus.ConfigKeyFilter(busv1.KindInventory), bus.ConfigKeyFilter(busv1.KindClusterInventory), bus.ConfigCompleteKey})
 	if err != nil {
 		return fmt.Errorf("watch inventories in KV bucket %s: %w", bus.BucketConfig, err)
 	}
@@ -117,6 +131,12 @@ func (e *Engine) Run(ctx context.Context) error {
 
 func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEntry) error {
 	var rowsDone, cfgDone bool
+	var check <-chan time.Time
+	if e.opts.BusCheckInterval > 0 && e.guard != nil {
+		t := time.NewTicker(e.opts.BusCheckInterval)
+		defer t.Stop()
+		check = t.C
+	}
 	for {
 		var wake <-chan time.Time
 		if e.ready {
@@ -129,21 +149,27 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 			return nil
 		case ent, ok := <-rows:
 			if !ok {
-				return stopped(ctx, bus.BucketRows)
+				return e.stopped(ctx, bus.BucketRows)
 			}
-			if ent == nil {
+			switch {
+			case ent == nil:
 				rowsDone = true
-			} else {
+			case !e.applyMarker(ctx, ent):
 				e.applyRow(ent)
 			}
 		case ent, ok := <-cfg:
 			if !ok {
-				return stopped(ctx, bus.BucketConfig)
+				return e.stopped(ctx, bus.BucketConfig)
 			}
-			if ent == nil {
+			switch {
+			case ent == nil:
 				cfgDone = true
-			} else {
+			case !e.applyMarker(ctx, ent):
 				e.applyConfig(ent)
+			}
+		case <-check:
+			if err := e.guard.check(ctx); err != nil {
+				return err
 			}
 		case <-wake:
 			e.fire(ctx)
@@ -155,10 +181,16 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 }
 
 // stopped is the error for a closed watcher: none when ctx ended, which
-// closes watchers too.
-func stopped(ctx context.Context, bucket string) error {
+// closes watchers too, and ErrBusReset when its stream was deleted or
+// re-created, so that the caller rebuilds instead of exiting.
+func (e *Engine) stopped(ctx context.Context, bucket string) error {
 	if ctx.Err() != nil {
 		return nil //nolint:nilerr // a cancelled ctx is a clean stop
+	}
+	if e.guard != nil {
+		if err := e.guard.check(ctx); err != nil {
+			return err
+		}
 	}
 	return fmt.Errorf("watch KV bucket %s: watcher stopped", bucket)
 }
@@ -167,7 +199,9 @@ func stopped(ctx context.Context, bucket string) error {
 func (e *Engine) start(ctx context.Context) {
 	e.ready = true
 	now := e.clock.Now()
-	e.adoptOrphans(ctx)
+	if e.configComplete {
+		e.adoptOrphans(ctx)
+	}
 	e.gcAt, e.gcLast = now.Add(e.opts.GCInterval), now
 	for _, st := range e.invs {
 		st.settleAt = now

@@ -46,6 +46,9 @@ func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
 		st.due = nil
 		return
 	}
+	if e.holdsFor(st) {
+		return // the rows marker's return marks every inventory dirty
+	}
 	start := time.Now()
 	sum := st.view.Checksum()
 	e.m.snapshotBuilt(time.Since(start))
@@ -95,12 +98,19 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 		e.failed(st, err, now)
 		return false
 	}
+	source := "export-state"
+	if f := e.configFloor(ctx, st); f > floor {
+		// The status' last revision lives in etcd: it survives losing
+		// both the history and the export state with the NATS store.
+		floor, source = f, "status"
+	}
 	if floor > st.last.revision {
 		// The subject lost revisions sinks hold: continue above them, with
 		// no delta (its base is gone) and no checksum, so the current
 		// snapshot is published again at once.
+		e.m.lostHistory(source)
 		e.opts.Log.Info("the snapshot history is behind the sinks; continuing above their revision",
-			"inventory", st.name.String(), "revision", floor)
+			"inventory", st.name.String(), "revision", floor, "floorSource", source)
 		st.last.revision, st.last.checksum, st.body = floor, "", body{}
 		if st.view != nil {
 			st.view.ForgetBase()

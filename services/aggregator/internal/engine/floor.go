@@ -58,3 +58,31 @@ func exportStates(ctx context.Context, js jetstream.JetStream, inv busv1.Namespa
 	}
 	return out, nil
 }
+
+// configFloor is the inventory's revisionFloor: the highest of the config
+// the engine follows and the entry as it is now, read again because the
+// watch may still follow a config bucket that was re-created (until the
+// stream guard notices) while control already put the current floor.
+func (e *Engine) configFloor(ctx context.Context, st *invState) uint64 {
+	var floor uint64
+	if st.cfg != nil {
+		floor = st.cfg.RevisionFloor
+	}
+	kv, err := e.js.KeyValue(ctx, bus.BucketConfig)
+	if err != nil {
+		return floor
+	}
+	kind := busv1.KindInventory
+	if st.name.Namespace == "" {
+		kind = busv1.KindClusterInventory
+	}
+	ent, err := kv.Get(ctx, bus.ConfigKey(bus.ConfigRef{Kind: kind, Namespace: st.name.Namespace, Name: st.name.Name}))
+	if err != nil {
+		return floor
+	}
+	var cfg busv1.InventoryConfig
+	if json.Unmarshal(ent.Value(), &cfg) == nil {
+		floor = max(floor, cfg.RevisionFloor)
+	}
+	return floor
+}

@@ -92,7 +92,21 @@ func newBed(t testing.TB, mutate func(*bus.Options)) *bed {
 	if b.cfg, err = n.JS.KeyValue(ctx, bus.BucketConfig); err != nil {
 		t.Fatal(err)
 	}
+	b.markers()
 	return b
+}
+
+// markers writes the markers control and the collector write once their
+// first pass is done: the config is complete, the rows are synced.
+func (b *bed) markers() {
+	b.t.Helper()
+	ctx := context.Background()
+	if _, err := b.cfg.Put(ctx, bus.ConfigCompleteKey, []byte("2026-01-01T00:00:00Z")); err != nil {
+		b.t.Fatal(err)
+	}
+	if _, err := b.rows.Put(ctx, bus.RowsSyncedKey, []byte("2026-01-01T00:00:00Z")); err != nil {
+		b.t.Fatal(err)
+	}
 }
 
 // start runs an engine until the test ends and returns it.

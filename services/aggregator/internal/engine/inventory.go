@@ -19,6 +19,9 @@ type invState struct {
 	// deleted is set when the config key is gone and a final event is
 	// still owed (deletionPolicy Delete).
 	deleted bool
+	// held is set when the config key went while the config bucket was
+	// incomplete: the deletion waits for bus.ConfigCompleteKey.
+	held bool
 
 	// loaded is set once last, base, delta and ref were read back from the
 	// inventory's snapshot subject.
@@ -111,15 +114,10 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 	name := busv1.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
 	st := e.invs[name]
 	if ent.Operation() != jetstream.KeyValuePut {
-		if st == nil || st.cfg == nil {
+		if st == nil || st.cfg == nil || e.holdDeletion(st) {
 			return
 		}
-		if st.cfg.DeletionPolicy != busv1.DeletionDelete {
-			e.drop(name)
-			return
-		}
-		st.deleted, st.due = true, nil
-		e.markDirty(st)
+		e.deleteInventory(name, st)
 		return
 	}
 	var cfg busv1.InventoryConfig
@@ -131,7 +129,7 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 		st = &invState{name: name}
 		e.invs[name] = st
 	}
-	st.cfg, st.deleted = &cfg, false
+	st.cfg, st.deleted, st.held = &cfg, false, false
 	switch {
 	case st.view == nil:
 		st.view = index.NewView(st.cfg, e.rows)

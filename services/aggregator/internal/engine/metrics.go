@@ -38,12 +38,26 @@ const (
 	NameObjectBytes = "kollect_aggregator_object_bytes_written_total"
 	// NameGCDeleted counts objects garbage collection deleted.
 	NameGCDeleted = "kollect_aggregator_gc_deleted_objects_total"
+	// NameHistoryLost counts inventories whose snapshot history was gone
+	// while a floor (export state or the status' last revision) showed they
+	// had published: the sequence continued above the floor, per source.
+	NameHistoryLost = "kollect_aggregator_history_lost_total"
+	// NameHeld is 1 while the engine holds publishes: "rows" until the
+	// collector's rows-synced marker is in the rows bucket, "config" (held
+	// deletions) until control's config-complete marker is in the config
+	// bucket.
+	NameHeld = "kollect_aggregator_held"
 )
 
 // Label names.
 const (
 	// LabelReason is the busv1.SnapshotReason of a published event.
 	LabelReason = "reason"
+	// LabelSource is where a revision floor came from: export-state or
+	// status.
+	LabelSource = "source"
+	// LabelBucket is the bucket whose marker is missing: rows or config.
+	LabelBucket = "bucket"
 	// LabelInventory is an inventory as <namespace>/<name>, or a
 	// ClusterInventory's name (busv1.NamespacedName.String).
 	LabelInventory = "inventory"
@@ -61,6 +75,8 @@ type Metrics struct {
 	rowUpdates       prometheus.Counter
 	objectBytes      prometheus.Counter
 	gcDeleted        prometheus.Counter
+	historyLost      *prometheus.CounterVec
+	held             *prometheus.GaugeVec
 }
 
 // NewMetrics registers the engine's instruments on reg; nil reg returns nil,
@@ -96,9 +112,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Objects deleted from the envelope object store because no retained snapshot references them."}),
 		rowUpdates: prometheus.NewCounter(prometheus.CounterOpts{Name: NameRowUpdates,
 			Help: "Rows bucket entries applied to the row index."}),
+		historyLost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameHistoryLost,
+			Help: "Inventories whose snapshot history was lost; their revisions continued above the floor of this source."},
+			[]string{LabelSource}),
+		held: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: NameHeld,
+			Help: "1 while publishes are held for a bucket's marker: rows (rows-synced) or config (config-complete)."},
+			[]string{LabelBucket}),
 	}
 	reg.MustRegister(m.leader, m.snapshotDuration, m.publishDuration, m.publishes, m.publishErrors,
-		m.rows, m.bytes, m.rowUpdates, m.objectBytes, m.gcDeleted)
+		m.rows, m.bytes, m.rowUpdates, m.objectBytes, m.gcDeleted, m.historyLost, m.held)
 	// Every reason's series exists from the start, so rate() sees the first
 	// event.
 	for _, r := range []busv1.SnapshotReason{busv1.ReasonChange, busv1.ReasonPeriodic, busv1.ReasonDeleted} {
@@ -174,4 +196,23 @@ func (m *Metrics) collected(n int) {
 	if m != nil {
 		m.gcDeleted.Add(float64(n))
 	}
+}
+
+// lostHistory counts an inventory whose history was gone below a floor.
+func (m *Metrics) lostHistory(source string) {
+	if m != nil {
+		m.historyLost.WithLabelValues(source).Inc()
+	}
+}
+
+// holding sets whether publishes are held for a bucket's marker.
+func (m *Metrics) holding(bucket string, held bool) {
+	if m == nil {
+		return
+	}
+	v := 0.0
+	if held {
+		v = 1
+	}
+	m.held.WithLabelValues(bucket).Set(v)
 }

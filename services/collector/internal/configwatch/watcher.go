@@ -19,8 +19,12 @@ import (
 
 // Handler applies the desired Targets.
 type Handler interface {
-	// Reset replaces every Target with cfgs, the bucket's whole content.
-	Reset(ctx context.Context, cfgs []busv1.TargetConfig) error
+	// Reset replaces every Target with cfgs, the bucket's whole content;
+	// complete says whether the bucket holds bus.ConfigCompleteKey.
+	Reset(ctx context.Context, cfgs []busv1.TargetConfig, complete bool) error
+	// Complete is told that bus.ConfigCompleteKey appeared (true) or
+	// vanished (false) after the Reset.
+	Complete(ctx context.Context, complete bool) error
 	// Put adds or changes one Target.
 	Put(ctx context.Context, cfg busv1.TargetConfig) error
 	// Delete removes one Target.
@@ -75,14 +79,15 @@ func (w *Watcher) watch(ctx context.Context) error {
 	if w.Reconnected != nil {
 		reconnected = w.Reconnected()
 	}
-	filters := []string{bus.ConfigKeyFilter(busv1.KindTarget), bus.ConfigKeyFilter(busv1.KindClusterTarget)}
+	filters := []string{bus.ConfigKeyFilter(busv1.KindTarget), bus.ConfigKeyFilter(busv1.KindClusterTarget),
+		bus.ConfigCompleteKey}
 	kw, err := w.KV.WatchFiltered(ctx, filters)
 	if err != nil {
 		return fmt.Errorf("watch %s for targets: %w", w.KV.Bucket(), err)
 	}
 	defer func() { _ = kw.Stop() }()
 	initial := map[bus.ConfigRef]busv1.TargetConfig{}
-	synced := false
+	synced, complete := false, false
 	for {
 		var e jetstream.KeyValueEntry
 		select {
@@ -97,10 +102,19 @@ func (w *Watcher) watch(ctx context.Context) error {
 			e = v
 		}
 		if e == nil {
-			if err := w.Handler.Reset(ctx, slices.Collect(maps.Values(initial))); err != nil {
+			if err := w.Handler.Reset(ctx, slices.Collect(maps.Values(initial)), complete); err != nil {
 				return err
 			}
 			synced, initial = true, nil
+			continue
+		}
+		if e.Key() == bus.ConfigCompleteKey {
+			complete = e.Operation() == jetstream.KeyValuePut
+			if synced {
+				if err := w.Handler.Complete(ctx, complete); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		if err := w.apply(ctx, e, synced, initial); err != nil {

@@ -31,13 +31,20 @@ func (j *journal) add(format string, args ...any) error {
 	return nil
 }
 
-func (j *journal) Reset(_ context.Context, cfgs []busv1.TargetConfig) error {
+func (j *journal) Reset(_ context.Context, cfgs []busv1.TargetConfig, complete bool) error {
 	names := []string{}
 	for _, c := range cfgs {
 		names = append(names, fmt.Sprintf("%s/%d", bus.ConfigKey(Ref(c)), c.Generation))
 	}
 	slices.Sort(names)
+	if complete {
+		names = append(names, "(complete)")
+	}
 	return j.add("reset %s", strings.Join(names, " "))
+}
+
+func (j *journal) Complete(_ context.Context, complete bool) error {
+	return j.add("complete %t", complete)
 }
 
 func (j *journal) Put(_ context.Context, c busv1.TargetConfig) error {
@@ -116,6 +123,40 @@ func TestWatcherHandsOverTheWholeStateThenChanges(t *testing.T) {
 	j.wait(t, reset, "put KollectTarget.team-a.web/2", "delete KollectClusterTarget.=cluster.nodes")
 
 	close(reconnect)
-	j.wait(t, reset, "put KollectTarget.team-a.web/2", "delete KollectClusterTarget.=cluster.nodes",
-		"reset KollectTarget.team-a.web/2")
+	before := []string{reset, "put KollectTarget.team-a.web/2", "delete KollectClusterTarget.=cluster.nodes",
+		"reset KollectTarget.team-a.web/2"}
+	j.wait(t, before...)
+
+	if _, err := kv.Put(ctx, bus.ConfigCompleteKey, []byte("2026-01-01T00:00:00Z")); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t, append(before, "complete true")...)
+	if err := kv.Delete(ctx, bus.ConfigCompleteKey); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t, append(before, "complete true", "complete false")...)
+}
+
+func TestWatcherHandsOverTheCompleteMarkerWithTheWholeState(t *testing.T) {
+	n := testenv.StartNATS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := n.JS.KeyValue(ctx, bus.BucketConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(busv1.TargetConfig{Kind: busv1.KindTarget, Namespace: "team-a", Name: "web", Generation: 1})
+	if _, err := kv.Put(ctx, bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindTarget, Namespace: "team-a", Name: "web"}), b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(ctx, bus.ConfigCompleteKey, []byte("2026-01-01T00:00:00Z")); err != nil {
+		t.Fatal(err)
+	}
+	j := &journal{}
+	w := &Watcher{KV: kv, Handler: j, Log: logr.Discard()}
+	go func() { _ = w.Run(ctx) }()
+	j.wait(t, "reset KollectTarget.team-a.web/1 (complete)")
 }

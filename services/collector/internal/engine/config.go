@@ -23,43 +23,31 @@ func Ref(cfg busv1.TargetConfig) bus.ConfigRef {
 	return bus.ConfigRef{Kind: cfg.Kind, Namespace: cfg.Namespace, Name: cfg.Name}
 }
 
-// Reset makes cfgs the whole set of Targets: Targets not in it are removed
-// with their rows, and so are rows of Targets nobody configures (deleted
-// while the collector was down).
-func (e *Engine) Reset(ctx context.Context, cfgs []busv1.TargetConfig) error {
+// Reset makes cfgs the whole set of Targets. When complete (the config
+// bucket holds bus.ConfigCompleteKey), Targets not in cfgs are removed with
+// their rows, and so are rows of Targets nobody configures (deleted while
+// the collector was down); otherwise those deletions are held until the
+// marker appears (Complete), since a missing entry may be a lost one.
+func (e *Engine) Reset(ctx context.Context, cfgs []busv1.TargetConfig, complete bool) error {
 	want := make(map[bus.ConfigRef]bool, len(cfgs))
 	for _, cfg := range cfgs {
 		want[Ref(cfg)] = true
 	}
-	e.mu.RLock()
-	var gone []bus.ConfigRef
-	for ref := range e.targets {
-		if !want[ref] {
-			gone = append(gone, ref)
-		}
-	}
-	e.mu.RUnlock()
+	e.holdMu.Lock()
+	e.desired, e.complete = want, complete
+	e.holdMu.Unlock()
 	var errs []error
-	for _, ref := range gone {
-		errs = append(errs, e.Delete(ctx, ref))
+	if complete {
+		errs = append(errs, e.applyDeletions(ctx))
 	}
 	for _, cfg := range cfgs {
 		errs = append(errs, e.Put(ctx, cfg))
-	}
-	for _, t := range e.cfg.Rows.Targets() {
-		ref := bus.ConfigRef{Kind: busv1.KindTarget, Namespace: t.Namespace, Name: t.Name}
-		if t.Namespace == "" {
-			ref.Kind = busv1.KindClusterTarget
-		}
-		if !want[ref] {
-			errs = append(errs, e.purge(ctx, ref))
-		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	e.configured.Store(true)
-	e.cfg.Log.Info("targets loaded", logging.KeyCount, len(cfgs))
+	e.cfg.Log.Info("targets loaded", logging.KeyCount, len(cfgs), "configComplete", complete)
 	return nil
 }
 
@@ -67,6 +55,7 @@ func (e *Engine) Reset(ctx context.Context, cfgs []busv1.TargetConfig) error {
 // its objects are evaluated again and its rows swept once the cache is full.
 func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
 	ref := Ref(cfg)
+	e.want(ref, true)
 	compiled, err := target.Compile(cfg, e.cfg.Extract)
 	if err != nil {
 		e.cfg.Log.Error(err, "target does not compile; keeping its rows", logging.KeyTarget, ref.Name,
@@ -117,8 +106,19 @@ func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
 	return nil
 }
 
-// Delete removes a Target and every row it has.
+// Delete removes a Target and every row it has, or holds the removal until
+// the config is complete again (Complete).
 func (e *Engine) Delete(ctx context.Context, ref bus.ConfigRef) error {
+	if !e.want(ref, false) {
+		e.cfg.Log.Info("config bucket incomplete; holding the removal of a target's rows",
+			logging.KeyTarget, ref.Name, logging.KeyNamespace, ref.Namespace)
+		return nil
+	}
+	return e.remove(ctx, ref)
+}
+
+// remove removes a Target and every row it has.
+func (e *Engine) remove(ctx context.Context, ref bus.ConfigRef) error {
 	e.mu.Lock()
 	ts := e.targets[ref]
 	delete(e.targets, ref)

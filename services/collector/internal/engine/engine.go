@@ -53,6 +53,13 @@ type Engine struct {
 	byGVK   map[schema.GroupVersionKind]map[bus.ConfigRef]*targetState // active Targets only
 
 	configured atomic.Bool
+	busy       atomic.Int64 // items taken from the queue and not done yet
+
+	// holdMu guards complete and desired: whether the config bucket holds
+	// bus.ConfigCompleteKey, and the Targets it configures (see hold.go).
+	holdMu   sync.Mutex
+	complete bool
+	desired  map[bus.ConfigRef]bool
 }
 
 // item is one unit of work: an object to look at (gvk, key, uid), or a
@@ -110,6 +117,7 @@ func (e *Engine) work(ctx context.Context) {
 		if shutdown {
 			return
 		}
+		e.busy.Add(1)
 		var err error
 		if it.sweep.Name != "" {
 			err = e.sweep(ctx, it)
@@ -124,6 +132,7 @@ func (e *Engine) work(ctx context.Context) {
 			e.queue.AddRateLimited(it)
 		}
 		e.queue.Done(it)
+		e.busy.Add(-1)
 	}
 }
 

@@ -27,6 +27,9 @@ const (
 	NameRowWriteFailures = "kollect_collector_row_write_failures_total"
 	// NameLeader is 1 while this replica is the active collector.
 	NameLeader = "kollect_collector_leader"
+	// NameBusResets counts terms ended because the rows or config bucket
+	// was lost, re-created or emptied; the next term rewrote every row.
+	NameBusResets = "kollect_collector_bus_resets_total"
 	// ProfilePrefix prefixes every Profile spec.metrics gauge.
 	ProfilePrefix = "kollect_profile_"
 	// NameProfileSeriesDropped is a gauge of the series of a Profile metric
@@ -70,6 +73,8 @@ type Metrics struct {
 	RowWriteFailures *prometheus.CounterVec
 	// Leader is 1 while this replica is active.
 	Leader prometheus.Gauge
+	// BusResets counts terms restarted after a bucket loss.
+	BusResets prometheus.Counter
 	// Profiles are the Profile spec.metrics gauges.
 	Profiles *ProfileGauges
 
@@ -106,10 +111,14 @@ func New() *Metrics {
 			Name: NameLeader,
 			Help: "1 while this replica is the active collector, 0 on standby.",
 		}),
+		BusResets: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: NameBusResets,
+			Help: "Terms ended because the rows or config bucket was lost, re-created or emptied; every row was written again.",
+		}),
 		Profiles: NewProfileGauges(),
 	}
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.ExtractionDuration, m.ExtractionFailures, m.BusPublishDuration, m.RowWrites, m.RowWriteFailures, m.Leader, m.Profiles,
+		m.ExtractionDuration, m.ExtractionFailures, m.BusPublishDuration, m.RowWrites, m.RowWriteFailures, m.Leader, m.BusResets, m.Profiles,
 		&objectsCollector{m: m})
 	return m
 }

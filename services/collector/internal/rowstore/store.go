@@ -122,6 +122,9 @@ func Open(ctx context.Context, kv jetstream.KeyValue, pub *Publisher, o Options)
 }
 
 func (s *Store) load(e jetstream.KeyValueEntry) error {
+	if bus.IsMarkerKey(e.Key()) {
+		return nil // bus.RowsSyncedKey names no row
+	}
 	key, err := bus.ParseRowKey(e.Key())
 	if err != nil {
 		return fmt.Errorf("load rows: %w", err)

@@ -65,7 +65,7 @@ func (r *ClusterInventoryReconciler) Reconcile(ctx context.Context, req ctrl.Req
 
 func (r *ClusterInventoryReconciler) compile(ctx context.Context, obj *v1alpha1.KollectClusterInventory) (busv1.InventoryConfig, []bindingState, string, string, error) {
 	cfg := busv1.InventoryConfig{Kind: busv1.KindClusterInventory, Name: obj.Name, UID: string(obj.UID),
-		Generation: obj.Generation, DeletionPolicy: busv1.DeletionRetain}
+		Generation: obj.Generation, DeletionPolicy: busv1.DeletionRetain, RevisionFloor: revisionFloor(&obj.Status.InventoryStatus)}
 	scope, err := r.HonouredCluster(ctx)
 	if err != nil {
 		return cfg, nil, "", "", err

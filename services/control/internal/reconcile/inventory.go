@@ -56,6 +56,7 @@ func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		Kind: busv1.KindInventory, Namespace: obj.Namespace, Name: obj.Name, UID: string(obj.UID),
 		Generation: obj.Generation, DeletionPolicy: deletionPolicy(obj.Spec.DeletionPolicy),
 		Bindings: sortBindings(binds), MinExportInterval: busv1.Duration{Duration: policy.Floor(rules)},
+		RevisionFloor: revisionFloor(&obj.Status),
 	}
 	if err := r.putConfig(ctx, key, cfg); err != nil {
 		return res, err

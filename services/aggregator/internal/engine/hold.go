@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// Losing NATS data must never wipe a sink. Two markers say when the buckets
+// can be trusted (pkg/bus):
+//
+//   - bus.ConfigCompleteKey, written by control after a full pass: while it
+//     is missing, a missing inventory config may be a lost one, so deleting
+//     an inventory (its final empty snapshot) and adopting orphans wait.
+//   - bus.RowsSyncedKey, written by the collector after its term's initial
+//     sync: while it is missing, the rows bucket may be refilling, so no
+//     snapshot built from rows is published. Periodic events, which re-send
+//     the last published body, and final events of deleted inventories
+//     still go.
+//
+// A fresh install gets both markers once control and the collector have
+// done their first pass.
+
+// Marker bucket labels.
+const (
+	heldRows   = "rows"
+	heldConfig = "config"
+)
+
+// ErrBusReset ends a run whose rows or config bucket is not the one it
+// rebuilt from (lost, re-created); the caller starts a new engine, which
+// rebuilds from the buckets as they are now.
+var ErrBusReset = errors.New("rows or config bucket re-created")
+
+// applyMarker handles a marker key of either bucket; it reports whether ent
+// was one.
+func (e *Engine) applyMarker(ctx context.Context, ent jetstream.KeyValueEntry) bool {
+	if !bus.IsMarkerKey(ent.Key()) {
+		return false
+	}
+	present := ent.Operation() == jetstream.KeyValuePut
+	switch ent.Key() {
+	case bus.RowsSyncedKey:
+		was := e.rowsSynced
+		e.rowsSynced = present
+		e.m.holding(heldRows, !present)
+		if present && !was && e.ready {
+			e.opts.Log.Info("the rows bucket is synced again; publishing the changes held meanwhile")
+			for _, st := range e.invs {
+				if st.cfg != nil {
+					e.markDirty(st)
+				}
+			}
+		}
+	case bus.ConfigCompleteKey:
+		was := e.configComplete
+		e.configComplete = present
+		e.m.holding(heldConfig, !present)
+		if present && !was && e.ready {
+			e.applyHeldDeletions()
+			e.adoptOrphans(ctx)
+		}
+	}
+	return true
+}
+
+// holdDeletion keeps an inventory whose config entry went while the config
+// bucket is incomplete; it reports whether it did.
+func (e *Engine) holdDeletion(st *invState) bool {
+	if e.configComplete {
+		return false
+	}
+	if !st.held {
+		e.opts.Log.Info("config bucket incomplete; holding the deletion of an inventory", "inventory", st.name.String())
+	}
+	st.held = true
+	return true
+}
+
+// applyHeldDeletions deletes the inventories whose config is still missing
+// now that the config bucket is complete.
+func (e *Engine) applyHeldDeletions() {
+	for name, st := range e.invs {
+		if !st.held {
+			continue
+		}
+		st.held = false
+		e.deleteInventory(name, st)
+	}
+}
+
+// streamGuard tells the rows and config streams the engine rebuilt from from
+// later incarnations.
+type streamGuard struct {
+	js      jetstream.JetStream
+	created map[string]time.Time
+}
+
+var guardedStreams = []string{bus.KVStreamName(bus.BucketRows), bus.KVStreamName(bus.BucketConfig)}
+
+func newStreamGuard(ctx context.Context, js jetstream.JetStream) (*streamGuard, error) {
+	g := &streamGuard{js: js, created: map[string]time.Time{}}
+	for _, name := range guardedStreams {
+		s, err := js.Stream(ctx, name)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, fmt.Errorf("%w: stream %s not found", ErrBusReset, name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read stream %s: %w", name, err)
+		}
+		g.created[name] = s.CachedInfo().Created
+	}
+	return g, nil
+}
+
+// check returns ErrBusReset when a stream is gone or was re-created; a
+// failure to ask (NATS down) is no answer.
+func (g *streamGuard) check(ctx context.Context) error {
+	for _, name := range guardedStreams {
+		s, err := g.js.Stream(ctx, name)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("%w: stream %s not found", ErrBusReset, name)
+		}
+		if err != nil {
+			continue
+		}
+		if !s.CachedInfo().Created.Equal(g.created[name]) {
+			return fmt.Errorf("%w: stream %s was re-created", ErrBusReset, name)
+		}
+	}
+	return nil
+}
+
+// holdsFor reports whether a publish of st's rows must wait for the rows
+// bucket's marker.
+func (e *Engine) holdsFor(st *invState) bool {
+	return !st.deleted && !e.rowsSynced
+}
+
+// deleteInventory applies the deletion of an inventory's config entry.
+func (e *Engine) deleteInventory(name busv1.NamespacedName, st *invState) {
+	if st.cfg.DeletionPolicy != busv1.DeletionDelete {
+		e.drop(name)
+		return
+	}
+	st.deleted, st.due = true, nil
+	e.markDirty(st)
+}
