@@ -143,12 +143,25 @@ func (rt *runtime) run(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = sub.Unsubscribe() }()
+	signal := func(err error) {
+		select {
+		case watchErr <- fmt.Errorf("%w: consumer %s: %w", errBusLost, bus.ExporterConsumer(rt.cfg.Family), err):
+		default:
+		}
+	}
 	lost := func(_ jetstream.ConsumeContext, err error) {
-		if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
-			select {
-			case watchErr <- fmt.Errorf("%w: consumer %s: %w", errBusLost, bus.ExporterConsumer(rt.cfg.Family), err):
-			default:
-			}
+		switch {
+		case errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound):
+			signal(err)
+		case errors.Is(err, jetstream.ErrNoHeartbeat):
+			// A network blip, or the consumer went with its stream: ask.
+			go func() {
+				ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				if _, ierr := cons.Info(ictx); errors.Is(ierr, jetstream.ErrConsumerNotFound) || errors.Is(ierr, jetstream.ErrStreamNotFound) {
+					signal(ierr)
+				}
+			}()
 		}
 	}
 	cc, err := cons.Consume(func(m jetstream.Msg) { rt.dispatch(m) }, jetstream.ConsumeErrHandler(lost))

@@ -114,10 +114,20 @@ func TestTheBusHealsWithoutAWipeWindow(t *testing.T) {
 				t.Errorf("revision %d after the sink held %d", e.Revision, floor)
 			}
 		}
-		// Not checked here: the Git sink getting the new revision. The
-		// snapshot exporter's Consume does not resume after its durable
-		// consumer was deleted with the stream and provisioned again
-		// (pkg/exporter, reported with issue 19).
+		// The snapshot exporter's durable consumer went with the stream:
+		// it opens the bus again once control provisioned it, and the Git
+		// sink gets the new revision.
+		want := ev.list()[len(ev.list())-1].Revision
+		testenv.Eventually(t, 2*time.Minute, "the Git sink's export of the new revision", func() error {
+			inv := &v1alpha1.KollectClusterInventory{}
+			if err := kube.Client.Get(t.Context(), client.ObjectKey{Name: "heal"}, inv); err != nil {
+				return err
+			}
+			if len(inv.Status.SinkExports) != 1 || uint64(inv.Status.SinkExports[0].LastRevision) < want { //nolint:gosec // G115: revisions are positive
+				return fmt.Errorf("sinkExports %+v, want revision %d", inv.Status.SinkExports, want)
+			}
+			return nil
+		})
 	})
 	var last uint64
 	for _, e := range ev.list() {
