@@ -79,8 +79,11 @@ func (k *Sink) recallFor(ctx context.Context, env busv1.Envelope, rows bool) err
 	}
 	_, known := k.produced.get(invKey)
 	needLast := !known && k.recalled.first(invKey)
-	_, remembered := k.rows.get(invKey)
-	needRows := rows && !remembered && k.recalled.first("rows:"+invKey)
+	// Rows are remembered with their hashes after a full write; deltas
+	// alone leave them unknown, and a full write then must read them back
+	// too (the export state was lost, say, with the bus's storage).
+	mem, remembered := k.rows.get(invKey)
+	needRows := rows && (!remembered || mem.hashes == nil) && k.recalled.first("rows:"+invKey)
 	if !needLast && !needRows {
 		return nil
 	}
@@ -105,7 +108,7 @@ func (k *Sink) recallFor(ctx context.Context, env busv1.Envelope, rows bool) err
 	if !ok {
 		return nil
 	}
-	r := sentRows{hashes: hashes}
+	r := sentRows{hashes: hashes, revision: mem.revision, checksum: mem.checksum}
 	if last != nil {
 		r.revision, r.checksum = last.Revision, last.Checksum
 	}
