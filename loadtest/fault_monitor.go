@@ -98,7 +98,7 @@ func (r *faultRun) workload(ctx context.Context, run int) {
 	tick := time.NewTicker(time.Duration(float64(time.Second) / r.c.ChangeRate))
 	defer tick.Stop()
 	lc := Config{Tier: faultTier, Namespaces: r.c.Namespaces}
-	rng := rand.New(rand.NewPCG(r.c.Seed, uint64(run))) // inject uses r.rng meanwhile
+	rng := rand.New(rand.NewPCG(r.c.Seed, uint64(run))) //nolint:gosec // G404: repeatable test moments, not secrets; inject uses r.rng meanwhile
 	for {
 		select {
 		case <-ctx.Done():

@@ -70,7 +70,7 @@ func (s *supervisor) start(inst, arm string) error {
 	if bin == "aggregator" {
 		args = append(args, "--identity="+inst)
 	}
-	log, err := os.OpenFile(filepath.Join(s.logDir, inst+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := os.OpenFile(filepath.Join(s.logDir, inst+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -134,21 +134,6 @@ func (s *supervisor) signal(inst string, sig syscall.Signal) error {
 		return fmt.Errorf("%s is not running", inst)
 	}
 	return syscall.Kill(p.cmd.Process.Pid, sig)
-}
-
-// waitKilled waits up to d for inst to die; it reports whether it died of
-// SIGKILL (an armed crash point fired).
-func (s *supervisor) waitKilled(inst string, d time.Duration) bool {
-	p := s.get(inst)
-	if p == nil {
-		return false
-	}
-	select {
-	case <-p.done:
-		return p.status.Signaled() && p.status.Signal() == syscall.SIGKILL
-	case <-time.After(d):
-		return false
-	}
 }
 
 func (s *supervisor) get(inst string) *proc {

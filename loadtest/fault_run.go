@@ -108,8 +108,8 @@ func RunFaults(ctx context.Context, c FaultConfig) (*FaultReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctrllog.SetLogger(logr.Discard()) // envtest logs through controller-runtime; the suite reports itself
-	r := &faultRun{c: c, rng: rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15)), next: c.Objects}
+	ctrllog.SetLogger(logr.Discard())                                                                    // envtest logs through controller-runtime; the suite reports itself
+	r := &faultRun{c: c, rng: rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15)), next: c.Objects} //nolint:gosec // G404: repeatable fault moments, not secrets
 	rep := &FaultReport{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Config: c, LoadBefore: loadavg()}
 	start := time.Now()
 	if err := r.build(ctx, root); err != nil {
@@ -388,8 +388,8 @@ func (r *faultRun) runOne(ctx context.Context, f fault, n int) FaultOutcome {
 	wctx, stopWork := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { r.workload(wctx, n) })
-	at := time.Now()
-	o.Fired, at = r.inject(ctx, f)
+	fired, at := r.inject(ctx, f)
+	o.Fired = fired
 	time.AfterFunc(time.Until(at.Add(r.c.Workload/2)), stopWork) // changes go on while it recovers
 	wg.Wait()
 	stopWork()

@@ -64,8 +64,7 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	for {
 		err := rt.run(ctx)
 		if ctx.Err() != nil {
-			// Finished, or cancelled while starting or stopping: a clean shutdown.
-			return nil
+			return nil //nolint:nilerr // finished, or cancelled while starting or stopping: a clean shutdown
 		}
 		if !errors.Is(err, errBusLost) {
 			return err

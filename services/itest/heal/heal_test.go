@@ -123,7 +123,7 @@ func TestTheBusHealsWithoutAWipeWindow(t *testing.T) {
 			if err := kube.Client.Get(t.Context(), client.ObjectKey{Name: "heal"}, inv); err != nil {
 				return err
 			}
-			if len(inv.Status.SinkExports) != 1 || uint64(inv.Status.SinkExports[0].LastRevision) < want { //nolint:gosec // G115: revisions are positive
+			if len(inv.Status.SinkExports) != 1 || uint64(inv.Status.SinkExports[0].LastRevision) < want {
 				return fmt.Errorf("sinkExports %+v, want revision %d", inv.Status.SinkExports, want)
 			}
 			return nil
@@ -239,7 +239,7 @@ func statusFloor(t *testing.T, c client.Client, n *testenv.NATS, ev *events) uin
 		if err := c.Get(t.Context(), client.ObjectKey{Name: "heal"}, inv); err != nil {
 			return err
 		}
-		if len(inv.Status.SinkExports) != 1 || uint64(inv.Status.SinkExports[0].LastRevision) != want { //nolint:gosec // G115: revisions are positive
+		if len(inv.Status.SinkExports) != 1 || uint64(inv.Status.SinkExports[0].LastRevision) != want {
 			return fmt.Errorf("sinkExports %+v, want revision %d", inv.Status.SinkExports, want)
 		}
 		kv, err := n.JS.KeyValue(t.Context(), bus.BucketConfig)
@@ -275,7 +275,7 @@ func fileLog(t *testing.T) logr.Logger {
 		_ = f.Close()
 		if t.Failed() {
 			if b, err := os.ReadFile(path); err == nil {
-				_ = os.WriteFile(filepath.Join(os.TempDir(), "kollect-heal.log"), b, 0o600)
+				_ = os.WriteFile(filepath.Join(os.TempDir(), "kollect-heal.log"), b, 0o600) //nolint:gosec // G303: a log kept for the developer, no secret
 				t.Logf("service logs: %s", filepath.Join(os.TempDir(), "kollect-heal.log"))
 			}
 		}
