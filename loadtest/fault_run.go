@@ -108,7 +108,8 @@ func RunFaults(ctx context.Context, c FaultConfig) (*FaultReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctrllog.SetLogger(logr.Discard())                                                                    // envtest logs through controller-runtime; the suite reports itself
+	// envtest logs through controller-runtime; the suite reports itself.
+	ctrllog.SetLogger(logr.Discard())
 	r := &faultRun{c: c, rng: rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15)), next: c.Objects} //nolint:gosec // G404: repeatable fault moments, not secrets
 	rep := &FaultReport{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Config: c, LoadBefore: loadavg()}
 	start := time.Now()
