@@ -62,9 +62,22 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 	return l.Run(ctx, func(ctx context.Context) error {
 		log.Info("leading", "identity", c.Identity)
 		for {
+			// The bus may be provisioned again right now (its store was
+			// lost, and the lease came back before the rest): wait for
+			// everything the engine opens.
+			if _, err := leaseBucket(ctx, js, log); err != nil {
+				return err
+			}
 			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
 				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
 				HistoryMaxBytes: c.HistoryMaxBytes, BusCheckInterval: c.BusCheckInterval})
+			if missing(err) {
+				log.Info("waiting for the bus to be provisioned", "reason", err.Error())
+				if !sleep(ctx, time.Second) {
+					return nil
+				}
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -75,9 +88,6 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 			// A stream under the engine was re-created: rebuild from the
 			// buckets as they are, once they exist again.
 			log.Info("rebuilding", "reason", err.Error())
-			if _, err := leaseBucket(ctx, js, log); err != nil {
-				return err
-			}
 		}
 	})
 }
@@ -107,6 +117,22 @@ func leaseBucket(ctx context.Context, js jetstream.JetStream, log logr.Logger) (
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// missing reports whether err says that a stream, bucket or object store
+// does not exist (yet).
+func missing(err error) bool {
+	return errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound)
+}
+
+// sleep waits d; false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
 	}
 }
 
