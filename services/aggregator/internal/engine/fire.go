@@ -101,8 +101,11 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 	source := "export-state"
 	if f := e.configFloor(ctx, st); f > floor {
 		// The status' last revision lives in etcd: it survives losing
-		// both the history and the export state with the NATS store.
-		floor, source = f, "status"
+		// both the history and the export state with the NATS store. It
+		// trails the sinks by the status coalescing, so a sink may hold a
+		// few revisions more: jump past them rather than repeat a number
+		// a sink already holds with other content.
+		floor, source = f+StatusFloorMargin, "status"
 	}
 	if floor > st.last.revision {
 		// The subject lost revisions sinks hold: continue above them, with

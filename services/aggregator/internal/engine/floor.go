@@ -12,6 +12,14 @@ import (
 	"kollect.dev/kollect/pkg/bus"
 )
 
+// StatusFloorMargin is added to an inventory's status floor (revisionFloor)
+// when the revision sequence continues from it alone, the snapshot history
+// and the export state both lost: the status trails what sinks hold by its
+// coalescing (about a second, a handful of revisions at most), and a
+// sequence that repeated a revision a sink holds would give that number
+// two contents. The gap shows where the bus lost its data.
+const StatusFloorMargin = 1000
+
 // exportFloor is the highest revision any binding of inv has delivered,
 // from the export-state bucket (which, unlike the snapshot subject, has no
 // maximum age). A revision sequence continues above it even when the
