@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -24,7 +22,6 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/deploy/demo"
-	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -432,108 +429,6 @@ func (r *faultRun) disarm(f fault) {
 			r.logf("restart %s: %v", inst, err)
 		}
 	}
-}
-
-// inject strikes f and returns whether it took effect and when.
-func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
-	delay := time.Duration(float64(r.c.Workload) * (0.2 + 0.6*r.rng.Float64()))
-	switch f.kind {
-	case kindPoint:
-		inst, ok := r.sup.waitAnyKilled(f.insts, r.c.Workload+30*time.Second)
-		if ok {
-			if err := r.sup.start(inst, ""); err != nil {
-				r.logf("restart %s: %v", inst, err)
-			}
-		}
-		return ok, time.Now()
-	case kindKill:
-		sleepCtx(ctx, delay)
-		r.sup.kill(f.insts[0])
-		at := time.Now()
-		if err := r.sup.start(f.insts[0], ""); err != nil {
-			r.logf("restart %s: %v", f.insts[0], err)
-		}
-		return true, at
-	case kindStop:
-		sleepCtx(ctx, delay)
-		leader := r.aggregatorLeader(ctx)
-		if leader == "" {
-			return false, time.Now()
-		}
-		at := time.Now()
-		_ = r.sup.signal(leader, syscall.SIGSTOP)
-		sleepCtx(ctx, 3*3*time.Second) // three lease TTLs: the standby leads meanwhile
-		_ = r.sup.signal(leader, syscall.SIGCONT)
-		return true, at
-	case kindNATSKill, kindNATSWipe:
-		sleepCtx(ctx, delay)
-		at := time.Now()
-		_ = r.nats.Kill()
-		if f.kind == kindNATSWipe {
-			_ = os.RemoveAll(r.nats.StoreDir)
-		}
-		if err := r.nats.Start(); err != nil {
-			r.logf("restart nats-server: %v", err)
-		}
-		return true, at
-	case kindAPIKill:
-		sleepCtx(ctx, delay)
-		at := time.Now()
-		u, err := url.Parse(r.kube.Config.Host)
-		if err != nil || killByCmdline("kube-apiserver", "--secure-port="+u.Port()) == 0 {
-			r.logf("kill kube-apiserver: not found (%v)", err)
-			return false, at
-		}
-		api := r.kube.Env.ControlPlane.APIServer
-		_ = api.Stop() // reaps the killed process
-		if err := api.Start(); err != nil {
-			r.logf("restart kube-apiserver: %v", err)
-		}
-		return true, at
-	case kindPGKill:
-		sleepCtx(ctx, delay)
-		at := time.Now()
-		_ = r.pg.Kill()
-		// The backends notice the postmaster's death on their own; until
-		// they exit, its shared memory is in use and a new server refuses
-		// to start.
-		var err error
-		for range 40 {
-			if err = r.pg.StartServer(); err == nil {
-				break
-			}
-			sleepCtx(ctx, 250*time.Millisecond)
-		}
-		if err != nil {
-			r.logf("restart PostgreSQL: %v", err)
-		}
-		return true, at
-	}
-	return false, time.Now()
-}
-
-// aggregatorLeader names the aggregator instance holding the lease.
-func (r *faultRun) aggregatorLeader(ctx context.Context) string {
-	kv, err := r.js.KeyValue(ctx, bus.BucketLeases)
-	if err != nil {
-		return ""
-	}
-	keys, err := kv.ListKeys(ctx)
-	if err != nil {
-		return ""
-	}
-	for k := range keys.Keys() {
-		e, err := kv.Get(ctx, k)
-		if err != nil {
-			continue
-		}
-		for _, inst := range aggregators {
-			if strings.Contains(string(e.Value()), inst) {
-				return inst
-			}
-		}
-	}
-	return ""
 }
 
 // check records the invariants broken during the run: revisions that went
