@@ -240,19 +240,26 @@ func (e *env) stored(s string) uint64 {
 // there is none.
 func (e *env) last(stream, subject string, v any) bool {
 	e.t.Helper()
-	st, err := e.n.JS.Stream(context.Background(), stream)
+	return lastMessage(e.t, e.n.JS, stream, subject, v)
+}
+
+// lastMessage decodes the last message on subject of stream into v; false
+// when there is none.
+func lastMessage(t testing.TB, js jetstream.JetStream, stream, subject string, v any) bool {
+	t.Helper()
+	st, err := js.Stream(context.Background(), stream)
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	m, err := st.GetLastMsgForSubject(context.Background(), subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return false
 	}
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if err := json.Unmarshal(m.Data, v); err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return true
 }

@@ -283,21 +283,7 @@ func (e *stallEnv) putState(inv busv1.NamespacedName, ref busv1.SinkRef, st busv
 // there is none.
 func (e *stallEnv) lastOn(stream, subject string, v any) bool {
 	e.t.Helper()
-	st, err := e.n.JS.Stream(context.Background(), stream)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	m, err := st.GetLastMsgForSubject(context.Background(), subject)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return false
-	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := json.Unmarshal(m.Data, v); err != nil {
-		e.t.Fatal(err)
-	}
-	return true
+	return lastMessage(e.t, e.n.JS, stream, subject, v)
 }
 
 // exportStatus returns the last export status of (inv, ref), nil when none.
