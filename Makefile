@@ -43,8 +43,9 @@ build: ## Compile every package and the service binaries into bin/.
 LINT_DIR   = $(shell bash deploy/tools/build.sh lint-dir)
 VULNDB_DIR = $(shell bash deploy/tools/build.sh vulndb-dir)
 
-lint: ## gofmt, go vet, golangci-lint (.golangci.yml) and govulncheck (offline database) must be clean.
+lint: ## gofmt, go mod tidy, go vet, golangci-lint (.golangci.yml) and govulncheck (offline database) must be clean.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 	$(GO) vet $(PKGS)
 	@bash deploy/tools/build.sh lint
 	$(LINT_DIR)/golangci-lint run $(PKGS)
