@@ -119,7 +119,8 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 	return nil
 }
 
-// installCRDs server-side applies every kollect.dev CRD.
+// installCRDs server-side applies every kollect.dev CRD and waits until
+// the API server serves them all.
 func installCRDs(ctx context.Context, rc *rest.Config) error {
 	c, err := apiextensions.NewForConfig(rc)
 	if err != nil {
@@ -129,6 +130,7 @@ func installCRDs(ctx context.Context, rc *rest.Config) error {
 	if err != nil {
 		return err
 	}
+	var names []string
 	for _, name := range files {
 		b, err := fs.ReadFile(crds.FS, name)
 		if err != nil {
@@ -149,6 +151,7 @@ func installCRDs(ctx context.Context, rc *rest.Config) error {
 		if err != nil {
 			return fmt.Errorf("apply CRD %s: %w", crd.Name, err)
 		}
+		names = append(names, crd.Name)
 	}
-	return nil
+	return waitCRDsServed(ctx, c, names)
 }
