@@ -12,7 +12,7 @@ export KOLLECT_TOOLS_DIR := $(TOOLS_DIR)
 TEST_FLAGS ?= -count=1 -timeout 45m
 PKGS      ?= ./...
 
-.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest faults release
+.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest faults release images
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -68,6 +68,10 @@ loadtest: tools ## Load test: every service against N objects (TIER=1k|10k|100k,
 FAULT_FLAGS ?=
 faults: tools ## Fault injection: crash points, kill -9 and peer faults while changes flow, 20 runs each at 10k objects (FAULT_FLAGS=-short|-runs N|-only NAME); report in loadtest/results/faults-<date>.md.
 	$(GO) run ./loadtest/cmd/faults $(FAULT_FLAGS)
+
+IMAGE_VERSION ?= $(if $(VERSION),$(VERSION),v0.0.0-dev)
+images: ## Build the container images without a daemon into dist/images (OCI layout); PUSH=registry/prefix pushes them (docs/images.md).
+	$(GO) run ./deploy/images/cmd -version $(IMAGE_VERSION) -out dist/images $(if $(PUSH),-push $(PUSH)) $(IMAGES_FLAGS)
 
 release: tools ## Build a signed release into dist/: make release VERSION=vX.Y.Z [RELEASE_FLAGS=...] (docs/release.md).
 	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }

@@ -120,6 +120,9 @@ func signRelease(ctx context.Context, o Options, res *Result) error {
 		res.Fingerprint = f[1]
 	}
 	toSign := append(append([]string{SumsFile}, res.SBOMs...), res.Provenance...)
+	if len(res.Images) > 0 {
+		toSign = append(toSign, ImagesFile)
+	}
 	for _, n := range toSign {
 		if _, err := run(ctx, o.Out, "ssh-keygen", "-q", "-Y", "sign", "-f", key, "-n", SignNamespace, n); err != nil {
 			return err

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // VersionPackage is the package whose Version and Commit the build stamps.
@@ -22,6 +24,8 @@ type Source struct {
 	Commit string
 	// Remote is the origin URL (empty when the repository has none).
 	Remote string
+	// Time is the commit's time: the images' created date and file times.
+	Time time.Time
 }
 
 // checkout extracts rev's tree from the repository at repo with `git archive`.
@@ -31,6 +35,14 @@ func checkout(ctx context.Context, repo, rev string) (*Source, error) {
 		return nil, err
 	}
 	remote, _ := git(ctx, repo, "config", "--get", "remote.origin.url") // none is fine
+	unix, err := git(ctx, repo, "show", "-s", "--format=%ct", commit)
+	if err != nil {
+		return nil, err
+	}
+	secs, err := strconv.ParseInt(unix, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("read the time of %s: %w", commit, err)
+	}
 	dir, err := os.MkdirTemp("", "kollect-release-src-")
 	if err != nil {
 		return nil, fmt.Errorf("create source folder: %w", err)
@@ -53,7 +65,7 @@ func checkout(ctx context.Context, repo, rev string) (*Source, error) {
 	if err := untar.Wait(); err != nil {
 		return nil, fmt.Errorf("extract %s: %w: %s", commit, err, stderr.String())
 	}
-	return &Source{Dir: dir, Commit: commit, Remote: remote}, nil
+	return &Source{Dir: dir, Commit: commit, Remote: remote, Time: time.Unix(secs, 0).UTC()}, nil
 }
 
 // git runs git in repo and returns its trimmed standard output.

@@ -20,6 +20,7 @@ const (
 	BuilderID      = "https://kollect.dev/release/make-release@v1"
 	GoBuildType    = "https://kollect.dev/release/go-build@v1"
 	HelmBuildType  = "https://kollect.dev/release/helm-package@v1"
+	ImageBuildType = "https://kollect.dev/release/oci-image@v1"
 	ModuleH1Digest = "goModuleH1" // the go.sum h1: hash of a module, verbatim
 )
 

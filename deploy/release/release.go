@@ -83,6 +83,8 @@ func (o *Options) defaults() error {
 // Result lists what Run wrote, as file names inside Out.
 type Result struct {
 	Binaries, SBOMs, Provenance, Charts, Signatures []string
+	// Images are the images in Out/ImagesDir, as listed in ImagesFile.
+	Images []ImageRecord
 	// Fingerprint is the SHA256 fingerprint of the release's OpenSSH public key.
 	Fingerprint string
 	// CosignKeySHA256 is the hex SHA-256 of the release's cosign public key file.
@@ -106,13 +108,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res, all := &Result{}, built{}
 	for _, p := range o.Platforms {
 		for _, b := range bins {
-			if err := releaseBinary(ctx, o, src, b, p, res); err != nil {
+			path, err := releaseBinary(ctx, o, src, b, p, res)
+			if err != nil {
 				return nil, err
 			}
+			all.add(b, p, path)
 		}
+	}
+	if err := releaseImages(o, src, all, res); err != nil {
+		return nil, err
 	}
 	for _, c := range o.Charts {
 		if err := releaseChart(ctx, o, src, c, res); err != nil {
@@ -128,31 +135,32 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// releaseBinary builds one binary for one platform, then its SBOM and provenance.
-func releaseBinary(ctx context.Context, o Options, src *Source, b Binary, p Platform, res *Result) error {
+// releaseBinary builds one binary for one platform, then its SBOM and
+// provenance, and returns the binary's path.
+func releaseBinary(ctx context.Context, o Options, src *Source, b Binary, p Platform, res *Result) (string, error) {
 	name := fmt.Sprintf("%s_%s_%s_%s", b.Name, o.Version, p.OS, p.Arch)
 	out := filepath.Join(o.Out, name)
 	o.Log("build %s (%s)", name, b.Package)
 	if err := Build(ctx, BuildSpec{Dir: src.Dir, Package: b.Package, Platform: p,
 		Version: o.Version, Commit: src.Commit, Out: out}); err != nil {
-		return err
+		return "", err
 	}
 	sbom := name + ".cdx.json"
 	if err := writeSBOM(ctx, o.ToolsDir, out, o.Version, filepath.Join(o.Out, sbom)); err != nil {
-		return err
+		return "", err
 	}
 	prov := name + ".intoto.json"
 	st, err := binaryProvenance(out, b, p, o.Version, src)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := writeJSON(filepath.Join(o.Out, prov), st); err != nil {
-		return err
+		return "", err
 	}
 	res.Binaries = append(res.Binaries, name)
 	res.SBOMs = append(res.SBOMs, sbom)
 	res.Provenance = append(res.Provenance, prov)
-	return nil
+	return out, nil
 }
 
 // resetDir empties dir, creating it if needed.

@@ -3,6 +3,7 @@ package release
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
 )
 
 // testBinary is the smallest service binary: the release tests build only it.
@@ -107,13 +109,15 @@ func TestReleaseIsVerifiedByTheDocumentedCommands(t *testing.T) {
 	bin := testBinary + "_v0.0.1-test_linux_amd64"
 	chart := "kollect-crds-0.0.1-test.tgz"
 	want := []string{AllowedSignersFile, PublicKeyFile, CosignPublicKeyFile, bin, chart}
-	for _, signed := range []string{SumsFile, bin + ".cdx.json", bin + ".intoto.json", chart + ".intoto.json"} {
+	image := "aggregator_v0.0.1-test.image.intoto.json"
+	for _, signed := range []string{SumsFile, bin + ".cdx.json", bin + ".intoto.json", chart + ".intoto.json", ImagesFile, image} {
 		want = append(want, signed, signed+".sig", signed+CosignSignatureSuffix)
 	}
 	sort.Strings(want)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("release files (-want +got):\n%s", diff)
 	}
+	checkReleaseImages(t, dist, res, bin)
 	if len(res.CosignKeySHA256) != 64 {
 		t.Fatalf("cosign key digest %q, want 64 hex digits", res.CosignKeySHA256)
 	}
@@ -133,6 +137,8 @@ func TestReleaseIsVerifiedByTheDocumentedCommands(t *testing.T) {
 		{name: "a changed provenance statement fails its signature", file: bin + ".intoto.json"},
 		{name: "a changed chart fails the checksums", file: chart},
 		{name: "a changed SHA256SUMS fails its signature", file: SumsFile},
+		{name: "a changed image list fails its signature and the checksums", file: ImagesFile},
+		{name: "a changed image layer fails the layout's digests", file: largestBlob(t, dist)},
 		{name: "a key other than the published one is refused",
 			trusted: trust{fingerprint: "SHA256:notthepublishedkey", cosignKeySHA256: strings.Repeat("0", 64)}},
 	}
@@ -188,18 +194,22 @@ func TestReleaseBinaryIsReproducible(t *testing.T) {
 func copyDir(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	names, err := sortedFiles(src)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o750)
+		}
+		b, err := os.ReadFile(p) //nolint:gosec // G304: the test's release folder
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(src, n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, n), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dst
 }
@@ -215,4 +225,56 @@ func flipByte(t *testing.T, path string) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkReleaseImages checks the release's OCI layout holds the image
+// ImagesFile lists, under the digest listed, for the platform built.
+func checkReleaseImages(t *testing.T, dist string, res *Result, bin string) {
+	t.Helper()
+	var listed []ImageRecord
+	b, err := os.ReadFile(filepath.Join(dist, ImagesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &listed); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(res.Images, listed); diff != "" {
+		t.Errorf("%s differs from the result (-result +file):\n%s", ImagesFile, diff)
+	}
+	if len(listed) != 1 || listed[0].Name != "aggregator" || strings.Join(listed[0].Platforms, ",") != "linux/amd64" ||
+		strings.Join(listed[0].SBOMs, ",") != bin+".cdx.json" {
+		t.Fatalf("images listed: %+v, want aggregator for linux/amd64 with its binary's SBOM", listed)
+	}
+	idx, err := layout.ImageIndexFromPath(filepath.Join(dist, ImagesDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Manifests) != 1 || im.Manifests[0].Digest.String() != listed[0].Digest ||
+		im.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != "aggregator:v0.0.1-test" {
+		t.Fatalf("the layout's index.json holds %+v, want aggregator:v0.0.1-test at %s", im.Manifests, listed[0].Digest)
+	}
+}
+
+// largestBlob names the largest blob of the release's image layout (the
+// binary's layer), relative to dist.
+func largestBlob(t *testing.T, dist string) string {
+	t.Helper()
+	dir := filepath.Join(ImagesDir, "blobs", "sha256")
+	ents, err := os.ReadDir(filepath.Join(dist, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best string
+	var size int64 = -1
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && info.Size() > size {
+			best, size = e.Name(), info.Size()
+		}
+	}
+	return filepath.Join(dir, best)
 }

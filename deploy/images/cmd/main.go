@@ -1,0 +1,61 @@
+// Command images builds Kollect's container images without a daemon into an
+// OCI image layout, and pushes them when -push names a registry prefix
+// (make images [PUSH=registry/prefix] [VERSION=vX.Y.Z]). See docs/images.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"kollect.dev/kollect/deploy/release"
+)
+
+func main() {
+	var o release.ImagesOptions
+	var platforms, binaries string
+	flag.StringVar(&o.Version, "version", "v0.0.0-dev", "image tag and stamped version, vMAJOR.MINOR.PATCH[-pre]")
+	flag.StringVar(&o.Repo, "repo", ".", "git work tree to build from")
+	flag.StringVar(&o.Commit, "commit", "HEAD", "git revision to build (its tree, not the work tree's files)")
+	flag.StringVar(&o.Out, "out", "dist/images", "OCI image layout folder to write (emptied first)")
+	flag.StringVar(&o.Push, "push", "", "registry prefix to push to as <prefix>/<image>:<version> (docker config credentials)")
+	flag.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated GOOS/GOARCH list")
+	flag.StringVar(&binaries, "binaries", "", "comma-separated binary names, e.g. kollect-control,kollect (default: all)")
+	flag.Parse()
+	for _, f := range split(platforms) {
+		goos, arch, ok := strings.Cut(f, "/")
+		if !ok || goos != "linux" || arch == "" {
+			fmt.Fprintf(os.Stderr, "images: platform %q: want linux/<arch>\n", f)
+			os.Exit(2)
+		}
+		o.Platforms = append(o.Platforms, release.Platform{OS: goos, Arch: arch})
+	}
+	o.Binaries = split(binaries)
+	o.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "[images] "+format+"\n", args...) }
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	records, refs, err := release.Images(ctx, o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "images:", err)
+		os.Exit(1)
+	}
+	for _, r := range records {
+		fmt.Printf("%s:%s\t%s\n", r.Name, r.Tag, r.Digest)
+	}
+	for _, r := range refs {
+		fmt.Println("pushed", r)
+	}
+}
+
+func split(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
