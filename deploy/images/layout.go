@@ -41,21 +41,13 @@ func WriteLayout(dir, version string, idxs map[string]v1.ImageIndex) (layout.Pat
 // of the local keychain (docker config, as every registry client), and
 // returns the pushed references with their digests.
 func Push(ctx context.Context, prefix, version string, idxs map[string]v1.ImageIndex, opts ...remote.Option) ([]string, error) {
-	opts = append([]remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)}, opts...)
 	var refs []string
 	for _, n := range sortedNames(idxs) {
-		ref, err := name.NewTag(prefix + "/" + n + ":" + version)
+		ref, err := PushTo(ctx, prefix+"/"+n+":"+version, idxs[n], opts...)
 		if err != nil {
-			return nil, fmt.Errorf("push %s: %w", n, err)
+			return nil, err
 		}
-		if err := remote.WriteIndex(ref, idxs[n], opts...); err != nil {
-			return nil, fmt.Errorf("push %s: %w", ref, err)
-		}
-		d, err := idxs[n].Digest()
-		if err != nil {
-			return nil, fmt.Errorf("push %s: %w", ref, err)
-		}
-		refs = append(refs, ref.Context().Digest(d.String()).String())
+		refs = append(refs, ref)
 	}
 	return refs, nil
 }
@@ -67,4 +59,22 @@ func sortedNames(idxs map[string]v1.ImageIndex) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// PushTo pushes one index to exactly ref (a tag or repository) and returns
+// the reference by digest.
+func PushTo(ctx context.Context, ref string, idx v1.ImageIndex, opts ...remote.Option) (string, error) {
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		return "", fmt.Errorf("push %s: %w", ref, err)
+	}
+	opts = append([]remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)}, opts...)
+	if err := remote.WriteIndex(r, idx, opts...); err != nil {
+		return "", fmt.Errorf("push %s: %w", r, err)
+	}
+	d, err := idx.Digest()
+	if err != nil {
+		return "", fmt.Errorf("push %s: %w", r, err)
+	}
+	return r.Context().Digest(d.String()).String(), nil
 }

@@ -28,8 +28,8 @@ type Source struct {
 	Time time.Time
 }
 
-// checkout extracts rev's tree from the repository at repo with `git archive`.
-func checkout(ctx context.Context, repo, rev string) (*Source, error) {
+// describe reads rev's commit hash and time and the origin URL.
+func describe(ctx context.Context, repo, rev string) (*Source, error) {
 	commit, err := git(ctx, repo, "rev-parse", "--verify", rev+"^{commit}")
 	if err != nil {
 		return nil, err
@@ -43,6 +43,16 @@ func checkout(ctx context.Context, repo, rev string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the time of %s: %w", commit, err)
 	}
+	return &Source{Commit: commit, Remote: remote, Time: time.Unix(secs, 0).UTC()}, nil
+}
+
+// checkout extracts rev's tree from the repository at repo with `git archive`.
+func checkout(ctx context.Context, repo, rev string) (*Source, error) {
+	src, err := describe(ctx, repo, rev)
+	if err != nil {
+		return nil, err
+	}
+	commit := src.Commit
 	dir, err := os.MkdirTemp("", "kollect-release-src-")
 	if err != nil {
 		return nil, fmt.Errorf("create source folder: %w", err)
@@ -65,7 +75,8 @@ func checkout(ctx context.Context, repo, rev string) (*Source, error) {
 	if err := untar.Wait(); err != nil {
 		return nil, fmt.Errorf("extract %s: %w: %s", commit, err, stderr.String())
 	}
-	return &Source{Dir: dir, Commit: commit, Remote: remote, Time: time.Unix(secs, 0).UTC()}, nil
+	src.Dir = dir
+	return src, nil
 }
 
 // git runs git in repo and returns its trimmed standard output.

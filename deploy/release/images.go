@@ -155,6 +155,12 @@ type ImagesOptions struct {
 	// Push, when set, is a registry prefix (registry.example.com/kollect)
 	// the images are pushed to as <Push>/<name>:<Version>.
 	Push string
+	// Ref, when set, is the one reference the one image built is pushed to
+	// (skaffold's $IMAGE); Binaries must name one binary.
+	Ref string
+	// WorkTree builds the work tree's files as they are (a development loop)
+	// instead of Commit's tree; the images still name the HEAD commit.
+	WorkTree bool
 	// Log receives progress lines (nil: none).
 	Log func(format string, args ...any)
 }
@@ -179,14 +185,17 @@ func Images(ctx context.Context, o ImagesOptions) ([]ImageRecord, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := checkout(ctx, o.Repo, o.Commit)
+	src, cleanup, err := source(ctx, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer os.RemoveAll(src.Dir)
+	defer cleanup()
 	bins, err := discover(src.Dir, o.Binaries)
 	if err != nil {
 		return nil, nil, err
+	}
+	if o.Ref != "" && len(bins) != 1 {
+		return nil, nil, fmt.Errorf("push to %s: name exactly one binary, not %d", o.Ref, len(bins))
 	}
 	tmp, err := os.MkdirTemp("", "kollect-images-")
 	if err != nil {
@@ -222,9 +231,32 @@ func Images(ctx context.Context, o ImagesOptions) ([]ImageRecord, []string, erro
 	}
 	sort.Slice(records, func(i, j int) bool { return records[i].Name < records[j].Name })
 	o.Log("wrote %d images into %s", len(records), out)
-	if o.Push == "" {
-		return records, nil, nil
+	switch {
+	case o.Ref != "":
+		ref, err := images.PushTo(ctx, o.Ref, idxs[records[0].Name])
+		return records, []string{ref}, err
+	case o.Push != "":
+		refs, err := images.Push(ctx, o.Push, o.Version, idxs)
+		return records, refs, err
 	}
-	refs, err := images.Push(ctx, o.Push, o.Version, idxs)
-	return records, refs, err
+	return records, nil, nil
+}
+
+// source is the tree Images builds: Commit's tree extracted (cleanup
+// removes it), or with WorkTree the work tree itself, naming its HEAD.
+func source(ctx context.Context, o ImagesOptions) (src *Source, cleanup func(), err error) {
+	if !o.WorkTree {
+		src, err := checkout(ctx, o.Repo, o.Commit)
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, func() { _ = os.RemoveAll(src.Dir) }, nil
+	}
+	if src, err = describe(ctx, o.Repo, "HEAD"); err != nil {
+		return nil, nil, err
+	}
+	if src.Dir, err = filepath.Abs(o.Repo); err != nil {
+		return nil, nil, err
+	}
+	return src, func() {}, nil
 }

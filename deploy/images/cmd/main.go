@@ -22,6 +22,8 @@ func main() {
 	flag.StringVar(&o.Commit, "commit", "HEAD", "git revision to build (its tree, not the work tree's files)")
 	flag.StringVar(&o.Out, "out", "dist/images", "OCI image layout folder to write (emptied first)")
 	flag.StringVar(&o.Push, "push", "", "registry prefix to push to as <prefix>/<image>:<version> (docker config credentials)")
+	flag.StringVar(&o.Ref, "ref", "", "push the one image built (-binaries names one) to exactly this reference (skaffold's $IMAGE)")
+	flag.BoolVar(&o.WorkTree, "worktree", false, "build the work tree's files as they are (development), not the commit's tree")
 	flag.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated GOOS/GOARCH list")
 	flag.StringVar(&binaries, "binaries", "", "comma-separated binary names, e.g. kollect-control,kollect (default: all)")
 	flag.Parse()
