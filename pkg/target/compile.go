@@ -20,6 +20,9 @@ type Compiled struct {
 	Config busv1.TargetConfig
 	// GVK is the Profile's targetGVK.
 	GVK schema.GroupVersionKind
+	// Metrics are the Profile's spec.metrics, the gauges the collector
+	// exports from the rows.
+	Metrics []v1alpha1.ProfileMetric
 
 	selector  *selection.Selector
 	extractor *extract.Extractor
@@ -44,7 +47,7 @@ func Compile(cfg busv1.TargetConfig, opts extract.Options) (*Compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode selection of %s %s: %w", cfg.Kind, ref, err)
 	}
-	c := &Compiled{Config: cfg, GVK: gvk}
+	c := &Compiled{Config: cfg, GVK: gvk, Metrics: prof.Metrics}
 	spec.Extract = opts
 	sel, errs := selection.Compile(spec)
 	if len(errs) > 0 {

@@ -12,9 +12,13 @@
 // a deletion and says Delete) still gets its final empty snapshot,
 // addressed to the bindings of its last change event.
 //
+// Each inventory is in one phase (loading, settling, idle, deleting; see
+// phase.go), and its next check or periodic event waits in a timer queue, so
+// a turn of the loop looks at the earliest wake-up only.
+//
 // Given Metrics, it records its work in them: leadership, snapshot build and
 // publish durations, publishes and failures, each inventory's last snapshot
-// size, and rows applied.
+// size, and rows applied. Options.Observe is told each step (tests).
 //
 // The engine runs on one goroutine. Leader election, flags and connections
 // are the aggregator's Run; encoding and storing events are package publish's.

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -46,6 +45,9 @@ type Options struct {
 	// snapshot events reference; older events are dropped beyond it (the
 	// newest always stays). Zero is unlimited.
 	HistoryMaxBytes int64
+	// Observe, when set, is told every step of the engine's work, on the
+	// engine's goroutine; it must return quickly. Tests wait on it.
+	Observe func(Event)
 }
 
 // Engine keeps the snapshots of every inventory and publishes them.
@@ -59,6 +61,9 @@ type Engine struct {
 	// loader reads snapshots back (restart, delta base, garbage collection).
 	loader *replay.Loader
 	invs   map[busv1.NamespacedName]*invState
+	// timers holds each inventory's next check or periodic event, once
+	// the rebuild ended.
+	timers *timers
 	// manifests caches the chunks of manifests garbage collection read.
 	manifests map[string][]busv1.Chunk
 	gcAt      time.Time
@@ -70,13 +75,6 @@ type Engine struct {
 	rowsSynced     bool
 	configComplete bool
 	guard          *streamGuard
-
-	rowsRev atomic.Uint64 // last rows-bucket revision applied, for tests
-	cfgRev  atomic.Uint64 // last config-bucket revision applied, for tests
-	events  atomic.Int64  // events published, for tests
-	settled atomic.Int64  // settle checks done, for tests
-	gcRuns  atomic.Int64  // garbage collections done, for tests
-	started atomic.Bool   // rebuild done, for tests
 }
 
 // New opens the publisher; Run does the rest.
@@ -92,7 +90,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 		opts.RetryBackoff = time.Second
 	}
 	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.NewRows(), loader: replay.NewLoader(js, -1),
-		invs: map[busv1.NamespacedName]*invState{}, manifests: map[string][]busv1.Chunk{}}, nil
+		invs: map[busv1.NamespacedName]*invState{}, timers: newTimers(), manifests: map[string][]busv1.Chunk{}}, nil
 }
 
 // Run rebuilds every snapshot from the bus, then follows rows and config and
@@ -205,14 +203,15 @@ func (e *Engine) start(ctx context.Context) {
 	e.gcAt, e.gcLast = now.Add(e.opts.GCInterval), now
 	for _, st := range e.invs {
 		st.settleAt = now
+		e.schedule(st)
 	}
-	e.started.Store(true)
+	e.observe(Event{Kind: EventRebuilt})
 }
 
-// nextWake returns the earliest settle or due time of any inventory.
+// nextWake returns the earliest check or periodic event of any inventory,
+// or garbage collection's time when sooner.
 func (e *Engine) nextWake() (time.Time, bool) {
-	var at time.Time
-	found := false
+	at, found := e.timers.next()
 	consider := func(t time.Time) {
 		if !t.IsZero() && (!found || t.Before(at)) {
 			at, found = t, true
@@ -224,11 +223,18 @@ func (e *Engine) nextWake() (time.Time, bool) {
 			consider(e.gcLast.Add(GCMinInterval))
 		}
 	}
-	for _, st := range e.invs {
-		consider(st.settleAt)
-		for _, t := range st.due {
-			consider(t)
-		}
-	}
 	return at, found
+}
+
+// schedule puts st's next wake-up time in the timers, once the rebuild
+// ended; call it after changing st's phase, settleAt or due.
+func (e *Engine) schedule(st *invState) {
+	if !e.ready {
+		return
+	}
+	if at, ok := st.wakeAt(); ok {
+		e.timers.set(st.name, at)
+		return
+	}
+	e.timers.remove(st.name)
 }

@@ -16,32 +16,46 @@ import (
 // published; the engine retries after its backoff.
 const ReasonPublishFailed = "PublishFailed"
 
-// fire handles every settle window and periodic event that is due.
+// fire handles the inventories whose check or periodic event is due, then
+// garbage collection.
 func (e *Engine) fire(ctx context.Context) {
 	now := e.clock.Now()
-	for _, st := range e.invs {
-		if !st.settleAt.IsZero() && !st.settleAt.After(now) {
-			st.settleAt = time.Time{}
-			e.settle(ctx, st, now)
+	for _, name := range e.timers.due(now) {
+		st := e.invs[name]
+		if st == nil {
+			continue
 		}
-	}
-	for _, st := range e.invs {
+		if st.phase != idle && !st.settleAt.IsZero() && !st.settleAt.After(now) {
+			e.check(ctx, st, now)
+			if st = e.invs[name]; st == nil {
+				continue // its final event went
+			}
+		}
 		e.periodic(ctx, st, now)
+		e.schedule(st)
 	}
 	e.gcDue(ctx, now)
 }
 
-// settle publishes st when its snapshot or generation changed since the last
-// event, or its final event when it was deleted.
-func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
-	defer e.settled.Add(1)
-	if !e.load(ctx, st, now) {
+// check runs st's pending check: it reads st's last event back when
+// loading, then publishes the final event when deleting, or settles.
+func (e *Engine) check(ctx context.Context, st *invState, now time.Time) {
+	st.settleAt = time.Time{}
+	defer e.observe(Event{Kind: EventChecked, Inventory: st.name})
+	if st.phase == loading && !e.load(ctx, st, now) {
 		return
 	}
-	if st.deleted {
+	if st.phase == deleting {
 		e.publishDeleted(ctx, st, now)
 		return
 	}
+	e.settle(ctx, st, now)
+}
+
+// settle publishes st when its snapshot or generation changed since the last
+// event; st is idle afterwards unless the publish failed.
+func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
+	st.phase = idle
 	if st.cfg.Suspend {
 		st.due = nil
 		return
@@ -65,12 +79,10 @@ func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
 	}
 }
 
-// load reads the inventory's last event back once, so the revision sequence,
-// the delta base and the cadence continue where the last writer left them.
+// load reads the inventory's last event back, so the revision sequence, the
+// delta base and the cadence continue where the last writer left them; st
+// then settles, or deletes when its config went.
 func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
-	if st.loaded {
-		return true
-	}
 	// Replays (kollect replay) on the subject are not the aggregator's
 	// revisions: continue from the last published event, but expect the
 	// subject's true last sequence on the next publish.
@@ -119,7 +131,10 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 			st.view.ForgetBase()
 		}
 	}
-	st.loaded = true
+	st.phase = settling
+	if st.deleted {
+		st.phase = deleting
+	}
 	if st.cfg != nil {
 		st.scheduleFromLast(now)
 	}
@@ -172,14 +187,19 @@ func (e *Engine) loadBase(ctx context.Context, st *invState, ev *busv1.SnapshotE
 // drop forgets a deleted inventory.
 func (e *Engine) drop(name busv1.NamespacedName) {
 	delete(e.invs, name)
+	e.timers.remove(name)
 	e.m.forget(name)
 }
 
-// failed records a publish failure and retries after the backoff; a conflict
-// means another writer moved the subject on, so the last event is re-read.
+// failed records a publish failure and retries after the backoff: a failed
+// periodic event is retried as a settle; a conflict means another writer
+// moved the subject on, so the last event is read back first.
 func (e *Engine) failed(st *invState, err error, now time.Time) {
-	if errors.Is(err, publish.ErrConflict) {
-		st.loaded = false
+	switch {
+	case errors.Is(err, publish.ErrConflict):
+		st.phase = loading
+	case st.phase == idle:
+		st.phase = settling
 	}
 	e.opts.Log.Error(err, "publish snapshot", "inventory", st.name.String(), "revision", st.last.revision)
 	st.outcome = busv1.Outcome{Reason: ReasonPublishFailed, Message: err.Error()}

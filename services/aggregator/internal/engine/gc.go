@@ -240,7 +240,7 @@ func (e *Engine) gcDue(ctx context.Context, now time.Time) {
 		return
 	}
 	e.gcAt, e.gcLast, e.written = now.Add(e.opts.GCInterval), now, 0
-	defer e.gcRuns.Add(1)
+	defer e.observe(Event{Kind: EventCollected})
 	if err := e.collect(ctx); err != nil {
 		e.opts.Log.Error(err, "collect unreferenced snapshot objects")
 	}

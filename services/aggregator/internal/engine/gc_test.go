@@ -32,7 +32,7 @@ func storeObjects(t *testing.T, b *bed) map[string]uint64 {
 
 // churn changes one row per revision of an inventory whose snapshots go
 // through manifests, n times, and returns the engine.
-func churn(t *testing.T, b *bed, clock *fakeClock, opts Options, n int) *Engine {
+func churn(t *testing.T, b *bed, clock *fakeClock, opts Options, n int) *probe {
 	t.Helper()
 	b.putInventory(nsInventory("team-a", "big"))
 	pad := strings.Repeat("x", 200)

@@ -15,14 +15,14 @@ import (
 // runRebuilding runs engines the way aggregator.RunWith does: a run that
 // ends with ErrBusReset is followed by a new engine. It returns the engine
 // running now.
-func (b *bed) runRebuilding(opts Options) func() *Engine {
+func (b *bed) runRebuilding(opts Options) func() *probe {
 	b.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var cur atomic.Pointer[Engine]
+	var cur atomic.Pointer[probe]
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for ctx.Err() == nil {
-			e, err := New(ctx, b.js, opts)
+			e, err := newProbe(ctx, b.js, opts)
 			if err != nil {
 				b.t.Errorf("new engine: %v", err)
 				return

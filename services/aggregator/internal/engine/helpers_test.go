@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,11 +110,49 @@ func (b *bed) markers() {
 	}
 }
 
+// probe is an engine with what it did so far, counted through
+// Options.Observe.
+type probe struct {
+	*Engine
+	rowsRev atomic.Uint64 // last rows-bucket revision applied
+	cfgRev  atomic.Uint64 // last config-bucket revision applied
+	events  atomic.Int64  // snapshot events published
+	settled atomic.Int64  // checks done
+	gcRuns  atomic.Int64  // garbage collections done
+	started atomic.Bool   // rebuild done
+}
+
+// newProbe creates an engine that counts into the returned probe.
+func newProbe(ctx context.Context, js jetstream.JetStream, opts Options) (*probe, error) {
+	p := &probe{}
+	opts.Observe = p.observe
+	e, err := New(ctx, js, opts)
+	p.Engine = e
+	return p, err
+}
+
+func (p *probe) observe(ev Event) {
+	switch ev.Kind {
+	case EventRebuilt:
+		p.started.Store(true)
+	case EventRowApplied:
+		p.rowsRev.Store(ev.Revision)
+	case EventConfigApplied:
+		p.cfgRev.Store(ev.Revision)
+	case EventChecked:
+		p.settled.Add(1)
+	case EventPublished:
+		p.events.Add(1)
+	case EventCollected:
+		p.gcRuns.Add(1)
+	}
+}
+
 // start runs an engine until the test ends and returns it.
-func (b *bed) start(opts Options) *Engine {
+func (b *bed) start(opts Options) *probe {
 	b.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	e, err := New(ctx, b.js, opts)
+	e, err := newProbe(ctx, b.js, opts)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -129,10 +168,10 @@ func (b *bed) start(opts Options) *Engine {
 }
 
 // startStoppable runs an engine and returns it with a function stopping it.
-func (b *bed) startStoppable(opts Options) (*Engine, func()) {
+func (b *bed) startStoppable(opts Options) (*probe, func()) {
 	b.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	e, err := New(ctx, b.js, opts)
+	e, err := newProbe(ctx, b.js, opts)
 	if err != nil {
 		b.t.Fatal(err)
 	}

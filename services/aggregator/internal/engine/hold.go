@@ -150,5 +150,8 @@ func (e *Engine) deleteInventory(name busv1.NamespacedName, st *invState) {
 		return
 	}
 	st.deleted, st.due = true, nil
+	if st.phase != loading {
+		st.phase = deleting
+	}
 	e.markDirty(st)
 }

@@ -16,23 +16,27 @@ import (
 type invState struct {
 	name busv1.NamespacedName
 	cfg  *busv1.InventoryConfig
+	// phase is what the next check does (phase.go): loading until last,
+	// body and the view's base were read back from the inventory's
+	// snapshot subject.
+	phase phase
 	// deleted is set when the config key is gone and a final event is
-	// still owed (deletionPolicy Delete).
+	// still owed (deletionPolicy Delete): the inventory is deleting, or
+	// loading and deletes once loaded.
 	deleted bool
 	// held is set when the config key went while the config bucket was
 	// incomplete: the deletion waits for bus.ConfigCompleteKey.
 	held bool
 
-	// loaded is set once last, base, delta and ref were read back from the
-	// inventory's snapshot subject.
-	loaded bool
-	last   published
+	last published
 	// view is the inventory's snapshot, maintained row by row; nil for an
 	// orphan (a deleted inventory found on the bus without config).
 	view *index.View
 	// body is what periodic events of the last revision carry.
 	body body
 
+	// settleAt is when the pending check of a phase other than idle runs:
+	// the end of its settle window or of a retry's backoff.
 	settleAt time.Time
 	// due is, per binding with a non-zero interval, the next periodic event.
 	due map[busv1.SinkRef]time.Time
@@ -70,7 +74,7 @@ func sinkRefs(bs []busv1.Binding) []busv1.SinkRef {
 }
 
 func (e *Engine) applyRow(ent jetstream.KeyValueEntry) {
-	defer e.rowsRev.Store(ent.Revision())
+	defer e.observe(Event{Kind: EventRowApplied, Revision: ent.Revision()})
 	key, err := bus.ParseRowKey(ent.Key())
 	if err != nil {
 		e.opts.Log.Error(err, "skip row", "key", ent.Key())
@@ -105,7 +109,7 @@ func (e *Engine) applyRow(ent jetstream.KeyValueEntry) {
 }
 
 func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
-	defer e.cfgRev.Store(ent.Revision())
+	defer e.observe(Event{Kind: EventConfigApplied, Revision: ent.Revision()})
 	ref, err := bus.ParseConfigKey(ent.Key())
 	if err != nil {
 		e.opts.Log.Error(err, "skip config entry", "key", ent.Key())
@@ -130,6 +134,9 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 		e.invs[name] = st
 	}
 	st.cfg, st.deleted, st.held = &cfg, false, false
+	if st.phase == deleting {
+		st.phase = settling // back before its final event: no longer owed
+	}
 	switch {
 	case st.view == nil:
 		st.view = index.NewView(st.cfg, e.rows)
@@ -145,9 +152,13 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 // markDirty schedules a check for a material change after the settle window;
 // changes inside the window ride along with the first one.
 func (e *Engine) markDirty(st *invState) {
+	if st.phase == idle {
+		st.phase = settling
+	}
 	if st.settleAt.IsZero() {
 		st.settleAt = e.clock.Now().Add(e.opts.Settle)
 	}
+	e.schedule(st)
 }
 
 // scheduleAll sets every binding's next periodic event interval after now.

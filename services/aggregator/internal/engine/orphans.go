@@ -39,7 +39,11 @@ func (e *Engine) adoptOrphans(ctx context.Context) {
 			continue
 		}
 		if cfg != nil {
-			e.invs[inv] = &invState{name: inv, cfg: cfg, deleted: true}
+			st := &invState{name: inv, cfg: cfg, deleted: true}
+			e.invs[inv] = st
+			if e.ready {
+				e.markDirty(st) // adopted when the config marker came back
+			}
 		}
 	}
 }

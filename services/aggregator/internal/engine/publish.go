@@ -36,14 +36,14 @@ func (e *Engine) publishChange(ctx context.Context, st *invState, sum string, re
 	if st.view != nil {
 		st.view.Published()
 	}
-	e.events.Add(1)
+	e.observe(Event{Kind: EventPublished, Inventory: st.name, Revision: rev})
 	return true
 }
 
 // periodic re-publishes st's unchanged snapshot to each binding that is due,
 // one event per binding.
 func (e *Engine) periodic(ctx context.Context, st *invState, now time.Time) {
-	if st.cfg == nil || st.deleted || st.cfg.Suspend || !st.loaded || !st.settleAt.IsZero() || st.last.revision == 0 {
+	if !st.periodicDue() {
 		return
 	}
 	for _, b := range st.cfg.Bindings {
@@ -51,7 +51,10 @@ func (e *Engine) periodic(ctx context.Context, st *invState, now time.Time) {
 		if !ok || at.After(now) {
 			continue
 		}
-		if !e.publishPeriodic(ctx, st, b, now) {
+		switch {
+		case !hasBody(st.body):
+			e.reload(st)
+		case !e.publishPeriodic(ctx, st, b, now):
 			st.due[b.SinkRef] = now.Add(e.opts.RetryBackoff)
 			return
 		}
@@ -60,12 +63,21 @@ func (e *Engine) periodic(ctx context.Context, st *invState, now time.Time) {
 	}
 }
 
+// hasBody reports whether b holds what periodic events repeat.
+func hasBody(b body) bool {
+	return b.Envelope != nil || b.ManifestRef != nil || b.EnvelopeRef != nil
+}
+
+// reload reads st's last event back at its next check, which publishes a new
+// revision when the rows moved on: st has no body for periodic events to
+// repeat (lost with the history).
+func (e *Engine) reload(st *invState) {
+	e.markDirty(st)
+	st.phase = loading
+}
+
+// publishPeriodic re-publishes st's last revision to binding b.
 func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Binding, now time.Time) bool {
-	if st.body.Envelope == nil && st.body.ManifestRef == nil && st.body.EnvelopeRef == nil {
-		e.markDirty(st)
-		st.loaded = false // reload, or publish a new revision when the rows moved on
-		return true
-	}
 	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: st.last.revision, Generation: st.last.generation,
 		Checksum: st.last.checksum, ItemCount: st.last.itemCount, CreatedAt: st.nextCreatedAt(now),
 		Reason: busv1.ReasonPeriodic, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy}
@@ -77,7 +89,7 @@ func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Bind
 	}
 	st.last.seq, st.last.createdAt, st.last.reason = r.Seq, ev.CreatedAt, busv1.ReasonPeriodic
 	st.last.bindings = []busv1.SinkRef{b.SinkRef}
-	e.events.Add(1)
+	e.observe(Event{Kind: EventPublished, Inventory: st.name, Revision: st.last.revision})
 	return true
 }
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -10,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/target"
@@ -94,11 +92,15 @@ func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
 	if wasActive && (oldGVK != newGVK || !active) {
 		e.require(oldGVK)
 	}
-	e.cfg.Metrics.Profiles.Define(ts.label, profileMetrics(cfg))
+	if compiled != nil {
+		// An entry that does not compile keeps its gauges, as it keeps
+		// its rows.
+		e.cfg.Metrics.Profiles.Define(ts.label, compiled.Metrics)
+	}
 	if active {
 		e.require(newGVK)
 		e.enqueueGVK(newGVK)
-		e.queue.Add(item{sweep: ref})
+		e.queue.Add(sweepWork(ref, false))
 	}
 	e.cfg.Log.V(1).Info("target applied", logging.KeyTarget, ts.label, logging.KeyGeneration, cfg.Generation,
 		logging.KeyGVK, informers.GVKString(newGVK), "active", active)
@@ -153,16 +155,24 @@ func (e *Engine) purge(ctx context.Context, ref bus.ConfigRef) error {
 }
 
 // require tells the informer manager what the active Targets of gvk need,
-// or releases its informer when none is left.
+// or releases its informer when none is left. It holds e.mu for writing
+// throughout: it may delete gvk's entry, and two calls for one GVK must
+// reach the manager in the order they read byGVK.
 func (e *Engine) require(gvk schema.GroupVersionKind) {
-	e.mu.RLock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	targets := e.byGVK[gvk]
 	if len(targets) == 0 {
 		delete(e.byGVK, gvk)
-		e.mu.RUnlock()
 		e.cfg.Informers.Remove(gvk)
 		return
 	}
+	e.cfg.Informers.Set(gvk, requirement(targets))
+}
+
+// requirement is what a GVK's informer must hold for its Targets: the union
+// of the fields they read, and their namespace when all watch the same one.
+func requirement(targets map[bus.ConfigRef]*targetState) informers.Requirement {
 	req := informers.Requirement{Fields: extract.NewFieldSet()}
 	single, ns := true, ""
 	for _, ts := range targets {
@@ -185,11 +195,10 @@ func (e *Engine) require(gvk schema.GroupVersionKind) {
 			ns = names[0]
 		}
 	}
-	e.mu.RUnlock()
 	if single {
 		req.Namespace = ns
 	}
-	e.cfg.Informers.Set(gvk, req)
+	return req
 }
 
 // enqueueGVK queues every cached object of gvk.
@@ -201,14 +210,4 @@ func (e *Engine) enqueueGVK(gvk schema.GroupVersionKind) {
 	for _, obj := range store.List() {
 		e.enqueueObject(gvk, obj)
 	}
-}
-
-func profileMetrics(cfg busv1.TargetConfig) []v1alpha1.ProfileMetric {
-	var p struct {
-		Metrics []v1alpha1.ProfileMetric `json:"metrics"`
-	}
-	if json.Unmarshal(cfg.Profile, &p) != nil {
-		return nil
-	}
-	return p.Metrics
 }

@@ -15,6 +15,10 @@
 // down. A Target that is deleted loses its rows; a suspended or invalid
 // Target keeps them untouched.
 //
+// The engine reaches the cluster and the bus through two interfaces declared
+// here (seams.go): Informers, which *informers.Manager implements, and Rows,
+// which *rowstore.Store implements.
+//
 // The engine keeps each Target's status (collected count, extraction
 // failures, last extraction error, matched namespaces, and why it cannot
 // collect) and marks it for the status reporter; it does not publish

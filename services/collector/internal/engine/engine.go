@@ -12,9 +12,7 @@ import (
 
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/extract"
-	"kollect.dev/kollect/services/collector/internal/informers"
 	"kollect.dev/kollect/services/collector/internal/metrics"
-	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
 
 // Marker is told which Targets' status may have changed.
@@ -25,11 +23,11 @@ type Marker interface {
 
 // Config wires an Engine.
 type Config struct {
-	// Informers watches the cluster.
-	Informers *informers.Manager
-	// Rows is the rows bucket; New registers the Engine for its failed
-	// puts (rowstore.Store.OnFailure).
-	Rows *rowstore.Store
+	// Informers watches the cluster (*informers.Manager).
+	Informers Informers
+	// Rows is the rows bucket (*rowstore.Store); New registers the Engine
+	// for its failed puts (OnFailure).
+	Rows Rows
 	// Metrics receives extraction, bus and Profile metrics.
 	Metrics *metrics.Metrics
 	// Status is told when a Target's status may have changed.
@@ -62,14 +60,36 @@ type Engine struct {
 	desired  map[bus.ConfigRef]bool
 }
 
-// item is one unit of work: an object to look at (gvk, key, uid), or a
-// Target whose rows to sweep (sweep set).
+// item is one unit of work, of one of two kinds; it is a comparable value,
+// so that the queue merges equal items.
 type item struct {
-	gvk   schema.GroupVersionKind
-	key   string
-	uid   types.UID
-	sweep bus.ConfigRef
-	gone  bool // sweep: the GVK stopped being served
+	kind itemKind
+	// objectItem: the object to look at.
+	gvk schema.GroupVersionKind
+	key string // cache key: namespace/name, or name
+	uid types.UID
+	// sweepItem: the Target whose rows to sweep, and whether its GVK
+	// stopped being served (every row goes).
+	target bus.ConfigRef
+	gone   bool
+}
+
+// itemKind says what an item asks for.
+type itemKind uint8
+
+const (
+	// objectItem: bring the rows of one object in line with the cache.
+	objectItem itemKind = iota + 1
+	// sweepItem: delete the rows of a Target whose objects are gone.
+	sweepItem
+)
+
+func objectWork(gvk schema.GroupVersionKind, key string, uid types.UID) item {
+	return item{kind: objectItem, gvk: gvk, key: key, uid: uid}
+}
+
+func sweepWork(ref bus.ConfigRef, gone bool) item {
+	return item{kind: sweepItem, target: ref, gone: gone}
 }
 
 // New creates an Engine; Run starts its workers.
@@ -119,9 +139,10 @@ func (e *Engine) work(ctx context.Context) {
 		}
 		e.busy.Add(1)
 		var err error
-		if it.sweep.Name != "" {
+		switch it.kind {
+		case sweepItem:
 			err = e.sweep(ctx, it)
-		} else {
+		case objectItem:
 			err = e.processObject(ctx, it)
 		}
 		switch {

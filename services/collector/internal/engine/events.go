@@ -12,7 +12,7 @@ var _ informers.Handler = (*Engine)(nil)
 
 // ObjectChanged queues the object.
 func (e *Engine) ObjectChanged(gvk schema.GroupVersionKind, key string, uid types.UID) {
-	e.queue.Add(item{gvk: gvk, key: key, uid: uid})
+	e.queue.Add(objectWork(gvk, key, uid))
 }
 
 // NamespaceChanged queues every cached object of the namespace, whose
@@ -43,7 +43,7 @@ func (e *Engine) Gone(gvk schema.GroupVersionKind) { e.sweepAll(gvk, true) }
 
 func (e *Engine) sweepAll(gvk schema.GroupVersionKind, gone bool) {
 	for _, ts := range e.activeTargets(gvk) {
-		e.queue.Add(item{sweep: ts.ref, gone: gone})
+		e.queue.Add(sweepWork(ts.ref, gone))
 	}
 }
 

@@ -3,15 +3,16 @@ package engine
 import (
 	"context"
 	"errors"
-	"kollect.dev/kollect/pkg/extract"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/failpoint"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/services/collector/internal/informers"
@@ -116,7 +117,7 @@ func (e *Engine) putRow(ctx context.Context, ts *targetState, row busv1.Row) err
 		// failure, and no stale row stays behind (M7).
 		e.cfg.Metrics.ExtractionFailures.WithLabelValues(ts.label).Inc()
 		uid := types.UID(row.UID)
-		if ts.fail(uid, objectName(row.Namespace, row.Name)+": "+err.Error()) {
+		if ts.fail(uid, cache.NewObjectName(row.Namespace, row.Name).String()+": "+err.Error()) {
 			e.cfg.Status.Mark(ts.ref)
 		}
 		e.cfg.Metrics.Profiles.Forget(ts.label, row.UID)
@@ -146,17 +147,14 @@ func (e *Engine) deleteRow(ctx context.Context, ts *targetState, key busv1.RowKe
 // It takes no lock (the store calls it while writers wait for the window):
 // processing the object finds which Targets still want it.
 func (e *Engine) retryRow(f rowstore.Failure) {
-	key := f.Name
-	if f.Namespace != "" {
-		key = f.Namespace + "/" + f.Name
-	}
-	e.queue.AddAfter(item{gvk: f.GVK, key: key, uid: types.UID(f.Key.UID)}, f.After)
+	key := cache.NewObjectName(f.Namespace, f.Name).String()
+	e.queue.AddAfter(objectWork(f.GVK, key, types.UID(f.Key.UID)), f.After)
 }
 
 // sweep deletes the rows of a Target whose objects are not in its GVK's
 // cache, once that cache holds a full list; when the GVK is gone, every row.
 func (e *Engine) sweep(ctx context.Context, it item) error {
-	ts := e.target(it.sweep)
+	ts := e.target(it.target)
 	if ts == nil {
 		return nil // deleted: Delete removed its rows
 	}
@@ -195,18 +193,6 @@ func (e *Engine) sweep(ctx context.Context, it item) error {
 
 func (e *Engine) enqueueObject(gvk schema.GroupVersionKind, obj any) {
 	if o, ok := obj.(metav1.Object); ok {
-		key := o.GetName()
-		if o.GetNamespace() != "" {
-			key = o.GetNamespace() + "/" + key
-		}
-		e.queue.Add(item{gvk: gvk, key: key, uid: o.GetUID()})
+		e.queue.Add(objectWork(gvk, cache.MetaObjectToName(o).String(), o.GetUID()))
 	}
-}
-
-// objectName is ns/name, or name for a cluster-scoped object.
-func objectName(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
 }

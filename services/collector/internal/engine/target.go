@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -31,11 +32,7 @@ type targetState struct {
 }
 
 func newTargetState(ref bus.ConfigRef) *targetState {
-	label := ref.Name
-	if ref.Namespace != "" {
-		label = ref.Namespace + "/" + ref.Name
-	}
-	return &targetState{ref: ref, label: label, failing: map[types.UID]string{}}
+	return &targetState{ref: ref, label: cache.NewObjectName(ref.Namespace, ref.Name).String(), failing: map[types.UID]string{}}
 }
 
 // active reports whether the Target collects; mu is held.

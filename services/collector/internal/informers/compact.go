@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/client-go/tools/cache"
 )
 
 // Object is the compact form in which the informer caches hold an object:
@@ -169,9 +170,4 @@ func (o *Object) Unstructured() (*unstructured.Unstructured, error) {
 }
 
 // key is the object's cache key, for messages.
-func (o *Object) key() string {
-	if ns := o.GetNamespace(); ns != "" {
-		return ns + "/" + o.name
-	}
-	return o.name
-}
+func (o *Object) key() string { return cache.MetaObjectToName(o).String() }

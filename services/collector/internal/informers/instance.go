@@ -148,7 +148,7 @@ func (m *Manager) objectHandler(gvk schema.GroupVersionKind) cache.ResourceEvent
 		if err != nil {
 			return
 		}
-		m.handler.ObjectChanged(gvk, key(o), o.GetUID())
+		m.handler.ObjectChanged(gvk, cache.MetaObjectToName(o).String(), o.GetUID())
 	}
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: report,
@@ -165,11 +165,4 @@ func (m *Manager) objectHandler(gvk schema.GroupVersionKind) cache.ResourceEvent
 		},
 		DeleteFunc: report,
 	}
-}
-
-func key(o metav1.Object) string {
-	if o.GetNamespace() == "" {
-		return o.GetName()
-	}
-	return o.GetNamespace() + "/" + o.GetName()
 }
