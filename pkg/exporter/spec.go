@@ -28,8 +28,8 @@ type Spec interface {
 // DecodeSpec decodes cfg.Spec into a sink spec S for a backend of type
 // want: strictly (a field S does not know is refused), normalised, of
 // type want, and valid by S's Validate, the checks admission and the
-// reconciler run. Every error is sink.Permanent and names the sink and the
-// field.
+// reconciler run. Every error is sink.Permanent and names the field; the
+// caller names the sink.
 func DecodeSpec[S any, P interface {
 	*S
 	Spec
@@ -38,15 +38,15 @@ func DecodeSpec[S any, P interface {
 	dec := json.NewDecoder(bytes.NewReader(cfg.Spec))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&spec); err != nil {
-		return spec, sink.Permanent(fmt.Errorf("decode %s sink %s/%s spec: %w", want, cfg.Namespace, cfg.Name, err))
+		return spec, sink.Permanent(fmt.Errorf("decode %s sink spec: %w", want, err))
 	}
 	p := P(&spec)
 	p.Normalize()
 	if got := p.SinkType(); got != want {
-		return spec, sink.Permanent(fmt.Errorf("%s sink %s/%s: spec.type is %q, not %s", want, cfg.Namespace, cfg.Name, got, want))
+		return spec, sink.Permanent(fmt.Errorf("spec.type is %q, not %s", got, want))
 	}
 	if errs := p.Validate(); len(errs) > 0 {
-		return spec, sink.Permanent(fmt.Errorf("%s sink %s/%s: %w", want, cfg.Namespace, cfg.Name, errs.ToAggregate()))
+		return spec, sink.Permanent(errs.ToAggregate())
 	}
 	return spec, nil
 }

@@ -18,11 +18,11 @@ func TestDecodeSpec(t *testing.T) {
 		{"a valid git spec decodes", `{"type":"git","endpoint":"https://git.example.com/r.git"}`, ""},
 		{"an established spelling is normalised", `{"git":{"endpoint":"https://git.example.com/r.git"}}`, ""},
 		{"an unknown field is refused by name", `{"type":"git","endpoint":"https://x/r.git","endpiont":"y"}`,
-			`decode git sink team-a/inv spec: json: unknown field "endpiont"`},
-		{"another type is refused", `{"type":"s3","endpoint":"s3://b"}`, `git sink team-a/inv: spec.type is "s3", not git`},
+			`decode git sink spec: json: unknown field "endpiont"`},
+		{"another type is refused", `{"type":"s3","endpoint":"s3://b"}`, `spec.type is "s3", not git`},
 		{"an invalid spec is refused by Validate, naming the field", `{"type":"git","endpoint":"git://x/r.git"}`,
-			`git sink team-a/inv: spec.endpoint: Invalid value: "git://"`},
-		{"undecodable JSON is refused", `[1]`, "decode git sink team-a/inv spec"},
+			`spec.endpoint: Invalid value: "git://"`},
+		{"undecodable JSON is refused", `[1]`, "decode git sink spec"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := busv1.SinkConfig{Namespace: "team-a", Name: "inv", Spec: []byte(tc.spec)}
