@@ -16,5 +16,7 @@ import (
 // (docs/development.md, "Adding a backend").
 func TestEveryDatabaseBackendIsRegisteredEverywhere(t *testing.T) {
 	exportertest.CheckRegistry(t, busv1.FamilyDatabase, databaseexporter.Backends(databaseexporter.DefaultConfig()),
-		func(typ string) field.ErrorList { return (&v1alpha1.KollectDatabaseSinkSpec{Type: v1alpha1.DatabaseSinkType(typ)}).Validate() })
+		func(typ string) field.ErrorList {
+			return (&v1alpha1.KollectDatabaseSinkSpec{Type: v1alpha1.DatabaseSinkType(typ)}).Validate()
+		})
 }

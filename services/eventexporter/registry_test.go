@@ -16,5 +16,7 @@ import (
 // (docs/development.md, "Adding a backend").
 func TestEveryEventBackendIsRegisteredEverywhere(t *testing.T) {
 	exportertest.CheckRegistry(t, busv1.FamilyEvent, eventexporter.Backends(eventexporter.DefaultConfig()),
-		func(typ string) field.ErrorList { return (&v1alpha1.KollectEventSinkSpec{Type: v1alpha1.EventSinkType(typ)}).Validate() })
+		func(typ string) field.ErrorList {
+			return (&v1alpha1.KollectEventSinkSpec{Type: v1alpha1.EventSinkType(typ)}).Validate()
+		})
 }

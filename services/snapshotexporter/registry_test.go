@@ -16,5 +16,7 @@ import (
 // (docs/development.md, "Adding a backend").
 func TestEverySnapshotBackendIsRegisteredEverywhere(t *testing.T) {
 	exportertest.CheckRegistry(t, busv1.FamilySnapshot, snapshotexporter.Backends(snapshotexporter.DefaultConfig()),
-		func(typ string) field.ErrorList { return (&v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotSinkType(typ)}).Validate() })
+		func(typ string) field.ErrorList {
+			return (&v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotSinkType(typ)}).Validate()
+		})
 }
