@@ -82,5 +82,5 @@ func MissingKey(ns, name string, keys ...string) error {
 	for i, k := range keys {
 		quoted[i] = fmt.Sprintf("%q", k)
 	}
-	return sink.Permanent(fmt.Errorf("Secret %s/%s has no key %s", ns, name, strings.Join(quoted, " or "))) //nolint:staticcheck // Secret is the kind's name
+	return sink.Permanent(fmt.Errorf("Secret %s/%s has no key %s", ns, name, strings.Join(quoted, " or ")))
 }

@@ -1,6 +1,7 @@
 package exportertest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -62,11 +63,11 @@ func CheckRegistry(t *testing.T, family busv1.Family, backends []exporter.Backen
 		if _, err := os.Stat(filepath.Join(root, page)); err != nil {
 			t.Errorf("type %s has no docs page: %v", typ, err)
 		}
-		dir := packageDir(root, b)
-		if !testsCall(t, dir, "sinktest.Run(") {
+		dir := packageDir(b)
+		if !testsCall(t, root, dir, "sinktest.Run(") {
 			t.Errorf("type %s: no test in %s runs the conformance suite (sinktest.Run) against a test peer", typ, dir)
 		}
-		if !testsCall(t, dir, page) {
+		if !testsCall(t, root, dir, filepath.ToSlash(page)) {
 			t.Errorf("type %s: no test in %s reads %s", typ, dir, page)
 		}
 	}
@@ -75,7 +76,7 @@ func CheckRegistry(t *testing.T, family busv1.Family, backends []exporter.Backen
 // crdTypeEnum returns the sorted spec.type enum of kind's CRD.
 func crdTypeEnum(t *testing.T, root, kind string) []string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, "deploy", "crds", "kollect.dev_"+strings.ToLower(kind)+"s.yaml"))
+	raw, err := fs.ReadFile(os.DirFS(root), "deploy/crds/kollect.dev_"+strings.ToLower(kind)+"s.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ var readmeRow = regexp.MustCompile("(?m)^\\|\\s*([a-z]+)\\s*\\|\\s*`([a-z0-9]+)`
 // family.
 func readmeTypes(t *testing.T, root, family string) []string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, "docs", "sinks", "README.md"))
+	raw, err := fs.ReadFile(os.DirFS(root), "docs/sinks/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,24 +128,27 @@ func readmeTypes(t *testing.T, root, family string) []string {
 	return out
 }
 
-// packageDir is the folder of the package b's type is declared in.
-func packageDir(root string, b exporter.Backend) string {
+// packageDir is the folder, relative to the repository root, of the
+// package b's type is declared in.
+func packageDir(b exporter.Backend) string {
 	typ := reflect.TypeOf(b)
 	if typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
-	return filepath.Join(root, strings.TrimPrefix(typ.PkgPath(), "kollect.dev/kollect/"))
+	return strings.TrimPrefix(typ.PkgPath(), "kollect.dev/kollect/")
 }
 
-// testsCall reports whether a _test.go file of dir contains s.
-func testsCall(t *testing.T, dir, s string) bool {
+// testsCall reports whether a _test.go file of dir (relative to root)
+// contains s.
+func testsCall(t *testing.T, root, dir, s string) bool {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	fsys := os.DirFS(root)
+	files, err := fs.Glob(fsys, dir+"/*_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
+		raw, err := fs.ReadFile(fsys, f)
 		if err != nil {
 			t.Fatal(err)
 		}

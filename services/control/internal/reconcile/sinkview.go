@@ -64,8 +64,11 @@ func viewOf(obj ctrlObject) sinkView {
 	panic(fmt.Sprintf("viewOf: %T is not a sink", obj))
 }
 
-// specViolation returns the message of the spec's first Validate errors
-// (reason InvalidSpec), or "" for a valid spec.
+// specViolation returns the message of the spec's Validate errors (reason
+// InvalidSpec), or "" for a valid spec. Reconcile calls it next to the
+// options check (sink.go, owned by the status work).
+//
+//nolint:unused // wired into SinkReconciler.Reconcile by the status work's branch
 func (v sinkView) specViolation() string {
 	if len(v.invalid) == 0 {
 		return ""
