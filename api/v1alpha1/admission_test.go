@@ -33,6 +33,7 @@ func TestAdmission(t *testing.T) {
 	t.Run("examples apply", func(t *testing.T) { testExamplesApply(t, c) })
 	t.Run("examples in the documentation apply", func(t *testing.T) { testMarkdownExamplesApply(t, c) })
 	t.Run("invalid objects are rejected", func(t *testing.T) { testInvalidObjects(t, c) })
+	t.Run("the schema and Validate agree on endpoint forms", func(t *testing.T) { testSchemaAndValidateAgree(t, c) })
 	t.Run("a connection test's spec is immutable", func(t *testing.T) { testConnectionTestImmutable(t, c) })
 	t.Run("sink ref entries the schema cannot type reach control", func(t *testing.T) { testUntypedBindings(t, c) })
 	t.Run("the established v1alpha1 spellings are accepted", func(t *testing.T) { testEstablishedSpellings(t, c) })

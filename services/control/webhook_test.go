@@ -115,6 +115,10 @@ func TestWebhookRules(t *testing.T) {
 	privateSink.Spec.Endpoint = "https://192.168.1.10/inv.git"
 	slowSink := gitSink(ns, "git")
 	slowSink.Spec.ExportMinInterval = dur(time.Minute)
+	// The form is valid (the CRD and Validate admit file://); the operator's
+	// file opt-in decides, here as in the exporter (git new_test.go).
+	fileSink := gitSink(ns, "git")
+	fileSink.Spec.Endpoint = "file:///var/lib/kollect/inv.git"
 	tests := []struct {
 		name   string
 		obj    client.Object
@@ -125,6 +129,7 @@ func TestWebhookRules(t *testing.T) {
 		{"a profile reading Secret data without the opt-in is refused", secretProfile, v1alpha1.AnnotationAllowSecretExtraction},
 		{"a profile whose CEL does not compile is refused", badCEL, "spec.attributes[0].path"},
 		{"a sink on a private address is refused", privateSink, "in-cluster sinks are not allowed"},
+		{"a file:// git sink is refused without the operator's file opt-in", fileSink, "does not allow file sinks"},
 		{"an inventory binding a sink outside the Scope is refused", &v1alpha1.KollectInventory{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
 			Spec: v1alpha1.KollectInventorySpec{ExportMinInterval: dur(time.Hour),

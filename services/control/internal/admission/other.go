@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -80,61 +81,61 @@ func below(d *metav1.Duration, floor time.Duration) bool {
 	return d != nil && d.Duration < floor
 }
 
-// sink checks the Secret reference, the endpoint policy and the Scope's
-// interval floor.
+// sinkSpec is what admission needs of a sink spec of any family.
+type sinkSpec interface {
+	SinkType() string
+	Endpoints() []string
+	Validate() field.ErrorList
+}
+
+// sink checks the spec (Validate, the same checks the reconciler and the
+// exporter run), the Secret reference, the options, the Scope's interval
+// floor and the endpoint policy.
 func (v *Validator) sink(ctx context.Context, req admission.Request) (string, error) {
-	var endpoints []string
-	var interval *metav1.Duration
+	var spec sinkSpec
+	var common *v1alpha1.SinkCommon
 	var refs []v1alpha1.SecretNamespace
-	var typ string
-	var options map[string]string
 	var err error
 	switch req.Kind.Kind {
 	case "KollectSnapshotSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectSnapshotSink) (string, error) {
 			refs = s.Spec.SecretNamespaces()
 			s.Normalize()
-			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
-			typ, options = string(s.Spec.Type), s.Spec.Options
+			spec, common = &s.Spec, &s.Spec.SinkCommon
 			return "", nil
 		})
 	case "KollectDatabaseSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectDatabaseSink) (string, error) {
 			refs = s.Spec.SecretNamespaces()
 			s.Normalize()
-			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
-			typ, options = string(s.Spec.Type), s.Spec.Options
+			spec, common = &s.Spec, &s.Spec.SinkCommon
 			return "", nil
 		})
 	default:
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectEventSink) (string, error) {
 			refs = s.Spec.SecretNamespaces()
-			endpoints, interval = []string{s.Spec.Endpoint}, s.Spec.ExportMinInterval
-			typ, options = string(s.Spec.Type), s.Spec.Options
-			if s.Spec.Kafka != nil {
-				endpoints = append(endpoints, s.Spec.Kafka.Brokers...)
-			}
-			if s.Spec.NATS != nil {
-				endpoints = append(endpoints, s.Spec.NATS.URL)
-			}
+			spec, common = &s.Spec, &s.Spec.SinkCommon
 			return "", nil
 		})
 	}
 	if err != nil {
 		return "", err
 	}
+	if errs := spec.Validate(); len(errs) > 0 {
+		return errs.ToAggregate().Error(), nil
+	}
 	if msg := policy.SecretRefsViolation(req.Namespace, refs, v.AllowCrossNamespaceSecretRefs); msg != "" {
 		return msg, nil
 	}
-	if msg := policy.OptionsViolation(typ, options); msg != "" {
+	if msg := policy.OptionsViolation(spec.SinkType(), common.Options); msg != "" {
 		return msg, nil
 	}
 	scope, err := v.Scopes.Honoured(ctx, req.Namespace)
 	if err != nil {
 		return "", err
 	}
-	if scope != nil && below(interval, policy.Floor(&scope.Spec)) {
+	if scope != nil && below(common.ExportMinInterval, policy.Floor(&scope.Spec)) {
 		return fmt.Sprintf("spec.exportMinInterval: below the KollectScope %s floor %s", scope.Name, policy.Floor(&scope.Spec)), nil
 	}
-	return policy.EndpointViolation(v.Egress, endpoints), nil
+	return policy.EndpointViolation(v.Egress, spec.Endpoints()), nil
 }

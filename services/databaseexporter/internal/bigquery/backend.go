@@ -96,21 +96,15 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 		ensure: spec.Provisioning == nil || spec.Provisioning.Mode != v1alpha1.ProvisionExisting}, nil
 }
 
-// DecodeSpec decodes a database sink spec of type bigquery and validates
-// it without contacting any server; errors are sink.Permanent and name the
-// field.
+// DecodeSpec decodes a database sink spec of type bigquery
+// (exporter.DecodeSpec) and validates the table reference without
+// contacting any server; errors are sink.Permanent and name the field.
 func DecodeSpec(raw json.RawMessage) (v1alpha1.KollectDatabaseSinkSpec, error) {
-	var spec v1alpha1.KollectDatabaseSinkSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return spec, sink.Permanent(fmt.Errorf("decode bigquery sink spec: %w", err))
+	spec, err := exporter.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](busv1.SinkConfig{Spec: raw}, string(v1alpha1.DatabaseBigQuery))
+	if err != nil {
+		return spec, err
 	}
-	spec.Normalize()
-	switch {
-	case spec.Type != v1alpha1.DatabaseBigQuery:
-		return spec, sink.Permanent(fmt.Errorf("spec.type: %q is not bigquery", spec.Type))
-	case spec.BigQuery == nil:
-		return spec, sink.Permanent(errors.New("spec.bigquery: required for type bigquery"))
-	case spec.BigQuery.Location != "" && !locationPattern.MatchString(spec.BigQuery.Location):
+	if spec.BigQuery.Location != "" && !locationPattern.MatchString(spec.BigQuery.Location) {
 		return spec, sink.Permanent(fmt.Errorf("spec.bigquery.location: %q is not a valid location", spec.BigQuery.Location))
 	}
 	ref := tableRef{Project: spec.BigQuery.Project, Dataset: spec.BigQuery.Dataset, Table: spec.BigQuery.Table}
@@ -132,22 +126,11 @@ func (b Backend) endpoint(spec v1alpha1.KollectDatabaseSinkSpec) string {
 // without a secretRef. Only a service_account key naming Google's token
 // endpoint is accepted, checked before the auth library sees it.
 func (b Backend) credentials(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (*googlecreds.Key, error) {
-	ref := spec.SecretRef
-	if ref == nil {
-		return nil, nil
+	data, err := exporter.SecretData(ctx, creds, namespace, spec.SecretRef, CredentialsKey)
+	if err != nil || data == nil {
+		return nil, err
 	}
-	ns := ref.Namespace
-	if ns == "" {
-		ns = namespace
-	}
-	data, err := creds.Secret(ctx, ns, ref.Name)
-	if err != nil {
-		return nil, fmt.Errorf("read spec.secretRef Secret %s: %w", ref.Name, err)
-	}
-	js, ok := data[CredentialsKey]
-	if !ok || len(js) == 0 {
-		return nil, sink.Permanent(fmt.Errorf("spec.secretRef: Secret %s has no key %q", ref.Name, CredentialsKey))
-	}
+	ref, js := spec.SecretRef, data[CredentialsKey]
 	key, err := googlecreds.Parse(js, googlecreds.Options{TokenURL: b.TokenURL})
 	if err != nil {
 		return nil, fmt.Errorf("spec.secretRef: Secret %s: %w", ref.Name, err)

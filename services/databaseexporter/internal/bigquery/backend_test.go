@@ -34,7 +34,7 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 		{"an invalid project is refused", `{"type":"bigquery","bigquery":{"project":"P 1","dataset":"d","table":"t"}}`, "spec.bigquery.project"},
 		{"an invalid location is refused", `{"type":"bigquery","bigquery":{"project":"p1","dataset":"d","table":"t","location":"eu west"}}`, "spec.bigquery.location"},
 		{"a missing Secret is named", `{"type":"bigquery","secretRef":{"name":"absent"},"bigquery":{"project":"p1","dataset":"d","table":"t"}}`, "absent"},
-		{"a Secret without credentials.json is named", `{"type":"bigquery","secretRef":{"name":"nokey"},"bigquery":{"project":"p1","dataset":"d","table":"t"}}`, `Secret nokey has no key "credentials.json"`},
+		{"a Secret without credentials.json is named", `{"type":"bigquery","secretRef":{"name":"nokey"},"bigquery":{"project":"p1","dataset":"d","table":"t"}}`, `/nokey has no key "credentials.json"`},
 		{"an unusable key is refused without quoting it", `{"type":"bigquery","secretRef":{"name":"garbage"},"bigquery":{"project":"p1","dataset":"d","table":"t"}}`, "credentials.json"},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,6 @@ package bigquery
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,22 +17,12 @@ import (
 var retryableReasons = []string{"backendError", "internalError", "rateLimitExceeded", "quotaExceeded",
 	"jobRateLimitExceeded", "jobBackendError", "jobInternalError", "tableUnavailable"}
 
-// classify wraps err from operation op: context errors keep their chain;
-// refused credentials or permissions, invalid requests and addresses the
-// egress policy denies are sink.Permanent; 5xx, rate limits, network errors
-// and transaction conflicts are transient.
+// classify wraps err from operation op (sink.Classify): refused
+// credentials or permissions, invalid requests and addresses the egress
+// policy denies are sink.Permanent; 5xx, rate limits, network errors and
+// transaction conflicts are transient.
 func classify(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		err = fmt.Errorf("%w (%w)", ctxErr, err)
-	}
-	wrapped := fmt.Errorf("%s: %w", op, err)
-	if permanent(err) {
-		return sink.Permanent(wrapped)
-	}
-	return wrapped
+	return sink.Classify(ctx, op, err, permanent)
 }
 
 // permanent reports whether a retry of err cannot succeed.

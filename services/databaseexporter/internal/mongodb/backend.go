@@ -1,9 +1,9 @@
 package mongodb
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"regexp"
@@ -84,29 +84,25 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	}, nil
 }
 
-// decodeSpec decodes and validates a database sink spec of type mongodb.
+// decodeSpec decodes a database sink spec of type mongodb
+// (exporter.DecodeSpec) and checks the names New relies on.
 func decodeSpec(raw json.RawMessage) (v1alpha1.KollectDatabaseSinkSpec, error) {
-	var spec v1alpha1.KollectDatabaseSinkSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return spec, sink.Permanent(fmt.Errorf("decode mongodb sink spec: %w", err))
+	spec, err := exporter.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](busv1.SinkConfig{Spec: raw}, string(v1alpha1.DatabaseMongoDB))
+	if err != nil {
+		return spec, err
 	}
-	spec.Normalize()
 	return spec, validate(spec)
 }
 
-// validate checks what New relies on; each error names the field.
+// validate checks the names New relies on (the API's patterns, checked
+// again: they become database and collection names); each error names the
+// field.
 func validate(spec v1alpha1.KollectDatabaseSinkSpec) error {
 	switch {
-	case spec.Type != v1alpha1.DatabaseMongoDB:
-		return sink.Permanent(fmt.Errorf("spec.type: %q is not mongodb", spec.Type))
-	case spec.MongoDB == nil:
-		return sink.Permanent(errors.New("spec.mongodb: required for type mongodb"))
 	case !databasePattern.MatchString(spec.MongoDB.Database):
 		return sink.Permanent(fmt.Errorf("spec.mongodb.database: %q is not a valid database name", spec.MongoDB.Database))
 	case !collectionPattern.MatchString(spec.MongoDB.Collection):
 		return sink.Permanent(fmt.Errorf("spec.mongodb.collection: %q is not a valid collection name", spec.MongoDB.Collection))
-	case spec.Endpoint == "" && spec.SecretRef == nil && spec.MongoDB.DatabaseRef == nil:
-		return sink.Permanent(errors.New("spec.endpoint: set endpoint, secretRef or mongodb.databaseRef to find the server"))
 	}
 	return nil
 }
@@ -170,36 +166,20 @@ func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabas
 // from names where it came from, for error messages.
 func connectionString(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (uri, from string, err error) {
 	if ref := spec.MongoDB.DatabaseRef; ref != nil {
-		ns := namespace
-		if ref.Namespace != "" {
-			ns = ref.Namespace
-		}
-		data, err := creds.Secret(ctx, ns, ref.Name)
+		data, err := exporter.SecretData(ctx, creds, namespace, &v1alpha1.SecretReference{Name: ref.Name, Namespace: ref.Namespace}, ref.Key)
 		if err != nil {
-			return "", "", fmt.Errorf("read spec.mongodb.databaseRef Secret %s: %w", ref.Name, err)
+			return "", "", err
 		}
-		v, ok := data[ref.Key]
-		if !ok || len(v) == 0 {
-			return "", "", sink.Permanent(fmt.Errorf("spec.mongodb.databaseRef: Secret %s has no key %q", ref.Name, ref.Key))
-		}
-		return string(v), fmt.Sprintf("Secret %s key %s", ref.Name, ref.Key), nil
+		return string(data[ref.Key]), fmt.Sprintf("Secret %s key %s", ref.Name, ref.Key), nil
 	}
-	ref := spec.SecretRef
-	if ref == nil {
-		return "", "", nil
-	}
-	ns := ref.Namespace
-	if ns == "" {
-		ns = namespace
-	}
-	data, err := creds.Secret(ctx, ns, ref.Name)
-	if err != nil {
-		return "", "", fmt.Errorf("read spec.secretRef Secret %s: %w", ref.Name, err)
+	data, err := exporter.SecretData(ctx, creds, namespace, spec.SecretRef)
+	if err != nil || data == nil {
+		return "", "", err
 	}
 	for _, key := range []string{"uri", "dsn"} {
 		if v := data[key]; len(v) > 0 {
-			return string(v), fmt.Sprintf("Secret %s key %s", ref.Name, key), nil
+			return string(v), fmt.Sprintf("Secret %s key %s", spec.SecretRef.Name, key), nil
 		}
 	}
-	return "", "", sink.Permanent(fmt.Errorf("spec.secretRef: Secret %s has no key \"uri\" or \"dsn\"", ref.Name))
+	return "", "", exporter.MissingKey(cmp.Or(spec.SecretRef.Namespace, namespace), spec.SecretRef.Name, "uri", "dsn")
 }

@@ -23,27 +23,17 @@ var permanentCodes = map[int]string{
 	10334:            "BSONObjectTooLarge",
 }
 
-// classify wraps err from operation op: context errors keep their chain,
-// refused credentials, authorization, documents the server can never store
-// and addresses the egress policy denies are sink.Permanent, anything else
+// classify wraps err from operation op (sink.Classify): refused
+// credentials, authorization, documents the server can never store and
+// addresses the egress policy denies are sink.Permanent, anything else
 // (network errors, server selection timeouts, elections) is transient.
 func classify(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		err = fmt.Errorf("%w (%w)", ctxErr, err)
-	}
-	if cause := selectionCause(err); cause != nil {
+	if cause := selectionCause(err); cause != nil && ctx.Err() == nil {
 		// The server selection error wraps only its timeout; the cause is
 		// the servers' last error.
 		return sink.Permanent(fmt.Errorf("%s: %w", op, cause))
 	}
-	wrapped := fmt.Errorf("%s: %w", op, err)
-	if permanent(err) {
-		return sink.Permanent(wrapped)
-	}
-	return wrapped
+	return sink.Classify(ctx, op, err, permanent)
 }
 
 // permanent reports whether err carries a permanent server code.

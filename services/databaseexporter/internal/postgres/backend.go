@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -51,7 +50,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 // An invalid spec or a missing Secret key is a sink.Permanent error naming
 // the field or the Secret and key.
 func (b Backend) Open(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*Sink, error) {
-	spec, err := decodeSpec(cfg.Spec)
+	spec, err := decodeSpec(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("configure postgres sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
@@ -77,18 +76,15 @@ func (b Backend) Open(ctx context.Context, cfg busv1.SinkConfig, creds exporter.
 	return &Sink{pool: pool, t: newTable(spec.Postgres.Schema, spec.Postgres.Table), mode: mode}, nil
 }
 
-// decodeSpec decodes the defaulted sink spec and checks the fields this
-// backend relies on, applying the API defaults a hand-written spec may lack.
-func decodeSpec(raw json.RawMessage) (*v1alpha1.KollectDatabaseSinkSpec, error) {
-	var spec v1alpha1.KollectDatabaseSinkSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return nil, sink.Permanent(fmt.Errorf("decode spec: %w", err))
+// decodeSpec decodes the sink spec (exporter.DecodeSpec: strict, of type
+// postgres, valid) and checks what this backend relies on beyond it,
+// applying the API defaults a hand-written spec may lack.
+func decodeSpec(cfg busv1.SinkConfig) (*v1alpha1.KollectDatabaseSinkSpec, error) {
+	spec, err := exporter.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](cfg, string(v1alpha1.DatabasePostgres))
+	if err != nil {
+		return nil, err
 	}
-	spec.Normalize()
-	if spec.Type != "" && spec.Type != v1alpha1.DatabasePostgres {
-		return nil, sink.Permanent(fmt.Errorf("spec.type is %q, want postgres", spec.Type))
-	}
-	if spec.Postgres == nil || spec.Postgres.Table == "" {
+	if spec.Postgres.Table == "" {
 		return nil, sink.Permanent(errors.New("spec.postgres.table is required"))
 	}
 	if spec.Postgres.Schema == "" {
@@ -98,12 +94,6 @@ func decodeSpec(raw json.RawMessage) (*v1alpha1.KollectDatabaseSinkSpec, error) 
 		if len(v) > maxIdentifier {
 			return nil, sink.Permanent(fmt.Errorf("%s is longer than %d bytes", field, maxIdentifier))
 		}
-	}
-	if p := spec.Provisioning; p != nil && p.Mode != "" && p.Mode != v1alpha1.ProvisionEnsure && p.Mode != v1alpha1.ProvisionExisting {
-		return nil, sink.Permanent(fmt.Errorf("spec.provisioning.mode %q is not ensure or existing", p.Mode))
-	}
-	if s := spec.Serialization; s != nil && s.Format != "" && s.Format != "json" {
-		return nil, sink.Permanent(fmt.Errorf("spec.serialization.format %q: postgres sinks take json only", s.Format))
 	}
 	return &spec, nil
 }

@@ -90,16 +90,16 @@ func TestInvalidConfigurationIsPermanentAndNamesTheField(t *testing.T) {
 	}{
 		{"a missing table", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{}}`, nil, "spec.postgres.table is required"},
 		{"another type", `{"type":"mongodb","postgres":{"table":"t"}}`, nil, `spec.type is "mongodb"`},
-		{"an unknown provisioning mode", `{"type":"postgres","endpoint":"postgres://h/db","postgres":{"table":"t"},"provisioning":{"mode":"create"}}`, nil, "spec.provisioning.mode"},
 		{"a missing Secret", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`, nil, "team-a/pg"},
 		{"a Secret without dsn or uri and no endpoint", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`,
-			exporter.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"password": []byte(password)}}, `secret team-a/pg has no key "dsn" or "uri"`},
+			exporter.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"password": []byte(password)}}, `Secret team-a/pg has no key "dsn" or "uri"`},
 		{"a missing databaseRef key", `{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db","key":"url"}}}`,
-			exporter.MapCredentials{{Namespace: "team-a", Name: "db"}: {"dsn": []byte(password)}}, `Secret team-a/db key "url" (postgres.databaseRef) is missing`},
+			exporter.MapCredentials{{Namespace: "team-a", Name: "db"}: {"dsn": []byte(password)}}, `Secret team-a/db has no key "url"`},
 		{"an unparsable dsn, without quoting it", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`,
 			exporter.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"dsn": []byte("postgres://u:" + password + "@h:notaport/db")}}, `Secret team-a/pg key "dsn" is not a valid PostgreSQL connection string`},
 		{"an endpoint with a password", `{"type":"postgres","endpoint":"postgres://u:` + password + `@h/db","postgres":{"table":"t"}}`, nil, "spec.endpoint must not carry a password"},
-		{"no server at all", `{"type":"postgres","postgres":{"table":"t"}}`, nil, "no PostgreSQL server"},
+		{"no server at all", `{"type":"postgres","postgres":{"table":"t"}}`, nil, "need an endpoint, a secretRef or a databaseRef"},
+		{"an unknown field", `{"type":"postgres","endpoint":"postgres://h/db","postgres":{"table":"t","tabel":"u"}}`, nil, `unknown field "tabel"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Backend{}.New(context.Background(), busv1.SinkConfig{Namespace: "team-a", Name: "db", Spec: []byte(c.spec)}, c.secrets)
@@ -152,7 +152,7 @@ func TestTheEstablishedDatabaseRefReadsTheDSNKey(t *testing.T) {
 		`{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db","key":"dsn"}}}`,
 	} {
 		t.Run(spec, func(t *testing.T) {
-			s, err := decodeSpec([]byte(spec))
+			s, err := decodeSpec(busv1.SinkConfig{Spec: []byte(spec)})
 			if err != nil {
 				t.Fatal(err)
 			}

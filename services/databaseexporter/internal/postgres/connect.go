@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -48,19 +49,13 @@ type dsnSource struct {
 // there is one, else from the keys username and password of secretRef's
 // Secret, else from the endpoint's own user (no password).
 func connConfig(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (*pgxpool.Config, error) {
-	var secret map[string][]byte
+	secret, err := exporter.SecretData(ctx, creds, namespace, spec.SecretRef)
+	if err != nil {
+		return nil, err
+	}
 	secretName := ""
 	if ref := spec.SecretRef; ref != nil {
-		ns := ref.Namespace
-		if ns == "" {
-			ns = namespace
-		}
-		secretName = ns + "/" + ref.Name
-		data, err := creds.Secret(ctx, ns, ref.Name)
-		if err != nil {
-			return nil, fmt.Errorf("read secretRef %s: %w", secretName, err)
-		}
-		secret = data
+		secretName = cmp.Or(ref.Namespace, namespace) + "/" + ref.Name
 	}
 	src, err := secretDSN(ctx, spec, namespace, secretName, secret, creds)
 	if err != nil {
@@ -109,15 +104,11 @@ func secretDSN(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, name
 			ns = ref.Namespace
 		}
 		where := fmt.Sprintf("Secret %s/%s key %q (postgres.databaseRef)", ns, ref.Name, ref.Key)
-		data, err := creds.Secret(ctx, ns, ref.Name)
+		data, err := exporter.SecretData(ctx, creds, ns, &v1alpha1.SecretReference{Name: ref.Name}, ref.Key)
 		if err != nil {
-			return dsnSource{}, fmt.Errorf("read postgres.databaseRef %s/%s: %w", ns, ref.Name, err)
+			return dsnSource{}, err
 		}
-		v, ok := data[ref.Key]
-		if !ok || len(v) == 0 {
-			return dsnSource{}, sink.Permanent(fmt.Errorf("%s is missing or empty", where))
-		}
-		return dsnSource{dsn: string(v), where: where}, nil
+		return dsnSource{dsn: string(data[ref.Key]), where: where}, nil
 	}
 	for _, key := range []string{keyDSN, keyURI} {
 		if v := secret[key]; len(v) > 0 {
@@ -125,7 +116,7 @@ func secretDSN(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, name
 		}
 	}
 	if spec.Endpoint == "" && spec.SecretRef != nil {
-		return dsnSource{}, sink.Permanent(fmt.Errorf("secret %s has no key %q or %q and spec.endpoint is empty", secretName, keyDSN, keyURI))
+		return dsnSource{}, fmt.Errorf("spec.endpoint is empty: %w", exporter.MissingKey(cmp.Or(spec.SecretRef.Namespace, namespace), spec.SecretRef.Name, keyDSN, keyURI))
 	}
 	return dsnSource{}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -33,26 +32,14 @@ var permanentCodes = map[string]string{
 // existing; in mode ensure the table is provisioned again on the retry.
 var missingCodes = map[string]bool{"3F000": true, "42P01": true, "42703": true}
 
-// classify wraps err with op and marks it permanent or transient. A done
-// ctx makes the error wrap ctx.Err().
+// classify wraps err with op (and the hint of a permanent SQLSTATE) and
+// marks it permanent or transient (sink.Classify); the mode decides
+// whether a missing table is permanent.
 func classify(ctx context.Context, op string, err error, mode v1alpha1.ProvisioningMode) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		err = fmt.Errorf("%w: %w", cerr, err)
-	}
 	if hint, ok := permanentCodes[pgCode(err)]; ok {
 		op += " (" + hint + ")"
 	}
-	err = fmt.Errorf("%s: %w", op, err)
-	if ctx.Err() != nil {
-		return err
-	}
-	if isPermanent(err, mode) {
-		return sink.Permanent(err)
-	}
-	return err
+	return sink.Classify(ctx, op, err, func(err error) bool { return isPermanent(err, mode) })
 }
 
 func isPermanent(err error, mode v1alpha1.ProvisioningMode) bool {

@@ -3,7 +3,6 @@ package kafka
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net"
@@ -48,9 +47,9 @@ func (b Backend) Type() string { return string(v1alpha1.EventKafka) }
 // Check dials the brokers, so refused credentials are reported there as
 // sink.Permanent errors.
 func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
-	var spec v1alpha1.KollectEventSinkSpec
-	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
-		return nil, sink.Permanent(fmt.Errorf("decode kafka sink %s/%s spec: %w", cfg.Namespace, cfg.Name, err))
+	spec, err := exporter.DecodeSpec[v1alpha1.KollectEventSinkSpec](cfg, string(v1alpha1.EventKafka))
+	if err != nil {
+		return nil, fmt.Errorf("kafka sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
 	set, err := settingsOf(spec)
 	if err != nil {
@@ -141,26 +140,17 @@ func mechanism(ctx context.Context, namespace string, ref *v1alpha1.SecretRefere
 	if ref == nil {
 		return nil, sink.Permanent(fmt.Errorf("kafka.sasl needs secretRef, the Secret holding username and password"))
 	}
-	ns := namespace
-	if ref.Namespace != "" {
-		ns = ref.Namespace
-	}
-	data, err := creds.Secret(ctx, ns, ref.Name)
+	data, err := exporter.SecretData(ctx, creds, namespace, ref, "username", "password")
 	if err != nil {
-		return nil, fmt.Errorf("read secretRef %s/%s: %w", ns, ref.Name, err)
+		return nil, fmt.Errorf("kafka.sasl: %w", err)
 	}
 	user, pass := string(data["username"]), string(data["password"])
-	for _, k := range []string{"username", "password"} {
-		if len(data[k]) == 0 {
-			return nil, sink.Permanent(fmt.Errorf("secretRef %s/%s has no key %q (needed by kafka.sasl)", ns, ref.Name, k))
-		}
-	}
 	switch name {
 	case "PLAIN":
 		return plain.Auth{User: user, Pass: pass}.AsMechanism(), nil
 	case "SCRAM-SHA-256":
 		return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
-	default: // SCRAM-SHA-512, checked by settingsOf
+	default: // SCRAM-SHA-512, the CRD's enum
 		return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
 	}
 }

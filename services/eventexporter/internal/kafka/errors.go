@@ -20,11 +20,11 @@ var permanentKafka = []error{
 	kerr.InvalidReplicationFactor, kerr.InvalidPartitions, kerr.InvalidConfig, kerr.PolicyViolation,
 }
 
-// classify marks err permanent when no retry can succeed (ctx, from
-// authWatch.op, cancelled by an authentication refusal included); the
-// context's error wins when ctx is otherwise done, so a cancelled write reports
-// context.Canceled. Timeouts, unavailable brokers and other network errors
-// stay transient.
+// classify marks err permanent when no retry can succeed (sink.Classify;
+// ctx, from authWatch.op, cancelled by an authentication refusal
+// included); the context's error wins when ctx is otherwise done, so a
+// cancelled write reports context.Canceled. Timeouts, unavailable brokers
+// and other network errors stay transient.
 func classify(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
@@ -32,16 +32,19 @@ func classify(ctx context.Context, err error) error {
 	if err := refused(ctx); err != nil {
 		return err
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return errors.Join(ctxErr, err)
-	}
+	return sink.Classify(ctx, "", err, permanent)
+}
+
+// permanent reports a broker refusal no retry can fix, or a certificate
+// the spec's tls settings must change to trust.
+func permanent(err error) bool {
 	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
-		return sink.Permanent(err) // the spec's tls settings must change
+		return true
 	}
 	for _, p := range permanentKafka {
 		if errors.Is(err, p) {
-			return sink.Permanent(err)
+			return true
 		}
 	}
-	return err
+	return false
 }

@@ -18,6 +18,7 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/services/eventexporter/internal/kafka"
+	"kollect.dev/kollect/services/eventexporter/internal/parts/partstest"
 )
 
 // startKafka starts an in-process kfake cluster with opts (one broker,
@@ -131,37 +132,13 @@ func (r reader) Read(ctx context.Context, cluster string, inv busv1.NamespacedNa
 
 // lastEnvelope is the last complete envelope (all its parts) under key.
 func lastEnvelope(recs []*kgo.Record, key string) (sinktest.Projection, bool, error) {
-	var last *busv1.Envelope
-	pending := map[string][]busv1.Envelope{} // revision/checksum -> parts seen
+	var msgs []partstest.Message
 	for _, r := range recs {
-		if string(r.Key) != key {
-			continue
-		}
-		var env busv1.Envelope
-		if err := json.Unmarshal(r.Value, &env); err != nil {
-			return sinktest.Projection{}, false, fmt.Errorf("decode record at offset %d: %w", r.Offset, err)
-		}
-		if env.PartTotal == 0 {
-			last = &env
-			continue
-		}
-		id := fmt.Sprintf("%d/%s", env.Revision, env.Checksum)
-		pending[id] = append(pending[id], env)
-		if got := pending[id]; len(got) == env.PartTotal {
-			whole := got[0]
-			whole.PartIndex, whole.PartTotal, whole.Items = 0, 0, nil
-			slices.SortFunc(got, func(a, b busv1.Envelope) int { return a.PartIndex - b.PartIndex })
-			for _, p := range got {
-				whole.Items = append(whole.Items, p.Items...)
-			}
-			last = &whole
-			delete(pending, id)
+		if string(r.Key) == key {
+			msgs = append(msgs, partstest.Message{Where: fmt.Sprintf("record at offset %d", r.Offset), Data: r.Value})
 		}
 	}
-	if last == nil {
-		return sinktest.Projection{}, false, nil
-	}
-	return sinktest.Projection{Revision: last.Revision, Checksum: last.Checksum, Rows: last.Items}, true, nil
+	return partstest.LastEnvelope(msgs)
 }
 
 // compacted is the log-compacted view of an inventory in perRow mode: the

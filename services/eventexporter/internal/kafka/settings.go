@@ -1,7 +1,6 @@
 package kafka
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 
@@ -26,20 +25,9 @@ var (
 // settingsOf validates spec as the CRD schema does, so that a spec that
 // reached the exporter some other way fails with a message naming the field.
 func settingsOf(spec v1alpha1.KollectEventSinkSpec) (settings, error) {
-	if spec.Type != v1alpha1.EventKafka {
-		return settings{}, fmt.Errorf("spec.type is %q, want kafka", spec.Type)
-	}
-	k := spec.Kafka
-	if k == nil {
-		return settings{}, errors.New("spec.kafka is required for type kafka")
-	}
-	set := settings{topic: k.Topic, brokers: k.Brokers, ensure: true}
-	switch {
-	case len(k.Brokers) > 0 && spec.Endpoint != "":
-		return settings{}, errors.New("set exactly one of spec.endpoint and spec.kafka.brokers")
-	case len(k.Brokers) == 0 && spec.Endpoint == "":
-		return settings{}, errors.New("spec.kafka.brokers or spec.endpoint is required")
-	case spec.Endpoint != "":
+	k := spec.Kafka // Validate: set, and exactly one of brokers and endpoint
+	set := settings{topic: k.Topic, brokers: k.Brokers, ensure: true, perRow: k.Mode == v1alpha1.KafkaModePerRow}
+	if spec.Endpoint != "" {
 		set.brokers = []string{spec.Endpoint}
 	}
 	for _, b := range set.brokers {
@@ -50,20 +38,8 @@ func settingsOf(spec v1alpha1.KollectEventSinkSpec) (settings, error) {
 	if !topicPattern.MatchString(k.Topic) {
 		return settings{}, fmt.Errorf("spec.kafka.topic %q must be 1-249 of A-Z a-z 0-9 . _ -", k.Topic)
 	}
-	switch k.Mode {
-	case "", v1alpha1.KafkaModeSnapshot:
-	case v1alpha1.KafkaModePerRow:
-		set.perRow = true
-	default:
-		return settings{}, fmt.Errorf("spec.kafka.mode %q must be snapshot or perRow", k.Mode)
-	}
 	if k.SASL != nil {
-		switch k.SASL.Mechanism {
-		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
-			set.mechanism = k.SASL.Mechanism
-		default:
-			return settings{}, fmt.Errorf("spec.kafka.sasl.mechanism %q must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", k.SASL.Mechanism)
-		}
+		set.mechanism = k.SASL.Mechanism
 	}
 	set.tls = spec.TLS != nil
 	if k.TLS != nil {

@@ -1,8 +1,8 @@
 package nats
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"time"
@@ -43,9 +43,9 @@ func (b Backend) Type() string { return string(v1alpha1.EventNATS) }
 // Check connects, so refused credentials are reported there as
 // sink.Permanent errors.
 func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
-	var spec v1alpha1.KollectEventSinkSpec
-	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
-		return nil, sink.Permanent(fmt.Errorf("decode nats sink %s/%s spec: %w", cfg.Namespace, cfg.Name, err))
+	spec, err := exporter.DecodeSpec[v1alpha1.KollectEventSinkSpec](cfg, string(v1alpha1.EventNATS))
+	if err != nil {
+		return nil, fmt.Errorf("nats sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
 	set, err := settingsOf(spec)
 	if err != nil {
@@ -100,17 +100,11 @@ func (b Backend) options(ctx context.Context, cfg busv1.SinkConfig, spec v1alpha
 // credentials reads the sink's Secret: key "creds" (a user credentials
 // file: JWT and NKey seed), else "token", else "username" and "password".
 func credentials(ctx context.Context, namespace string, ref *v1alpha1.SecretReference, creds exporter.Credentials) ([]nats.Option, error) {
-	if ref == nil {
-		return nil, nil
+	data, err := exporter.SecretData(ctx, creds, namespace, ref)
+	if err != nil || data == nil {
+		return nil, err
 	}
-	ns := namespace
-	if ref.Namespace != "" {
-		ns = ref.Namespace
-	}
-	data, err := creds.Secret(ctx, ns, ref.Name)
-	if err != nil {
-		return nil, fmt.Errorf("read secretRef %s/%s: %w", ns, ref.Name, err)
-	}
+	ns := cmp.Or(ref.Namespace, namespace)
 	switch {
 	case len(data["creds"]) > 0:
 		return []nats.Option{nats.UserCredentialBytes(data["creds"])}, nil

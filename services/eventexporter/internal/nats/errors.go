@@ -25,33 +25,30 @@ var permanentJS = []jetstream.ErrorCode{
 	10065, // JSStreamSubjectOverlapErr: the subject is captured by another stream
 }
 
-// classify marks err permanent when no retry can succeed: refused or
-// expired credentials, JetStream off, a message or stream the server will
-// never accept, a certificate the spec's TLS settings do not trust. The
-// context's error wins when ctx is done, so that a cancelled write reports
-// context.Canceled. No responders, timeouts and connection errors stay
-// transient.
+// classify marks err permanent when no retry can succeed (sink.Classify):
+// refused or expired credentials, JetStream off, a message or stream the
+// server will never accept, a certificate the spec's TLS settings do not
+// trust. The context's error wins when ctx is done, so that a cancelled
+// write reports context.Canceled. No responders, timeouts and connection
+// errors stay transient.
 func classify(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return errors.Join(ctxErr, err)
-	}
+	return sink.Classify(ctx, "", err, permanent)
+}
+
+// permanent reports the errors no retry can fix.
+func permanent(err error) bool {
 	for _, p := range permanentNATS {
 		if errors.Is(err, p) {
-			return sink.Permanent(err)
+			return true
 		}
 	}
 	if api, ok := errors.AsType[*jetstream.APIError](err); ok {
 		for _, c := range permanentJS {
 			if api.ErrorCode == c {
-				return sink.Permanent(err)
+				return true
 			}
 		}
 	}
-	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
-		return sink.Permanent(err)
-	}
-	return err
+	_, ok := errors.AsType[*tls.CertificateVerificationError](err)
+	return ok
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	natssink "kollect.dev/kollect/services/eventexporter/internal/nats"
+	"kollect.dev/kollect/services/eventexporter/internal/parts/partstest"
 )
 
 // peer is an embedded JetStream server standing in for the user's external
@@ -122,37 +122,13 @@ func (r reader) Read(ctx context.Context, cluster string, inv busv1.NamespacedNa
 	if err != nil {
 		return sinktest.Projection{}, false, err
 	}
-	var last *busv1.Envelope
-	pending := map[string][]busv1.Envelope{}
+	var parts []partstest.Message
 	for _, m := range msgs {
-		if m.Header.Get(natssink.HeaderCluster) != cluster || m.Header.Get(natssink.HeaderInventory) != inv.Namespace+"/"+inv.Name {
-			continue
-		}
-		var env busv1.Envelope
-		if err := json.Unmarshal(m.Data, &env); err != nil {
-			return sinktest.Projection{}, false, fmt.Errorf("decode message %d: %w", m.Sequence, err)
-		}
-		if env.PartTotal == 0 {
-			last = &env
-			continue
-		}
-		id := fmt.Sprintf("%d/%s", env.Revision, env.Checksum)
-		pending[id] = append(pending[id], env)
-		if got := pending[id]; len(got) == env.PartTotal {
-			slices.SortFunc(got, func(a, b busv1.Envelope) int { return a.PartIndex - b.PartIndex })
-			whole := got[0]
-			whole.PartIndex, whole.PartTotal, whole.Items = 0, 0, nil
-			for _, p := range got {
-				whole.Items = append(whole.Items, p.Items...)
-			}
-			last = &whole
-			delete(pending, id)
+		if m.Header.Get(natssink.HeaderCluster) == cluster && m.Header.Get(natssink.HeaderInventory) == inv.Namespace+"/"+inv.Name {
+			parts = append(parts, partstest.Message{Where: fmt.Sprintf("message %d", m.Sequence), Data: m.Data})
 		}
 	}
-	if last == nil {
-		return sinktest.Projection{}, false, nil
-	}
-	return sinktest.Projection{Revision: last.Revision, Checksum: last.Checksum, Rows: last.Items}, true, nil
+	return partstest.LastEnvelope(parts)
 }
 
 func expectPermanent(t *testing.T, err error, want string) {

@@ -66,9 +66,9 @@ func TestInvalidSpec(t *testing.T) {
 		spec map[string]any
 		want string
 	}{
-		{"no nats block", map[string]any{"type": "nats", "endpoint": "nats://n:4222"}, "spec.nats is required"},
-		{"neither url nor endpoint", map[string]any{"type": "nats", "nats": map[string]any{"subject": "s"}}, "spec.nats.url or spec.endpoint"},
-		{"both url and endpoint", map[string]any{"type": "nats", "endpoint": "nats://n:4222", "nats": map[string]any{"subject": "s", "url": "nats://n:4222"}}, "exactly one of spec.endpoint"},
+		{"no nats block", map[string]any{"type": "nats", "endpoint": "nats://n:4222"}, "spec.nats: Required value"},
+		{"neither url nor endpoint", map[string]any{"type": "nats", "nats": map[string]any{"subject": "s"}}, "set exactly one of endpoint and nats.url"},
+		{"both url and endpoint", map[string]any{"type": "nats", "endpoint": "nats://n:4222", "nats": map[string]any{"subject": "s", "url": "nats://n:4222"}}, "set exactly one of endpoint and nats.url"},
 		{"an http url", map[string]any{"type": "nats", "nats": map[string]any{"subject": "s", "url": "http://n:4222"}}, "spec.nats.url"},
 		{"credentials in the url", map[string]any{"type": "nats", "nats": map[string]any{"subject": "s", "url": "nats://u:p@n:4222"}}, "must not carry credentials"},
 		{"an unparsable url with a password", map[string]any{"type": "nats", "nats": map[string]any{"subject": "s", "url": "nats://u:s3cr3t@n:notaport"}}, "spec.nats.url"},

@@ -1,7 +1,6 @@
 package nats
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -27,21 +26,10 @@ var (
 // settingsOf validates spec as the CRD schema does, so that a spec that
 // reached the exporter some other way fails with a message naming the field.
 func settingsOf(spec v1alpha1.KollectEventSinkSpec) (settings, error) {
-	if spec.Type != v1alpha1.EventNATS {
-		return settings{}, fmt.Errorf("spec.type is %q, want nats", spec.Type)
-	}
-	n := spec.NATS
-	if n == nil {
-		return settings{}, errors.New("spec.nats is required for type nats")
-	}
+	n := spec.NATS // Validate: set, and exactly one of url and endpoint
 	set := settings{url: n.URL, subject: n.Subject, stream: n.Stream, ensure: true}
 	field := "spec.nats.url"
-	switch {
-	case n.URL != "" && spec.Endpoint != "":
-		return settings{}, errors.New("set exactly one of spec.endpoint and spec.nats.url")
-	case n.URL == "" && spec.Endpoint == "":
-		return settings{}, errors.New("spec.nats.url or spec.endpoint is required")
-	case spec.Endpoint != "":
+	if spec.Endpoint != "" {
 		set.url, field = spec.Endpoint, "spec.endpoint"
 	}
 	for _, s := range strings.Split(set.url, ",") {

@@ -1,6 +1,7 @@
 package gcs
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -44,7 +45,7 @@ func (Backend) Type() string { return string(v1alpha1.SnapshotGCS) }
 // (and creates it in provisioning mode ensure).
 func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
 	var layout objectstore.Layout
-	spec, err := objectstore.DecodeSpec(cfg.Spec)
+	spec, err := exporter.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotGCS))
 	if err != nil {
 		return nil, err
 	}
@@ -89,21 +90,12 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 // file or call a URL the tenant chose is refused before the auth library
 // sees it.
 func (b Backend) readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns string, creds exporter.Credentials) (*googlecreds.Key, error) {
-	if spec.SecretRef == nil {
-		return nil, nil
+	data, err := exporter.SecretData(ctx, creds, ns, spec.SecretRef, KeyCredentials)
+	if err != nil || data == nil {
+		return nil, err
 	}
-	if spec.SecretRef.Namespace != "" {
-		ns = spec.SecretRef.Namespace
-	}
-	data, err := creds.Secret(ctx, ns, spec.SecretRef.Name)
-	if err != nil {
-		return nil, fmt.Errorf("read secretRef %s: %w", spec.SecretRef.Name, err)
-	}
-	js := data[KeyCredentials]
-	if len(js) == 0 {
-		return nil, sink.Permanent(fmt.Errorf("secretRef: Secret %s/%s has no key %q", ns, spec.SecretRef.Name, KeyCredentials))
-	}
-	key, err := googlecreds.Parse(js, googlecreds.Options{Types: credentialTypes, TokenURL: b.TokenURL})
+	ns = cmp.Or(spec.SecretRef.Namespace, ns)
+	key, err := googlecreds.Parse(data[KeyCredentials], googlecreds.Options{Types: credentialTypes, TokenURL: b.TokenURL})
 	if err != nil {
 		return nil, fmt.Errorf("secretRef: Secret %s/%s: %w", ns, spec.SecretRef.Name, err)
 	}

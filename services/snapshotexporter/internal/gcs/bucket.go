@@ -45,19 +45,19 @@ func (b *bucket) Put(ctx context.Context, key string, body []byte, contentType, 
 	w.ChunkSize = 0
 	if _, err := w.Write(body); err != nil {
 		_ = w.Close()
-		return objectstore.Info{}, b.putError(key, err)
+		return objectstore.Info{}, b.putError(ctx, key, err)
 	}
 	if err := w.Close(); err != nil {
-		return objectstore.Info{}, b.putError(key, err)
+		return objectstore.Info{}, b.putError(ctx, key, err)
 	}
 	return infoOf(w.Attrs()), nil
 }
 
-func (b *bucket) putError(key string, err error) error {
+func (b *bucket) putError(ctx context.Context, key string, err error) error {
 	if statusOf(err) == http.StatusPreconditionFailed {
 		return fmt.Errorf("put object %s in bucket %s: %w", key, b.name, objectstore.ErrPrecondition)
 	}
-	return classify("put object "+key+" in", b.name, err)
+	return classify(ctx, "put object "+key+" in", b.name, err)
 }
 
 // Get downloads the object at key, reading at most limit+1 bytes.
@@ -67,7 +67,7 @@ func (b *bucket) Get(ctx context.Context, key string, limit int64) ([]byte, obje
 		return nil, objectstore.Info{}, false, nil
 	}
 	if err != nil {
-		return nil, objectstore.Info{}, false, classify("get object "+key+" from", b.name, err)
+		return nil, objectstore.Info{}, false, classify(ctx, "get object "+key+" from", b.name, err)
 	}
 	defer r.Close()
 	if r.Attrs.Size > limit {
@@ -90,7 +90,7 @@ func (b *bucket) Stat(ctx context.Context, key string) (objectstore.Info, bool, 
 		return objectstore.Info{}, false, nil
 	}
 	if err != nil {
-		return objectstore.Info{}, false, classify("read object "+key+" in", b.name, err)
+		return objectstore.Info{}, false, classify(ctx, "read object "+key+" in", b.name, err)
 	}
 	return infoOf(attrs), true, nil
 }
@@ -108,7 +108,7 @@ func (b *bucket) Delete(ctx context.Context, key string) error {
 	if errors.Is(err, storage.ErrObjectNotExist) {
 		return nil
 	}
-	return classify("delete object "+key+" from", b.name, err)
+	return classify(ctx, "delete object "+key+" from", b.name, err)
 }
 
 // List returns every key under prefix.
@@ -125,7 +125,7 @@ func (b *bucket) List(ctx context.Context, prefix string) ([]string, error) {
 			return keys, nil
 		}
 		if err != nil {
-			return nil, classify("list "+prefix+" in", b.name, err)
+			return nil, classify(ctx, "list "+prefix+" in", b.name, err)
 		}
 		keys = append(keys, o.Name)
 	}
@@ -137,7 +137,7 @@ func (b *bucket) List(ctx context.Context, prefix string) ([]string, error) {
 func (b *bucket) Probe(ctx context.Context) error {
 	_, err := b.handle.Attrs(ctx)
 	if !errors.Is(err, storage.ErrBucketNotExist) {
-		return classify("read", b.name, err)
+		return classify(ctx, "read", b.name, err)
 	}
 	if b.mode == v1alpha1.ProvisionExisting {
 		return sink.Permanent(fmt.Errorf("bucket %s does not exist (provisioning mode existing)", b.name))
@@ -150,5 +150,5 @@ func (b *bucket) Probe(ctx context.Context) error {
 	if statusOf(err) == http.StatusConflict {
 		return nil // created meanwhile
 	}
-	return classify("create", b.name, err)
+	return classify(ctx, "create", b.name, err)
 }

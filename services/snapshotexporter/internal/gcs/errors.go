@@ -1,8 +1,8 @@
 package gcs
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"cloud.google.com/go/auth"
@@ -12,23 +12,22 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
-// classify wraps err from operation op on bucket as sink.Permanent when a
-// retry cannot fix it: refused credentials (401, 403, a token endpoint's
-// 4xx), a missing bucket, an invalid request. 429, 5xx and network errors
-// stay transient.
-func classify(op, bucket string, err error) error {
-	if err == nil {
-		return nil
-	}
-	err = fmt.Errorf("%s bucket %s: %w", op, bucket, err)
+// classify wraps err from operation op on bucket (sink.Classify) as
+// sink.Permanent when a retry cannot fix it: refused credentials (401,
+// 403, a token endpoint's 4xx), a missing bucket, an invalid request. 429,
+// 5xx and network errors stay transient.
+func classify(ctx context.Context, op, bucket string, err error) error {
+	return sink.Classify(ctx, op+" bucket "+bucket, err, permanent)
+}
+
+// permanent reports a missing bucket or a 4xx answer other than 408 and
+// 429.
+func permanent(err error) bool {
 	if errors.Is(err, storage.ErrBucketNotExist) {
-		return sink.Permanent(err)
+		return true
 	}
-	if status := statusOf(err); status >= 400 && status < 500 && status != http.StatusTooManyRequests &&
-		status != http.StatusRequestTimeout {
-		return sink.Permanent(err)
-	}
-	return err
+	status := statusOf(err)
+	return status >= 400 && status < 500 && status != http.StatusTooManyRequests && status != http.StatusRequestTimeout
 }
 
 // statusOf returns the HTTP status of the API or token-endpoint answer err

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -50,7 +51,7 @@ type secretRef struct {
 func (s *secretRef) key(k, why string) ([]byte, error) {
 	v, ok := s.data[k]
 	if !ok || len(v) == 0 {
-		return nil, sink.Permanent(fmt.Errorf("secretRef: Secret %s has no key %q (%s)", s.NamespacedName, k, why))
+		return nil, fmt.Errorf("%s: %w", why, exporter.MissingKey(s.Namespace, s.Name, k))
 	}
 	return v, nil
 }
@@ -62,13 +63,10 @@ func readSecret(ctx context.Context, cfg busv1.SinkConfig, spec *v1alpha1.Kollec
 	if spec.SecretRef == nil {
 		return nil, nil
 	}
-	ref := &secretRef{NamespacedName: busv1.NamespacedName{Namespace: spec.SecretRef.Namespace, Name: spec.SecretRef.Name}}
-	if ref.Namespace == "" {
-		ref.Namespace = cfg.Namespace
-	}
-	data, err := creds.Secret(ctx, ref.Namespace, ref.Name)
+	ref := &secretRef{NamespacedName: busv1.NamespacedName{Namespace: cmp.Or(spec.SecretRef.Namespace, cfg.Namespace), Name: spec.SecretRef.Name}}
+	data, err := exporter.SecretData(ctx, creds, cfg.Namespace, spec.SecretRef)
 	if err != nil {
-		return nil, fmt.Errorf("read secretRef %s: %w", ref.NamespacedName, err)
+		return nil, err
 	}
 	ref.data = data
 	return ref, nil
@@ -189,7 +187,12 @@ func sshAuth(spec *v1alpha1.KollectSnapshotSinkSpec, ep *transport.Endpoint, sec
 				return err
 			}
 		}
-		return verify(host, remote, k)
+		if err := verify(host, remote, k); err != nil {
+			// Permanent here, where the error has its type (a
+			// knownhosts.KeyError): the host keys must change.
+			return sink.Permanent(fmt.Errorf("verify the host key of %s: %w", host, err))
+		}
+		return nil
 	}
 	return pk, nil
 }

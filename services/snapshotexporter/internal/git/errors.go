@@ -6,25 +6,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/sink"
 )
 
-// classify wraps err from a Git operation: the context's error when ctx
-// is done, permanent for refused credentials, a missing repository or the
-// egress policy, transient otherwise.
+// classify wraps err from a Git operation (sink.Classify): the context's
+// error when ctx is done, permanent for refused credentials, a missing
+// repository, the egress policy or an answer over the read cap, transient
+// otherwise. go-git's plumbing errors do not unwrap; keepChain restores
+// the chain through them, so that classification is by error type.
 func classify(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s: %w", op, errors.Join(ctxErr, err))
-	}
-	err = fmt.Errorf("%s: %w", op, err)
-	if sink.IsPermanent(err) || permanent(err) {
-		return sink.Permanent(err)
-	}
-	return err
+	return sink.Classify(ctx, op, keepChain(err), permanent)
 }
 
 // classify is classify for the sink's operations: when the sink has an
@@ -53,20 +47,32 @@ func permanent(err error) bool {
 	case errors.Is(err, transport.ErrAuthenticationRequired),
 		errors.Is(err, transport.ErrAuthorizationFailed),
 		errors.Is(err, transport.ErrInvalidAuthMethod),
-		errors.Is(err, transport.ErrRepositoryNotFound):
+		errors.Is(err, transport.ErrRepositoryNotFound),
+		errors.Is(err, egress.ErrDenied),
+		errors.Is(err, ErrAnswerTooLarge):
 		return true
 	}
-	msg := err.Error()
-	for _, s := range []string{
-		"ssh: unable to authenticate", // the server refused the key
-		"knownhosts: key mismatch",    // the host key is not the known one
-		"knownhosts: key is unknown",
-		"endpoint address denied", // egress.ErrDenied through an error chain that lost it
-		tooLargeText,              // ErrAnswerTooLarge, likewise
-	} {
-		if strings.Contains(msg, s) {
-			return true
-		}
+	// golang.org/x/crypto/ssh gives a refused key no error type; its
+	// message is the only sign.
+	return strings.Contains(err.Error(), "ssh: unable to authenticate")
+}
+
+// chain is an error whose message is err's and whose chain also holds
+// cause, the error a go-git plumbing error carries without unwrapping.
+type chain struct{ err, cause error }
+
+func (c *chain) Error() string   { return c.err.Error() }
+func (c *chain) Unwrap() []error { return []error{c.err, c.cause} }
+
+// keepChain returns err with the cause of a go-git plumbing.PermanentError
+// or UnexpectedError in its chain (an egress refusal, a read over the cap,
+// a sink.Permanent mark), or err itself when it holds none.
+func keepChain(err error) error {
+	if pe, ok := errors.AsType[*plumbing.PermanentError](err); ok && pe.Err != nil {
+		return &chain{err: err, cause: keepChain(pe.Err)}
 	}
-	return false
+	if ue, ok := errors.AsType[*plumbing.UnexpectedError](err); ok && ue.Err != nil {
+		return &chain{err: err, cause: keepChain(ue.Err)}
+	}
+	return err
 }

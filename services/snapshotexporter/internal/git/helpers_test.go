@@ -1,14 +1,11 @@
 package git
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,7 +24,7 @@ import (
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/pkg/tree"
-	"sigs.k8s.io/yaml"
+	"kollect.dev/kollect/pkg/tree/treetest"
 )
 
 // allowLoopback is the policy of tests: the peers listen on loopback.
@@ -159,79 +156,19 @@ func (r *reader) files(ctx context.Context) (map[string]string, error) {
 	return out, err
 }
 
-// Read implements sinktest.Reader.
+// Read implements sinktest.Reader through treetest.Reader, on the files
+// of the branch's tip.
 func (r *reader) Read(ctx context.Context, cluster string, inv busv1.NamespacedName) (sinktest.Projection, bool, error) {
-	files, err := r.files(ctx)
-	if err != nil {
-		return sinktest.Projection{}, false, err
-	}
-	data, ok := files[tree.StatePath(cluster, inv)]
-	if !ok {
-		return sinktest.Projection{}, false, nil
-	}
-	st, err := tree.ParseState([]byte(data))
-	if err == nil {
-		st, err = st.WithShardFiles(cluster, inv, func(p string) ([]byte, bool, error) {
-			d, ok := files[p]
-			return []byte(d), ok, nil
-		})
-	}
-	if err != nil {
-		return sinktest.Projection{}, false, err
-	}
-	index, err := tree.Render(r.spec, busv1.Envelope{Cluster: cluster, Inventory: inv, Generation: st.Generation})
-	if err != nil {
-		return sinktest.Projection{}, false, err
-	}
-	p := sinktest.Projection{Revision: st.Revision, Checksum: st.Checksum}
-	for _, path := range st.Files {
-		if r.spec.Mode == tree.ModeSplit && path == index[0].Path {
-			continue
-		}
-		content, ok := files[path]
-		if !ok {
-			return p, false, fmt.Errorf("the state lists %s, which the branch does not hold", path)
-		}
-		rows, err := parseRows(r.spec, []byte(content))
+	return treetest.Reader{Spec: r.spec, Open: func(ctx context.Context, _ string, _ busv1.NamespacedName) (treetest.ReadFile, error) {
+		files, err := r.files(ctx)
 		if err != nil {
-			return p, false, fmt.Errorf("parse %s: %w", path, err)
-		}
-		p.Rows = append(p.Rows, rows...)
-	}
-	slices.SortFunc(p.Rows, busv1.CompareRows)
-	return p, true, nil
-}
-
-// parseRows decodes the rows of one file of content item.
-func parseRows(s tree.Spec, data []byte) ([]busv1.Row, error) {
-	var rows []busv1.Row
-	switch {
-	case s.Mode != tree.ModeDocument && s.Format == tree.FormatYAML:
-		var row busv1.Row
-		err := yaml.Unmarshal(data, &row)
-		return []busv1.Row{row}, err
-	case s.Mode != tree.ModeDocument:
-		var row busv1.Row
-		err := json.Unmarshal(data, &row)
-		return []busv1.Row{row}, err
-	case s.Format == tree.FormatYAML:
-		err := yaml.Unmarshal(data, &rows)
-		return rows, err
-	case s.Format == tree.FormatJSON:
-		var env busv1.Envelope
-		err := json.Unmarshal(data, &env)
-		return env.Items, err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var row busv1.Row
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
 			return nil, err
 		}
-		rows = append(rows, row)
-	}
-	return rows, sc.Err()
+		return func(p string) ([]byte, bool, error) {
+			d, ok := files[p]
+			return []byte(d), ok, nil
+		}, nil
+	}}.Read(ctx, cluster, inv)
 }
 
 // commits returns the subjects of the remote branch, newest first.

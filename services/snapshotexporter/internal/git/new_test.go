@@ -35,9 +35,7 @@ func TestNewRefusesInvalidSpecs(t *testing.T) {
 		{"another type", base("https://git.example.com/r.git", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Type = "s3" }), "spec.type"},
 		{"a git:// endpoint", base("git://git.example.com/r.git", nil), "git:// is not supported"},
 		{"credentials in the endpoint", base("https://u:p@git.example.com/r.git", nil), "must not carry credentials"},
-		{"an unknown push policy", base("https://git.example.com/r.git", func(s *v1alpha1.KollectSnapshotSinkSpec) {
-			s.Git = &v1alpha1.GitSink{PushPolicy: "Merge"}
-		}), "spec.git.pushPolicy"},
+		{"a file:// endpoint without the operator's opt-in", base("file:///srv/git/r.git", nil), "does not allow file sinks"},
 		{"an unknown commit placeholder", base("https://git.example.com/r.git", func(s *v1alpha1.KollectSnapshotSinkSpec) {
 			s.Git = &v1alpha1.GitSink{CommitMessage: "export {revision}"}
 		}), "spec.git.commitMessage"},

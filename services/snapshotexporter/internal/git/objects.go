@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // objects reads and writes Git objects of the mirror directly: exports
@@ -65,7 +66,7 @@ func (o objects) blob(h plumbing.Hash) ([]byte, error) {
 	}
 	defer func() { _ = r.Close() }()
 	if b.Size > maxStateBlob {
-		return nil, fmt.Errorf("read blob %s: %d bytes, %s of %d bytes", h, b.Size, tooLargeText, maxStateBlob)
+		return nil, sink.Permanent(fmt.Errorf("read blob %s: %d bytes, %s of %d bytes: %w", h, b.Size, tooLargeText, maxStateBlob, ErrAnswerTooLarge))
 	}
 	return io.ReadAll(io.LimitReader(r, maxStateBlob))
 }

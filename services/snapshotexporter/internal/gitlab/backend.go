@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -66,34 +65,30 @@ func (Backend) Type() string { return string(v1alpha1.SnapshotGitLab) }
 // or a missing Secret or key, is a sink.Permanent error naming the field.
 // New makes no request: the first Write or Check does.
 func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
-	var spec v1alpha1.KollectSnapshotSinkSpec
-	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
-		return nil, sink.Permanent(fmt.Errorf("decode gitlab sink %s/%s spec: %w", cfg.Namespace, cfg.Name, err))
-	}
-	spec.Normalize()
-	s, err := b.newSink(ctx, cfg, &spec, creds)
+	s, err := b.newSink(ctx, cfg, creds)
 	if err != nil {
 		return nil, fmt.Errorf("configure gitlab sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
 	return s, nil
 }
 
-func (b Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, spec *v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) (*Sink, error) {
-	if spec.Type != v1alpha1.SnapshotGitLab {
-		return nil, sink.Permanent(fmt.Errorf("spec.type is %q, not gitlab", spec.Type))
+func (b Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*Sink, error) {
+	spec, err := exporter.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotGitLab))
+	if err != nil {
+		return nil, err
 	}
 	api, err := apiURL(spec.Endpoint)
 	if err != nil {
 		return nil, err
 	}
 	s := &Sink{endpoint: spec.Endpoint, existing: spec.Provisioning != nil && spec.Provisioning.Mode == v1alpha1.ProvisionExisting}
-	if s.tree, err = tree.SpecFor(*spec); err != nil {
+	if s.tree, err = tree.SpecFor(spec); err != nil {
 		return nil, err
 	}
 	if err := s.applyGitLab(spec.GitLab); err != nil {
 		return nil, err
 	}
-	token, err := readToken(ctx, cfg, spec, creds)
+	token, err := readToken(ctx, cfg, &spec, creds)
 	if err != nil {
 		return nil, err
 	}
@@ -131,12 +126,8 @@ func (s *Sink) applyGitLab(g *v1alpha1.GitLabSink) error {
 	s.branch, s.mode = g.Branch, ModeDirect
 	s.prefix, s.title = DefaultBranchPrefix, DefaultTitleTemplate
 	if mr := g.MergeRequest; mr != nil {
-		switch mr.Mode {
-		case "", ModeDirect:
-		case ModeMergeRequest:
+		if mr.Mode == ModeMergeRequest { // the CRD's enum: direct or merge_request
 			s.mode = ModeMergeRequest
-		default:
-			return sink.Permanent(fmt.Errorf("spec.gitlab.mergeRequest.mode %q is not direct or merge_request", mr.Mode))
 		}
 		s.target = mr.TargetBranch
 		s.prefix = or(mr.BranchPrefix, s.prefix)
@@ -159,14 +150,13 @@ func readToken(ctx context.Context, cfg busv1.SinkConfig, spec *v1alpha1.Kollect
 	if ref == nil {
 		return "", sink.Permanent(fmt.Errorf("spec.secretRef is required: a gitlab sink reads its access token from the Secret key %q", secretKey))
 	}
-	ns := or(ref.Namespace, cfg.Namespace)
-	data, err := creds.Secret(ctx, ns, ref.Name)
+	data, err := exporter.SecretData(ctx, creds, cfg.Namespace, ref, secretKey)
 	if err != nil {
-		return "", fmt.Errorf("read spec.secretRef %s/%s: %w", ns, ref.Name, err)
+		return "", err
 	}
 	tok := strings.TrimSpace(string(data[secretKey]))
 	if tok == "" {
-		return "", sink.Permanent(fmt.Errorf("spec.secretRef: Secret %s/%s has no key %q", ns, ref.Name, secretKey))
+		return "", exporter.MissingKey(or(ref.Namespace, cfg.Namespace), ref.Name, secretKey)
 	}
 	return tok, nil
 }

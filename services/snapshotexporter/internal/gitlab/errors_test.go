@@ -130,10 +130,7 @@ func TestInvalidSpecsArePermanentAndNamed(t *testing.T) {
 		creds   exporter.Credentials
 		mention string
 	}{
-		{"a missing gitlab block", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.GitLab = nil }, nil, "spec.gitlab.project"},
-		{"an unknown mode", func(s *v1alpha1.KollectSnapshotSinkSpec) {
-			s.GitLab.MergeRequest = &v1alpha1.GitLabMergeRequest{Mode: "pull"}
-		}, nil, "spec.gitlab.mergeRequest.mode"},
+		{"a missing gitlab block", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.GitLab = nil }, nil, "spec.gitlab"},
 		{"an invalid branch", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.GitLab.Branch = "a..b" }, nil, "spec.gitlab.branch"},
 		{"a non-http endpoint", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Endpoint = "ssh://gitlab.example.com" }, nil, "spec.endpoint"},
 		{"an endpoint with credentials", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Endpoint = "https://u:p@gitlab.example.com" }, nil, "spec.endpoint"},

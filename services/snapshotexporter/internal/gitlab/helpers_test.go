@@ -1,12 +1,9 @@
 package gitlab
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,7 +17,7 @@ import (
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/pkg/tree"
-	"sigs.k8s.io/yaml"
+	"kollect.dev/kollect/pkg/tree/treetest"
 )
 
 // allowLoopback is the policy of tests: the fake listens on loopback.
@@ -118,75 +115,13 @@ func (p *peer) newReader(t testing.TB, project string, spec v1alpha1.KollectSnap
 	return r
 }
 
-// Read implements sinktest.Reader.
-func (r *reader) Read(_ context.Context, cluster string, inv busv1.NamespacedName) (sinktest.Projection, bool, error) {
-	ref := r.branch(cluster, inv)
-	data, ok, err := r.gl.ReadFile(r.project, ref, tree.StatePath(cluster, inv))
-	if err != nil || !ok {
-		return sinktest.Projection{}, false, err
-	}
-	st, err := tree.ParseState(data)
-	if err == nil {
-		st, err = st.WithShardFiles(cluster, inv, func(p string) ([]byte, bool, error) {
-			return r.gl.ReadFile(r.project, ref, p)
-		})
-	}
-	if err != nil {
-		return sinktest.Projection{}, false, err
-	}
-	index, err := tree.Render(r.spec, busv1.Envelope{Cluster: cluster, Inventory: inv, Generation: st.Generation})
-	if err != nil {
-		return sinktest.Projection{}, false, err
-	}
-	p := sinktest.Projection{Revision: st.Revision, Checksum: st.Checksum}
-	for _, path := range st.Files {
-		if r.spec.Mode == tree.ModeSplit && path == index[0].Path {
-			continue
-		}
-		content, ok, err := r.gl.ReadFile(r.project, ref, path)
-		if err != nil || !ok {
-			return p, false, fmt.Errorf("the state lists %s, which branch %s does not hold (%v)", path, ref, err)
-		}
-		rows, err := parseRows(r.spec, content)
-		if err != nil {
-			return p, false, fmt.Errorf("parse %s: %w", path, err)
-		}
-		p.Rows = append(p.Rows, rows...)
-	}
-	slices.SortFunc(p.Rows, busv1.CompareRows)
-	return p, true, nil
-}
-
-// parseRows decodes the rows of one file of content item.
-func parseRows(s tree.Spec, data []byte) ([]busv1.Row, error) {
-	var rows []busv1.Row
-	switch {
-	case s.Mode != tree.ModeDocument && s.Format == tree.FormatYAML:
-		var row busv1.Row
-		err := yaml.Unmarshal(data, &row)
-		return []busv1.Row{row}, err
-	case s.Mode != tree.ModeDocument:
-		var row busv1.Row
-		err := json.Unmarshal(data, &row)
-		return []busv1.Row{row}, err
-	case s.Format == tree.FormatYAML:
-		err := yaml.Unmarshal(data, &rows)
-		return rows, err
-	case s.Format == tree.FormatJSON:
-		var env busv1.Envelope
-		err := json.Unmarshal(data, &env)
-		return env.Items, err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var row busv1.Row
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			return nil, err
-		}
-		rows = append(rows, row)
-	}
-	return rows, sc.Err()
+// Read implements sinktest.Reader through treetest.Reader, on the files
+// of the inventory's branch.
+func (r *reader) Read(ctx context.Context, cluster string, inv busv1.NamespacedName) (sinktest.Projection, bool, error) {
+	return treetest.Reader{Spec: r.spec, Open: func(_ context.Context, cluster string, inv busv1.NamespacedName) (treetest.ReadFile, error) {
+		ref := r.branch(cluster, inv)
+		return func(p string) ([]byte, bool, error) { return r.gl.ReadFile(r.project, ref, p) }, nil
+	}}.Read(ctx, cluster, inv)
 }
 
 // pod is a row of a Pod named name in namespace ns with attribute v.

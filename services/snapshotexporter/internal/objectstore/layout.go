@@ -1,7 +1,6 @@
 package objectstore
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -47,16 +46,6 @@ type Layout struct {
 }
 
 var placeholder = regexp.MustCompile(`\{[^{}]*\}`)
-
-// DecodeSpec decodes a snapshot sink's spec from its SinkConfig.
-func DecodeSpec(raw json.RawMessage) (v1alpha1.KollectSnapshotSinkSpec, error) {
-	var spec v1alpha1.KollectSnapshotSinkSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return spec, sink.Permanent(fmt.Errorf("decode sink spec: %w", err))
-	}
-	spec.Normalize()
-	return spec, nil
-}
 
 // NewLayout returns the layout of spec with the endpoint's prefix, checking
 // the fields admission checks; an invalid field is a sink.Permanent error

@@ -49,7 +49,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 // build returns the bucket and layout of cfg.
 func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*bucket, objectstore.Layout, error) {
 	var layout objectstore.Layout
-	spec, err := objectstore.DecodeSpec(cfg.Spec)
+	spec, err := exporter.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotS3))
 	if err != nil {
 		return nil, layout, err
 	}
@@ -60,7 +60,7 @@ func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter
 	if layout, err = objectstore.NewLayout(&spec, ep.Prefix); err != nil {
 		return nil, layout, err
 	}
-	secret, err := readSecret(ctx, &spec, cfg.Namespace, creds)
+	secret, err := exporter.SecretData(ctx, creds, cfg.Namespace, spec.SecretRef, KeyAccessKeyID, KeySecretAccessKey)
 	if err != nil {
 		return nil, layout, err
 	}
@@ -84,26 +84,6 @@ func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter
 		bk.mode = spec.Provisioning.Mode
 	}
 	return bk, layout, nil
-}
-
-// readSecret returns the Secret's data, or nil without secretRef.
-func readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns string, creds exporter.Credentials) (map[string][]byte, error) {
-	if spec.SecretRef == nil {
-		return nil, nil
-	}
-	if spec.SecretRef.Namespace != "" {
-		ns = spec.SecretRef.Namespace
-	}
-	data, err := creds.Secret(ctx, ns, spec.SecretRef.Name)
-	if err != nil {
-		return nil, fmt.Errorf("read secretRef %s: %w", spec.SecretRef.Name, err)
-	}
-	for _, k := range []string{KeyAccessKeyID, KeySecretAccessKey} {
-		if len(data[k]) == 0 {
-			return nil, sink.Permanent(fmt.Errorf("secretRef: Secret %s/%s has no key %q", ns, spec.SecretRef.Name, k))
-		}
-	}
-	return data, nil
 }
 
 // clientOptions resolves region and credentials; the default configuration

@@ -59,7 +59,7 @@ func (b *bucket) Put(ctx context.Context, key string, body []byte, contentType, 
 		return objectstore.Info{}, fmt.Errorf("put object %s in bucket %s: %w", key, b.name, objectstore.ErrPrecondition)
 	}
 	if err != nil {
-		return objectstore.Info{}, classify("put object "+key+" in", b.name, err)
+		return objectstore.Info{}, classify(ctx, "put object "+key+" in", b.name, err)
 	}
 	return objectstore.Info{Size: int64(len(body)), Version: aws.ToString(out.ETag)}, nil
 }
@@ -72,7 +72,7 @@ func (b *bucket) Get(ctx context.Context, key string, limit int64) ([]byte, obje
 		return nil, objectstore.Info{}, false, nil
 	}
 	if err != nil {
-		return nil, objectstore.Info{}, false, classify("get object "+key+" from", b.name, err)
+		return nil, objectstore.Info{}, false, classify(ctx, "get object "+key+" from", b.name, err)
 	}
 	defer out.Body.Close()
 	if aws.ToInt64(out.ContentLength) > limit {
@@ -95,7 +95,7 @@ func (b *bucket) Stat(ctx context.Context, key string) (objectstore.Info, bool, 
 		return objectstore.Info{}, false, nil
 	}
 	if err != nil {
-		return objectstore.Info{}, false, classify("head object "+key+" in", b.name, err)
+		return objectstore.Info{}, false, classify(ctx, "head object "+key+" in", b.name, err)
 	}
 	return objectstore.Info{Size: aws.ToInt64(out.ContentLength), Version: aws.ToString(out.ETag)}, true, nil
 }
@@ -103,7 +103,7 @@ func (b *bucket) Stat(ctx context.Context, key string) (objectstore.Info, bool, 
 // Delete removes the object at key; S3 answers success for an absent one.
 func (b *bucket) Delete(ctx context.Context, key string) error {
 	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.name, Key: &key})
-	return classify("delete object "+key+" from", b.name, err)
+	return classify(ctx, "delete object "+key+" from", b.name, err)
 }
 
 // List returns every key under prefix.
@@ -113,7 +113,7 @@ func (b *bucket) List(ctx context.Context, prefix string) ([]string, error) {
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, classify("list "+prefix+" in", b.name, err)
+			return nil, classify(ctx, "list "+prefix+" in", b.name, err)
 		}
 		for _, o := range page.Contents {
 			keys = append(keys, aws.ToString(o.Key))
@@ -128,7 +128,7 @@ func (b *bucket) List(ctx context.Context, prefix string) ([]string, error) {
 func (b *bucket) Probe(ctx context.Context) error {
 	_, err := b.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &b.name})
 	if err == nil || !isNotFound(err) {
-		return classify("head", b.name, err)
+		return classify(ctx, "head", b.name, err)
 	}
 	if b.mode == v1alpha1.ProvisionExisting {
 		return sink.Permanent(fmt.Errorf("bucket %s does not exist (provisioning mode existing)", b.name))
@@ -143,7 +143,7 @@ func (b *bucket) Probe(ctx context.Context) error {
 	if errors.As(err, &owned) {
 		return nil
 	}
-	return classify("create", b.name, err)
+	return classify(ctx, "create", b.name, err)
 }
 
 // isPreconditionFailed reports whether err is S3's answer to a failed

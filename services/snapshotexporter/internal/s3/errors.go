@@ -1,8 +1,8 @@
 package s3
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -18,24 +18,26 @@ var permanentCodes = map[string]bool{
 	"InvalidObjectState": true, "UnauthorizedAccess": true, "InvalidArgument": true,
 }
 
-// classify wraps err from operation op on bucket as sink.Permanent when a
-// retry cannot fix it: refused credentials, a missing bucket, an invalid
-// request. Throttling, 5xx and network errors stay transient.
-func classify(op, bucket string, err error) error {
-	if err == nil {
-		return nil
-	}
-	err = fmt.Errorf("%s bucket %s: %w", op, bucket, err)
+// classify wraps err from operation op on bucket (sink.Classify) as
+// sink.Permanent when a retry cannot fix it: refused credentials, a
+// missing bucket, an invalid request. Throttling, 5xx and network errors
+// stay transient.
+func classify(ctx context.Context, op, bucket string, err error) error {
+	return sink.Classify(ctx, op+" bucket "+bucket, err, permanent)
+}
+
+// permanent reports an S3 error code or HTTP status no retry can fix.
+func permanent(err error) bool {
 	var ae smithy.APIError
 	if errors.As(err, &ae) && permanentCodes[ae.ErrorCode()] {
-		return sink.Permanent(err)
+		return true
 	}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
 		switch re.HTTPStatusCode() {
 		case http.StatusUnauthorized, http.StatusForbidden, http.StatusMethodNotAllowed:
-			return sink.Permanent(err)
+			return true
 		}
 	}
-	return err
+	return false
 }

@@ -1,0 +1,22 @@
+package databaseexporter_test
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/exporter/exportertest"
+	"kollect.dev/kollect/services/databaseexporter"
+)
+
+// Every database backend is in the CRD's enum, the API's validation table,
+// the docs and the conformance suite, and nothing else is
+// (docs/development.md, "Adding a backend").
+func TestEveryDatabaseBackendIsRegisteredEverywhere(t *testing.T) {
+	exportertest.CheckRegistry(t, busv1.FamilyDatabase, databaseexporter.Backends(databaseexporter.DefaultConfig()),
+		func(typ string) field.ErrorList {
+			return (&v1alpha1.KollectDatabaseSinkSpec{Type: v1alpha1.DatabaseSinkType(typ)}).Validate()
+		})
+}
