@@ -1,4 +1,4 @@
-package v1alpha1
+package v1alpha1_test
 
 import (
 	"go/ast"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -48,7 +49,7 @@ func declaredReasons(t *testing.T) map[string]string {
 	return out
 }
 
-func sorted(s []string) []string {
+func sortedCopy(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
@@ -59,7 +60,7 @@ func TestReasonsListsEveryDeclaredReasonOnce(t *testing.T) {
 	for _, v := range declaredReasons(t) {
 		want = append(want, v)
 	}
-	if diff := cmp.Diff(sorted(want), sorted(Reasons())); diff != "" {
+	if diff := cmp.Diff(sortedCopy(want), sortedCopy(v1alpha1.Reasons())); diff != "" {
 		t.Errorf("Reasons() differs from the constants in reasons.go (-declared +listed):\n%s", diff)
 	}
 }
@@ -128,7 +129,7 @@ func TestTroubleshootingTableListsEveryReason(t *testing.T) {
 			documented = append(documented, m[1])
 		}
 	}
-	if diff := cmp.Diff(sorted(Reasons()), sorted(documented)); diff != "" {
+	if diff := cmp.Diff(sortedCopy(v1alpha1.Reasons()), sortedCopy(documented)); diff != "" {
 		t.Errorf("docs/troubleshooting.md's table differs from v1alpha1.Reasons() (-code +docs):\n%s", diff)
 	}
 }
