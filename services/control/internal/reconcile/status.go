@@ -63,16 +63,22 @@ func degraded(obj statusObject, reason, msg string) {
 // reason) and patches status once. A status patch on an object that is gone
 // is not an error.
 func (d *Deps) finish(ctx context.Context, before, obj statusObject) error {
-	obj.SetObservedGeneration(obj.GetGeneration())
-	if meta.FindStatusCondition(obj.GetConditions(), v1alpha1.ConditionReady) == nil {
-		set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "reconciling")
-	}
-	kstatus(obj)
+	stamp(obj)
 	d.recordTransitions(obj, before.GetConditions(), obj.GetConditions())
 	if err := d.Client.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("patch status of %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
 	}
 	return nil
+}
+
+// stamp completes obj's status before it is written: observedGeneration,
+// Ready (Unknown when no step set it), Reconciling and Stalled.
+func stamp(obj statusObject) {
+	obj.SetObservedGeneration(obj.GetGeneration())
+	if meta.FindStatusCondition(obj.GetConditions(), v1alpha1.ConditionReady) == nil {
+		set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "reconciling")
+	}
+	kstatus(obj)
 }
 
 // kstatus sets the conditions kstatus (Flux, Argo CD, kubectl wait) reads
