@@ -8,6 +8,8 @@ import (
 // ReasonError is an error that carries the reason it is reported with, so
 // that whoever reports it reads the reason with errors.As instead of
 // searching the message.
+//
+// +kubebuilder:object:generate=false
 type ReasonError struct {
 	// Reason is one of Reasons.
 	Reason string
