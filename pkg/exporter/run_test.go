@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,6 +91,26 @@ func TestAPermanentlyFailingSinkIsDeadLetteredAndDoesNotBlockAnother(t *testing.
 	}
 }
 
+// A sink whose Secret does not exist fails for good with SecretResolveFailed,
+// the reason carried by the credentials' error, in its status and its dead
+// letter.
+func TestAMissingSecretIsSecretResolveFailed(t *testing.T) {
+	e := newEnv(t, "unset")
+	e.start(nil)
+	e.publish(1, busv1.ReasonChange, []string{"unset"}, "a")
+	var dl busv1.DeadLetter
+	waitFor(t, "a dead letter", func() bool {
+		return e.last(bus.StreamDeadLetters, bus.DeadLetterSubject(busv1.FamilySnapshot, inv), &dl)
+	})
+	if dl.Reason != v1alpha1.ReasonSecretResolveFailed || !strings.Contains(dl.Message, "team-a/missing") {
+		t.Fatalf("dead letter outcome %+v, want SecretResolveFailed naming the Secret", dl.Outcome)
+	}
+	waitFor(t, "a permanent status", func() bool { s := e.status("unset"); return s != nil && s.Permanent })
+	if s := e.status("unset"); s.Reason != v1alpha1.ReasonSecretResolveFailed {
+		t.Fatalf("status %+v, want SecretResolveFailed", s)
+	}
+}
+
 func TestATransientlyFailingSinkIsRetriedWithoutDelayingAnother(t *testing.T) {
 	e := newEnv(t, "good", "flaky")
 	var down atomic.Bool
@@ -157,7 +178,7 @@ func TestTwoRuntimesOnOneConsumerApplyEachRevisionOncePerBinding(t *testing.T) {
 }
 
 func TestConnectionTestsAreAnswered(t *testing.T) {
-	e := newEnv(t, "good", "bad")
+	e := newEnv(t, "good", "bad", "unset")
 	e.start(nil)
 	for _, tc := range []struct {
 		name string
@@ -168,6 +189,8 @@ func TestConnectionTestsAreAnswered(t *testing.T) {
 			busv1.ConnectionTestReply{RequestID: "1", OK: true}},
 		{"refused credentials are permanent", busv1.ConnectionTestRequest{RequestID: "2", Sink: ref("bad"), SinkGeneration: 1},
 			busv1.ConnectionTestReply{RequestID: "2", Permanent: true, Outcome: busv1.Outcome{Reason: v1alpha1.ReasonConnectionTestFailed}}},
+		{"a missing Secret is SecretResolveFailed", busv1.ConnectionTestRequest{RequestID: "4", Sink: ref("unset"), SinkGeneration: 1},
+			busv1.ConnectionTestReply{RequestID: "4", Permanent: true, Outcome: busv1.Outcome{Reason: v1alpha1.ReasonSecretResolveFailed}}},
 		{"an unseen generation is asked again", busv1.ConnectionTestRequest{RequestID: "3", Sink: ref("good"), SinkGeneration: 2},
 			busv1.ConnectionTestReply{RequestID: "3", Outcome: busv1.Outcome{Reason: v1alpha1.ReasonSinkConfigPending}}},
 	} {
