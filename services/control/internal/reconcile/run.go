@@ -14,10 +14,9 @@ import (
 	"kollect.dev/kollect/pkg/bus"
 )
 
-// step is one step of a reconcile, in the order run is given them. It may
-// set the result (a requeue);
-// a *v1alpha1.ReasonError it returns makes the object Ready=False with that
-// reason and ends the reconcile without an error.
+// step is one step of a reconcile; run calls them in order. It may set the
+// result (a requeue). A *v1alpha1.ReasonError it returns makes the object
+// Ready=False with that reason and ends the reconcile without an error.
 type step[T statusObject] func(ctx context.Context, obj T, res *ctrl.Result) error
 
 // entry is how run treats an object's config entry.
