@@ -1,7 +1,9 @@
 package v1alpha1
 
-// Condition types. Every kind has Ready; the others appear on the kinds
-// named in their comment. Only the control service writes them.
+// Condition types. Every kind has Ready (and Reconciling or Stalled while
+// they are True); the others appear on the kinds named in their comment.
+// Only the control service writes them. Every condition carries the
+// generation it describes in observedGeneration, as status does.
 const (
 	// ConditionReady is set on every kind. True when the object is valid, its
 	// references resolve, it is within its Scope and its work is running (a
@@ -29,106 +31,18 @@ const (
 	// ConditionTLSInsecure is set on sinks. True while spec.tls.insecureSkipVerify
 	// is true, so that unverified connections stay visible; removed otherwise.
 	ConditionTLSInsecure = "TLSInsecure"
-)
 
-// Reasons. Event reasons equal condition reasons.
-const (
-	// ReasonSucceeded: Ready=True, the object is reconciled and working.
-	ReasonSucceeded = "Succeeded"
-	// ReasonProgressing: Ready=Unknown, the object was accepted and its first
-	// collection, export or probe has not reported yet.
-	ReasonProgressing = "Progressing"
-	// ReasonInvalidSpec: Ready=False, a rule the schema cannot express failed
-	// (for example an expression that does not compile); the message names
-	// the field.
-	ReasonInvalidSpec = "InvalidSpec"
-	// ReasonSuspended: Ready=False, spec.suspend is true.
-	ReasonSuspended = "Suspended"
+	// ConditionReconciling is set on every kind, after kstatus: True while
+	// the current generation's work is in progress (Ready=Unknown: the first
+	// collection, export or probe has not reported yet), with Ready's reason
+	// and message; removed otherwise. Flux, Argo CD and kstatus read it.
+	ConditionReconciling = "Reconciling"
 
-	// ReasonProfileNotFound: Ready=False on a target whose profileRef names
-	// no KollectProfile.
-	ReasonProfileNotFound = "ProfileNotFound"
-	// ReasonTargetNotFound: Degraded=True on a cluster inventory whose
-	// targetRefs name a KollectClusterTarget that does not exist.
-	ReasonTargetNotFound = "TargetNotFound"
-	// ReasonExtractionFailed: Degraded=True on a target whose attribute
-	// evaluation failed for at least one object (see
-	// status.lastExtractionError).
-	ReasonExtractionFailed = "ExtractionFailed"
-	// ReasonForbidden: Ready=False or Degraded=True on a target when RBAC
-	// denies the collector the watch it needs, or when the requesting user
-	// may not list the GVK in a selected namespace.
-	ReasonForbidden = "Forbidden"
-	// ReasonSecretExtractionNotAllowed: Ready=False on a target whose Profile
-	// reads Secret data or exports Secrets without the opt-in annotations.
-	ReasonSecretExtractionNotAllowed = "SecretExtractionNotAllowed"
-	// ReasonAccessDenied: Ready=False on a target whose ServiceAccount may
-	// not list the profile's kind in any selected namespace, or
-	// Degraded=True when it may in some of them only; the message names the
-	// ServiceAccount and the namespaces left out.
-	ReasonAccessDenied = "AccessDenied"
-
-	// ReasonScopeGVKDenied: Ready=False on a target whose Profile's GVK is
-	// not in the namespace's Scope allowedGVKs.
-	ReasonScopeGVKDenied = "ScopeGVKDenied"
-	// ReasonScopeNamespaceDenied: Ready=False or Degraded=True on a target
-	// that selects a namespace its Scope does not allow.
-	ReasonScopeNamespaceDenied = "ScopeNamespaceDenied"
-	// ReasonScopeSinkDenied: Degraded=True on an inventory, and Synced=False
-	// on the binding, when a sink is not in the Scope's allow list.
-	ReasonScopeSinkDenied = "ScopeSinkDenied"
-	// ReasonScopeIntervalDenied: Ready=False on an inventory or sink whose
-	// interval is below the Scope's minExportInterval.
-	ReasonScopeIntervalDenied = "ScopeIntervalDenied"
-	// ReasonScopeStaticRefDenied: Ready=False on a cluster kind that
-	// references a namespace outside the ClusterScope's
-	// allowedStaticRefNamespaces.
-	ReasonScopeStaticRefDenied = "ScopeStaticRefDenied"
-	// ReasonScopeConflict: Ready=False on a Scope that is not honoured
-	// because another Scope in the namespace (or another ClusterScope) was
-	// created first.
-	ReasonScopeConflict = "ScopeConflict"
-
-	// ReasonSinkNotFound: Degraded=True on an inventory, and Synced=False on
-	// the binding, when a sink ref names no sink; also Ready=False on a
-	// connection test whose sinkRef names no sink.
-	ReasonSinkNotFound = "SinkNotFound"
-	// ReasonExported: Synced=True, the latest snapshot reached the sink.
-	ReasonExported = "Exported"
-	// ReasonExportFailed: Synced=False and Degraded=True when a sink rejected
-	// or could not receive the latest snapshot; the other bindings keep
-	// exporting.
-	ReasonExportFailed = "ExportFailed"
-	// ReasonDriftRepaired is the reason of a Warning Event only, not of a
-	// condition: a periodic drift check found that a sink no longer held the
-	// snapshot it was last given (rows or its state deleted or edited by
-	// hand) and the exporter wrote it again in full. The message names the
-	// binding and the drift found.
-	ReasonDriftRepaired = "DriftRepaired"
-
-	// ReasonConnectionOK: ConnectionVerified=True, the probe succeeded.
-	ReasonConnectionOK = "ConnectionOK"
-	// ReasonConnectionTestFailed: ConnectionVerified=False, the probe could
-	// not reach or authenticate to the sink.
-	ReasonConnectionTestFailed = "ConnectionTestFailed"
-	// ReasonSecretResolveFailed: ConnectionVerified=False and Ready=False,
-	// the sink's secretRef or tls.caSecretRef is missing, not readable or
-	// lacks the keys the sink type needs.
-	ReasonSecretResolveFailed = "SecretResolveFailed"
-	// ReasonEndpointDenied: Ready=False on a sink whose endpoint resolves to
-	// a private, loopback or link-local address the operator does not allow.
-	ReasonEndpointDenied = "EndpointDenied"
-	// ReasonSecretRefDenied: Ready=False on a sink whose secretRef names
-	// another namespace while the operator does not allow cross-namespace
-	// Secret references.
-	ReasonSecretRefDenied = "SecretRefDenied"
-	// ReasonCredentialsDenied: Ready=False on a sink that would run with
-	// the exporter's own (ambient) cloud identity where the operator does
-	// not allow it, or whose credentials are of a refused type.
-	ReasonCredentialsDenied = "CredentialsDenied"
-	// ReasonInsecureSkipVerify: TLSInsecure=True, certificate verification
-	// is off for this sink.
-	ReasonInsecureSkipVerify = "InsecureSkipVerify"
+	// ConditionStalled is set on every kind, after kstatus: True when Ready
+	// is False with a reason that needs a change of the object (or of what
+	// it references) to clear (see Stalls), with Ready's reason and message;
+	// removed otherwise.
+	ConditionStalled = "Stalled"
 )
 
 // Annotations that change how control treats an object.

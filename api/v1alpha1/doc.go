@@ -9,8 +9,9 @@
 // The package owns the schema: field names, documentation (the `kubectl
 // explain` text), defaults and every structural rule the API server checks
 // itself (OpenAPI and CEL markers, rendered into deploy/crds by
-// controller-gen). It also owns the condition types and reasons in
-// conditions.go.
+// controller-gen). It also owns the condition types (conditions.go), the
+// reasons with when each is set (reasons.go) and the error that carries one
+// (ReasonError).
 //
 // It does not own rules that need other objects or the requesting user (Scope
 // ceilings, SubjectAccessReviews, Secret opt-ins, expression compilation,

@@ -36,7 +36,8 @@ func TLSConfig(ctx context.Context, spec *v1alpha1.TLSConfig, namespace string, 
 		}
 		v, ok := data[spec.CASecretRef.Key]
 		if !ok {
-			return nil, sink.Permanent(fmt.Errorf("tls.caSecretRef: Secret %s has no key %q", spec.CASecretRef.Name, spec.CASecretRef.Key))
+			return nil, sink.Permanent(v1alpha1.Reasonf(v1alpha1.ReasonSecretResolveFailed,
+				"tls.caSecretRef: Secret %s has no key %q", spec.CASecretRef.Name, spec.CASecretRef.Key))
 		}
 		pem = v
 	}

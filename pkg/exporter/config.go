@@ -43,7 +43,7 @@ type MapCredentials map[busv1.NamespacedName]map[string][]byte
 func (m MapCredentials) Secret(_ context.Context, namespace, name string) (map[string][]byte, error) {
 	data, ok := m[busv1.NamespacedName{Namespace: namespace, Name: name}]
 	if !ok {
-		return nil, sink.Permanent(fmt.Errorf("read secret %s/%s: not found", namespace, name))
+		return nil, Unresolved(fmt.Errorf("read secret %s/%s: not found", namespace, name))
 	}
 	return data, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/sink"
 )
@@ -29,7 +30,7 @@ func (rt *runtime) answer(ctx context.Context, m *nats.Msg) {
 	var req busv1.ConnectionTestRequest
 	var reply busv1.ConnectionTestReply
 	if err := json.Unmarshal(m.Data, &req); err != nil {
-		reply = busv1.ConnectionTestReply{Permanent: true, Outcome: busv1.Outcome{Reason: ReasonConnectionTestFailed,
+		reply = busv1.ConnectionTestReply{Permanent: true, Outcome: busv1.Outcome{Reason: v1alpha1.ReasonConnectionTestFailed,
 			Message: fmt.Sprintf("decode connection-test request: %v", err)}}
 	} else {
 		reply = rt.probe(ctx, req)
@@ -51,34 +52,35 @@ func (rt *runtime) probe(ctx context.Context, req busv1.ConnectionTestRequest) b
 		return busv1.ConnectionTestReply{Permanent: permanent, Outcome: busv1.Outcome{Reason: reason, Message: err.Error()}}
 	}
 	if req.Sink.Family != rt.cfg.Family {
-		return fail(ReasonConnectionTestFailed, fmt.Errorf("sink %s is not a %s sink", req.Sink.BindingName(), rt.cfg.Family), true)
+		return fail(v1alpha1.ReasonConnectionTestFailed, fmt.Errorf("sink %s is not a %s sink", req.Sink.BindingName(), rt.cfg.Family), true)
 	}
 	cfg, err := rt.configs.sinkConfig(req.Sink, req.SinkGeneration)
 	if err != nil {
-		return fail(ReasonSinkConfigPending, err, false)
+		return fail(v1alpha1.ReasonSinkConfigPending, err, false)
 	}
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.ProbeTimeout)
 	defer cancel()
 	start := time.Now()
 	s, _, err := rt.configs.build(ctx, cfg)
 	if err != nil {
-		return fail(failureReason(err, ReasonConnectionTestFailed), err, sink.IsPermanent(err))
+		return fail(failureReason(err, v1alpha1.ReasonConnectionTestFailed), err, sink.IsPermanent(err))
 	}
 	defer func() { _ = s.Close(context.WithoutCancel(ctx)) }()
 	c, ok := s.(sink.Checker)
 	if !ok {
-		return fail(ReasonConnectionTestUnsupported, fmt.Errorf("%s sinks cannot be probed without writing", cfg.Type), true)
+		return fail(v1alpha1.ReasonConnectionTestUnsupported, fmt.Errorf("%s sinks cannot be probed without writing", cfg.Type), true)
 	}
 	if err := c.Check(ctx); err != nil {
 		err = fmt.Errorf("probe %s sink %s/%s: %w", cfg.Type, cfg.Namespace, cfg.Name, err)
-		return fail(failureReason(err, ReasonConnectionTestFailed), err, sink.IsPermanent(err))
+		return fail(failureReason(err, v1alpha1.ReasonConnectionTestFailed), err, sink.IsPermanent(err))
 	}
 	return busv1.ConnectionTestReply{OK: true, LatencyMs: time.Since(start).Milliseconds()}
 }
 
-// failureReason is the reason of a Denied error in err, else def.
+// failureReason is the reason err carries (a *v1alpha1.ReasonError: a
+// Denied refusal, a Secret that cannot be resolved), else def.
 func failureReason(err error, def string) string {
-	if r := DeniedReason(err); r != "" {
+	if r := v1alpha1.ReasonOf(err); r != "" {
 		return r
 	}
 	return def

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -163,27 +162,12 @@ func ambientDenied(namespace string) error {
 		"set spec.secretRef, or ask the operator to allow ambient credentials for the namespace", namespace))
 }
 
-// deniedError is a refusal with the condition reason it reports.
-type deniedError struct {
-	reason string
-	err    error
-}
-
-func (e *deniedError) Error() string { return e.err.Error() }
-func (e *deniedError) Unwrap() error { return e.err }
-
 // Denied marks err as a permanent refusal whose status reason is reason
 // (ReasonSecretRefDenied, ReasonCredentialsDenied).
 func Denied(reason string, err error) error {
-	return sink.Permanent(&deniedError{reason: reason, err: err})
+	return sink.Permanent(&v1alpha1.ReasonError{Reason: reason, Err: err})
 }
 
-// DeniedReason returns the reason of a Denied error in err's chain, "" when
-// there is none.
-func DeniedReason(err error) string {
-	var d *deniedError
-	if errors.As(err, &d) {
-		return d.reason
-	}
-	return ""
-}
+// DeniedReason returns the reason err carries, "" when there is none; it is
+// v1alpha1.ReasonOf, kept for the backends' tests.
+func DeniedReason(err error) string { return v1alpha1.ReasonOf(err) }

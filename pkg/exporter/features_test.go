@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
@@ -120,7 +121,7 @@ func TestAnUndecodableEventIsTerminatedAndDeadLettered(t *testing.T) {
 	waitFor(t, "a dead letter", func() bool {
 		return e.last(bus.StreamDeadLetters, bus.DeadLetterSubject(busv1.FamilySnapshot, inv), &dl)
 	})
-	if dl.Reason != exporter.ReasonEventUndecodable || dl.Sink != nil || dl.StreamSequence == 0 {
+	if dl.Reason != v1alpha1.ReasonEventUndecodable || dl.Sink != nil || dl.StreamSequence == 0 {
 		t.Fatalf("dead letter %+v", dl)
 	}
 	waitFor(t, "the message terminated", func() bool { return e.ackPending() == 0 })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -117,7 +118,8 @@ type env struct {
 }
 
 // newEnv provisions the bus and configures inv bound to each sink; a sink
-// whose name starts with "bad" uses the refused token.
+// whose name starts with "bad" uses the refused token, one whose name starts
+// with "unset" names a Secret that does not exist.
 func newEnv(t testing.TB, sinks ...string) *env {
 	n := testenv.StartNATS(t)
 	ctx := context.Background()
@@ -128,8 +130,11 @@ func newEnv(t testing.TB, sinks ...string) *env {
 	ic := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name, Generation: 1}
 	for _, s := range sinks {
 		secret := "good"
-		if len(s) >= 3 && s[:3] == "bad" {
+		switch {
+		case strings.HasPrefix(s, "bad"):
 			secret = "bad"
+		case strings.HasPrefix(s, "unset"):
+			secret = "missing"
 		}
 		spec, _ := json.Marshal(memSpec{SecretRef: secret})
 		sc := busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "memory", Namespace: "team-a", Name: s,

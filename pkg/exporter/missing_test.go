@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/exporter"
 )
 
 // drop deletes an object of the envelope store, as garbage collection
@@ -59,7 +59,7 @@ func TestAMissingObjectIsDeadLetteredOnlyWhenNoNewerEventReplacesIt(t *testing.T
 			}
 			if !tc.newer {
 				waitFor(t, "a dead letter", dead)
-				if dl.Revision != 1 || dl.Reason != exporter.ReasonExportRejected {
+				if dl.Revision != 1 || dl.Reason != v1alpha1.ReasonExportRejected {
 					t.Fatalf("dead letter %+v, want revision 1 rejected", dl)
 				}
 			}

@@ -8,31 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
-)
-
-// Reasons of failed exports and connection tests, carried in status reports,
-// dead letters and connection-test replies.
-const (
-	// ReasonExportFailed is set when a write failed transiently; the
-	// binding retries with backoff.
-	ReasonExportFailed = "ExportFailed"
-	// ReasonExportRejected is set when a write failed permanently (bad
-	// credentials, invalid config); the revision is dead-lettered and not
-	// retried.
-	ReasonExportRejected = "ExportRejected"
-	// ReasonSinkConfigPending is set while the exporter has not seen the
-	// SinkConfig generation a binding or connection test names; after
-	// Config.ConfigPendingTimeout the event is dead-lettered with it.
-	ReasonSinkConfigPending = "SinkConfigPending"
-	// ReasonEventUndecodable is set on the dead letter of a snapshot event
-	// that cannot be decoded; the message is terminated.
-	ReasonEventUndecodable = "EventUndecodable"
-	// ReasonConnectionTestFailed is set when a sink's probe failed.
-	ReasonConnectionTestFailed = "ConnectionTestFailed"
-	// ReasonConnectionTestUnsupported is set when the sink type cannot be
-	// probed without writing.
-	ReasonConnectionTestUnsupported = "ConnectionTestUnsupported"
 )
 
 // inventoryKind is the kind of the inventory an event names.
@@ -55,12 +32,12 @@ func (rt *runtime) report(ctx context.Context, ev *busv1.SnapshotEvent, es busv1
 // failed reports a failed attempt: in status, and for a permanent failure as
 // a dead letter, logged once here where it is handled.
 func (rt *runtime) failed(ctx context.Context, w *worker, j *job, err error, permanent bool) {
-	out := busv1.Outcome{Reason: ReasonExportFailed, Message: err.Error()}
+	out := busv1.Outcome{Reason: v1alpha1.ReasonExportFailed, Message: err.Error()}
 	switch {
 	case errors.Is(err, errConfigPending):
-		out.Reason = ReasonSinkConfigPending
+		out.Reason = v1alpha1.ReasonSinkConfigPending
 	case permanent:
-		out.Reason = failureReason(err, ReasonExportRejected)
+		out.Reason = failureReason(err, v1alpha1.ReasonExportRejected)
 	}
 	es := w.status
 	es.Sink, es.OK, es.Permanent, es.Outcome = w.ref, false, permanent, out
@@ -82,7 +59,7 @@ func (rt *runtime) terminate(m jetstream.Msg, inv busv1.NamespacedName, err erro
 	rt.log.Error(err, "terminating a snapshot event", "subject", m.Subject())
 	_ = m.Term()
 	if inv.Name != "" {
-		dl := deadLetter(m, busv1.Outcome{Reason: ReasonEventUndecodable, Message: err.Error()})
+		dl := deadLetter(m, busv1.Outcome{Reason: v1alpha1.ReasonEventUndecodable, Message: err.Error()})
 		rt.publish(rt.ctx, bus.DeadLetterSubject(rt.cfg.Family, inv), dl)
 	}
 }

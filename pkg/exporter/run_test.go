@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
@@ -76,7 +78,7 @@ func TestAPermanentlyFailingSinkIsDeadLetteredAndDoesNotBlockAnother(t *testing.
 	waitFor(t, "a dead letter", func() bool {
 		return e.last(bus.StreamDeadLetters, bus.DeadLetterSubject(busv1.FamilySnapshot, inv), &dl)
 	})
-	if dl.Sink == nil || *dl.Sink != ref("bad") || dl.Revision != 1 || dl.Reason != exporter.ReasonExportRejected ||
+	if dl.Sink == nil || *dl.Sink != ref("bad") || dl.Revision != 1 || dl.Reason != v1alpha1.ReasonExportRejected ||
 		dl.Subject != bus.SnapshotSubject(inv) || dl.StreamSequence == 0 {
 		t.Fatalf("dead letter %+v", dl)
 	}
@@ -86,6 +88,26 @@ func TestAPermanentlyFailingSinkIsDeadLetteredAndDoesNotBlockAnother(t *testing.
 	waitFor(t, "both messages acknowledged", func() bool { return e.ackPending() == 0 })
 	if e.stored("bad") != 0 {
 		t.Fatal("the sink with refused credentials holds data")
+	}
+}
+
+// A sink whose Secret does not exist fails for good with SecretResolveFailed,
+// the reason carried by the credentials' error, in its status and its dead
+// letter.
+func TestAMissingSecretIsSecretResolveFailed(t *testing.T) {
+	e := newEnv(t, "unset")
+	e.start(nil)
+	e.publish(1, busv1.ReasonChange, []string{"unset"}, "a")
+	var dl busv1.DeadLetter
+	waitFor(t, "a dead letter", func() bool {
+		return e.last(bus.StreamDeadLetters, bus.DeadLetterSubject(busv1.FamilySnapshot, inv), &dl)
+	})
+	if dl.Reason != v1alpha1.ReasonSecretResolveFailed || !strings.Contains(dl.Message, "team-a/missing") {
+		t.Fatalf("dead letter outcome %+v, want SecretResolveFailed naming the Secret", dl.Outcome)
+	}
+	waitFor(t, "a permanent status", func() bool { s := e.status("unset"); return s != nil && s.Permanent })
+	if s := e.status("unset"); s.Reason != v1alpha1.ReasonSecretResolveFailed {
+		t.Fatalf("status %+v, want SecretResolveFailed", s)
 	}
 }
 
@@ -103,7 +125,7 @@ func TestATransientlyFailingSinkIsRetriedWithoutDelayingAnother(t *testing.T) {
 	e.publish(1, busv1.ReasonChange, []string{"good", "flaky"}, "a")
 	waitFor(t, "revision 1 in the good sink", func() bool { return e.stored("good") == 1 })
 	waitFor(t, "retries of the flaky sink", func() bool { return len(e.b.callsOf("flaky")) >= 3 })
-	if s := e.status("flaky"); s == nil || s.OK || s.Permanent || s.Reason != exporter.ReasonExportFailed {
+	if s := e.status("flaky"); s == nil || s.OK || s.Permanent || s.Reason != v1alpha1.ReasonExportFailed {
 		t.Fatalf("status of the failing sink %+v, want a transient failure", s)
 	}
 	if e.ackPending() == 0 {
@@ -156,7 +178,7 @@ func TestTwoRuntimesOnOneConsumerApplyEachRevisionOncePerBinding(t *testing.T) {
 }
 
 func TestConnectionTestsAreAnswered(t *testing.T) {
-	e := newEnv(t, "good", "bad")
+	e := newEnv(t, "good", "bad", "unset")
 	e.start(nil)
 	for _, tc := range []struct {
 		name string
@@ -166,9 +188,11 @@ func TestConnectionTestsAreAnswered(t *testing.T) {
 		{"a reachable sink is OK", busv1.ConnectionTestRequest{RequestID: "1", Sink: ref("good"), SinkGeneration: 1},
 			busv1.ConnectionTestReply{RequestID: "1", OK: true}},
 		{"refused credentials are permanent", busv1.ConnectionTestRequest{RequestID: "2", Sink: ref("bad"), SinkGeneration: 1},
-			busv1.ConnectionTestReply{RequestID: "2", Permanent: true, Outcome: busv1.Outcome{Reason: exporter.ReasonConnectionTestFailed}}},
+			busv1.ConnectionTestReply{RequestID: "2", Permanent: true, Outcome: busv1.Outcome{Reason: v1alpha1.ReasonConnectionTestFailed}}},
+		{"a missing Secret is SecretResolveFailed", busv1.ConnectionTestRequest{RequestID: "4", Sink: ref("unset"), SinkGeneration: 1},
+			busv1.ConnectionTestReply{RequestID: "4", Permanent: true, Outcome: busv1.Outcome{Reason: v1alpha1.ReasonSecretResolveFailed}}},
 		{"an unseen generation is asked again", busv1.ConnectionTestRequest{RequestID: "3", Sink: ref("good"), SinkGeneration: 2},
-			busv1.ConnectionTestReply{RequestID: "3", Outcome: busv1.Outcome{Reason: exporter.ReasonSinkConfigPending}}},
+			busv1.ConnectionTestReply{RequestID: "3", Outcome: busv1.Outcome{Reason: v1alpha1.ReasonSinkConfigPending}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := json.Marshal(tc.req)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/testenv"
@@ -75,7 +76,7 @@ func TestATarpitWriteTimesOutIsRetriedAndShownInStatus(t *testing.T) {
 	e.send(x, 1, tarpitRef)
 	waitFor(t, "a transient failure naming the timeout in status", func() bool {
 		st := e.exportStatus(x, tarpitRef)
-		return st != nil && !st.OK && !st.Permanent && st.Outcome.Reason == exporter.ReasonExportFailed &&
+		return st != nil && !st.OK && !st.Permanent && st.Outcome.Reason == v1alpha1.ReasonExportFailed &&
 			strings.Contains(st.Outcome.Message, "sink write timed out after 100ms")
 	})
 	waitFor(t, "the write tried again", func() bool {
@@ -192,15 +193,15 @@ func TestASinkConfigThatNeverAppearsIsDeadLetteredAfterTheBound(t *testing.T) {
 	waitFor(t, "a dead letter", func() bool {
 		return e.lastOn(bus.StreamDeadLetters, bus.DeadLetterSubject(busv1.FamilySnapshot, x), &dl)
 	})
-	if dl.Outcome.Reason != exporter.ReasonSinkConfigPending || !strings.Contains(dl.Outcome.Message, "after waiting") {
-		t.Fatalf("dead letter outcome %+v, want %s after waiting", dl.Outcome, exporter.ReasonSinkConfigPending)
+	if dl.Outcome.Reason != v1alpha1.ReasonSinkConfigPending || !strings.Contains(dl.Outcome.Message, "after waiting") {
+		t.Fatalf("dead letter outcome %+v, want %s after waiting", dl.Outcome, v1alpha1.ReasonSinkConfigPending)
 	}
 	waitFor(t, "the event acknowledged", func() bool {
 		held, undelivered := e.consumer()
 		return held == 0 && undelivered == 0
 	})
 	st := e.exportStatus(x, ghost)
-	if st == nil || st.OK || !st.Permanent || st.Outcome.Reason != exporter.ReasonSinkConfigPending {
-		t.Fatalf("status %+v, want a permanent %s", st, exporter.ReasonSinkConfigPending)
+	if st == nil || st.OK || !st.Permanent || st.Outcome.Reason != v1alpha1.ReasonSinkConfigPending {
+		t.Fatalf("status %+v, want a permanent %s", st, v1alpha1.ReasonSinkConfigPending)
 	}
 }

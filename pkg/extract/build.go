@@ -12,7 +12,9 @@ const celPrefix = "cel:"
 // Compile checks spec and compiles it into an Extractor. Every problem is reported, each
 // naming its field (spec.attributes[2].path, spec.export.prune.jsonPointers[0], ...), so
 // admission, `kollect validate` and the collector give the same messages. The Extractor is nil
-// whenever the list is not empty.
+// whenever the list is not empty. A field.ErrorTypeForbidden error, and only such an error,
+// means the spec reads or exports Secret data without its opt-in (Spec.AllowSecretExtraction,
+// Spec.AllowFullResourceExport): callers map the error type, never the message.
 func Compile(spec Spec, opts Options) (*Extractor, field.ErrorList) {
 	specPath := field.NewPath("spec")
 	rules := opts.Rules()

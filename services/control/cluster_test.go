@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -99,6 +100,20 @@ func TestClusterKindsConfigEntries(t *testing.T) {
 		})
 		eventually(t, "entry removed", func() error { return noEntry(t, ref(busv1.KindClusterTarget, "", ct.Name)) })
 	})
+	t.Run("a ClusterScope denying a namespace the selection reaches degrades the cluster target", func(t *testing.T) {
+		cs := &v1alpha1.KollectClusterScope{ObjectMeta: metav1.ObjectMeta{Name: "platform-namespaces"},
+			Spec: v1alpha1.KollectClusterScopeSpec{ScopeRules: v1alpha1.ScopeRules{DeniedNamespaces: []string{labelled}}}}
+		create(t, cs)
+		t.Cleanup(func() { _ = shared.kube.Client.Delete(context.Background(), cs) })
+		eventually(t, "ScopeNamespaceDenied", func() error {
+			return hasCondition(t, ct, func() []metav1.Condition { return ct.Status.Conditions },
+				v1alpha1.ConditionDegraded, metav1.ConditionTrue, v1alpha1.ReasonScopeNamespaceDenied)
+		})
+		eventually(t, "entry written", func() error {
+			var cfg busv1.TargetConfig
+			return configEntry(t, ref(busv1.KindClusterTarget, "", ct.Name), &cfg)
+		})
+	})
 }
 
 func TestProfileReadiness(t *testing.T) {
@@ -115,6 +130,22 @@ func TestProfileReadiness(t *testing.T) {
 	eventually(t, "bad InvalidSpec", func() error {
 		return hasCondition(t, bad, func() []metav1.Condition { return bad.Status.Conditions },
 			v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonInvalidSpec)
+	})
+	t.Run("kstatus reads the bad profile as stalled and the good one as current", func(t *testing.T) {
+		eventually(t, "bad Stalled", func() error {
+			return hasCondition(t, bad, func() []metav1.Condition { return bad.Status.Conditions },
+				v1alpha1.ConditionStalled, metav1.ConditionTrue, v1alpha1.ReasonInvalidSpec)
+		})
+		for _, p := range []*v1alpha1.KollectProfile{good, bad} {
+			if p.Status.ObservedGeneration != p.Generation {
+				t.Errorf("profile %s: observedGeneration %d, generation %d", p.Name, p.Status.ObservedGeneration, p.Generation)
+			}
+		}
+		for _, typ := range []string{v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled} {
+			if c := meta.FindStatusCondition(good.Status.Conditions, typ); c != nil {
+				t.Errorf("profile good has %s=%s, want none", typ, c.Status)
+			}
+		}
 	})
 }
 

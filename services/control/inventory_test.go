@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -28,11 +29,17 @@ func TestInventoryConfigEntry(t *testing.T) {
 		name  string
 		scope *v1alpha1.ScopeRules
 		want  map[string]string
+		// ready is Ready's reason and message.
+		ready, readyMsg string
 	}{
 		{"binding overrides sink overrides inventory", nil,
-			map[string]string{"snapshot/git-a": "2h0m0s", "snapshot/git-b": "1m0s", "snapshot/git-c": "45s"}},
-		{"the Scope floor raises every shorter interval", &v1alpha1.ScopeRules{MinExportInterval: dur(5 * time.Minute)},
-			map[string]string{"snapshot/git-a": "2h0m0s", "snapshot/git-b": "5m0s", "snapshot/git-c": "5m0s"}},
+			map[string]string{"snapshot/git-a": "2h0m0s", "snapshot/git-b": "1m0s", "snapshot/git-c": "45s"},
+			v1alpha1.ReasonSucceeded, "exporting to 3 of 3 sinks"},
+		{"the Scope floor raises every shorter interval, and Ready says so", &v1alpha1.ScopeRules{MinExportInterval: dur(5 * time.Minute)},
+			map[string]string{"snapshot/git-a": "2h0m0s", "snapshot/git-b": "5m0s", "snapshot/git-c": "5m0s"},
+			v1alpha1.ReasonScopeIntervalRaised, "exporting to 3 of 3 sinks; " +
+				"snapshot/git-b: exportMinInterval 1m0s raised to 5m0s by KollectScope team; " +
+				"snapshot/git-c: exportMinInterval 45s raised to 5m0s by KollectScope team"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,6 +69,21 @@ func TestInventoryConfigEntry(t *testing.T) {
 			if cfg.DeletionPolicy != busv1.DeletionDelete || cfg.UID != string(inv.UID) {
 				t.Fatalf("entry = %+v", cfg)
 			}
+			eventually(t, "Ready="+tc.ready, func() error {
+				if err := get(t, inv); err != nil {
+					return err
+				}
+				c := meta.FindStatusCondition(inv.Status.Conditions, v1alpha1.ConditionReady)
+				want := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: tc.ready, Message: tc.readyMsg}
+				if c == nil {
+					return fmt.Errorf("no Ready condition")
+				}
+				got := metav1.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}
+				if d := cmp.Diff(want, got); d != "" {
+					return fmt.Errorf("Ready (-want +got):\n%s", d)
+				}
+				return nil
+			})
 		})
 	}
 }

@@ -57,7 +57,7 @@ spec:
 			if err != nil {
 				return err
 			}
-			if err := hasCondition(st.Conditions, v1alpha1.ConditionDegraded, metav1.ConditionTrue, v1alpha1.ReasonExportFailed); err != nil {
+			if err := hasCondition(st.Conditions, v1alpha1.ConditionDegraded, metav1.ConditionTrue, v1alpha1.ReasonExportRejected); err != nil {
 				return err
 			}
 			git, err := sinkExport(st, "snapshot/git")
@@ -77,7 +77,7 @@ spec:
 			if bad.LastChecksum != "" {
 				return fmt.Errorf("snapshot/bucket lastChecksum %s, want none", bad.LastChecksum)
 			}
-			return hasCondition(bad.Conditions, v1alpha1.ConditionSynced, metav1.ConditionFalse, v1alpha1.ReasonExportFailed)
+			return hasCondition(bad.Conditions, v1alpha1.ConditionSynced, metav1.ConditionFalse, v1alpha1.ReasonExportRejected)
 		}, ns+"/apps")
 		if keys, err := s3Keys(t.Context(), t, "failing"); err != nil || len(keys) != 0 {
 			t.Errorf("the failing bucket holds %v (%v), want nothing", keys, err)

@@ -193,3 +193,17 @@ const (
 	// DedupeByResourceUID keeps one row per object uid across targets.
 	DedupeByResourceUID Dedupe = "byResourceUID"
 )
+
+// Suspended returns c marked suspended at generation gen, the rest of the
+// compiled config kept: control writes it while spec.suspend is true.
+func (c TargetConfig) Suspended(gen int64) TargetConfig {
+	c.Suspend, c.Generation = true, gen
+	return c
+}
+
+// Suspended returns c marked suspended at generation gen, the rest of the
+// compiled config kept: control writes it while spec.suspend is true.
+func (c InventoryConfig) Suspended(gen int64) InventoryConfig {
+	c.Suspend, c.Generation = true, gen
+	return c
+}

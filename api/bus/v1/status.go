@@ -33,8 +33,9 @@ type StatusReport struct {
 // success. Messages are one line, name the failing reference and never hold a
 // secret.
 type Outcome struct {
-	// Reason is a condition reason in CamelCase (Forbidden, ExportFailed,
-	// ConnectionTestFailed, ...).
+	// Reason is one of the reasons of kollect.dev/kollect/api/v1alpha1
+	// (v1alpha1.Reasons: Forbidden, ExportFailed, ConnectionTestFailed,
+	// ...), each documented there with when it is set.
 	Reason string `json:"reason,omitempty"`
 	// Message is one actionable line.
 	Message string `json:"message,omitempty"`

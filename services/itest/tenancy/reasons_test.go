@@ -37,7 +37,7 @@ var (
 
 // The refusals every vector expects, in one place: where a fix settles on
 // another reason or wording, only this table changes. Reasons are the
-// constants of api/v1alpha1/conditions.go.
+// constants of api/v1alpha1/reasons.go.
 var (
 	// A Target selecting namespaces its ServiceAccount may not list: none
 	// allowed (Ready) or some (Degraded); the message names the

@@ -6,15 +6,12 @@ import (
 	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/replay"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
-
-// ReasonPublishFailed is the status outcome reason when a snapshot cannot be
-// published; the engine retries after its backoff.
-const ReasonPublishFailed = "PublishFailed"
 
 // fire handles the inventories whose check or periodic event is due, then
 // garbage collection.
@@ -202,7 +199,7 @@ func (e *Engine) failed(st *invState, err error, now time.Time) {
 		st.phase = settling
 	}
 	e.opts.Log.Error(err, "publish snapshot", "inventory", st.name.String(), "revision", st.last.revision)
-	st.outcome = busv1.Outcome{Reason: ReasonPublishFailed, Message: err.Error()}
+	st.outcome = busv1.Outcome{Reason: v1alpha1.ReasonPublishFailed, Message: err.Error()}
 	st.settleAt = now.Add(e.opts.RetryBackoff)
 	e.report(st, now)
 }

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -47,42 +48,42 @@ func (r *TargetReconciler) serviceAccount(obj *v1alpha1.KollectTarget) string {
 
 // grantFor checks, with SubjectAccessReviews for the Target's
 // ServiceAccount, that it may list the Profile's kind cluster-wide or else
-// in each namespace the Target selects within its Scope. A non-empty reason
-// says the Target may collect nowhere: it fails closed.
-func (r *TargetReconciler) grantFor(ctx context.Context, obj *v1alpha1.KollectTarget, gvk schema.GroupVersionKind,
-	sel *selection.Selector, rules *v1alpha1.ScopeRules) (g grant, reason, msg string, err error) {
+// in each namespace the Target selects within its Scope. An AccessDenied
+// *v1alpha1.ReasonError says the Target may collect nowhere: it fails
+// closed.
+func (r *TargetReconciler) grantFor(ctx context.Context, obj *v1alpha1.KollectTarget, t compiledTarget) (g grant, err error) {
 	name := r.serviceAccount(obj)
 	if name == "" {
-		return g, v1alpha1.ReasonAccessDenied, "spec.serviceAccountName: no ServiceAccount to act as (the operator sets no --default-service-account)", nil
+		return g, v1alpha1.Reasonf(v1alpha1.ReasonAccessDenied, "spec.serviceAccountName: no ServiceAccount to act as (the operator sets no --default-service-account)")
 	}
 	sa := obj.Namespace + "/" + name
-	res, namespaced, err := r.Access.Mapping(gvk)
+	res, namespaced, err := r.Access.Mapping(t.gvk)
 	if err != nil {
 		// An unserved kind is a condition, reviewed again soon, not an error.
 		g.unserved = true
-		msg := fmt.Sprintf("spec.profileRef: kind %s is not served by the API server (yet); access is reviewed once it is", gvkString(gvk))
-		return g, v1alpha1.ReasonAccessDenied, msg, nil //nolint:nilerr // see above
+		return g, v1alpha1.Reasonf(v1alpha1.ReasonAccessDenied,
+			"spec.profileRef: kind %s is not served by the API server (yet); access is reviewed once it is", gvkString(t.gvk))
 	}
 	id := access.ServiceAccount(obj.Namespace, name)
 	all, err := r.Access.MayList(ctx, id, res, "")
 	if err != nil {
-		return g, "", "", err
+		return g, err
 	}
 	if all {
-		return grant{access: &busv1.TargetAccess{ServiceAccount: sa, AllNamespaces: true}}, "", "", nil
+		return grant{access: &busv1.TargetAccess{ServiceAccount: sa, AllNamespaces: true}}, nil
 	}
 	if !namespaced {
-		return g, v1alpha1.ReasonAccessDenied, fmt.Sprintf("ServiceAccount %s may not list %s cluster-wide (a cluster-scoped kind)", sa, res.Resource), nil
+		return g, v1alpha1.Reasonf(v1alpha1.ReasonAccessDenied, "ServiceAccount %s may not list %s cluster-wide (a cluster-scoped kind)", sa, res.Resource)
 	}
-	selected, err := r.selectedNamespaces(ctx, sel, rules)
+	selected, err := r.selectedNamespaces(ctx, t.selector, t.bound.rules)
 	if err != nil {
-		return g, "", "", err
+		return g, err
 	}
 	g.access, g.resource = &busv1.TargetAccess{ServiceAccount: sa, Namespaces: []string{}}, res.Resource
 	for _, ns := range selected {
 		ok, err := r.Access.MayList(ctx, id, res, ns)
 		if err != nil {
-			return g, "", "", err
+			return g, err
 		}
 		if ok {
 			g.access.Namespaces = append(g.access.Namespaces, ns)
@@ -91,9 +92,9 @@ func (r *TargetReconciler) grantFor(ctx context.Context, obj *v1alpha1.KollectTa
 		}
 	}
 	if len(g.access.Namespaces) == 0 && len(g.denied) > 0 {
-		return g, v1alpha1.ReasonAccessDenied, deniedMessage(sa, res.Resource, g.denied), nil
+		return g, &v1alpha1.ReasonError{Reason: v1alpha1.ReasonAccessDenied, Err: errors.New(deniedMessage(sa, res.Resource, g.denied))}
 	}
-	return g, "", "", nil
+	return g, nil
 }
 
 // selectedNamespaces lists the existing namespaces the selection reaches

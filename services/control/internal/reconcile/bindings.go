@@ -27,57 +27,71 @@ type wanted struct {
 	invBytes   *int64
 }
 
+// bindings are an inventory's sink refs resolved.
+type bindings struct {
+	// binds are the bindings the aggregator exports to.
+	binds []busv1.Binding
+	// states are every wanted sink in spec order, refused ones with a reason.
+	states []bindingState
+	// raised says, one line per binding, which interval the Scope's floor
+	// raised.
+	raised []string
+}
+
 // resolveBindings resolves each wanted sink: missing sinks, sinks the Scope
 // does not allow and sinks whose secretRef names another namespace (unless
 // the operator allows it) are refused (with a reason on their state), the rest
 // become bindings with their effective interval raised to the floor.
-func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, rules *v1alpha1.ScopeRules, scopeName string) ([]busv1.Binding, []bindingState, error) {
-	var binds []busv1.Binding
-	var states []bindingState
+func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, b bound) (bindings, error) {
+	var out bindings
+	floor := policy.Floor(b.rules)
 	for _, w := range ws {
 		st := bindingState{sink: w.sink, name: w.name}
-		if !policy.AllowsSink(sinkAllowList(rules, w.sink.Family), w.sink.Name) {
+		if !policy.AllowsSink(sinkAllowList(b.rules, w.sink.Family), w.sink.Name) {
 			st.reason = v1alpha1.ReasonScopeSinkDenied
-			st.message = fmt.Sprintf("Scope %s does not allow %s sink %s", scopeName, w.sink.Family, w.sink.Name)
-			states = append(states, st)
+			st.message = fmt.Sprintf("Scope %s does not allow %s sink %s", b.name, w.sink.Family, w.sink.Name)
+			out.states = append(out.states, st)
 			continue
 		}
 		v, err := d.getSink(ctx, w.sink.Family, w.sink.Namespace, w.sink.Name)
 		if apierrors.IsNotFound(err) {
 			st.reason = v1alpha1.ReasonSinkNotFound
 			st.message = fmt.Sprintf("%s %s/%s not found", w.sink.Family.SinkKind(), w.sink.Namespace, w.sink.Name)
-			states = append(states, st)
+			out.states = append(out.states, st)
 			continue
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("get sink %s: %w", w.name, err)
+			return out, fmt.Errorf("get sink %s: %w", w.name, err)
 		}
 		if msg := policy.SecretRefsViolation(w.sink.Namespace, v.secretRefs, d.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
 			st.reason, st.message = v1alpha1.ReasonSecretRefDenied, fmt.Sprintf("%s %s/%s: %s", w.sink.Family.SinkKind(), w.sink.Namespace, w.sink.Name, msg)
-			states = append(states, st)
+			out.states = append(out.states, st)
 			continue
 		}
-		b := busv1.Binding{SinkRef: w.sink, SinkGeneration: v.obj.GetGeneration()}
-		b.EffectiveInterval.Duration = effective(w, v.common.ExportMinInterval, policy.Floor(rules))
-		if m := firstInt(w.maxBytes, w.invBytes); m != nil {
-			b.MaxExportBytes = *m
+		bind := busv1.Binding{SinkRef: w.sink, SinkGeneration: v.obj.GetGeneration()}
+		asked, set := interval(w, v.common.ExportMinInterval)
+		bind.EffectiveInterval.Duration = max(asked, floor)
+		if set && asked < floor {
+			out.raised = append(out.raised, fmt.Sprintf("%s: exportMinInterval %s raised to %s by %s", w.name, asked, floor, b.name))
 		}
-		binds = append(binds, b)
-		states = append(states, st)
+		if m := firstInt(w.maxBytes, w.invBytes); m != nil {
+			bind.MaxExportBytes = *m
+		}
+		out.binds = append(out.binds, bind)
+		out.states = append(out.states, st)
 	}
-	return binds, states, nil
+	return out, nil
 }
 
-// effective is binding > sink > inventory > 30s, raised to the floor.
-func effective(w wanted, sink *metav1.Duration, min time.Duration) time.Duration {
-	d := defaultInterval
+// interval is the binding's interval as asked (binding > sink > inventory)
+// and true, or 30s and false when none is set. The Scope's floor raises it.
+func interval(w wanted, sink *metav1.Duration) (time.Duration, bool) {
 	for _, c := range []*metav1.Duration{w.interval, sink, w.invDefault} {
 		if c != nil {
-			d = c.Duration
-			break
+			return c.Duration, true
 		}
 	}
-	return max(d, min)
+	return defaultInterval, false
 }
 
 func firstInt(vs ...*int64) *int64 {

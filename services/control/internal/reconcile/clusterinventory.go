@@ -2,20 +2,18 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/inventory"
 	"kollect.dev/kollect/pkg/selection"
-	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // DefaultSinkNamespace is where a ClusterInventory's sinks live when neither
@@ -30,69 +28,52 @@ type ClusterInventoryReconciler struct {
 
 // Reconcile runs the steps of InventoryReconciler plus resolving the
 // ClusterTargets and namespaces the inventory rolls up.
-func (r *ClusterInventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+func (r *ClusterInventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := ref(busv1.KindClusterInventory, "", req.Name)
-	obj := &v1alpha1.KollectClusterInventory{}
-	if ok, err := r.admit(ctx, req.NamespacedName, obj, key); !ok {
-		return res, err
-	}
-	before := obj.DeepCopy()
-	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	if obj.Spec.Suspend {
-		notReady(obj, v1alpha1.ReasonSuspended, "spec.suspend is true; exports are paused")
-		return res, r.suspendConfig(ctx, key, obj.Generation)
-	}
-	cfg, states, reason, msg, err := r.compile(ctx, obj)
-	if err != nil {
-		return res, err
-	}
-	if reason != "" {
-		notReady(obj, reason, msg)
-		return res, r.deleteConfig(ctx, key)
-	}
-	if err := r.putConfig(ctx, key, cfg); err != nil {
-		return res, err
-	}
-	ready(obj, fmt.Sprintf("rolling up %d cluster targets to %d of %d sinks", len(cfg.TargetRefs), len(cfg.Bindings), len(states)))
-	obj.Status.TargetCount = int64(len(cfg.TargetRefs))
-	if agg := foldInventory(obj, busv1.KindClusterInventory, &obj.Status.InventoryStatus, states, r.Reports); agg != nil {
-		obj.Status.NamespaceShards = namespaceShards(agg.NamespaceShards)
-	}
-	r.missingTargets(ctx, obj)
-	r.announceRepairs(obj, busv1.KindClusterInventory)
-	return res, nil
+	var c compiledInventory
+	return run(ctx, r.Deps, req, &v1alpha1.KollectClusterInventory{},
+		entry[*v1alpha1.KollectClusterInventory]{ref: &key, finalizer: true, suspended: func(o *v1alpha1.KollectClusterInventory) string {
+			return suspended(o.Spec.Suspend, "exports are paused")
+		}},
+		func(ctx context.Context, obj *v1alpha1.KollectClusterInventory, _ *ctrl.Result) (err error) {
+			c, err = r.compile(ctx, obj)
+			return err
+		},
+		func(ctx context.Context, _ *v1alpha1.KollectClusterInventory, _ *ctrl.Result) error {
+			return r.putConfig(ctx, key, c.cfg)
+		},
+		func(ctx context.Context, obj *v1alpha1.KollectClusterInventory, _ *ctrl.Result) error {
+			readyInventory(obj, fmt.Sprintf("rolling up %d cluster targets to %d of %d sinks",
+				len(c.cfg.TargetRefs), len(c.cfg.Bindings), len(c.states)), c)
+			obj.Status.TargetCount = int64(len(c.cfg.TargetRefs))
+			if agg := foldInventory(obj, busv1.KindClusterInventory, &obj.Status.InventoryStatus, c.states, r.Reports); agg != nil {
+				obj.Status.NamespaceShards = namespaceShards(agg.NamespaceShards)
+			}
+			r.missingTargets(ctx, obj)
+			r.announceRepairs(obj, busv1.KindClusterInventory)
+			return nil
+		})
 }
 
-func (r *ClusterInventoryReconciler) compile(ctx context.Context, obj *v1alpha1.KollectClusterInventory) (busv1.InventoryConfig, []bindingState, string, string, error) {
-	cfg := busv1.InventoryConfig{Kind: busv1.KindClusterInventory, Name: obj.Name, UID: string(obj.UID),
-		Generation: obj.Generation, DeletionPolicy: busv1.DeletionRetain, RevisionFloor: revisionFloor(&obj.Status.InventoryStatus)}
-	scope, err := r.HonouredCluster(ctx)
+// compile binds the sinks within the ClusterScope and resolves the
+// ClusterTargets and namespaces rolled up.
+func (r *ClusterInventoryReconciler) compile(ctx context.Context, obj *v1alpha1.KollectClusterInventory) (compiledInventory, error) {
+	b, err := r.boundFor(ctx, "")
 	if err != nil {
-		return cfg, nil, "", "", err
+		return compiledInventory{}, err
 	}
-	var rules *v1alpha1.ScopeRules
-	scopeName := ""
-	ws := clusterWants(obj)
-	if scope != nil {
-		rules, scopeName = &scope.Spec.ScopeRules, "KollectClusterScope "+scope.Name
-		for _, w := range ws {
-			if a := scope.Spec.AllowedStaticRefNamespaces; a != nil && !slices.Contains(a, w.sink.Namespace) {
-				return cfg, nil, v1alpha1.ReasonScopeStaticRefDenied, fmt.Sprintf(
-					"sink %s: %s does not allow references to namespace %s", w.name, scopeName, w.sink.Namespace), nil
-			}
-		}
+	c, err := r.compileInventory(ctx, busv1.InventoryConfig{Kind: busv1.KindClusterInventory, Name: obj.Name, UID: string(obj.UID),
+		Generation: obj.Generation, DeletionPolicy: busv1.DeletionRetain, RevisionFloor: revisionFloor(&obj.Status.InventoryStatus)},
+		clusterWants(obj), b)
+	if err != nil {
+		return c, err
 	}
 	resolved, err := r.resolveTargets(ctx, obj)
 	if err != nil {
-		return cfg, nil, v1alpha1.ReasonInvalidSpec, err.Error(), nil //nolint:nilerr // an invalid spec is reported as a condition, not retried
+		return c, err
 	}
-	cfg.TargetRefs, cfg.Namespaces, cfg.Dedupe = resolved.TargetRefs, resolved.Namespaces, resolved.Dedupe
-	binds, states, err := r.resolveBindings(ctx, ws, rules, scopeName)
-	if err != nil {
-		return cfg, nil, "", "", err
-	}
-	cfg.Bindings, cfg.MinExportInterval = sortBindings(binds), busv1.Duration{Duration: policy.Floor(rules)}
-	return cfg, states, "", "", nil
+	c.cfg.TargetRefs, c.cfg.Namespaces, c.cfg.Dedupe = resolved.TargetRefs, resolved.Namespaces, resolved.Dedupe
+	return c, nil
 }
 
 func (r *ClusterInventoryReconciler) resolveTargets(ctx context.Context, obj *v1alpha1.KollectClusterInventory) (inventory.Resolved, error) {
@@ -112,7 +93,12 @@ func (r *ClusterInventoryReconciler) resolveTargets(ctx context.Context, obj *v1
 	for _, n := range nsList.Items {
 		nss = append(nss, selection.Namespace{Name: n.Name, Labels: n.Labels, Annotations: n.Annotations})
 	}
-	return inventory.ResolveCluster(obj.Spec, metas, nss)
+	resolved, err := inventory.ResolveCluster(obj.Spec, metas, nss)
+	if err != nil {
+		// An invalid spec is reported as a condition, not retried.
+		return resolved, &v1alpha1.ReasonError{Reason: v1alpha1.ReasonInvalidSpec, Err: err}
+	}
+	return resolved, nil
 }
 
 // missingTargets degrades the inventory when a targetRef names no
@@ -120,7 +106,7 @@ func (r *ClusterInventoryReconciler) resolveTargets(ctx context.Context, obj *v1
 func (r *ClusterInventoryReconciler) missingTargets(ctx context.Context, obj *v1alpha1.KollectClusterInventory) {
 	for _, name := range obj.Spec.TargetRefs {
 		var t v1alpha1.KollectClusterTarget
-		if err := r.Client.Get(ctx, ctrlKey("", name), &t); apierrors.IsNotFound(err) {
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, &t); apierrors.IsNotFound(err) {
 			degraded(obj, v1alpha1.ReasonTargetNotFound, fmt.Sprintf("spec.targetRefs: KollectClusterTarget %s not found", name))
 			return
 		}

@@ -2,11 +2,9 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -15,7 +13,6 @@ import (
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/pkg/target"
-	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // ClusterTargetReconciler compiles KollectClusterTargets into config
@@ -27,73 +24,50 @@ type ClusterTargetReconciler struct {
 }
 
 // Reconcile runs the same steps as TargetReconciler, with the Profile named
-// by namespace and the ClusterScope as ceiling.
-func (r *ClusterTargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+// by namespace and the ClusterScope as ceiling. A ClusterTarget has no
+// ServiceAccount: the collector's own access applies.
+func (r *ClusterTargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := ref(busv1.KindClusterTarget, "", req.Name)
-	obj := &v1alpha1.KollectClusterTarget{}
-	if ok, err := r.admit(ctx, req.NamespacedName, obj, key); !ok {
-		return res, err
-	}
-	before := obj.DeepCopy()
-	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	if obj.Spec.Suspend {
-		notReady(obj, v1alpha1.ReasonSuspended, "spec.suspend is true; rows are kept")
-		return res, r.suspendConfig(ctx, key, obj.Generation)
-	}
-	cfg, reason, msg, err := r.compile(ctx, obj)
-	if err != nil {
-		return res, err
-	}
-	if reason != "" {
-		notReady(obj, reason, msg)
-		return res, r.deleteConfig(ctx, key)
-	}
-	if err := r.putConfig(ctx, key, cfg); err != nil {
-		return res, err
-	}
-	foldTarget(obj, busv1.KindClusterTarget, &obj.Status, r.Reports)
-	return res, nil
+	var t compiledTarget
+	return run(ctx, r.Deps, req, &v1alpha1.KollectClusterTarget{},
+		entry[*v1alpha1.KollectClusterTarget]{ref: &key, finalizer: true, suspended: func(o *v1alpha1.KollectClusterTarget) string {
+			return suspended(o.Spec.Suspend, "rows are kept")
+		}},
+		func(ctx context.Context, obj *v1alpha1.KollectClusterTarget, _ *ctrl.Result) (err error) {
+			t, err = r.compile(ctx, obj)
+			return err
+		},
+		func(ctx context.Context, _ *v1alpha1.KollectClusterTarget, _ *ctrl.Result) error {
+			return r.putConfig(ctx, key, t.cfg)
+		},
+		func(ctx context.Context, obj *v1alpha1.KollectClusterTarget, _ *ctrl.Result) error {
+			foldTarget(obj, busv1.KindClusterTarget, &obj.Status, r.Reports)
+			return r.boundedByScope(ctx, obj, t)
+		})
 }
 
-func (r *ClusterTargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectClusterTarget) (busv1.TargetConfig, string, string, error) {
-	var cfg busv1.TargetConfig
-	scope, err := r.HonouredCluster(ctx)
+// compile checks the Profile reference against the ClusterScope and
+// compiles the entry.
+func (r *ClusterTargetReconciler) compile(ctx context.Context, obj *v1alpha1.KollectClusterTarget) (compiledTarget, error) {
+	b, err := r.boundFor(ctx, "")
 	if err != nil {
-		return cfg, "", "", err
+		return compiledTarget{}, err
 	}
-	var rules *v1alpha1.ScopeRules
 	pref := obj.Spec.ProfileRef
-	if scope != nil {
-		rules = &scope.Spec.ScopeRules
-		if a := scope.Spec.AllowedStaticRefNamespaces; a != nil && !slices.Contains(a, pref.Namespace) {
-			return cfg, v1alpha1.ReasonScopeStaticRefDenied, fmt.Sprintf(
-				"spec.profileRef.namespace: KollectClusterScope %s does not allow references to namespace %s", scope.Name, pref.Namespace), nil
-		}
+	if !b.allowsStaticRef(pref.Namespace) {
+		return compiledTarget{}, v1alpha1.Reasonf(v1alpha1.ReasonScopeStaticRefDenied,
+			"spec.profileRef.namespace: %s does not allow references to namespace %s", b.name, pref.Namespace)
 	}
-	prof := &v1alpha1.KollectProfile{}
-	name := types.NamespacedName{Namespace: pref.Namespace, Name: pref.Name}
-	if err := r.Client.Get(ctx, name, prof); err != nil {
-		if apierrors.IsNotFound(err) {
-			return cfg, v1alpha1.ReasonProfileNotFound, fmt.Sprintf("spec.profileRef: KollectProfile %s not found", name), nil
-		}
-		return cfg, "", "", fmt.Errorf("get profile %s: %w", name, err)
-	}
-	if reason, msg := validateProfile(prof, r.Extract); reason != "" {
-		return cfg, reason, fmt.Sprintf("KollectProfile %s: %s", name, msg), nil
-	}
-	gvk := prof.Spec.TargetGVK
-	if !policy.AllowsGVK(rules, gvk) {
-		return cfg, v1alpha1.ReasonScopeGVKDenied, fmt.Sprintf("KollectClusterScope %s does not allow kind %s/%s %s", scope.Name, gvk.Group, gvk.Version, gvk.Kind), nil
-	}
-	if msg := policy.NamespaceViolation(rules, obj.Spec.IncludedNamespaces); msg != "" {
-		return cfg, v1alpha1.ReasonScopeNamespaceDenied, fmt.Sprintf("%s (KollectClusterScope %s)", msg, scope.Name), nil
-	}
-	if _, errs := selection.Compile(selection.ForClusterTarget(obj, schemaGVK(gvk))); len(errs) > 0 {
-		return cfg, v1alpha1.ReasonInvalidSpec, oneLine(errs[0].Error()), nil
-	}
-	cfg, err = target.ConfigForClusterTarget(obj, prof, rules)
-	if err != nil {
-		return cfg, "", "", fmt.Errorf("compile cluster target %s: %w", obj.Name, err)
-	}
-	return cfg, "", "", nil
+	return r.compileTarget(ctx, targetInput{
+		profile: types.NamespacedName{Namespace: pref.Namespace, Name: pref.Name}, bound: b,
+		included: obj.Spec.IncludedNamespaces, extract: r.Extract,
+		selection: func(gvk schema.GroupVersionKind) selection.Spec { return selection.ForClusterTarget(obj, gvk) },
+		config: func(p *v1alpha1.KollectProfile) (busv1.TargetConfig, error) {
+			cfg, err := target.ConfigForClusterTarget(obj, p, b.rules)
+			if err != nil {
+				return cfg, fmt.Errorf("compile cluster target %s: %w", obj.Name, err)
+			}
+			return cfg, nil
+		},
+	})
 }

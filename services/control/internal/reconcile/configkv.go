@@ -45,6 +45,18 @@ func (d *Deps) deleteConfig(ctx context.Context, ref bus.ConfigRef) error {
 // suspendConfig marks an existing entry suspended at generation gen,
 // leaving the rest of the compiled config as it was.
 func (d *Deps) suspendConfig(ctx context.Context, ref bus.ConfigRef, gen int64) error {
+	switch ref.Kind {
+	case busv1.KindTarget, busv1.KindClusterTarget:
+		return suspendEntry(ctx, d, ref, func(c busv1.TargetConfig) busv1.TargetConfig { return c.Suspended(gen) })
+	case busv1.KindInventory, busv1.KindClusterInventory:
+		return suspendEntry(ctx, d, ref, func(c busv1.InventoryConfig) busv1.InventoryConfig { return c.Suspended(gen) })
+	}
+	return fmt.Errorf("suspend config %s: kind %s has no suspend", bus.ConfigKey(ref), ref.Kind)
+}
+
+// suspendEntry rewrites the existing entry of ref, decoded as C, with
+// suspend applied; a missing entry stays missing.
+func suspendEntry[C any](ctx context.Context, d *Deps, ref bus.ConfigRef, suspend func(C) C) error {
 	key := bus.ConfigKey(ref)
 	cur, err := d.KV.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -53,13 +65,11 @@ func (d *Deps) suspendConfig(ctx context.Context, ref bus.ConfigRef, gen int64) 
 	if err != nil {
 		return fmt.Errorf("read config %s: %w", key, err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(cur.Value(), &m); err != nil {
+	var c C
+	if err := json.Unmarshal(cur.Value(), &c); err != nil {
 		return fmt.Errorf("decode config %s: %w", key, err)
 	}
-	m["suspend"] = true
-	m["generation"] = gen
-	return d.putConfig(ctx, ref, m)
+	return d.putConfig(ctx, ref, suspend(c))
 }
 
 func ref(kind busv1.Kind, ns, name string) bus.ConfigRef {

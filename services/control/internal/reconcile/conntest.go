@@ -26,7 +26,9 @@ type ConnectionTestReconciler struct {
 }
 
 // Reconcile probes the named sink once, records the outcome, then waits for
-// the TTL and deletes the test.
+// the TTL and deletes the test. It does not use run: a completed test is
+// only expired (no status write), and adopt patches the object before the
+// status snapshot finish diffs against is taken.
 func (r *ConnectionTestReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	obj := &v1alpha1.KollectConnectionTest{}
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {

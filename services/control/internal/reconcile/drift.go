@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -12,7 +13,7 @@ import (
 // sink was changed behind Kollect's back and written again in full. Each
 // repair is announced once, keyed by binding and export time; after a
 // control restart the latest repair of a binding may be announced again.
-func (d *Deps) announceRepairs(obj ctrlObject, kind busv1.Kind) {
+func (d *Deps) announceRepairs(obj client.Object, kind busv1.Kind) {
 	if d.Recorder == nil {
 		return
 	}

@@ -1,10 +1,12 @@
 package reconcile
 
 import (
+	"cmp"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -14,7 +16,7 @@ import (
 // current returns the reports about obj from service that are for obj's
 // current generation or newer; reports for older generations describe a
 // spec that no longer exists and are ignored.
-func current(rep Reporter, obj ctrlObject, kind busv1.Kind, service busv1.Service) []busv1.StatusReport {
+func current(rep Reporter, obj client.Object, kind busv1.Kind, service busv1.Service) []busv1.StatusReport {
 	var out []busv1.StatusReport
 	for _, r := range rep.Reports(reports.ObjectKey{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}) {
 		if r.Service == service && r.Generation >= obj.GetGeneration() {
@@ -25,7 +27,7 @@ func current(rep Reporter, obj ctrlObject, kind busv1.Kind, service busv1.Servic
 }
 
 // foldTarget folds the collector's latest report into a target's status.
-func foldTarget(obj ctrlObject, kind busv1.Kind, st *v1alpha1.TargetStatus, rep Reporter) {
+func foldTarget(obj statusObject, kind busv1.Kind, st *v1alpha1.TargetStatus, rep Reporter) {
 	var t *busv1.TargetStatus
 	for _, r := range current(rep, obj, kind, busv1.ServiceCollector) {
 		if r.Target != nil {
@@ -64,7 +66,7 @@ type bindingState struct {
 // foldInventory folds the aggregator's and exporters' latest reports into an
 // inventory's status. bindings are every binding in spec order, refused
 // ones included.
-func foldInventory(obj ctrlObject, kind busv1.Kind, st *v1alpha1.InventoryStatus, bindings []bindingState, rep Reporter) *busv1.InventoryStatus {
+func foldInventory(obj statusObject, kind busv1.Kind, st *v1alpha1.InventoryStatus, bindings []bindingState, rep Reporter) *busv1.InventoryStatus {
 	var agg *busv1.InventoryStatus
 	for _, r := range current(rep, obj, kind, busv1.ServiceAggregator) {
 		if r.Inventory != nil {
@@ -107,7 +109,7 @@ func foldInventory(obj ctrlObject, kind busv1.Kind, st *v1alpha1.InventoryStatus
 	return agg
 }
 
-func setSynced(obj ctrlObject, s metav1.ConditionStatus, reason, msg string) {
+func setSynced(obj statusObject, s metav1.ConditionStatus, reason, msg string) {
 	switch s {
 	case metav1.ConditionTrue:
 		set(obj, v1alpha1.ConditionSynced, s, v1alpha1.ReasonExported, "every bound sink holds the latest snapshot")
@@ -118,7 +120,7 @@ func setSynced(obj ctrlObject, s metav1.ConditionStatus, reason, msg string) {
 	}
 }
 
-func foldBinding(obj ctrlObject, b bindingState, e *busv1.ExportStatus, st *v1alpha1.InventoryStatus, old []v1alpha1.SinkExportStatus) v1alpha1.SinkExportStatus {
+func foldBinding(obj statusObject, b bindingState, e *busv1.ExportStatus, st *v1alpha1.InventoryStatus, old []v1alpha1.SinkExportStatus) v1alpha1.SinkExportStatus {
 	out := v1alpha1.SinkExportStatus{Name: b.name}
 	for _, o := range old {
 		if o.Name == b.name {
@@ -134,7 +136,10 @@ func foldBinding(obj ctrlObject, b bindingState, e *busv1.ExportStatus, st *v1al
 	case e.OK:
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, v1alpha1.ReasonExported, fmt.Sprintf("revision %d exported", e.Revision)
 	default:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, v1alpha1.ReasonExportFailed, e.Message
+		// The exporter's reason says why (ExportRejected, a Secret that
+		// does not resolve, a pending sink config); ExportFailed when it
+		// gives none.
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, cmp.Or(e.Reason, v1alpha1.ReasonExportFailed), e.Message
 	}
 	if e != nil && !e.LastExportTime.IsZero() {
 		t := metav1.NewTime(e.LastExportTime)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -59,7 +60,7 @@ func sinkKeys(ws []wanted) []string {
 }
 
 func forEach(l client.ObjectList, f func(client.Object)) {
-	_ = meta.EachListItem(l, func(o runtimeObject) error {
+	_ = meta.EachListItem(l, func(o runtime.Object) error {
 		if c, ok := o.(client.Object); ok {
 			f(c)
 		}

@@ -3,7 +3,6 @@ package reconcile
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -11,7 +10,6 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // InventoryReconciler compiles KollectInventories into config entries with
@@ -23,48 +21,41 @@ type InventoryReconciler struct {
 // Reconcile runs the steps: finalizer (the entry is deleted before the
 // object goes, so the aggregator applies deletionPolicy), suspend, resolve
 // bindings within the Scope, write the entry, fold reports.
-func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := ref(busv1.KindInventory, req.Namespace, req.Name)
-	obj := &v1alpha1.KollectInventory{}
-	if ok, err := r.admit(ctx, req.NamespacedName, obj, key); !ok {
-		return res, err
+	var c compiledInventory
+	return run(ctx, r.Deps, req, &v1alpha1.KollectInventory{},
+		entry[*v1alpha1.KollectInventory]{ref: &key, finalizer: true, suspended: func(o *v1alpha1.KollectInventory) string {
+			return suspended(o.Spec.Suspend, "exports are paused")
+		}},
+		func(ctx context.Context, obj *v1alpha1.KollectInventory, _ *ctrl.Result) (err error) {
+			c, err = r.compile(ctx, obj)
+			return err
+		},
+		func(ctx context.Context, _ *v1alpha1.KollectInventory, _ *ctrl.Result) error {
+			return r.putConfig(ctx, key, c.cfg)
+		},
+		func(_ context.Context, obj *v1alpha1.KollectInventory, _ *ctrl.Result) error {
+			readyInventory(obj, fmt.Sprintf("exporting to %d of %d sinks", len(c.binds), len(c.states)), c)
+			foldInventory(obj, busv1.KindInventory, &obj.Status, c.states, r.Reports)
+			r.announceRepairs(obj, busv1.KindInventory)
+			return nil
+		})
+}
+
+func (r *InventoryReconciler) compile(ctx context.Context, obj *v1alpha1.KollectInventory) (compiledInventory, error) {
+	if err := bindingShape(obj); err != nil {
+		return compiledInventory{}, err
 	}
-	before := obj.DeepCopy()
-	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	if obj.Spec.Suspend {
-		notReady(obj, v1alpha1.ReasonSuspended, "spec.suspend is true; exports are paused")
-		return res, r.suspendConfig(ctx, key, obj.Generation)
-	}
-	if msg := bindingShape(obj); msg != "" {
-		notReady(obj, v1alpha1.ReasonInvalidSpec, msg)
-		return res, r.deleteConfig(ctx, key)
-	}
-	scope, err := r.Honoured(ctx, obj.Namespace)
+	b, err := r.boundFor(ctx, obj.Namespace)
 	if err != nil {
-		return res, err
+		return compiledInventory{}, err
 	}
-	var rules *v1alpha1.ScopeRules
-	scopeName := ""
-	if scope != nil {
-		rules, scopeName = &scope.Spec, "KollectScope "+scope.Name
-	}
-	binds, states, err := r.resolveBindings(ctx, inventoryWants(obj), rules, scopeName)
-	if err != nil {
-		return res, err
-	}
-	cfg := busv1.InventoryConfig{
+	return r.compileInventory(ctx, busv1.InventoryConfig{
 		Kind: busv1.KindInventory, Namespace: obj.Namespace, Name: obj.Name, UID: string(obj.UID),
 		Generation: obj.Generation, DeletionPolicy: deletionPolicy(obj.Spec.DeletionPolicy),
-		Bindings: sortBindings(binds), MinExportInterval: busv1.Duration{Duration: policy.Floor(rules)},
 		RevisionFloor: revisionFloor(&obj.Status),
-	}
-	if err := r.putConfig(ctx, key, cfg); err != nil {
-		return res, err
-	}
-	ready(obj, fmt.Sprintf("exporting to %d of %d sinks", len(binds), len(states)))
-	foldInventory(obj, busv1.KindInventory, &obj.Status, states, r.Reports)
-	r.announceRepairs(obj, busv1.KindInventory)
-	return res, nil
+	}, inventoryWants(obj), b)
 }
 
 func inventoryWants(obj *v1alpha1.KollectInventory) []wanted {
@@ -84,18 +75,19 @@ func inventoryWants(obj *v1alpha1.KollectInventory) []wanted {
 	return out
 }
 
-// bindingShape names the first sink ref that is neither a name nor an
-// object with a name (the schema cannot type a string-or-object value).
-func bindingShape(obj *v1alpha1.KollectInventory) string {
+// bindingShape returns an InvalidSpec error naming the first sink ref that
+// is neither a name nor an object with a name (the schema cannot type a
+// string-or-object value).
+func bindingShape(obj *v1alpha1.KollectInventory) error {
 	for field, refs := range map[string][]v1alpha1.SinkBinding{"snapshotSinkRefs": obj.Spec.SnapshotSinkRefs,
 		"databaseSinkRefs": obj.Spec.DatabaseSinkRefs, "eventSinkRefs": obj.Spec.EventSinkRefs} {
 		for i, b := range refs {
 			if err := b.DecodeError(); err != nil {
-				return fmt.Sprintf("spec.%s[%d]: %v", field, i, err)
+				return v1alpha1.Reasonf(v1alpha1.ReasonInvalidSpec, "spec.%s[%d]: %v", field, i, err)
 			}
 		}
 	}
-	return ""
+	return nil
 }
 
 func deletionPolicy(p v1alpha1.DeletionPolicy) busv1.DeletionPolicy {

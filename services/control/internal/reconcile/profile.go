@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"kollect.dev/kollect/api/v1alpha1"
@@ -22,37 +22,30 @@ type ProfileReconciler struct {
 }
 
 // Reconcile sets Ready from the Profile's compile result.
-func (r *ProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	obj := &v1alpha1.KollectProfile{}
-	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return res, nil
-		}
-		return res, err
-	}
-	before := obj.DeepCopy()
-	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	if reason, msg := validateProfile(obj, r.Extract); reason != "" {
-		notReady(obj, reason, msg)
-		return res, nil
-	}
-	ready(obj, "profile compiles")
-	return res, nil
+func (r *ProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return run(ctx, r.Deps, req, &v1alpha1.KollectProfile{}, entry[*v1alpha1.KollectProfile]{},
+		func(_ context.Context, obj *v1alpha1.KollectProfile, _ *ctrl.Result) error {
+			if err := validateProfile(obj, r.Extract); err != nil {
+				return err
+			}
+			ready(obj, "profile compiles")
+			return nil
+		})
 }
 
-// validateProfile compiles p and returns the reason and one-line message of
-// the first failure, or "" when it compiles.
-func validateProfile(p *v1alpha1.KollectProfile, opts extract.Options) (reason, msg string) {
+// validateProfile compiles p and returns the first failure as a
+// *v1alpha1.ReasonError with a one-line message, or nil when it compiles. A
+// forbidden field (extract's missing opt-in) is SecretExtractionNotAllowed.
+func validateProfile(p *v1alpha1.KollectProfile, opts extract.Options) error {
 	_, errs := extract.CompileProfile(p, opts)
 	if len(errs) == 0 {
-		return "", ""
+		return nil
 	}
-	msg = errs[0].Error()
-	reason = v1alpha1.ReasonInvalidSpec
-	if strings.Contains(msg, v1alpha1.AnnotationAllowSecretExtraction) || strings.Contains(msg, v1alpha1.AnnotationAllowFullResourceExport) {
+	reason := v1alpha1.ReasonInvalidSpec
+	if errs[0].Type == field.ErrorTypeForbidden {
 		reason = v1alpha1.ReasonSecretExtractionNotAllowed
 	}
-	return reason, oneLine(msg)
+	return &v1alpha1.ReasonError{Reason: reason, Err: errors.New(oneLine(errs[0].Error()))}
 }
 
 func oneLine(s string) string {

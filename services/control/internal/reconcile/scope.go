@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"kollect.dev/kollect/api/v1alpha1"
@@ -36,6 +37,44 @@ func (d *Deps) HonouredCluster(ctx context.Context) (*v1alpha1.KollectClusterSco
 		return nil, nil
 	}
 	return &items[0], nil
+}
+
+// bound is the Scope that bounds an object: the honoured KollectScope of
+// its namespace, or the honoured KollectClusterScope for cluster kinds. The
+// zero bound (no Scope) allows everything.
+type bound struct {
+	// rules are the Scope's rules; nil when there is no Scope.
+	rules *v1alpha1.ScopeRules
+	// name is "KollectScope <name>" or "KollectClusterScope <name>", for
+	// messages.
+	name string
+	uid  types.UID
+	// staticRefs is a ClusterScope's allowedStaticRefNamespaces; nil
+	// allows every namespace.
+	staticRefs []string
+}
+
+// allowsStaticRef reports whether a cluster kind may reference namespace ns.
+func (b bound) allowsStaticRef(ns string) bool {
+	return b.staticRefs == nil || slices.Contains(b.staticRefs, ns)
+}
+
+// boundFor returns the bound of objects in namespace ns, or of cluster
+// kinds when ns is "".
+func (d *Deps) boundFor(ctx context.Context, ns string) (bound, error) {
+	if ns != "" {
+		s, err := d.Honoured(ctx, ns)
+		if err != nil || s == nil {
+			return bound{}, err
+		}
+		return bound{rules: &s.Spec, name: "KollectScope " + s.Name, uid: s.UID}, nil
+	}
+	s, err := d.HonouredCluster(ctx)
+	if err != nil || s == nil {
+		return bound{}, err
+	}
+	return bound{rules: &s.Spec.ScopeRules, name: "KollectClusterScope " + s.Name, uid: s.UID,
+		staticRefs: s.Spec.AllowedStaticRefNamespaces}, nil
 }
 
 // live drops objects being deleted and sorts the rest oldest first.

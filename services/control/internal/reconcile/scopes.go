@@ -2,10 +2,7 @@ package reconcile
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"kollect.dev/kollect/api/v1alpha1"
@@ -18,26 +15,11 @@ type ScopeReconciler struct {
 }
 
 // Reconcile compares the Scope with the namespace's honoured one.
-func (r *ScopeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	obj := &v1alpha1.KollectScope{}
-	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return res, nil
-		}
-		return res, err
-	}
-	before := obj.DeepCopy()
-	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	h, err := r.Honoured(ctx, obj.Namespace)
-	if err != nil {
-		return res, err
-	}
-	if h != nil && h.UID != obj.UID {
-		notReady(obj, v1alpha1.ReasonScopeConflict, fmt.Sprintf("KollectScope %s is older and is the one honoured in namespace %s", h.Name, obj.Namespace))
-		return res, nil
-	}
-	ready(obj, "honoured in namespace "+obj.Namespace)
-	return res, nil
+func (r *ScopeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return run(ctx, r.Deps, req, &v1alpha1.KollectScope{}, entry[*v1alpha1.KollectScope]{},
+		func(ctx context.Context, obj *v1alpha1.KollectScope, _ *ctrl.Result) error {
+			return r.honoured(ctx, obj, obj.Namespace)
+		})
 }
 
 // ClusterScopeReconciler marks the honoured KollectClusterScope Ready and
@@ -47,24 +29,27 @@ type ClusterScopeReconciler struct {
 }
 
 // Reconcile compares the ClusterScope with the honoured one.
-func (r *ClusterScopeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	obj := &v1alpha1.KollectClusterScope{}
-	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return res, nil
-		}
-		return res, err
-	}
-	before := obj.DeepCopy()
-	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	h, err := r.HonouredCluster(ctx)
+func (r *ClusterScopeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return run(ctx, r.Deps, req, &v1alpha1.KollectClusterScope{}, entry[*v1alpha1.KollectClusterScope]{},
+		func(ctx context.Context, obj *v1alpha1.KollectClusterScope, _ *ctrl.Result) error {
+			return r.honoured(ctx, obj, "")
+		})
+}
+
+// honoured makes a Scope of namespace ns (a ClusterScope when ns is "")
+// Ready when it is the one honoured, and returns ScopeConflict otherwise.
+func (d *Deps) honoured(ctx context.Context, obj statusObject, ns string) error {
+	b, err := d.boundFor(ctx, ns)
 	if err != nil {
-		return res, err
+		return err
 	}
-	if h != nil && h.UID != obj.UID {
-		notReady(obj, v1alpha1.ReasonScopeConflict, fmt.Sprintf("KollectClusterScope %s is older and is the one honoured", h.Name))
-		return res, nil
+	where := ""
+	if ns != "" {
+		where = " in namespace " + ns
 	}
-	ready(obj, "honoured")
-	return res, nil
+	if b.rules != nil && b.uid != obj.GetUID() {
+		return v1alpha1.Reasonf(v1alpha1.ReasonScopeConflict, "%s is older and is the one honoured%s", b.name, where)
+	}
+	ready(obj, "honoured"+where)
+	return nil
 }

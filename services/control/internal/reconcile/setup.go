@@ -31,27 +31,27 @@ func Setup(ctx context.Context, mgr ctrl.Manager, d *Deps, ev Events, opts extra
 	if err := indexes(ctx, mgr); err != nil {
 		return err
 	}
-	steps := []func() error{
-		func() error {
-			return ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectProfile{}).Complete(&ProfileReconciler{Deps: d, Extract: opts})
-		},
-		func() error { return setupTargets(mgr, d, ev, opts) },
-		func() error { return setupInventories(mgr, d, ev) },
-		func() error { return setupScopes(mgr, d) },
-		func() error {
-			return ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectConnectionTest{}).Complete(&ConnectionTestReconciler{Deps: d})
-		},
+	if err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectProfile{}).Complete(&ProfileReconciler{Deps: d, Extract: opts}); err != nil {
+		return fmt.Errorf("set up the profile controller: %w", err)
+	}
+	if err := setupTargets(mgr, d, ev, opts); err != nil {
+		return fmt.Errorf("set up the target controllers: %w", err)
+	}
+	if err := setupInventories(mgr, d, ev); err != nil {
+		return fmt.Errorf("set up the inventory controllers: %w", err)
+	}
+	if err := setupScopes(mgr, d); err != nil {
+		return fmt.Errorf("set up the scope controllers: %w", err)
+	}
+	if err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectConnectionTest{}).Complete(&ConnectionTestReconciler{Deps: d}); err != nil {
+		return fmt.Errorf("set up the connection test controller: %w", err)
 	}
 	for _, f := range busv1.Families() {
-		steps = append(steps, func() error {
-			return ctrl.NewControllerManagedBy(mgr).For(newSink(f)).
-				WatchesRawSource(channel(ev, f.SinkKind())).
-				Complete(&SinkReconciler{Deps: d, Family: f})
-		})
-	}
-	for _, s := range steps {
-		if err := s(); err != nil {
-			return fmt.Errorf("set up controllers: %w", err)
+		err := ctrl.NewControllerManagedBy(mgr).For(newSink(f)).
+			WatchesRawSource(channel(ev, f.SinkKind())).
+			Complete(&SinkReconciler{Deps: d, Family: f})
+		if err != nil {
+			return fmt.Errorf("set up the %s sink controller: %w", f, err)
 		}
 	}
 	return nil
@@ -87,9 +87,12 @@ func setupTargets(mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) er
 	if err != nil {
 		return err
 	}
+	// A new namespace may be one the selection reaches beyond the
+	// ClusterScope (boundedByScope).
 	return ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectClusterTarget{}).
 		Watches(&v1alpha1.KollectProfile{}, mapList(c, &v1alpha1.KollectClusterTargetList{}, indexProfile, nsName)).
 		Watches(&v1alpha1.KollectClusterScope{}, mapList(c, &v1alpha1.KollectClusterTargetList{}, "", everything)).
+		Watches(&corev1.Namespace{}, mapList(c, &v1alpha1.KollectClusterTargetList{}, "", everything)).
 		WatchesRawSource(channel(ev, busv1.KindClusterTarget)).
 		Complete(&ClusterTargetReconciler{Deps: d, Extract: opts})
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,45 +29,45 @@ type SinkReconciler struct {
 // condition, write the entry, connection test, fold exporter reports. A
 // refused Secret reference or endpoint deletes the entry (no exporter sees
 // the sink) and is never probed.
-func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := ref(r.Family.SinkKind(), req.Namespace, req.Name)
-	obj := newSink(r.Family)
-	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return res, r.deleteConfig(ctx, key)
-		}
-		return res, err
-	}
-	if obj.GetDeletionTimestamp() != nil {
-		return res, r.deleteConfig(ctx, key)
-	}
-	before := obj.DeepCopyObject().(client.Object)
-	defer func() { err = errors.Join(err, r.finish(ctx, before, obj)) }()
-	v := viewOf(obj)
-	r.tlsCondition(v)
+	var v sinkView
+	return run(ctx, r.Deps, req, newSink(r.Family).(statusObject), entry[statusObject]{ref: &key}, //nolint:forcetypeassert // every sink kind is a statusObject
+		func(_ context.Context, obj statusObject, _ *ctrl.Result) error {
+			v = viewOf(obj)
+			r.tlsCondition(obj, v)
+			return r.allowed(v)
+		},
+		func(ctx context.Context, obj statusObject, _ *ctrl.Result) error {
+			if err := r.putConfig(ctx, key, sinkConfig(v)); err != nil {
+				return err
+			}
+			ready(obj, "sink config written")
+			return nil
+		},
+		func(ctx context.Context, obj statusObject, res *ctrl.Result) (err error) {
+			*res, err = r.connection(ctx, obj, v)
+			if c := meta.FindStatusCondition(obj.GetConditions(), v1alpha1.ConditionConnectionVerified); c != nil &&
+				c.Status == metav1.ConditionFalse && notReadyReasons[c.Reason] {
+				notReady(obj, c.Reason, c.Message)
+			}
+			return err
+		})
+}
+
+// allowed applies the operator's policy to the sink: its Secret
+// references, options and endpoints.
+func (r *SinkReconciler) allowed(v sinkView) error {
 	if msg := policy.SecretRefsViolation(v.obj.GetNamespace(), v.secretRefs, r.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
-		notReady(obj, v1alpha1.ReasonSecretRefDenied, msg)
-		return res, r.deleteConfig(ctx, key)
+		return &v1alpha1.ReasonError{Reason: v1alpha1.ReasonSecretRefDenied, Err: errors.New(msg)}
 	}
 	if msg := policy.OptionsViolation(v.typ, v.common.Options); msg != "" {
-		notReady(obj, v1alpha1.ReasonInvalidSpec, msg)
-		return res, r.deleteConfig(ctx, key)
+		return &v1alpha1.ReasonError{Reason: v1alpha1.ReasonInvalidSpec, Err: errors.New(msg)}
 	}
 	if msg := policy.EndpointViolation(r.Policy.Egress, v.endpoints); msg != "" {
-		notReady(obj, v1alpha1.ReasonEndpointDenied, msg)
-		return res, r.deleteConfig(ctx, key)
+		return &v1alpha1.ReasonError{Reason: v1alpha1.ReasonEndpointDenied, Err: errors.New(msg)}
 	}
-	if err := r.putConfig(ctx, key, sinkConfig(v)); err != nil {
-		return res, err
-	}
-	ready(obj, "sink config written")
-	res, err = r.connection(ctx, v)
-	conds, _ := conditionsOf(obj)
-	if c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified); c != nil &&
-		c.Status == metav1.ConditionFalse && notReadyReasons[c.Reason] {
-		notReady(obj, c.Reason, c.Message)
-	}
-	return res, err
+	return nil
 }
 
 // notReadyReasons are the connection-test failures that also make a sink
@@ -86,31 +85,30 @@ func sinkConfig(v sinkView) busv1.SinkConfig {
 		UID: string(v.obj.GetUID()), Generation: v.obj.GetGeneration(), Cluster: cluster, Spec: spec}
 }
 
-func (r *SinkReconciler) tlsCondition(v sinkView) {
-	conds, _ := conditionsOf(v.obj)
+func (r *SinkReconciler) tlsCondition(obj statusObject, v sinkView) {
 	if v.common.TLS != nil && v.common.TLS.InsecureSkipVerify {
-		set(v.obj, v1alpha1.ConditionTLSInsecure, metav1.ConditionTrue, v1alpha1.ReasonInsecureSkipVerify,
+		set(obj, v1alpha1.ConditionTLSInsecure, metav1.ConditionTrue, v1alpha1.ReasonInsecureSkipVerify,
 			"spec.tls.insecureSkipVerify is true: certificates are not verified")
 		return
 	}
-	meta.RemoveStatusCondition(conds, v1alpha1.ConditionTLSInsecure)
+	remove(obj, v1alpha1.ConditionTLSInsecure)
 }
 
 // connection probes the sink when connectionTest is on and the current
 // generation was not probed yet, when a transient failure is older than
 // ProbeRetry, or when the test-connection annotation asks for it; the
 // annotation is removed after the probe.
-func (r *SinkReconciler) connection(ctx context.Context, v sinkView) (ctrl.Result, error) {
+func (r *SinkReconciler) connection(ctx context.Context, obj statusObject, v sinkView) (ctrl.Result, error) {
 	asked := v.obj.GetAnnotations()[v1alpha1.AnnotationTestConnection] == "true"
 	enabled := v.common.ConnectionTest == nil || *v.common.ConnectionTest
 	if !asked && !enabled {
-		foldConnection(v.obj, r.Reports, v.family)
+		foldConnection(obj, r.Reports, v.family)
 		return ctrl.Result{}, nil
 	}
-	if wait := r.probeWait(v.obj); !asked && wait != 0 {
+	if wait := r.probeWait(obj); !asked && wait != 0 {
 		// Not due yet: come back when it is (a status event may have taken
 		// the place of the requeue the failed probe asked for).
-		foldConnection(v.obj, r.Reports, v.family)
+		foldConnection(obj, r.Reports, v.family)
 		return ctrl.Result{RequeueAfter: max(wait, 0)}, nil
 	}
 	sink := busv1.SinkRef{Family: v.family, Namespace: v.obj.GetNamespace(), Name: v.obj.GetName()}
@@ -118,7 +116,7 @@ func (r *SinkReconciler) connection(ctx context.Context, v sinkView) (ctrl.Resul
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	setConnection(v.obj, reply)
+	setConnection(obj, reply)
 	if asked {
 		// Patch a copy: the in-memory status is patched once, by finish.
 		cp := v.obj.DeepCopyObject().(client.Object)
@@ -131,18 +129,13 @@ func (r *SinkReconciler) connection(ctx context.Context, v sinkView) (ctrl.Resul
 		}
 	}
 	if !reply.OK && !reply.Permanent {
-		if reply.Reason == reasonSinkConfigPending {
+		if reply.Reason == v1alpha1.ReasonSinkConfigPending {
 			return ctrl.Result{RequeueAfter: configPendingRetry}, nil
 		}
 		return ctrl.Result{RequeueAfter: r.Policy.ProbeRetry}, nil
 	}
 	return ctrl.Result{}, nil
 }
-
-// reasonSinkConfigPending is the exporters' reply reason while they have not
-// seen the sink's config yet (exporter.ReasonSinkConfigPending; control does
-// not link the exporter runtime). It lasts as long as the config watch lags.
-const reasonSinkConfigPending = "SinkConfigPending"
 
 // configPendingRetry is how soon a probe that found the exporters without
 // the sink's config (control had only just written it) is sent again.
@@ -152,9 +145,8 @@ const configPendingRetry = 2 * time.Second
 // at this generation, when a transient failure is older than ProbeRetry or
 // when the exporters lacked the config longer than configPendingRetry ago;
 // negative when no probe is due at all (a success or a permanent failure).
-func (r *SinkReconciler) probeWait(obj ctrlObject) time.Duration {
-	conds, _ := conditionsOf(obj)
-	c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified)
+func (r *SinkReconciler) probeWait(obj statusObject) time.Duration {
+	c := meta.FindStatusCondition(obj.GetConditions(), v1alpha1.ConditionConnectionVerified)
 	if c == nil || c.ObservedGeneration != obj.GetGeneration() {
 		return 0
 	}
@@ -164,7 +156,7 @@ func (r *SinkReconciler) probeWait(obj ctrlObject) time.Duration {
 	retry := r.Policy.ProbeRetry
 	switch c.Reason {
 	case v1alpha1.ReasonConnectionTestFailed:
-	case reasonSinkConfigPending:
+	case v1alpha1.ReasonSinkConfigPending:
 		retry = configPendingRetry
 	default:
 		return -1
@@ -173,7 +165,7 @@ func (r *SinkReconciler) probeWait(obj ctrlObject) time.Duration {
 }
 
 // setConnection sets ConnectionVerified from a probe reply.
-func setConnection(obj ctrlObject, reply busv1.ConnectionTestReply) {
+func setConnection(obj statusObject, reply busv1.ConnectionTestReply) {
 	if reply.OK {
 		set(obj, v1alpha1.ConditionConnectionVerified, metav1.ConditionTrue, v1alpha1.ReasonConnectionOK,
 			fmt.Sprintf("probe succeeded in %dms", reply.LatencyMs))
@@ -189,9 +181,8 @@ func setConnection(obj ctrlObject, reply busv1.ConnectionTestReply) {
 // foldConnection applies the exporter's latest connection report for the
 // current generation when it is newer than what the condition says (a probe
 // reply or an earlier report), so the two never flip-flop.
-func foldConnection(obj ctrlObject, rep Reporter, f busv1.Family) {
-	conds, _ := conditionsOf(obj)
-	c := meta.FindStatusCondition(*conds, v1alpha1.ConditionConnectionVerified)
+func foldConnection(obj statusObject, rep Reporter, f busv1.Family) {
+	c := meta.FindStatusCondition(obj.GetConditions(), v1alpha1.ConditionConnectionVerified)
 	for _, r := range current(rep, obj, f.SinkKind(), f.Exporter()) {
 		if r.Connection != nil && (c == nil || r.ObservedAt.After(c.LastTransitionTime.Time)) {
 			setConnection(obj, busv1.ConnectionTestReply{OK: r.Connection.OK, LatencyMs: r.Connection.LatencyMs, Outcome: r.Connection.Outcome})

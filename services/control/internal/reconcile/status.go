@@ -13,77 +13,102 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 )
 
-// conditionsOf returns the conditions and observedGeneration fields of any
-// kollect.dev object.
-func conditionsOf(obj client.Object) (*[]metav1.Condition, *int64) {
-	switch o := obj.(type) {
-	case *v1alpha1.KollectProfile:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectTarget:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectClusterTarget:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectInventory:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectClusterInventory:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectSnapshotSink:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectDatabaseSink:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectEventSink:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectScope:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectClusterScope:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	case *v1alpha1.KollectConnectionTest:
-		return &o.Status.Conditions, &o.Status.ObservedGeneration
-	}
-	panic(fmt.Sprintf("conditionsOf: %T is not a kollect.dev kind", obj))
+// statusObject is a kollect.dev object: every kind has conditions and an
+// observedGeneration (v1alpha1's status accessors).
+type statusObject interface {
+	client.Object
+	GetConditions() []metav1.Condition
+	SetConditions([]metav1.Condition)
+	SetObservedGeneration(int64)
 }
 
 // set sets one condition on obj, stamped with obj's generation.
-func set(obj client.Object, typ string, status metav1.ConditionStatus, reason, msg string) {
-	conds, _ := conditionsOf(obj)
-	meta.SetStatusCondition(conds, metav1.Condition{
+func set(obj statusObject, typ string, status metav1.ConditionStatus, reason, msg string) {
+	conds := obj.GetConditions()
+	meta.SetStatusCondition(&conds, metav1.Condition{
 		Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: obj.GetGeneration(),
 	})
+	obj.SetConditions(conds)
+}
+
+// remove removes the condition typ from obj.
+func remove(obj statusObject, typ string) {
+	conds := obj.GetConditions()
+	meta.RemoveStatusCondition(&conds, typ)
+	obj.SetConditions(conds)
 }
 
 // ready sets Ready=True with reason Succeeded.
-func ready(obj client.Object, msg string) {
+func ready(obj statusObject, msg string) {
 	set(obj, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, msg)
 }
 
 // notReady sets Ready=False.
-func notReady(obj client.Object, reason, msg string) {
+func notReady(obj statusObject, reason, msg string) {
 	set(obj, v1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
 }
 
-// finish is deferred by every reconciler: it stamps observedGeneration,
-// makes sure Ready is present, records an event per condition transition
-// (reason = condition reason) and patches status once. A status patch on an
-// object that is gone is not an error.
-func (d *Deps) finish(ctx context.Context, before, obj client.Object) error {
-	conds, observed := conditionsOf(obj)
-	*observed = obj.GetGeneration()
-	if meta.FindStatusCondition(*conds, v1alpha1.ConditionReady) == nil {
-		set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "reconciling")
+// degraded sets Degraded=True with reason, or False when reason is empty.
+func degraded(obj statusObject, reason, msg string) {
+	if reason == "" {
+		set(obj, v1alpha1.ConditionDegraded, metav1.ConditionFalse, v1alpha1.ReasonSucceeded, "working")
+		return
 	}
-	old, _ := conditionsOf(before)
-	d.recordTransitions(obj, *old, *conds)
+	set(obj, v1alpha1.ConditionDegraded, metav1.ConditionTrue, reason, msg)
+}
+
+// finish is deferred by every reconciler: it stamps observedGeneration,
+// makes sure Ready is present, derives kstatus's Reconciling and Stalled
+// from it, records an event per condition transition (reason = condition
+// reason) and patches status once. A status patch on an object that is gone
+// is not an error.
+func (d *Deps) finish(ctx context.Context, before, obj statusObject) error {
+	stamp(obj)
+	d.recordTransitions(obj, before.GetConditions(), obj.GetConditions())
 	if err := d.Client.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("patch status of %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
 	}
 	return nil
 }
 
-func (d *Deps) recordTransitions(obj client.Object, old, cur []metav1.Condition) {
+// stamp completes obj's status before it is written: observedGeneration,
+// Ready (Unknown when no step set it), Reconciling and Stalled.
+func stamp(obj statusObject) {
+	obj.SetObservedGeneration(obj.GetGeneration())
+	if meta.FindStatusCondition(obj.GetConditions(), v1alpha1.ConditionReady) == nil {
+		set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "reconciling")
+	}
+	kstatus(obj)
+}
+
+// kstatus sets the conditions kstatus (Flux, Argo CD, kubectl wait) reads
+// from Ready: Reconciling=True while Ready is Unknown, Stalled=True while
+// Ready is False with a reason that stalls (v1alpha1.Stalls), each with
+// Ready's reason and message, and removes them otherwise.
+func kstatus(obj statusObject) {
+	r := *meta.FindStatusCondition(obj.GetConditions(), v1alpha1.ConditionReady)
+	mirror(obj, v1alpha1.ConditionReconciling, r, r.Status == metav1.ConditionUnknown)
+	mirror(obj, v1alpha1.ConditionStalled, r, r.Status == metav1.ConditionFalse && v1alpha1.Stalls(r.Reason))
+}
+
+// mirror sets typ True with ready's reason and message when on, and removes
+// it otherwise.
+func mirror(obj statusObject, typ string, ready metav1.Condition, on bool) {
+	if !on {
+		remove(obj, typ)
+		return
+	}
+	set(obj, typ, metav1.ConditionTrue, ready.Reason, ready.Message)
+}
+
+func (d *Deps) recordTransitions(obj statusObject, old, cur []metav1.Condition) {
 	if d.Recorder == nil {
 		return
 	}
 	for _, c := range cur {
+		if c.Type == v1alpha1.ConditionReconciling || c.Type == v1alpha1.ConditionStalled {
+			continue // they repeat Ready, which is announced
+		}
 		p := meta.FindStatusCondition(old, c.Type)
 		if p != nil && p.Status == c.Status && p.Reason == c.Reason {
 			continue

@@ -1,23 +1,7 @@
 package reconcile
 
-import (
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+import "sigs.k8s.io/controller-runtime/pkg/client"
 
-	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/bus"
-)
-
-type (
-	ctrlObject = client.Object
-	configRef  = bus.ConfigRef
-)
-
-func schemaGVK(g v1alpha1.GroupVersionKind) schema.GroupVersionKind {
-	return schema.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind}
-}
-
-func ctrlKey(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
-
-type runtimeObject = runtime.Object
+// ctrlObject is client.Object. It stays only for sinkview.go, which the
+// backend work (endpoint lists on the API types) rewrites; delete it then.
+type ctrlObject = client.Object
