@@ -76,11 +76,12 @@ func SecretData(ctx context.Context, creds Credentials, ns string, ref *v1alpha1
 
 // MissingKey is the one error for a Secret that lacks what a sink needs:
 // `Secret ns/name has no key "a"`, or `... no key "a" or "b"` when any
-// one of keys would do. It is sink.Permanent.
+// one of keys would do. It is permanent and carries SecretResolveFailed
+// (Unresolved), like a Secret that does not exist.
 func MissingKey(ns, name string, keys ...string) error {
 	quoted := make([]string, len(keys))
 	for i, k := range keys {
 		quoted[i] = fmt.Sprintf("%q", k)
 	}
-	return sink.Permanent(fmt.Errorf("Secret %s/%s has no key %s", ns, name, strings.Join(quoted, " or ")))
+	return Unresolved(fmt.Errorf("Secret %s/%s has no key %s", ns, name, strings.Join(quoted, " or ")))
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -80,6 +82,12 @@ func run(m *testing.M) int {
 	}
 	done := make(chan error, 1)
 	go func() { done <- control.Run(ctx, cfg) }()
+	// Objects created before the webhook listens are refused ("connection
+	// refused"): a short run (go test -run) starts creating at once.
+	if err := waitListening(ctx, cfg.Webhook.Host, cfg.Webhook.Port, done); err != nil {
+		fmt.Fprintln(os.Stderr, "webhook:", err)
+		return 1
+	}
 	code := m.Run()
 	cancel()
 	// A short run (go test -run) may end while control is still starting.
@@ -163,4 +171,27 @@ func eventually(t *testing.T, what string, check func() error) {
 func get(t *testing.T, obj client.Object) error {
 	t.Helper()
 	return shared.kube.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj)
+}
+
+// waitListening returns once host:port accepts connections, or control
+// stopped (done), or a minute passed.
+func waitListening(ctx context.Context, host string, port int, done <-chan error) error {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			return c.Close()
+		}
+		select {
+		case err := <-done:
+			return fmt.Errorf("control stopped before %s listened: %w", addr, err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s does not listen after a minute: %w", addr, err)
+		}
+	}
 }

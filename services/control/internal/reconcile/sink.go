@@ -61,6 +61,9 @@ func (r *SinkReconciler) allowed(v sinkView) error {
 	if msg := policy.SecretRefsViolation(v.obj.GetNamespace(), v.secretRefs, r.Policy.AllowCrossNamespaceSecretRefs); msg != "" {
 		return &v1alpha1.ReasonError{Reason: v1alpha1.ReasonSecretRefDenied, Err: errors.New(msg)}
 	}
+	if msg := v.specViolation(); msg != "" {
+		return &v1alpha1.ReasonError{Reason: v1alpha1.ReasonInvalidSpec, Err: errors.New(msg)}
+	}
 	if msg := policy.OptionsViolation(v.typ, v.common.Options); msg != "" {
 		return &v1alpha1.ReasonError{Reason: v1alpha1.ReasonInvalidSpec, Err: errors.New(msg)}
 	}

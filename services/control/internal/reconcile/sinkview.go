@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -13,7 +14,7 @@ import (
 
 // sinkView is what control needs of a sink of any family.
 type sinkView struct {
-	obj    ctrlObject
+	obj    client.Object
 	family busv1.Family
 	typ    string
 	common *v1alpha1.SinkCommon
@@ -30,7 +31,7 @@ type sinkView struct {
 }
 
 // newSink returns an empty sink object of family f.
-func newSink(f busv1.Family) ctrlObject {
+func newSink(f busv1.Family) client.Object {
 	switch f {
 	case busv1.FamilySnapshot:
 		return &v1alpha1.KollectSnapshotSink{}
@@ -45,7 +46,7 @@ func newSink(f busv1.Family) ctrlObject {
 // viewOf returns the family-independent view of a sink object.
 // The view's spec is the normalised one (the canonical spellings); obj is
 // left as read, for its status.
-func viewOf(obj ctrlObject) sinkView {
+func viewOf(obj client.Object) sinkView {
 	switch o := obj.(type) {
 	case *v1alpha1.KollectSnapshotSink:
 		n := o.DeepCopy()
@@ -65,10 +66,8 @@ func viewOf(obj ctrlObject) sinkView {
 }
 
 // specViolation returns the message of the spec's Validate errors (reason
-// InvalidSpec), or "" for a valid spec. Reconcile calls it next to the
-// options check (sink.go, owned by the status work).
-//
-//nolint:unused // wired into SinkReconciler.Reconcile by the status work's branch
+// InvalidSpec), or "" for a valid spec: the webhook refuses such a sink, so
+// only one admitted before a rule existed (or with the webhook off) gets here.
 func (v sinkView) specViolation() string {
 	if len(v.invalid) == 0 {
 		return ""

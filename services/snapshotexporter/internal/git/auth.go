@@ -178,7 +178,7 @@ func sshAuth(spec *v1alpha1.KollectSnapshotSinkSpec, ep *transport.Endpoint, sec
 	case spec.TLS != nil && spec.TLS.InsecureSkipVerify:
 		verify = ssh.InsecureIgnoreHostKey() //nolint:gosec // the user's explicit choice, reported as TLSInsecure
 	default:
-		return nil, sink.Permanent(fmt.Errorf("secretRef: Secret %s has no key %q: add the server's host keys, or set tls.insecureSkipVerify to skip host key verification", sec.NamespacedName, keyKnownHosts))
+		return nil, exporter.Unresolved(fmt.Errorf("secretRef: Secret %s has no key %q: add the server's host keys, or set tls.insecureSkipVerify to skip host key verification", sec.NamespacedName, keyKnownHosts))
 	}
 	pk.HostKeyCallback = func(host string, remote net.Addr, k ssh.PublicKey) error {
 		if ta, ok := remote.(*net.TCPAddr); ok {
