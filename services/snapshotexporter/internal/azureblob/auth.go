@@ -127,3 +127,14 @@ func sasToken(data map[string][]byte, ref string) (credential, error) {
 func missingKey(ref, key string) error {
 	return sink.Permanent(fmt.Errorf("secretRef: Secret %s has no key %q", ref, key))
 }
+
+// auth names the method of c.
+func (c credential) auth() v1alpha1.AzureBlobAuth {
+	switch {
+	case c.sharedKey != nil:
+		return v1alpha1.AzureBlobSharedKey
+	case c.sas != "":
+		return v1alpha1.AzureBlobSAS
+	}
+	return v1alpha1.AzureBlobWorkloadIdentity
+}
