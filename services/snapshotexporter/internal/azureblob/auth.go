@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
@@ -52,12 +54,8 @@ func resolveCredential(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSp
 		if err := exporter.AmbientCredentials(creds, ns); err != nil {
 			return credential{}, err
 		}
-		id, err := azidentity.NewWorkloadIdentityCredential(nil)
-		if err != nil {
-			return credential{}, sink.Permanent(fmt.Errorf("load the exporter's workload identity "+
-				"(AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE): %w", err))
-		}
-		return credential{identity: id}, nil
+		id, err := workloadIdentity()
+		return credential{identity: id}, err
 	}
 	if auth == v1alpha1.AzureBlobWorkloadIdentity {
 		return credential{}, sink.Permanent(fmt.Errorf("invalid sink spec: azureBlob.auth workloadIdentity takes no secretRef"))
@@ -80,6 +78,30 @@ func resolveCredential(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSp
 		return sharedKey(data, ref, ep.account)
 	}
 	return sasToken(data, ref)
+}
+
+// workloadIdentity returns the exporter's workload identity, from the
+// settings the AKS workload identity webhook injects into its pod.
+func workloadIdentity() (*azidentity.WorkloadIdentityCredential, error) {
+	opts := &azidentity.WorkloadIdentityCredentialOptions{ClientID: os.Getenv("AZURE_CLIENT_ID"),
+		TenantID: os.Getenv("AZURE_TENANT_ID"), TokenFilePath: os.Getenv("AZURE_FEDERATED_TOKEN_FILE")}
+	var missing []string
+	for name, v := range map[string]string{"AZURE_CLIENT_ID": opts.ClientID, "AZURE_TENANT_ID": opts.TenantID,
+		"AZURE_FEDERATED_TOKEN_FILE": opts.TokenFilePath} {
+		if v == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, sink.Permanent(fmt.Errorf("the exporter has no workload identity: %s unset "+
+			"(the AKS workload identity webhook sets them on pods of a labelled service account)", strings.Join(missing, ", ")))
+	}
+	id, err := azidentity.NewWorkloadIdentityCredential(opts)
+	if err != nil {
+		return nil, sink.Permanent(fmt.Errorf("load the exporter's workload identity: %w", err))
+	}
+	return id, nil
 }
 
 // readSecret returns the data of the Secret ref names and "ns/name" for
