@@ -91,6 +91,12 @@ func hostStyle(host string) bool {
 	return ok && strings.HasPrefix(rest, "blob.")
 }
 
+// invalidEndpoint names raw without its user information and its query (a
+// SAS token pasted into the endpoint).
 func invalidEndpoint(raw, why string) error {
-	return sink.Permanent(fmt.Errorf("invalid sink spec: endpoint %q: %s", bus.RedactURL(raw), why))
+	shown, query, _ := strings.Cut(raw, "?")
+	if query != "" {
+		shown += "?redacted"
+	}
+	return sink.Permanent(fmt.Errorf("invalid sink spec: endpoint %q: %s", bus.RedactURL(shown), why))
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -31,14 +33,50 @@ type peer struct {
 
 var containerSeq atomic.Int64
 
+// shared is the package's one Azurite: node takes seconds to load it, and
+// every test works in containers of its own (newContainerName).
+var shared struct {
+	once sync.Once
+	peer *peer
+	err  error
+}
+
+// TestMain stops the shared Azurite, if a test started it, and shows its
+// log when a test failed.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if p := shared.peer; p != nil {
+		if code != 0 {
+			fmt.Fprintf(os.Stderr, "azurite log: %s\n", p.srv.LogFile)
+		}
+		if err := p.srv.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop azurite: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// startPeer returns the shared Azurite, starting it on first use.
 func startPeer(t testing.TB) *peer {
 	t.Helper()
-	srv := testenv.StartAzurite(t)
-	key, err := container.NewSharedKeyCredential(testenv.AzuriteAccount, testenv.AzuriteKey)
-	if err != nil {
-		t.Fatal(err)
+	shared.once.Do(func() {
+		key, err := container.NewSharedKeyCredential(testenv.AzuriteAccount, testenv.AzuriteKey)
+		if err != nil {
+			shared.err = err
+			return
+		}
+		srv, err := testenv.NewAzurite("")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.peer = &peer{srv: srv, key: key}
+	})
+	if shared.err != nil {
+		t.Fatalf("start Azurite: %v", shared.err)
 	}
-	return &peer{srv: srv, key: key}
+	return shared.peer
 }
 
 func newContainerName() string { return fmt.Sprintf("kollect-%d", containerSeq.Add(1)) }
