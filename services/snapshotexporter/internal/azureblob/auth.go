@@ -54,6 +54,10 @@ func resolveCredential(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSp
 		if err := exporter.AmbientCredentials(creds, ns); err != nil {
 			return credential{}, err
 		}
+		if strings.HasPrefix(ep.serviceURL, "http://") {
+			// The SDK sends bearer tokens over TLS only.
+			return credential{}, sink.Permanent(fmt.Errorf("invalid sink spec: workload identity needs an https:// endpoint, not %s", ep.serviceURL))
+		}
 		id, err := workloadIdentity()
 		return credential{identity: id}, err
 	}

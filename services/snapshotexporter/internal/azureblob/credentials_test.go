@@ -191,6 +191,14 @@ func TestWorkloadIdentityIsUsedOnlyWhereTheOperatorAllowsIt(t *testing.T) {
 			t.Fatalf("new returned %v, want a permanent error naming the settings", err)
 		}
 	})
+	t.Run("an http endpoint is refused: the identity's tokens go over TLS only", func(t *testing.T) {
+		spec := spec
+		spec.Endpoint = "http://127.0.0.1:10000/devstoreaccount1/lake"
+		_, err := Backend{}.New(context.Background(), sinkConfig(t, spec), allowed)
+		if !sink.IsPermanent(err) || !strings.Contains(err.Error(), "needs an https:// endpoint") {
+			t.Fatalf("new returned %v, want a permanent error asking for https", err)
+		}
+	})
 	t.Run("sharedKey without secretRef is refused before any identity is used", func(t *testing.T) {
 		spec := spec
 		spec.AzureBlob = &v1alpha1.AzureBlobSink{Auth: v1alpha1.AzureBlobSharedKey}

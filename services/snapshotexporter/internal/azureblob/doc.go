@@ -51,7 +51,7 @@
 // 401 and 403 answers (AuthenticationFailed, AuthorizationFailure, ...),
 // the identity provider refusing the workload identity, a missing
 // container and other 4xx answers are sink.Permanent; 408, 409, 429, 5xx
-// and network errors are transient (the SDK retries them first, three
-// times, except egress refusals). Messages carry the HTTP status and the
+// and network errors are transient (the SDK retries 408, 429, 5xx and
+// network errors first, three times, but never an egress refusal). Messages carry the HTTP status and the
 // storage error code on one line, never a request's query (a SAS token).
 package azureblob
