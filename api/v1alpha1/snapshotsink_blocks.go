@@ -9,8 +9,8 @@ type SnapshotSerialization struct {
 	// +kubebuilder:validation:Enum=yaml;json;ndjson;parquet
 	Format string `json:"format,omitempty"`
 
-	// compression of objects written to s3, gcs and azureblob: none (the default),
-	// gzip or zstd. Not allowed for git and gitlab.
+	// compression of objects written to s3, gcs and azureblob: none (the
+	// default), gzip or zstd. Not allowed for git and gitlab.
 	// +optional
 	// +kubebuilder:validation:Enum=none;gzip;zstd
 	Compression string `json:"compression,omitempty"`

@@ -46,9 +46,10 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.pathTemplate) || !has(self.git) || !has(self.git.pathTemplate) || self.pathTemplate == self.git.pathTemplate",message="pathTemplate and git.pathTemplate differ; set one of them",fieldPath=".git.pathTemplate"
 // +kubebuilder:validation:XValidation:rule="!has(self.pathTemplate) || !has(self.gitlab) || !has(self.gitlab.pathTemplate) || self.pathTemplate == self.gitlab.pathTemplate",message="pathTemplate and gitlab.pathTemplate differ; set one of them",fieldPath=".gitlab.pathTemplate"
 type KollectSnapshotSinkSpec struct {
-	// type is git, gitlab, s3, gcs or azureblob. It may be left out when the sink's
-	// only block implies it (git, gitlab, or objectStore with an s3:// or
-	// gs:// endpoint): the established spelling, normalised to the type.
+	// type is git, gitlab, s3, gcs or azureblob. It may be left out when
+	// the sink's only block implies it (git, gitlab, or objectStore with an
+	// s3:// or gs:// endpoint): the established spelling, normalised to the
+	// type.
 	// +optional
 	Type SnapshotSinkType `json:"type,omitempty"`
 
