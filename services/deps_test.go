@@ -13,7 +13,7 @@ import (
 func TestCoreServicesLinkNoSinkSDK(t *testing.T) {
 	forbidden := []string{"cloud.google.com/go/storage", "cloud.google.com/go/bigquery", "github.com/aws/aws-sdk-go-v2/service",
 		"github.com/jackc/pgx", "go.mongodb.org/mongo-driver", "github.com/go-git/go-git", "github.com/twmb/franz-go",
-		"github.com/segmentio/kafka-go", "google.golang.org/api"}
+		"github.com/segmentio/kafka-go", "google.golang.org/api", "github.com/Azure/azure-sdk-for-go/sdk"}
 	for _, svc := range []string{"control", "collector", "aggregator"} {
 		t.Run(svc+" links no sink SDK", func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", "kollect.dev/kollect/services/"+svc+"/...").CombinedOutput()

@@ -40,6 +40,7 @@ spec:
 	baseInventory      = `{kind: KollectInventory, spec: {}}`
 	baseGitSink        = `{kind: KollectSnapshotSink, spec: {type: git, endpoint: 'https://git.example.com/a.git'}}`
 	baseS3Sink         = `{kind: KollectSnapshotSink, spec: {type: s3, endpoint: 's3://bucket/prefix'}}`
+	baseAzureBlobSink  = `{kind: KollectSnapshotSink, spec: {type: azureblob, endpoint: 'azblob://account/container/prefix', secretRef: {name: azure}, azureBlob: {auth: sharedKey}, serialization: {format: parquet, compression: zstd}}}`
 	basePostgresSink   = `{kind: KollectDatabaseSink, spec: {type: postgres, endpoint: 'postgres://db.example.com/inv', postgres: {table: rows}}}`
 	baseKafkaSink      = `{kind: KollectEventSink, spec: {type: kafka, kafka: {brokers: ['kafka.example.com:9092'], topic: inventory}}}`
 	baseNATSSink       = `{kind: KollectEventSink, spec: {type: nats, nats: {url: 'nats://nats.example.com:4222', subject: inventory}}}`
@@ -56,7 +57,7 @@ spec:
 )
 
 var bases = []string{
-	baseProfile, baseTarget, baseInventory, baseGitSink, baseS3Sink, basePostgresSink,
+	baseProfile, baseTarget, baseInventory, baseGitSink, baseS3Sink, baseAzureBlobSink, basePostgresSink,
 	baseKafkaSink, baseNATSSink, baseScope, baseConnectionTest, baseClusterTarget,
 	baseClusterInventory, baseClusterScope,
 }

@@ -21,9 +21,9 @@ const (
 // KollectInventorySpec says how the rows of a namespace roll up and where
 // they go.
 type KollectInventorySpec struct {
-	// snapshotSinkRefs bind KollectSnapshotSinks (Git, GitLab, S3, GCS) of
-	// the inventory's namespace. Each entry is a sink name or an object
-	// {name, exportMinInterval, maxExportBytes}. At most 20.
+	// snapshotSinkRefs bind KollectSnapshotSinks (Git, GitLab, S3, GCS,
+	// Azure Blob) of the inventory's namespace. Each entry is a sink name or
+	// an object {name, exportMinInterval, maxExportBytes}. At most 20.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=20

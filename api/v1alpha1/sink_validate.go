@@ -28,7 +28,7 @@ func form(pattern, message string) endpointForm {
 }
 
 // snapshotShape is what a snapshot sink type accepts: the endpoint form
-// and the blocks it may carry (git, gitlab, objectStore, layout).
+// and the blocks it may carry (git, gitlab, objectStore, azureBlob, layout).
 type snapshotShape struct {
 	endpoint endpointForm
 	blocks   []string
@@ -46,6 +46,9 @@ var snapshotShapes = map[SnapshotSinkType]snapshotShape{
 		"an s3 endpoint must be s3://bucket[/prefix] or http(s)://host/bucket[/prefix]")},
 	SnapshotGCS: {blocks: []string{"objectStore"}, endpoint: form(`^(gs|https?)://[^/]+`,
 		"a gcs endpoint must be gs://bucket[/prefix] or http(s)://host/bucket[/prefix]")},
+	SnapshotAzureBlob: {blocks: []string{"objectStore", "azureBlob"},
+		endpoint: form(`^(azblob://[^/?#]+/[^/?#]+|https?://[^./?#:]+[.]blob[.][^/?#]+/[^/?#]+|https?://[^/?#]+/[^/?#]+/[^/?#]+)[^?]*$`,
+			"an azureblob endpoint must be azblob://account/container[/prefix], https://account.blob.<suffix>/container[/prefix] or http(s)://host/account/container[/prefix], without a query (a SAS token goes in the Secret)")},
 }
 
 // databaseForms holds every database sink type's endpoint form.
@@ -86,7 +89,7 @@ func (s *KollectSnapshotSinkSpec) Validate() field.ErrorList {
 	for _, b := range []struct {
 		name string
 		set  bool
-	}{{"git", n.Git != nil}, {"gitlab", n.GitLab != nil}, {"objectStore", n.ObjectStore != nil}, {"layout", n.Layout != nil}} {
+	}{{"git", n.Git != nil}, {"gitlab", n.GitLab != nil}, {"objectStore", n.ObjectStore != nil}, {"azureBlob", n.AzureBlob != nil}, {"layout", n.Layout != nil}} {
 		if b.set && !slices.Contains(shape.blocks, b.name) {
 			errs = append(errs, field.Forbidden(spec.Child(b.name), fmt.Sprintf("%s is not allowed when type is %s", b.name, n.Type)))
 		}

@@ -3,13 +3,14 @@ package v1alpha1
 // SnapshotSerialization chooses file format and compression.
 type SnapshotSerialization struct {
 	// format of the files. git and gitlab: yaml (their default), json or
-	// ndjson. s3 and gcs: json (their default), ndjson or parquet.
+	// ndjson. s3, gcs and azureblob: json (their default), ndjson or
+	// parquet.
 	// +optional
 	// +kubebuilder:validation:Enum=yaml;json;ndjson;parquet
 	Format string `json:"format,omitempty"`
 
-	// compression of objects written to s3 and gcs: none (the default),
-	// gzip or zstd. Not allowed for git and gitlab.
+	// compression of objects written to s3, gcs and azureblob: none (the
+	// default), gzip or zstd. Not allowed for git and gitlab.
 	// +optional
 	// +kubebuilder:validation:Enum=none;gzip;zstd
 	Compression string `json:"compression,omitempty"`
@@ -235,7 +236,7 @@ type GitLabMergeRequest struct {
 	TitleTemplate string `json:"titleTemplate,omitempty"`
 }
 
-// ObjectStoreSink holds the settings of s3 and gcs sinks.
+// ObjectStoreSink holds the settings of s3, gcs and azureblob sinks.
 type ObjectStoreSink struct {
 	// format is an alias of serialization.format: json (the default),
 	// ndjson or parquet. When both are set they must agree.
@@ -253,3 +254,32 @@ type ObjectStoreSink struct {
 	// +kubebuilder:validation:items:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
 	HotAttributes []string `json:"hotAttributes,omitempty"`
 }
+
+// AzureBlobSink holds the settings of azureblob sinks.
+type AzureBlobSink struct {
+	// auth chooses how requests are authorised: sharedKey (the Secret's
+	// accountName and accountKey), sas (the Secret's sasToken, a service
+	// or account SAS granting read, write, delete and list on the
+	// container, and create for provisioning mode ensure) or
+	// workloadIdentity (the exporter's Microsoft Entra workload identity:
+	// no secretRef, and only where the operator allows ambient credentials
+	// for the sink's namespace). Default: with secretRef sharedKey when
+	// the Secret has accountKey, else sas; without secretRef
+	// workloadIdentity.
+	// +optional
+	// +kubebuilder:validation:Enum=sharedKey;sas;workloadIdentity
+	Auth AzureBlobAuth `json:"auth,omitempty"`
+}
+
+// AzureBlobAuth is how an azureblob sink authorises its requests.
+type AzureBlobAuth string
+
+// Azure Blob authorisation methods.
+const (
+	// AzureBlobSharedKey signs requests with the storage account key.
+	AzureBlobSharedKey AzureBlobAuth = "sharedKey"
+	// AzureBlobSAS appends a shared access signature to every request.
+	AzureBlobSAS AzureBlobAuth = "sas"
+	// AzureBlobWorkloadIdentity uses the exporter's federated identity.
+	AzureBlobWorkloadIdentity AzureBlobAuth = "workloadIdentity"
+)

@@ -17,6 +17,8 @@ HELM_VERSION=v3.22.0
 # DuckDB, the independent Parquet reader of the object-store docs tests: the npm package (its
 # prebuilt bindings come from the npm registry too), run by the machine's node.
 DUCKDB_NODE_API_VERSION=1.5.6-r.1
+# Azurite, the Azure Blob Storage emulator of the azureblob sink tests (npm), run by the machine's node.
+AZURITE_VERSION=3.37.0
 # Release and security gate tools (make lint, make release), installed at pinned versions.
 GOLANGCI_LINT_VERSION=v2.15.0
 GOVULNCHECK_VERSION=v1.9.0
@@ -98,6 +100,17 @@ if [ "$mode" = all ]; then
     timed npm install --prefix "$duckdb_dir.tmp" --no-audit --no-fund --ignore-scripts --loglevel=error \
       "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" >&2
     rm -rf "$duckdb_dir" && mv "$duckdb_dir.tmp" "$duckdb_dir"
+  fi
+  # Azurite in its own folder the same way; testenv runs its blob service with node.
+  azurite_dir="$dir/node/azurite"
+  azurite_have=$(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$azurite_dir/node_modules/azurite/package.json" 2>/dev/null || true)
+  if [ "$azurite_have" = "$AZURITE_VERSION" ]; then step "present: $azurite_dir ($azurite_have)"; else
+    command -v npm >/dev/null || { step "npm is missing: install Debian's nodejs and npm (.ci/run does)"; exit 1; }
+    step "installing azurite@$AZURITE_VERSION into $azurite_dir"
+    rm -rf "$azurite_dir.tmp" && mkdir -p "$azurite_dir.tmp"
+    timed npm install --prefix "$azurite_dir.tmp" --no-audit --no-fund --ignore-scripts --loglevel=error \
+      "azurite@$AZURITE_VERSION" >&2
+    rm -rf "$azurite_dir" && mv "$azurite_dir.tmp" "$azurite_dir"
   fi
   install_at "$dir/bin/cyclonedx-gomod" "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$CYCLONEDX_GOMOD_VERSION"
   install_at "$dir/bin/cosign" "github.com/sigstore/cosign/v2/cmd/cosign@$COSIGN_VERSION"

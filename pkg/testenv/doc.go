@@ -1,7 +1,8 @@
 // Package testenv starts the real peers Kollect is tested against: a
 // kube-apiserver and etcd (envtest on the binaries built by `make tools`), an
 // embedded NATS JetStream server, a throwaway PostgreSQL cluster, an S3 server
-// (versitygw), a GCS emulator (fake-gcs-server), a MongoDB wire-protocol server
+// (versitygw), a GCS emulator (fake-gcs-server), an Azure Blob Storage emulator
+// (Azurite, run by node), a MongoDB wire-protocol server
 // (FerretDB) and a Git smart-HTTP server; the one accepted fake, an
 // httptest GitLab REST API over real bare repositories (StartGitLab), since
 // no GitLab server can run here; and a TCP proxy (StartProxy) that tests

@@ -6,6 +6,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/services/snapshotexporter/internal/azureblob"
 	"kollect.dev/kollect/services/snapshotexporter/internal/gcs"
 	"kollect.dev/kollect/services/snapshotexporter/internal/git"
 	"kollect.dev/kollect/services/snapshotexporter/internal/gitlab"
@@ -46,6 +47,7 @@ func Backends(c Config) []exporter.Backend {
 		gitlab.Backend{Egress: p},
 		s3.Backend{Egress: p},
 		gcs.Backend{Egress: p},
+		azureblob.Backend{Egress: p},
 	}
 }
 

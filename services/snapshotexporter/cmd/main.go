@@ -1,5 +1,5 @@
 // Command snapshotexporter runs the Kollect snapshot exporter (Git, GitLab,
-// S3, GCS).
+// S3, GCS, Azure Blob).
 package main
 
 import (
