@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sort"
+	"regexp"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -34,20 +34,18 @@ func warnDeprecated(fs *flag.FlagSet, log logr.Logger) {
 	})
 }
 
-// FlagTable lists every flag of fs, one a line and sorted by name, as
-// "--name=default  usage": the content of a service's flags golden. The
-// host name in a default (leader-election identities) reads <hostname>,
-// so the table is the same on every machine.
+// FlagTable lists every flag of fs in name order, as "--name=default"
+// and its usage indented on the next line: the content of a service's flags
+// golden. A default identity (DefaultIdentity: host name and a random
+// suffix) reads <hostname>_<random>, so the table is the same on every
+// machine and every run.
 func FlagTable(fs *flag.FlagSet) string {
 	host, _ := os.Hostname()
+	identity := regexp.MustCompile("^" + regexp.QuoteMeta(host) + "_[a-z0-9]{6}$")
 	var lines []string
 	fs.VisitAll(func(f *flag.Flag) {
-		def := f.DefValue
-		if host != "" {
-			def = strings.ReplaceAll(def, host, "<hostname>")
-		}
+		def := identity.ReplaceAllString(f.DefValue, "<hostname>_<random>")
 		lines = append(lines, fmt.Sprintf("--%s=%s\n    %s", f.Name, def, f.Usage))
 	})
-	sort.Strings(lines)
 	return strings.Join(lines, "\n") + "\n"
 }

@@ -56,9 +56,16 @@ type LeaderOptions struct {
 // DefaultLeaderOptions returns leader election on, on Lease id, for 15s
 // renewed within 10s every 2s, as <hostname>_<random>.
 func DefaultLeaderOptions(id string) LeaderOptions {
-	host, _ := os.Hostname()
 	return LeaderOptions{Enabled: true, ID: id, LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second,
-		RetryPeriod: 2 * time.Second, Identity: host + "_" + rand.String(6)}
+		RetryPeriod: 2 * time.Second, Identity: DefaultIdentity()}
+}
+
+// DefaultIdentity names a replica: its host name (the pod's name) and a
+// random suffix, so that a restarted process never takes over its previous
+// incarnation's lease as if it held it.
+func DefaultIdentity() string {
+	host, _ := os.Hostname()
+	return host + "_" + rand.String(6)
 }
 
 // BindFlags registers every leader election flag on fs, defaulting to o's
