@@ -37,6 +37,10 @@ type Options struct {
 	NATSURL  string
 	NATSDir  string
 	NATSPort int
+	// NATSCredentials is the path of a NATS credentials file for NATSURL;
+	// empty reads $KOLLECT_NATS_CREDENTIALS (app.BusOptions, which also
+	// reads a user and password from the environment).
+	NATSCredentials string
 	// AllowInClusterSinks admits sinks on loopback, private, unique local
 	// and CGNAT addresses.
 	AllowInClusterSinks bool
@@ -93,7 +97,7 @@ func Run(ctx context.Context, o Options) error {
 		url = srv.ClientURL()
 		o.Log.Info("embedded NATS JetStream started", "url", url, "dir", dir)
 	}
-	nc, js, err := bus.Connect(url, busv1.ServiceControl)
+	nc, js, err := o.bus(url).Connect(busv1.ServiceControl)
 	if err != nil {
 		return err
 	}
@@ -146,18 +150,18 @@ func Run(ctx context.Context, o Options) error {
 // servers.
 func services(o Options, url string) map[string]func(context.Context) error {
 	ctl := control.DefaultConfig()
-	ctl.Kube.Rest, ctl.Bus.URL, ctl.ProvisionBus = o.Rest, url, false
+	ctl.Kube.Rest, ctl.Bus, ctl.ProvisionBus = o.Rest, o.bus(url), false
 	ctl.AllowInClusterSinks, ctl.AllowLinkLocalSinks = o.AllowInClusterSinks, o.AllowLinkLocalSinks
 	ctl.DenySinkCIDRs, ctl.AllowFileSinks = o.DenySinkCIDRs, o.AllowFileSinks
 	ctl.AllowCrossNamespaceSecretRefs = o.CredentialPolicy.AllowCrossNamespaceSecretRefs
 	ctl.Metrics.BindAddress, ctl.Metrics.HealthProbeBindAddress, ctl.Leader.Enabled, ctl.Webhook.Port = "0", "0", false, 0
 	ctl.Log, ctl.Extract = serviceLog(o.Log, busv1.ServiceControl), o.Extract
 	col := collector.DefaultConfig()
-	col.Kube.Rest, col.Bus.URL, col.Leader.Enabled, col.Metrics.BindAddress = o.Rest, url, false, "0"
+	col.Kube.Rest, col.Bus, col.Leader.Enabled, col.Metrics.BindAddress = o.Rest, o.bus(url), false, "0"
 	col.Log = serviceLog(o.Log, busv1.ServiceCollector)
 	col.Extract = o.Extract
 	agg := aggregator.DefaultConfig()
-	agg.Bus.URL, agg.Metrics.BindAddress, agg.Log = url, "0", serviceLog(o.Log, busv1.ServiceAggregator)
+	agg.Bus, agg.Metrics.BindAddress, agg.Log = o.bus(url), "0", serviceLog(o.Log, busv1.ServiceAggregator)
 	return map[string]func(context.Context) error{
 		"control":    func(ctx context.Context) error { return control.Run(ctx, ctl) },
 		"collector":  func(ctx context.Context) error { return collector.Run(ctx, col) },
@@ -211,4 +215,10 @@ func (o Options) egress(c exporter.ServiceConfig) exporter.ServiceConfig {
 // in a service binary, the service key.
 func serviceLog(log logr.Logger, s busv1.Service) logr.Logger {
 	return log.WithName(string(s)).WithValues(app.KeyService, string(s))
+}
+
+// bus returns the bus options of every service: url with the options'
+// credentials.
+func (o Options) bus(url string) app.BusOptions {
+	return app.BusOptions{URL: url, Credentials: o.NATSCredentials}
 }
