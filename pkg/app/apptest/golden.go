@@ -22,7 +22,7 @@ func CheckFlags(t *testing.T, service string, bind func(*flag.FlagSet), update b
 	fs, _, _ := app.NewFlagSet(service, bind)
 	got := app.FlagTable(fs)
 	if update {
-		if err := os.MkdirAll(filepath.Dir(GoldenPath), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(GoldenPath), 0o750); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(GoldenPath, []byte(got), 0o600); err != nil {
