@@ -56,7 +56,7 @@ func newSupervisor(binDir, logDir string, p *demo.Peers) *supervisor {
 		// Short enough that a killed exporter's event comes back and its
 		// claim lapses within seconds, not the production minutes.
 		"control":          {"--bus-exporter-ack-wait=5s"},
-		"aggregator":       {"--lease-ttl=3s"},
+		"aggregator":       {"--leader-election-lease-duration=3s"},
 		"snapshotexporter": {"--claim-ttl=3s"},
 		"databaseexporter": {"--claim-ttl=3s"},
 		"eventexporter":    {"--claim-ttl=3s"},
@@ -68,7 +68,7 @@ func (s *supervisor) start(inst, arm string) error {
 	bin := binaryOf(inst)
 	args := append(demo.Args(bin, s.peers), s.extra[bin]...)
 	if bin == "aggregator" {
-		args = append(args, "--identity="+inst)
+		args = append(args, "--leader-election-identity="+inst)
 	}
 	log, err := os.OpenFile(filepath.Join(s.logDir, inst+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {

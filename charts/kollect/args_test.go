@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,32 +22,25 @@ import (
 // binder is a service's Config.BindFlags.
 type binder func(*flag.FlagSet)
 
-// flagSets returns, per Deployment component, the flags the service's binary defines: its
-// Config.BindFlags, the app.Process flags every main binds, plus the logging flags pkg/app.Main
-// adds for the exporters.
+// flagSets returns, per Deployment component, the flags the service's binary defines: those
+// app.Main parses (the service's Config.BindFlags, the logging and the Process flags).
 func flagSets() map[string]func() *flag.FlagSet {
-	newFS := func(name string, bind binder, appMain bool) func() *flag.FlagSet {
+	newFS := func(name string, bind binder) func() *flag.FlagSet {
 		return func() *flag.FlagSet {
-			fs := flag.NewFlagSet(name, flag.ContinueOnError)
-			bind(fs)
-			proc := app.DefaultProcess()
-			proc.BindFlags(fs)
-			if appMain {
-				fs.Bool("log-development", false, "")
-				fs.Int("v", 0, "")
-			}
+			fs, _, _ := app.NewFlagSet(name, bind)
+			fs.Init(name, flag.ContinueOnError)
 			return fs
 		}
 	}
 	controlCfg, collectorCfg, aggregatorCfg := control.DefaultConfig(), collector.DefaultConfig(), aggregator.DefaultConfig()
 	snapshotCfg, databaseCfg, eventCfg := snapshotexporter.DefaultConfig(), databaseexporter.DefaultConfig(), eventexporter.DefaultConfig()
 	return map[string]func() *flag.FlagSet{
-		"control":           newFS("control", controlCfg.BindFlags, false),
-		"collector":         newFS("collector", collectorCfg.BindFlags, false),
-		"aggregator":        newFS("aggregator", aggregatorCfg.BindFlags, false),
-		"snapshot-exporter": newFS("snapshot-exporter", snapshotCfg.BindFlags, true),
-		"database-exporter": newFS("database-exporter", databaseCfg.BindFlags, true),
-		"event-exporter":    newFS("event-exporter", eventCfg.BindFlags, true),
+		"control":           newFS("control", controlCfg.BindFlags),
+		"collector":         newFS("collector", collectorCfg.BindFlags),
+		"aggregator":        newFS("aggregator", aggregatorCfg.BindFlags),
+		"snapshot-exporter": newFS("snapshot-exporter", snapshotCfg.BindFlags),
+		"database-exporter": newFS("database-exporter", databaseCfg.BindFlags),
+		"event-exporter":    newFS("event-exporter", eventCfg.BindFlags),
 	}
 }
 
@@ -56,19 +50,10 @@ var envRef = regexp.MustCompile(`\$\(([A-Z_]+)\)`)
 // references expanded the way the kubelet does, from literal env values or placeholders.
 func containerArgs(t *testing.T, d *unstructured.Unstructured) []string {
 	t.Helper()
+	env := containerEnv(d)
 	cs, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
-	c := cs[0].(map[string]any)
-	env := map[string]string{}
-	for _, e := range c["env"].([]any) {
-		e := e.(map[string]any)
-		v, _ := e["value"].(string)
-		if v == "" {
-			v = "from-" + e["name"].(string)
-		}
-		env[e["name"].(string)] = v
-	}
 	var out []string
-	for _, a := range c["args"].([]any) {
+	for _, a := range cs[0].(map[string]any)["args"].([]any) {
 		out = append(out, envRef.ReplaceAllStringFunc(a.(string), func(ref string) string {
 			v, ok := env[envRef.FindStringSubmatch(ref)[1]]
 			if !ok {
@@ -78,6 +63,22 @@ func containerArgs(t *testing.T, d *unstructured.Unstructured) []string {
 		}))
 	}
 	return out
+}
+
+// containerEnv returns the env of the first container of a Deployment: literal values, and
+// "from-<NAME>" for those set from a reference.
+func containerEnv(d *unstructured.Unstructured) map[string]string {
+	cs, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	env := map[string]string{}
+	for _, e := range cs[0].(map[string]any)["env"].([]any) {
+		e := e.(map[string]any)
+		v, _ := e["value"].(string)
+		if v == "" {
+			v = "from-" + e["name"].(string)
+		}
+		env[e["name"].(string)] = v
+	}
+	return env
 }
 
 func TestEveryRenderedArgIsAFlagOfItsService(t *testing.T) {
@@ -106,11 +107,19 @@ func TestEveryRenderedArgIsAFlagOfItsService(t *testing.T) {
 				if err != nil || u.Scheme != "nats" || u.Host == "" {
 					t.Errorf("--nats-url = %q: want a nats:// URL (%v)", fs.Lookup("nats-url").Value, err)
 				}
+				if u.User != nil {
+					t.Errorf("--nats-url = %q names a user: credentials never go in the arguments", u)
+				}
+				for _, a := range containerArgs(t, d) {
+					if strings.Contains(a, "from-"+app.EnvNATSPassword) {
+						t.Errorf("arg %q holds the NATS password", a)
+					}
+				}
 				if name != "minimal" && name != "default" && name != "fleet" {
 					return
 				}
-				if got, want := u.User.Username(), component; got != want {
-					t.Errorf("NATS user = %q, want %q (one user per service)", got, want)
+				if got, want := containerEnv(d)[app.EnvNATSUser], component; got != want {
+					t.Errorf("$%s = %q, want %q (one user per service)", app.EnvNATSUser, got, want)
 				}
 			})
 		}

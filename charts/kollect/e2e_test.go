@@ -150,7 +150,7 @@ func containerResource(t *testing.T, c map[string]any, ref string) string {
 }
 
 var (
-	natsHost  = regexp.MustCompile(`@[^/,]+:4222`)
+	natsHost  = regexp.MustCompile(`nats://[^/,]+:4222`)
 	bindAddrs = regexp.MustCompile(`^--(metrics-bind-address|health-probe-bind-address)=:\d+$`)
 )
 
@@ -169,7 +169,7 @@ func startService(t *testing.T, bin string, d *unstructured.Unstructured, pod, n
 	svc := service{name: pod, log: filepath.Join(t.TempDir(), pod+".log")}
 	var args []string
 	for _, a := range containerArgsWith(t, d, env) {
-		a = natsHost.ReplaceAllString(a, "@"+natsAddr)
+		a = natsHost.ReplaceAllString(a, "nats://"+natsAddr)
 		if m := bindAddrs.FindStringSubmatch(a); m != nil {
 			port, err := testenv.FreePort()
 			if err != nil {

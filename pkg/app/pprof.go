@@ -14,8 +14,9 @@ import (
 
 // pprofMux is a private mux holding net/http/pprof's handlers: importing the
 // package also registers them on http.DefaultServeMux, which no Kollect
-// server serves. /debug/pprof/cmdline is left out: the chart passes the NATS
-// password in --nats-url, and a profile reader needs no argv.
+// server serves. /debug/pprof/cmdline is left out: a profile reader needs
+// no argv, and an operator may still pass a NATS password in --nats-url
+// (the chart does not: BusOptions reads it from the environment).
 func pprofMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/replay"
 )
@@ -52,7 +53,7 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 	for _, b := range backends {
 		byType[b.Type()] = b
 	}
-	rt := &runtime{js: js, cfg: c, id: replicaID(), log: c.Log.WithValues("service", string(c.Family.Exporter())),
+	rt := &runtime{js: js, cfg: c, id: replicaID(), log: c.Log,
 		metrics: newMetrics(c.Metrics, string(c.Family)),
 		configs: newConfigs(c.Family, byType, c.Credentials, c.CredentialPolicy), tracker: newTracker(c.MaxHeld, c.MaxHeldPerNamespace),
 		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}, loader: c.Loader}
@@ -90,32 +91,28 @@ var errBusLost = errors.New("bus state lost")
 // provisions it at start), so that starting before control is a wait, not
 // a crash loop.
 func (rt *runtime) open(ctx context.Context) (cfgKV jetstream.KeyValue, cons jetstream.Consumer, err error) {
-	wait := 100 * time.Millisecond
+	consumer := bus.ExporterConsumer(rt.cfg.Family)
 	for {
-		cfgKV, err = rt.js.KeyValue(ctx, bus.BucketConfig)
+		err = app.WaitProvisioned(logr.NewContext(ctx, rt.log), rt.js, app.Bucket(bus.BucketConfig),
+			app.Bucket(bus.BucketExportState), app.Consumer(bus.StreamSnapshots, consumer))
+		if err == nil {
+			cfgKV, err = rt.js.KeyValue(ctx, bus.BucketConfig)
+		}
 		if err == nil {
 			rt.state, err = rt.js.KeyValue(ctx, bus.BucketExportState)
 		}
 		if err == nil {
-			cons, err = rt.js.Consumer(ctx, bus.StreamSnapshots, bus.ExporterConsumer(rt.cfg.Family))
+			cons, err = rt.js.Consumer(ctx, bus.StreamSnapshots, consumer)
 		}
-		missing := errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) ||
-			errors.Is(err, jetstream.ErrConsumerNotFound)
-		if !missing {
-			if err != nil {
-				return nil, nil, fmt.Errorf("open the bus for %s: %w", rt.cfg.Family.Exporter(), err)
-			}
-			return cfgKV, cons, nil
-		}
-		if wait == 100*time.Millisecond {
-			rt.log.Info("waiting for the bus to be provisioned", "reason", err.Error())
-		}
-		select {
-		case <-ctx.Done():
+		switch {
+		case ctx.Err() != nil:
 			return nil, nil, ctx.Err()
-		case <-time.After(wait):
+		case app.Missing(err): // deleted again between the wait and the open
+			continue
+		case err != nil:
+			return nil, nil, fmt.Errorf("open the bus for %s: %w", rt.cfg.Family.Exporter(), err)
 		}
-		wait = min(2*wait, 5*time.Second)
+		return cfgKV, cons, nil
 	}
 }
 

@@ -7,35 +7,23 @@ import (
 	"fmt"
 
 	"github.com/go-logr/logr"
-	"github.com/nats-io/nats.go"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/app"
-	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/egress"
 )
 
 // ServiceConfig is the configuration every exporter service binary shares;
 // the family services embed it and add their backends' options.
 type ServiceConfig struct {
-	// NATSURL is the bus address.
-	NATSURL string
-	// NATSCredentials is the path of a NATS credentials file; empty for none.
-	NATSCredentials string
-	// Kubeconfig is the path of a kubeconfig for reading Secrets; empty
-	// uses $KUBECONFIG, then the in-cluster service account.
-	Kubeconfig string
-	// Rest, when set, is used instead of Kubeconfig (tests, `kollect dev`).
-	Rest *rest.Config
-	// MetricsBindAddress serves /metrics, /healthz and /readyz; "0"
-	// disables.
-	MetricsBindAddress string
+	// Bus is the bus address and credentials.
+	Bus app.BusOptions
+	// Kube is the API server connection, for reading Secrets.
+	Kube app.KubeOptions
+	// Metrics is where /metrics, /healthz and /readyz are served.
+	Metrics app.MetricsOptions
 	// AllowInClusterSinks lets sinks connect to loopback, private, unique
 	// local and CGNAT addresses (the operator's in-cluster sinks opt-in);
 	// not to link-local or cloud metadata addresses.
@@ -57,16 +45,16 @@ type ServiceConfig struct {
 // DefaultServiceConfig returns the defaults of family f's exporter: the
 // in-cluster bus address, metrics on :8080, DefaultConfig(f).
 func DefaultServiceConfig(f busv1.Family) ServiceConfig {
-	return ServiceConfig{NATSURL: "nats://kollect-nats.kollect-system:4222", MetricsBindAddress: ":8080", Runtime: DefaultConfig(f)}
+	return ServiceConfig{Bus: app.DefaultBusOptions(), Kube: app.DefaultKubeOptions(), Metrics: app.DefaultMetricsOptions(),
+		Runtime: DefaultConfig(f)}
 }
 
 // BindFlags registers a flag for every setting, defaulting to c's values.
 func (c *ServiceConfig) BindFlags(fs *flag.FlagSet) {
 	r := &c.Runtime
-	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the Kollect bus.")
-	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "Path of a NATS credentials file.")
-	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "Path of a kubeconfig; empty uses $KUBECONFIG or the in-cluster service account.")
-	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "Address of /metrics, /healthz and /readyz; 0 disables.")
+	c.Bus.BindFlags(fs)
+	c.Kube.BindFlags(fs)
+	c.Metrics.BindFlags(fs)
 	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "Let sinks connect to loopback, private, unique local and CGNAT addresses (not link-local or cloud metadata).")
 	fs.BoolVar(&c.AllowLinkLocalSinks, "allow-link-local-sinks", c.AllowLinkLocalSinks, "Let sinks connect to link-local and cloud metadata addresses.")
 	fs.Var(&c.DenySinkCIDRs, "deny-sink-cidrs", "Comma-separated networks no sink may reach whatever the opt-ins, e.g. the cluster's Service and Pod CIDRs.")
@@ -93,7 +81,7 @@ func (c ServiceConfig) Egress() egress.Policy {
 // Serve connects to the bus and the API server, serves metrics and probes,
 // and runs the family's exporter with backends until ctx ends.
 func Serve(ctx context.Context, c ServiceConfig, backends ...Backend) error {
-	rc, err := c.restConfig()
+	rc, err := c.Kube.RestConfig(string(c.Runtime.Family.Exporter()))
 	if err != nil {
 		return err
 	}
@@ -101,41 +89,22 @@ func Serve(ctx context.Context, c ServiceConfig, backends ...Backend) error {
 	if err != nil {
 		return fmt.Errorf("build Kubernetes client: %w", err)
 	}
-	var opts []nats.Option
-	if c.NATSCredentials != "" {
-		opts = append(opts, nats.UserCredentials(c.NATSCredentials))
-	}
-	nc, js, err := bus.Connect(c.NATSURL, c.Runtime.Family.Exporter(), opts...)
+	nc, js, err := c.Bus.Connect(c.Runtime.Family.Exporter())
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := app.NewRegistry()
 	rt := c.Runtime
 	rt.Credentials, rt.Metrics, rt.Log = KubeCredentials{Client: kube}, reg, c.Log
-	srv := &app.Server{Addr: c.MetricsBindAddress, Registry: reg, Log: c.Log,
-		Readyz: func() error {
-			if !nc.IsConnected() {
-				return errors.New("not connected to the bus")
-			}
-			return nil
-		}}
+	srv := c.Metrics.Server(reg, func() error {
+		if !nc.IsConnected() {
+			return errors.New("not connected to the bus")
+		}
+		return nil
+	}, c.Log)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(ctx) })
 	g.Go(func() error { return Run(ctx, js, rt, backends...) })
 	return g.Wait()
-}
-
-func (c ServiceConfig) restConfig() (*rest.Config, error) {
-	if c.Rest != nil {
-		return rest.CopyConfig(c.Rest), nil
-	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = c.Kubeconfig
-	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig: %w", err)
-	}
-	return rc, nil
 }

@@ -2,30 +2,28 @@ package aggregator
 
 import (
 	"flag"
-	"os"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"kollect.dev/kollect/pkg/app"
 )
 
 // Config is the aggregator's configuration.
 type Config struct {
-	// NATSURL is the bus address.
-	NATSURL string
-	// NATSCredentials is the path of a NATS credentials file; empty for none.
-	NATSCredentials string
-	// MetricsBindAddress serves /metrics, /healthz and /readyz; "0" or ""
-	// disables.
-	MetricsBindAddress string
+	// Bus is the bus address and credentials.
+	Bus app.BusOptions
+	// Metrics is where /metrics, /healthz and /readyz are served.
+	Metrics app.MetricsOptions
 	// Settle is how long a material change waits for more changes before it
 	// is published.
 	Settle time.Duration
-	// LeaseTTL is how long the leader lease lasts without renewal; a
-	// standby takes over at most this long after the leader vanished.
-	LeaseTTL time.Duration
-	// Identity names this replica in the lease; defaults to the host name.
-	Identity string
+	// Leader are the lease's settings: the aggregator's lease is a key on
+	// the bus (bus.LeaseKey), so only LeaseDuration (how long the lease
+	// lasts without renewal: a standby takes over at most this long after
+	// the leader vanished) and Identity apply.
+	Leader app.LeaderOptions
 	// MaxMessageBytes bounds an inline snapshot event; zero uses the bus
 	// limits, larger envelopes go to the object store.
 	MaxMessageBytes int
@@ -45,41 +43,41 @@ type Config struct {
 	BusCheckInterval time.Duration
 	// Log is the logger; the zero value discards.
 	Log logr.Logger
-	// Metrics registers the aggregator's metrics (engine.NewMetrics) in
-	// RunWith; nil records none. Run sets it to the registry it serves on
-	// /metrics.
-	Metrics prometheus.Registerer
+	// MetricsRegistry registers the aggregator's metrics
+	// (engine.NewMetrics) in RunWith; nil records none. Run sets it to the
+	// registry it serves on /metrics.
+	MetricsRegistry prometheus.Registerer
 }
 
-// DefaultConfig returns the defaults: local NATS, 250ms settle window, 15s
-// lease, envelope store collected every 10 minutes or after 64 MiB written,
-// with a one-minute grace.
+// DefaultConfig returns the defaults: the in-cluster bus, 250ms settle
+// window, 15s lease, envelope store collected every 10 minutes or after 64
+// MiB written, with a one-minute grace.
 func DefaultConfig() Config {
-	host, _ := os.Hostname()
-	return Config{NATSURL: "nats://127.0.0.1:4222", MetricsBindAddress: ":8080", Settle: 250 * time.Millisecond,
-		LeaseTTL: 15 * time.Second, Identity: host, GCInterval: 10 * time.Minute,
+	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(), Settle: 250 * time.Millisecond,
+		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second}
 }
 
 // BindFlags registers the configuration's flags on fs, defaulting to c's
-// values.
+// values. --lease-ttl and --identity are deprecated aliases of
+// --leader-election-lease-duration and --leader-election-identity.
 func (c *Config) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the bus")
-	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "path of a NATS credentials file")
-	fs.StringVar(&c.MetricsBindAddress, "metrics-bind-address", c.MetricsBindAddress, "address of /metrics, /healthz and /readyz (0 disables)")
-	fs.DurationVar(&c.Settle, "settle", c.Settle, "settle window that coalesces bursts of changes before publishing")
-	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "leader lease duration; a standby takes over within it")
-	fs.StringVar(&c.Identity, "identity", c.Identity, "this replica's name in the leader lease")
+	c.Bus.BindFlags(fs)
+	c.Metrics.BindFlags(fs)
+	c.Leader.BindLeaseFlags(fs)
+	app.Alias(fs, "lease-ttl", app.FlagLeaseDuration)
+	app.Alias(fs, "identity", app.FlagLeaderElectionIdentity)
+	fs.DurationVar(&c.Settle, "settle", c.Settle, "Settle window that coalesces bursts of changes before publishing.")
 	fs.IntVar(&c.MaxMessageBytes, "max-message-bytes", c.MaxMessageBytes,
-		"largest inline snapshot event in bytes; 0 uses the bus limits")
+		"Largest inline snapshot event in bytes; 0 uses the bus limits.")
 	fs.DurationVar(&c.GCInterval, "gc-interval", c.GCInterval,
-		"longest time between deletions of the snapshot chunks, manifests and deltas no retained event references (0 disables)")
+		"Longest time between deletions of the snapshot chunks, manifests and deltas no retained event references; 0 disables.")
 	fs.Int64Var(&c.GCAfterBytes, "gc-after-bytes", c.GCAfterBytes,
-		"collect sooner once this many snapshot object bytes were written (at most every 30s; 0: only by interval)")
+		"Collect sooner once this many snapshot object bytes were written (at most every 30s); 0 collects only by interval.")
 	fs.DurationVar(&c.GCGrace, "gc-grace", c.GCGrace,
-		"how old an unreferenced snapshot object must be before it is deleted, so a reader of an event that just left the history can finish")
+		"How old an unreferenced snapshot object must be before it is deleted, so that a reader of an event that just left the history can finish.")
 	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
-		"how often the rows and config buckets are checked for re-creation; one re-created makes the leader rebuild (0: never)")
+		"How often the rows and config buckets are checked for re-creation; one re-created makes the leader rebuild. 0 never checks.")
 	fs.Int64Var(&c.HistoryMaxBytes, "history-max-bytes", c.HistoryMaxBytes,
-		"per inventory, the most bytes its retained snapshot history may reference; older events are dropped (0: unlimited)")
+		"Per inventory, the most bytes its retained snapshot history may reference; older events are dropped. 0 is unlimited.")
 }

@@ -25,8 +25,8 @@ func TestRunServesTheAggregatorMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := aggregator.DefaultConfig()
-	c.NATSURL, c.MetricsBindAddress = n.URL, fmt.Sprintf("127.0.0.1:%d", port)
-	c.Identity, c.Settle = "scraped", 5*time.Millisecond
+	c.Bus.URL, c.Metrics.BindAddress = n.URL, fmt.Sprintf("127.0.0.1:%d", port)
+	c.Leader.Identity, c.Settle = "scraped", 5*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- aggregator.Run(ctx, c) }()
@@ -37,7 +37,7 @@ func TestRunServesTheAggregatorMetrics(t *testing.T) {
 		}
 	})
 
-	url := "http://" + c.MetricsBindAddress + "/metrics"
+	url := "http://" + c.Metrics.BindAddress + "/metrics"
 	want := []string{
 		"kollect_aggregator_leader 1",
 		`kollect_aggregator_publishes_total{reason="change"} 1`,

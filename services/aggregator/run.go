@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/nats-io/nats.go"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -24,24 +21,19 @@ import (
 // (bus.LeaseKey in bus.BucketLeases, which provisioning creates),
 // rebuilds and publishes snapshots until ctx ends.
 func Run(ctx context.Context, c Config) error {
-	var opts []nats.Option
-	if c.NATSCredentials != "" {
-		opts = append(opts, nats.UserCredentials(c.NATSCredentials))
-	}
-	nc, js, err := bus.Connect(c.NATSURL, busv1.ServiceAggregator, opts...)
+	nc, js, err := c.Bus.Connect(busv1.ServiceAggregator)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv := &app.Server{Addr: c.MetricsBindAddress, Registry: reg, Log: c.Log, Readyz: func() error {
+	reg := app.NewRegistry()
+	srv := c.Metrics.Server(reg, func() error {
 		if !nc.IsConnected() {
 			return errors.New("not connected to the bus")
 		}
 		return nil
-	}}
-	c.Metrics = reg
+	}, c.Log)
+	c.MetricsRegistry = reg
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(ctx) })
 	g.Go(func() error { return RunWith(ctx, js, c) })
@@ -51,16 +43,16 @@ func Run(ctx context.Context, c Config) error {
 // RunWith is Run on an open JetStream context; `kollect dev` and tests share
 // one connection this way.
 func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
-	log := c.Log.WithValues("service", string(busv1.ServiceAggregator))
+	log := c.Log
 	kv, err := leaseBucket(ctx, js, log)
 	if err != nil {
 		return err
 	}
 	// Registered once: each term of leadership runs a new engine on them.
-	m := engine.NewMetrics(c.Metrics)
-	l := lease.New(kv, bus.LeaseKey(busv1.ServiceAggregator), c.Identity, c.LeaseTTL)
+	m := engine.NewMetrics(c.MetricsRegistry)
+	l := lease.New(kv, bus.LeaseKey(busv1.ServiceAggregator), c.Leader.Identity, c.Leader.LeaseDuration)
 	return l.Run(ctx, func(ctx context.Context) error {
-		log.Info("leading", "identity", c.Identity)
+		log.Info("leading", app.KeyIdentity, c.Leader.Identity)
 		for {
 			// The bus may be provisioned again right now (its store was
 			// lost, and the lease came back before the rest): wait for
@@ -71,7 +63,7 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
 				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
 				HistoryMaxBytes: c.HistoryMaxBytes, BusCheckInterval: c.BusCheckInterval})
-			if missing(err) {
+			if app.Missing(err) {
 				log.Info("waiting for the bus to be provisioned", "reason", err.Error())
 				if !sleep(ctx, time.Second) {
 					return nil
@@ -98,32 +90,19 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 // the engine opens: provisioning creates them one by one, and the lease
 // bucket alone existing does not mean the object store does.
 func leaseBucket(ctx context.Context, js jetstream.JetStream, log logr.Logger) (jetstream.KeyValue, error) {
-	wait := 100 * time.Millisecond
-	for {
-		kv, err := js.KeyValue(ctx, bus.BucketLeases)
-		if err == nil {
-			err = provisioned(ctx, js)
-		}
-		if !errors.Is(err, jetstream.ErrBucketNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
-			if err != nil {
-				return nil, fmt.Errorf("open lease bucket %s: %w", bus.BucketLeases, err)
-			}
-			return kv, nil
-		}
-		log.Info("waiting for the bus to be provisioned", "reason", err.Error())
-		select {
-		case <-ctx.Done():
+	err := app.WaitProvisioned(logr.NewContext(ctx, log), js, app.Bucket(bus.BucketLeases), app.Bucket(bus.BucketConfig),
+		app.Bucket(bus.BucketRows), app.ObjectStore(bus.ObjectStoreEnvelopes), app.Stream(bus.StreamSnapshots))
+	if err != nil {
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
-		case <-time.After(wait):
 		}
-		wait = min(2*wait, 5*time.Second)
+		return nil, fmt.Errorf("wait for the bus: %w", err)
 	}
-}
-
-// missing reports whether err says that a stream, bucket or object store
-// does not exist (yet).
-func missing(err error) bool {
-	return errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound)
+	kv, err := js.KeyValue(ctx, bus.BucketLeases)
+	if err != nil {
+		return nil, fmt.Errorf("open lease bucket %s: %w", bus.BucketLeases, err)
+	}
+	return kv, nil
 }
 
 // sleep waits d; false when ctx ended first.
@@ -134,19 +113,4 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-time.After(d):
 		return true
 	}
-}
-
-// provisioned checks that the buckets, object store and stream the engine
-// opens exist.
-func provisioned(ctx context.Context, js jetstream.JetStream) error {
-	for _, b := range []string{bus.BucketConfig, bus.BucketRows} {
-		if _, err := js.KeyValue(ctx, b); err != nil {
-			return err
-		}
-	}
-	if _, err := js.ObjectStore(ctx, bus.ObjectStoreEnvelopes); err != nil {
-		return err
-	}
-	_, err := js.Stream(ctx, bus.StreamSnapshots)
-	return err
 }

@@ -60,7 +60,7 @@ func TestOneOfTwoReplicasPublishesAndTheOtherTakesOver(t *testing.T) {
 	stops := map[string]func(){}
 	for _, id := range []string{"replica-a", "replica-b"} {
 		c := aggregator.DefaultConfig()
-		c.Identity, c.Settle, c.LeaseTTL = id, 5*time.Millisecond, 900*time.Millisecond
+		c.Leader.Identity, c.Settle, c.Leader.LeaseDuration = id, 5*time.Millisecond, 900*time.Millisecond
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- aggregator.RunWith(ctx, n.JS, c) }()
@@ -132,7 +132,7 @@ func TestAnAggregatorStartedBeforeProvisioningWaits(t *testing.T) {
 	done := make(chan error, 1)
 	waiting := make(chan struct{}, 16)
 	c := aggregator.DefaultConfig()
-	c.Identity, c.Settle = "early", 10*time.Millisecond
+	c.Leader.Identity, c.Settle = "early", 10*time.Millisecond
 	c.Log = funcr.New(func(_, args string) {
 		if strings.Contains(args, "waiting for the bus to be provisioned") {
 			select {

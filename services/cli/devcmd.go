@@ -28,6 +28,7 @@ import (
 // devFlags are the arguments of kollect dev.
 type devFlags struct {
 	kubeconfig, context, natsURL, natsDir string
+	natsCredentials                       string
 	natsPort, verbosity                   int
 	allowInCluster, installCRDs           bool
 	extract                               extract.Options
@@ -56,6 +57,9 @@ own validation still applies. Ctrl-C stops everything.`,
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "path of the kubeconfig (default $KUBECONFIG or ~/.kube/config)")
 	fl.StringVar(&f.context, "context", "", "kubeconfig context (default the current one)")
 	fl.StringVar(&f.natsURL, "nats-url", "", "use this NATS JetStream server instead of an embedded one")
+	fl.StringVar(&f.natsCredentials, "nats-credentials", "",
+		"path of a NATS credentials file for --nats-url; empty reads $"+app.EnvNATSCredentials+" (a user and password come from $"+
+			app.EnvNATSUser+" and $"+app.EnvNATSPassword+")")
 	fl.StringVar(&f.natsDir, "nats-dir", "", "store of the embedded NATS server (default a temporary folder)")
 	fl.IntVar(&f.natsPort, "nats-port", f.natsPort, "port of the embedded NATS server; -1 picks a free one")
 	fl.BoolVar(&f.allowInCluster, "allow-in-cluster-sinks", false, "let sinks connect to loopback, private, unique local and CGNAT addresses")
@@ -105,7 +109,7 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 		}
 		fmt.Fprintln(s.Err, "kollect dev: CRDs applied")
 	}
-	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSDir: f.natsDir, NATSPort: f.natsPort,
+	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSCredentials: f.natsCredentials, NATSDir: f.natsDir, NATSPort: f.natsPort,
 		AllowInClusterSinks: f.allowInCluster, AllowLinkLocalSinks: f.allowLinkLocal, DenySinkCIDRs: f.denyCIDRs,
 		AllowFileSinks: f.allowFile, Extract: f.extract, Log: zapr.NewLogger(z),
 		CredentialPolicy: exporter.CredentialPolicy{AllowCrossNamespaceSecretRefs: f.allowCrossNamespaceSecretRefs,

@@ -45,7 +45,7 @@ func TestCollectorRelistsAfterAnAPIServerRestart(t *testing.T) {
 	t.Cleanup(func() { kube = restore })
 	namespace(t, "restart", nil)
 	cfg := targetConfig(t, "restart", "deploys", 1, imageProfile("restart"), in("restart"))
-	run := e.start(func(c *collector.Config) { c.Rest = env.Config })
+	run := e.start(func(c *collector.Config) { c.Kube.Rest = env.Config })
 	e.put(cfg)
 	d1 := deployment("restart", "one", "one:1", 1, nil)
 	create(t, d1)

@@ -15,11 +15,11 @@ import (
 // elected runs the collector with leader election on a Lease in ns.
 func elected(ns, id, metricsAddr string, workers int) func(*collector.Config) {
 	return func(c *collector.Config) {
-		c.LeaderElection = true
-		c.LeaderElectionNamespace = ns
-		c.Identity = id
-		c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 4*time.Second, 3*time.Second, 200*time.Millisecond
-		c.MetricsBindAddress = metricsAddr
+		c.Leader.Enabled = true
+		c.Leader.Namespace = ns
+		c.Leader.Identity = id
+		c.Leader.LeaseDuration, c.Leader.RenewDeadline, c.Leader.RetryPeriod = 4*time.Second, 3*time.Second, 200*time.Millisecond
+		c.Metrics.BindAddress = metricsAddr
 		c.Workers = workers
 	}
 }

@@ -68,13 +68,13 @@ type running struct {
 func (e *env) start(opts ...func(*collector.Config)) *running {
 	e.t.Helper()
 	cfg := collector.DefaultConfig()
-	cfg.NATSURL = e.nats.URL
-	cfg.Rest = kube.Config
-	cfg.LeaderElection = false
-	cfg.MetricsBindAddress = "0"
+	cfg.Bus.URL = e.nats.URL
+	cfg.Kube.Rest = kube.Config
+	cfg.Leader.Enabled = false
+	cfg.Metrics.BindAddress = "0"
 	cfg.StatusInterval = 50 * time.Millisecond
 	cfg.DiscoveryRetryMax = time.Second
-	cfg.Logger = testr.NewWithInterface(e.t, testr.Options{Verbosity: 1})
+	cfg.Log = testr.NewWithInterface(e.t, testr.Options{Verbosity: 1})
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -103,7 +103,7 @@ func (r *running) stop(t testing.TB) {
 
 // as runs the collector with another API server identity.
 func as(c *rest.Config) func(*collector.Config) {
-	return func(cfg *collector.Config) { cfg.Rest = c }
+	return func(cfg *collector.Config) { cfg.Kube.Rest = c }
 }
 
 // put writes a Target's compiled config, as control would.

@@ -112,7 +112,7 @@ func fastBusChecks(l *lines, t testing.TB) func(*collector.Config) {
 	return func(c *collector.Config) {
 		c.BusCheckInterval = 100 * time.Millisecond
 		if l != nil {
-			c.Logger = l.logger(t)
+			c.Log = l.logger(t)
 		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
@@ -16,16 +14,11 @@ import (
 // collects while it holds the Lease. Losing the Lease stops collecting and
 // makes this replica a candidate again; it never ends the process.
 func (d *deps) runElected(ctx context.Context, watchdog *leaderelection.HealthzAdaptor) error {
-	client, err := kubernetes.NewForConfig(d.rest)
+	lock, err := d.cfg.Leader.Lock(d.rest)
 	if err != nil {
-		return fmt.Errorf("create client for leader election: %w", err)
+		return err
 	}
-	lock := &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: d.cfg.LeaderElectionNamespace, Name: d.cfg.LeaderElectionID},
-		Client:     client.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: d.cfg.Identity},
-	}
-	log := d.log.WithValues(logging.KeyIdentity, d.cfg.Identity)
+	log := d.log.WithValues(logging.KeyIdentity, d.cfg.Leader.Identity)
 	for ctx.Err() == nil {
 		if err := d.term(ctx, lock, watchdog); err != nil {
 			return err
@@ -41,8 +34,8 @@ func (d *deps) runElected(ctx context.Context, watchdog *leaderelection.HealthzA
 func (d *deps) term(ctx context.Context, lock resourcelock.Interface, watchdog *leaderelection.HealthzAdaptor) error {
 	leading := make(chan context.Context, 1)
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock: lock, Name: d.cfg.LeaderElectionID, ReleaseOnCancel: true, WatchDog: watchdog,
-		LeaseDuration: d.cfg.LeaseDuration, RenewDeadline: d.cfg.RenewDeadline, RetryPeriod: d.cfg.RetryPeriod,
+		Lock: lock, Name: d.cfg.Leader.ID, ReleaseOnCancel: true, WatchDog: watchdog,
+		LeaseDuration: d.cfg.Leader.LeaseDuration, RenewDeadline: d.cfg.Leader.RenewDeadline, RetryPeriod: d.cfg.Leader.RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) { leading <- ctx },
 			OnStoppedLeading: func() {},
@@ -50,7 +43,7 @@ func (d *deps) term(ctx context.Context, lock resourcelock.Interface, watchdog *
 	})
 	if err != nil {
 		return fmt.Errorf("configure leader election on lease %s/%s: %w",
-			d.cfg.LeaderElectionNamespace, d.cfg.LeaderElectionID, err)
+			d.cfg.Leader.LeaseNamespace(), d.cfg.Leader.ID, err)
 	}
 	watchdog.SetLeaderElection(le)
 	// The elector gets its own context so that it releases the Lease after
@@ -67,7 +60,7 @@ func (d *deps) term(ctx context.Context, lock resourcelock.Interface, watchdog *
 	case <-runDone: // lost right after it was won
 		return nil
 	case lctx := <-leading:
-		d.log.Info("leading: collecting", logging.KeyIdentity, d.cfg.Identity)
+		d.log.Info("leading: collecting", logging.KeyIdentity, d.cfg.Leader.Identity)
 		actx, cancel := context.WithCancel(lctx)
 		stop := context.AfterFunc(ctx, cancel)
 		err = d.runActive(actx)

@@ -3,19 +3,14 @@ package collector
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"golang.org/x/sync/errgroup"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/app"
-	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/services/collector/internal/logging"
 	"kollect.dev/kollect/services/collector/internal/metrics"
 	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
@@ -27,25 +22,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	log := cfg.Logger
-	if log.GetSink() == nil {
-		l, err := logging.New(logging.Options{Development: cfg.LogDevelopment, Verbosity: cfg.LogVerbosity})
-		if err != nil {
-			return err
-		}
-		log = l
-	}
-	log = log.WithValues(logging.KeyService, busv1.ServiceCollector)
-	restCfg, err := kubeConfig(cfg)
+	log := cfg.Log
+	restCfg, err := cfg.Kube.RestConfig(string(busv1.ServiceCollector))
 	if err != nil {
 		return err
 	}
 	rc := newReconnects()
-	opts := []nats.Option{nats.ReconnectHandler(rc.handler)}
-	if cfg.NATSCredentials != "" {
-		opts = append(opts, nats.UserCredentials(cfg.NATSCredentials))
-	}
-	nc, js, err := bus.Connect(cfg.NATSURL, busv1.ServiceCollector, opts...)
+	nc, js, err := cfg.Bus.Connect(busv1.ServiceCollector, nats.ReconnectHandler(rc.handler))
 	if err != nil {
 		return err
 	}
@@ -57,7 +40,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, pub: pub, metrics: metrics.New(), reconnects: rc}
 	watchdog := leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
-	srv := &app.Server{Addr: cfg.MetricsBindAddress, Registry: d.metrics.Registry, Log: log,
+	srv := &app.Server{Addr: cfg.Metrics.BindAddress, Registry: d.metrics.Registry, Log: log,
 		Healthz: func() error { return watchdog.Check(nil) },
 		Readyz: func() error {
 			if !nc.IsConnected() {
@@ -68,7 +51,7 @@ func Run(ctx context.Context, cfg Config) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(ctx) })
 	g.Go(func() error {
-		if !cfg.LeaderElection {
+		if !cfg.Leader.Enabled {
 			return d.runActive(ctx)
 		}
 		return d.runElected(ctx, watchdog)
@@ -76,24 +59,4 @@ func Run(ctx context.Context, cfg Config) error {
 	err = g.Wait()
 	log.Info("collector stopped")
 	return err
-}
-
-func kubeConfig(cfg Config) (*rest.Config, error) {
-	var c *rest.Config
-	if cfg.Rest != nil {
-		c = rest.CopyConfig(cfg.Rest)
-	} else {
-		rules := clientcmd.NewDefaultClientConfigLoadingRules()
-		rules.ExplicitPath = cfg.Kubeconfig
-		var err error
-		c, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
-		if err != nil {
-			return nil, fmt.Errorf("load kubeconfig: %w", err)
-		}
-	}
-	if c.QPS == 0 {
-		c.QPS, c.Burst = 50, 100
-	}
-	c.UserAgent = "kollect-" + string(busv1.ServiceCollector)
-	return c, nil
 }

@@ -37,12 +37,12 @@ func defaultBusConfig() BusConfig {
 }
 
 func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
-	fs.IntVar(&b.Replicas, "bus-replicas", b.Replicas, "replicas of every bus stream, bucket and object store (1 to 5; 3 on a three-node JetStream cluster)")
-	fs.StringVar(&b.Storage, "bus-storage", b.Storage, "storage of the bus streams: file or memory")
-	fs.Int64Var(&b.SnapshotHistory, "bus-snapshot-history", b.SnapshotHistory, "snapshot events kept per inventory for replay")
-	fs.DurationVar(&b.SnapshotMaxAge, "bus-snapshot-max-age", b.SnapshotMaxAge, "how long snapshot events and large envelopes are kept (0: until evicted by --bus-snapshot-history)")
+	fs.IntVar(&b.Replicas, "bus-replicas", b.Replicas, "Replicas of every bus stream, bucket and object store (1 to 5; 3 on a three-node JetStream cluster).")
+	fs.StringVar(&b.Storage, "bus-storage", b.Storage, "Storage of the bus streams: file or memory.")
+	fs.Int64Var(&b.SnapshotHistory, "bus-snapshot-history", b.SnapshotHistory, "Snapshot events kept per inventory for replay.")
+	fs.DurationVar(&b.SnapshotMaxAge, "bus-snapshot-max-age", b.SnapshotMaxAge, "How long snapshot events and large envelopes are kept (0: until evicted by --bus-snapshot-history).")
 	fs.DurationVar(&b.ExporterAckWait, "bus-exporter-ack-wait", b.ExporterAckWait,
-		"how long an exporter may hold a snapshot event before it is delivered again, to another replica after a crash (at least 1s)")
+		"How long an exporter may hold a snapshot event before it is delivered again, to another replica after a crash (at least 1s).")
 }
 
 // Options returns the bus options to provision with, or an error naming

@@ -43,7 +43,7 @@ func TestBusFlagsSetTheProvisionedOptions(t *testing.T) {
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			got, err := c.Bus.Options()
+			got, err := c.BusLimits.Options()
 			if tc.err != nil {
 				if err == nil {
 					t.Fatalf("Options() = %+v, want an error naming %q", got, tc.err)

@@ -7,14 +7,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/go-logr/zapr"
-	"github.com/nats-io/nats.go"
-	"go.uber.org/zap"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -25,6 +23,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/extract"
@@ -37,10 +36,8 @@ import (
 
 // Config configures the control service.
 type Config struct {
-	// NATSURL is the bus address.
-	NATSURL string
-	// NATSCredentials is the path of a NATS credentials file; empty for none.
-	NATSCredentials string
+	// Bus is the bus address and credentials.
+	Bus app.BusOptions
 	// ProvisionBus creates or updates the bus's streams and buckets at start,
 	// and again whenever any of them is missing (BusCheckInterval).
 	ProvisionBus bool
@@ -49,19 +46,13 @@ type Config struct {
 	// puts every object's config again when the config bucket was
 	// re-created or emptied.
 	BusCheckInterval time.Duration
-	// Bus are the limits provisioning applies.
-	Bus BusConfig
-	// MetricsAddr serves Prometheus metrics ("0" disables).
-	MetricsAddr string
-	// HealthAddr serves /healthz and /readyz ("0" disables).
-	HealthAddr string
-	// LeaderElection makes only one replica reconcile at a time.
-	LeaderElection bool
-	// LeaderElectionNamespace holds the Lease; empty means the namespace
-	// the pod runs in.
-	LeaderElectionNamespace string
-	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election.
-	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// BusLimits are the limits provisioning applies.
+	BusLimits BusConfig
+	// Metrics serves /metrics on BindAddress and /healthz and /readyz on
+	// HealthProbeBindAddress.
+	Metrics app.MetricsOptions
+	// Leader makes only one replica reconcile at a time.
+	Leader app.LeaderOptions
 	// AllowInClusterSinks admits sink endpoints on loopback, private,
 	// unique local and CGNAT addresses and in-cluster names; not link-local
 	// or cloud metadata addresses.
@@ -93,10 +84,9 @@ type Config struct {
 	// Extract are the Profile compilation options (redaction names, CEL
 	// cost limit); they must equal the collector's.
 	Extract extract.Options
-	// Kube is the API server connection; nil loads the kubeconfig or the
-	// in-cluster config. Tests set it.
-	Kube *rest.Config
-	// Log is the logger; the zero value builds a production zap logger.
+	// Kube is the API server connection.
+	Kube app.KubeOptions
+	// Log is the logger; the zero value discards.
 	Log logr.Logger
 }
 
@@ -108,43 +98,44 @@ const LeaderElectionID = "kollect-control"
 
 // DefaultConfig returns the defaults for an in-cluster deployment.
 func DefaultConfig() Config {
+	kube := app.DefaultKubeOptions()
+	kube.QPS, kube.Burst = 20, 30 // controller-runtime's
 	return Config{
-		NATSURL: "nats://kollect-nats:4222", ProvisionBus: true, BusCheckInterval: 10 * time.Second,
-		MetricsAddr: ":8080", HealthAddr: ":8081", LeaderElection: true,
-		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		Bus: app.DefaultBusOptions(), Kube: kube, ProvisionBus: true, BusCheckInterval: 10 * time.Second,
+		Metrics: app.DefaultMetricsOptions(), Leader: app.DefaultLeaderOptions(LeaderElectionID),
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
 		DefaultServiceAccount: DefaultServiceAccount, AccessRecheck: 2 * time.Minute,
-		Webhook: defaultWebhookConfig(), Bus: defaultBusConfig(),
+		Webhook: defaultWebhookConfig(), BusLimits: defaultBusConfig(),
 	}
 }
 
-// BindFlags registers the flags that set c.
+// BindFlags registers the flags that set c. --lease-duration,
+// --renew-deadline and --retry-period are deprecated aliases of the
+// --leader-election-* flags.
 func (c *Config) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL of the bus")
-	fs.StringVar(&c.NATSCredentials, "nats-credentials", c.NATSCredentials, "path of a NATS credentials file")
-	fs.BoolVar(&c.ProvisionBus, "provision-bus", c.ProvisionBus, "create or update the bus streams and buckets at start and whenever any is missing")
+	c.Bus.BindFlags(fs)
+	c.Kube.BindFlags(fs)
+	fs.BoolVar(&c.ProvisionBus, "provision-bus", c.ProvisionBus, "Create or update the bus streams and buckets at start and whenever any is missing.")
 	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
-		"how often the leader checks the bus: provisions what is missing, puts every config again into a re-created config bucket")
-	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", c.MetricsAddr, "metrics address (0 disables)")
-	fs.StringVar(&c.HealthAddr, "health-probe-bind-address", c.HealthAddr, "health probe address (0 disables)")
-	fs.BoolVar(&c.LeaderElection, "leader-elect", c.LeaderElection, "elect one active replica")
-	fs.StringVar(&c.LeaderElectionNamespace, "leader-election-namespace", c.LeaderElectionNamespace, "namespace of the Lease")
-	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "leader election lease duration")
-	fs.DurationVar(&c.RenewDeadline, "renew-deadline", c.RenewDeadline, "leader election renew deadline")
-	fs.DurationVar(&c.RetryPeriod, "retry-period", c.RetryPeriod, "leader election retry period")
-	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "admit sinks on loopback, private, unique local and CGNAT addresses (not link-local or cloud metadata)")
-	fs.BoolVar(&c.AllowLinkLocalSinks, "allow-link-local-sinks", c.AllowLinkLocalSinks, "admit sinks on link-local and cloud metadata addresses")
-	fs.Var(&c.DenySinkCIDRs, "deny-sink-cidrs", "comma-separated networks no sink may name whatever the opt-ins, e.g. the cluster's Service and Pod CIDRs")
-	fs.BoolVar(&c.AllowFileSinks, "allow-file-sinks", c.AllowFileSinks, "admit file:// git sinks (tests and development only)")
+		"How often the leader checks the bus: provisions what is missing, puts every config again into a re-created config bucket.")
+	c.Metrics.BindFlagsWithProbe(fs)
+	c.Leader.BindFlags(fs)
+	app.Alias(fs, "lease-duration", app.FlagLeaseDuration)
+	app.Alias(fs, "renew-deadline", app.FlagRenewDeadline)
+	app.Alias(fs, "retry-period", app.FlagRetryPeriod)
+	fs.BoolVar(&c.AllowInClusterSinks, "allow-in-cluster-sinks", c.AllowInClusterSinks, "Admit sinks on loopback, private, unique local and CGNAT addresses (not link-local or cloud metadata).")
+	fs.BoolVar(&c.AllowLinkLocalSinks, "allow-link-local-sinks", c.AllowLinkLocalSinks, "Admit sinks on link-local and cloud metadata addresses.")
+	fs.Var(&c.DenySinkCIDRs, "deny-sink-cidrs", "Comma-separated networks no sink may name whatever the opt-ins, e.g. the cluster's Service and Pod CIDRs.")
+	fs.BoolVar(&c.AllowFileSinks, "allow-file-sinks", c.AllowFileSinks, "Admit file:// git sinks (tests and development only).")
 	fs.BoolVar(&c.AllowCrossNamespaceSecretRefs, "allow-cross-namespace-secret-refs", c.AllowCrossNamespaceSecretRefs,
-		"admit sinks whose spec.secretRef names a Secret in another namespace")
+		"Admit sinks whose spec.secretRef names a Secret in another namespace.")
 	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", c.DefaultServiceAccount,
-		"ServiceAccount (of the Target's own namespace) a KollectTarget acts as when it names none; empty: such Targets collect nothing")
-	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "how often each Target's access is reviewed again")
-	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "timeout of one connection test")
-	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "wait before retrying a failed connection test")
+		"ServiceAccount (of the Target's own namespace) a KollectTarget acts as when it names none; empty: such Targets collect nothing.")
+	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "How often each Target's access is reviewed again.")
+	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "Time limit of one connection test.")
+	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "Wait before retrying a failed connection test.")
 	c.Webhook.bindFlags(fs)
-	c.Bus.bindFlags(fs)
+	c.BusLimits.bindFlags(fs)
 	c.Extract.BindFlags(fs)
 }
 
@@ -157,24 +148,13 @@ func (c Config) Egress() egress.Policy {
 // Run runs control until ctx ends.
 func Run(ctx context.Context, c Config) error {
 	log := c.Log
-	if log.GetSink() == nil {
-		z, err := zap.NewProduction()
-		if err != nil {
-			return fmt.Errorf("build logger: %w", err)
-		}
-		log = zapr.NewLogger(z).WithValues("service", busv1.ServiceControl)
-	}
 	ctx = logr.NewContext(ctx, log)
-	var natsOpts []nats.Option
-	if c.NATSCredentials != "" {
-		natsOpts = append(natsOpts, nats.UserCredentials(c.NATSCredentials))
-	}
-	nc, js, err := bus.Connect(c.NATSURL, busv1.ServiceControl, natsOpts...)
+	nc, js, err := c.Bus.Connect(busv1.ServiceControl)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	busOpts, err := c.Bus.Options()
+	busOpts, err := c.BusLimits.Options()
 	if c.ProvisionBus && err != nil {
 		return err
 	}
@@ -187,11 +167,9 @@ func Run(ctx context.Context, c Config) error {
 	if err != nil {
 		return fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
 	}
-	kube := c.Kube
-	if kube == nil {
-		if kube, err = ctrl.GetConfig(); err != nil {
-			return fmt.Errorf("load kubeconfig: %w", err)
-		}
+	kube, err := c.Kube.RestConfig(string(busv1.ServiceControl))
+	if err != nil {
+		return err
 	}
 	certDir, ca, err := c.Webhook.certificate(ctx, kube)
 	if err != nil {
@@ -240,16 +218,27 @@ func Run(ctx context.Context, c Config) error {
 }
 
 func newManager(c Config, kube *rest.Config, certDir string, log logr.Logger) (manager.Manager, error) {
+	var lock resourcelock.Interface
+	if c.Leader.Enabled {
+		if err := c.Leader.Validate(); err != nil {
+			return nil, err
+		}
+		l, err := c.Leader.Lock(kube)
+		if err != nil {
+			return nil, err
+		}
+		lock = l
+	}
 	skip := true
 	mgr, err := ctrl.NewManager(kube, manager.Options{
 		Scheme: scheme(), Logger: log,
-		Metrics:                       metricsserver.Options{BindAddress: c.MetricsAddr},
-		HealthProbeBindAddress:        c.HealthAddr,
-		LeaderElection:                c.LeaderElection,
-		LeaderElectionID:              LeaderElectionID,
-		LeaderElectionNamespace:       c.LeaderElectionNamespace,
-		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 &c.LeaseDuration, RenewDeadline: &c.RenewDeadline, RetryPeriod: &c.RetryPeriod,
+		Metrics:                             metricsserver.Options{BindAddress: c.Metrics.BindAddress},
+		HealthProbeBindAddress:              c.Metrics.HealthProbeBindAddress,
+		LeaderElection:                      c.Leader.Enabled,
+		LeaderElectionID:                    c.Leader.ID,
+		LeaderElectionResourceLockInterface: lock,
+		LeaderElectionReleaseOnCancel:       true,
+		LeaseDuration:                       &c.Leader.LeaseDuration, RenewDeadline: &c.Leader.RenewDeadline, RetryPeriod: &c.Leader.RetryPeriod,
 		Controller: config.Controller{SkipNameValidation: &skip},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: c.Webhook.Host, Port: max(c.Webhook.Port, 0), CertDir: certDir,

@@ -100,10 +100,10 @@ func run(m *testing.M) int {
 
 func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.Config {
 	c := control.DefaultConfig()
-	c.Kube, c.NATSURL, c.ProvisionBus = kube, natsURL, false
-	c.MetricsAddr, c.HealthAddr = "0", "0"
-	c.LeaderElection, c.LeaderElectionNamespace = leaderElection, "default"
-	c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 3*time.Second, 2*time.Second, 200*time.Millisecond
+	c.Kube.Rest, c.Bus.URL, c.ProvisionBus = kube, natsURL, false
+	c.Metrics.BindAddress, c.Metrics.HealthProbeBindAddress = "0", "0"
+	c.Leader.Enabled, c.Leader.Namespace = leaderElection, "default"
+	c.Leader.LeaseDuration, c.Leader.RenewDeadline, c.Leader.RetryPeriod = 3*time.Second, 2*time.Second, 200*time.Millisecond
 	c.ProbeTimeout, c.ProbeRetry = 2*time.Second, time.Second
 	c.BusCheckInterval = 200 * time.Millisecond
 	c.Log = zapr.NewLogger(zap.NewNop())

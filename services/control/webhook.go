@@ -51,12 +51,12 @@ func defaultWebhookConfig() WebhookConfig {
 }
 
 func (w *WebhookConfig) bindFlags(fs *flag.FlagSet) {
-	fs.IntVar(&w.Port, "webhook-port", w.Port, "validating webhook HTTPS port (0 disables)")
-	fs.StringVar(&w.CertDir, "webhook-cert-dir", w.CertDir, "folder with cert-manager's tls.crt and tls.key (empty: self-managed)")
-	fs.StringVar(&w.Namespace, "webhook-secret-namespace", w.Namespace, "namespace of the self-managed certificate Secret")
-	fs.StringVar(&w.Secret, "webhook-secret", w.Secret, "Secret holding the self-managed certificate")
-	fs.StringVar(&w.ConfigName, "webhook-config-name", w.ConfigName, "ValidatingWebhookConfiguration to inject the CA into")
-	fs.Func("webhook-hosts", "comma-separated names of the self-managed certificate", func(s string) error {
+	fs.IntVar(&w.Port, "webhook-port", w.Port, "Validating webhook HTTPS port (0 disables).")
+	fs.StringVar(&w.CertDir, "webhook-cert-dir", w.CertDir, "Folder with cert-manager's tls.crt and tls.key (empty: self-managed).")
+	fs.StringVar(&w.Namespace, "webhook-secret-namespace", w.Namespace, "Namespace of the self-managed certificate Secret.")
+	fs.StringVar(&w.Secret, "webhook-secret", w.Secret, "Secret holding the self-managed certificate.")
+	fs.StringVar(&w.ConfigName, "webhook-config-name", w.ConfigName, "ValidatingWebhookConfiguration to inject the CA into.")
+	fs.Func("webhook-hosts", "Comma-separated names of the self-managed certificate.", func(s string) error {
 		w.Hosts = strings.Split(s, ",")
 		return nil
 	})

@@ -27,6 +27,8 @@ service's own flag set.
 - --health-probe-bind-address=:{{ $c.healthPort }}
 - --leader-elect=true
 - --leader-election-namespace={{ $ns }}
+- --leader-election-identity=$(POD_NAME)
+{{- include "kollect.extractArgs" $v }}
 {{- include "kollect.egressArgs" $v }}
 {{- if $v.allowCrossNamespaceSecretRefs }}
 - --allow-cross-namespace-secret-refs=true
@@ -54,11 +56,12 @@ service's own flag set.
 - --leader-election-namespace={{ $ns }}
 - --leader-election-id={{ $full }}-collector
 - --leader-election-identity=$(POD_NAME)
+{{- include "kollect.extractArgs" $v }}
 {{- else if eq .svc.service "aggregator" }}
 - --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
 - --settle={{ $v.aggregator.settle }}
-- --lease-ttl={{ $v.aggregator.leaseTTL }}
-- --identity=$(POD_NAME)
+- --leader-election-lease-duration={{ $v.aggregator.leaseTTL }}
+- --leader-election-identity=$(POD_NAME)
 {{- else }}
 - --metrics-bind-address=:{{ $v.exporters.metricsPort }}
 {{- include "kollect.egressArgs" $v }}
@@ -89,6 +92,19 @@ set in deployments.yaml).
 {{- $sv := include "kollect.serviceValues" . | fromYaml }}
 {{- if dig "limits" "memory" "" $sv.resources }}
 - --memory-limit-ratio={{ divf $v.memoryLimitPercent 100 }}
+{{- end }}
+{{- end -}}
+
+{{/*
+kollect.extractArgs: the Profile compilation flags control and the collector must share, from
+one block of the values (.extraction).
+*/}}
+{{- define "kollect.extractArgs" }}
+{{- with .extraction.redactKeys }}
+- --redact-keys={{ join "," . }}
+{{- end }}
+{{- if .extraction.celCostLimit }}
+- --cel-cost-limit={{ int64 .extraction.celCostLimit }}
 {{- end }}
 {{- end -}}
 

@@ -88,20 +88,16 @@ aggregator: {service: aggregator, binary: aggregator, values: aggregator, family
 {{- end -}}
 
 {{/*
-kollect.natsURL: the bus URL services connect to. With auth the user and password come from
-the NATS_USER and NATS_PASSWORD environment variables, which Kubernetes expands in args.
+kollect.natsURL: the bus URL services connect to. It never holds a password: with auth the
+user and password reach the services as $KOLLECT_NATS_USER and $KOLLECT_NATS_PASSWORD
+(deployments.yaml), never in their arguments.
 */}}
 {{- define "kollect.natsURL" -}}
-{{- $url := "" -}}
 {{- if .Values.nats.enabled -}}
-{{- $url = printf "nats://%s:4222" (include "kollect.natsHost" .) -}}
+{{- printf "nats://%s:4222" (include "kollect.natsHost" .) -}}
 {{- else -}}
-{{- $url = required "nats.external.url is required when nats.enabled is false" .Values.nats.external.url -}}
+{{- required "nats.external.url is required when nats.enabled is false" .Values.nats.external.url -}}
 {{- end -}}
-{{- if .Values.nats.auth.enabled -}}
-{{- $url = regexReplaceAll "(^|,)([a-z]+)://" $url "${1}${2}://$(NATS_USER):$(NATS_PASSWORD)@" -}}
-{{- end -}}
-{{- $url -}}
 {{- end -}}
 
 {{- define "kollect.natsSecret" -}}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
@@ -36,6 +37,10 @@ type Options struct {
 	NATSURL  string
 	NATSDir  string
 	NATSPort int
+	// NATSCredentials is the path of a NATS credentials file for NATSURL;
+	// empty reads $KOLLECT_NATS_CREDENTIALS (app.BusOptions, which also
+	// reads a user and password from the environment).
+	NATSCredentials string
 	// AllowInClusterSinks admits sinks on loopback, private, unique local
 	// and CGNAT addresses.
 	AllowInClusterSinks bool
@@ -92,7 +97,7 @@ func Run(ctx context.Context, o Options) error {
 		url = srv.ClientURL()
 		o.Log.Info("embedded NATS JetStream started", "url", url, "dir", dir)
 	}
-	nc, js, err := bus.Connect(url, busv1.ServiceControl)
+	nc, js, err := o.bus(url).Connect(busv1.ServiceControl)
 	if err != nil {
 		return err
 	}
@@ -119,7 +124,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	for _, f := range families(o) {
 		c := exporter.DefaultConfig(f.family)
-		c.Credentials, c.CredentialPolicy, c.Log = creds, o.CredentialPolicy, o.Log.WithName(string(f.family.Exporter()))
+		c.Credentials, c.CredentialPolicy, c.Log = creds, o.CredentialPolicy, serviceLog(o.Log, f.family.Exporter())
 		if o.Tune != nil {
 			o.Tune(&c)
 		}
@@ -145,18 +150,18 @@ func Run(ctx context.Context, o Options) error {
 // servers.
 func services(o Options, url string) map[string]func(context.Context) error {
 	ctl := control.DefaultConfig()
-	ctl.Kube, ctl.NATSURL, ctl.ProvisionBus = o.Rest, url, false
+	ctl.Kube.Rest, ctl.Bus, ctl.ProvisionBus = o.Rest, o.bus(url), false
 	ctl.AllowInClusterSinks, ctl.AllowLinkLocalSinks = o.AllowInClusterSinks, o.AllowLinkLocalSinks
 	ctl.DenySinkCIDRs, ctl.AllowFileSinks = o.DenySinkCIDRs, o.AllowFileSinks
 	ctl.AllowCrossNamespaceSecretRefs = o.CredentialPolicy.AllowCrossNamespaceSecretRefs
-	ctl.MetricsAddr, ctl.HealthAddr, ctl.LeaderElection, ctl.Webhook.Port = "0", "0", false, 0
-	ctl.Log, ctl.Extract = o.Log.WithName("control"), o.Extract
+	ctl.Metrics.BindAddress, ctl.Metrics.HealthProbeBindAddress, ctl.Leader.Enabled, ctl.Webhook.Port = "0", "0", false, 0
+	ctl.Log, ctl.Extract = serviceLog(o.Log, busv1.ServiceControl), o.Extract
 	col := collector.DefaultConfig()
-	col.Rest, col.NATSURL, col.LeaderElection, col.MetricsBindAddress = o.Rest, url, false, "0"
-	col.Logger = o.Log.WithName("collector")
+	col.Kube.Rest, col.Bus, col.Leader.Enabled, col.Metrics.BindAddress = o.Rest, o.bus(url), false, "0"
+	col.Log = serviceLog(o.Log, busv1.ServiceCollector)
 	col.Extract = o.Extract
 	agg := aggregator.DefaultConfig()
-	agg.NATSURL, agg.MetricsBindAddress, agg.Log = url, "0", o.Log.WithName("aggregator")
+	agg.Bus, agg.Metrics.BindAddress, agg.Log = o.bus(url), "0", serviceLog(o.Log, busv1.ServiceAggregator)
 	return map[string]func(context.Context) error{
 		"control":    func(ctx context.Context) error { return control.Run(ctx, ctl) },
 		"collector":  func(ctx context.Context) error { return collector.Run(ctx, col) },
@@ -204,4 +209,16 @@ func startNATS(dir string, port int) (*server.Server, error) {
 func (o Options) egress(c exporter.ServiceConfig) exporter.ServiceConfig {
 	c.AllowInClusterSinks, c.AllowLinkLocalSinks, c.DenySinkCIDRs = o.AllowInClusterSinks, o.AllowLinkLocalSinks, o.DenySinkCIDRs
 	return c
+}
+
+// serviceLog is the logger of service s: its name and, as app.Main sets it
+// in a service binary, the service key.
+func serviceLog(log logr.Logger, s busv1.Service) logr.Logger {
+	return log.WithName(string(s)).WithValues(app.KeyService, string(s))
+}
+
+// bus returns the bus options of every service: url with the options'
+// credentials.
+func (o Options) bus(url string) app.BusOptions {
+	return app.BusOptions{URL: url, Credentials: o.NATSCredentials}
 }

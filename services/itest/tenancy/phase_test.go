@@ -101,9 +101,9 @@ func switchPhase(t *testing.T, pc phaseConfig) {
 // run without leadership.
 func webhookControl(pc phaseConfig) control.Config {
 	c := control.DefaultConfig()
-	c.Kube, c.NATSURL, c.ProvisionBus = suite.kube.Config, suite.bus.URL, false
-	c.MetricsAddr, c.HealthAddr = "0", "0"
-	c.LeaderElection, c.LeaderElectionNamespace = true, leaseNamespace
+	c.Kube.Rest, c.Bus.URL, c.ProvisionBus = suite.kube.Config, suite.bus.URL, false
+	c.Metrics.BindAddress, c.Metrics.HealthProbeBindAddress = "0", "0"
+	c.Leader.Enabled, c.Leader.Namespace = true, leaseNamespace
 	c.AllowInClusterSinks = pc.allowInCluster
 	c.Webhook = suite.webhook.config
 	c.Log = suite.log.WithName(pc.name + "-webhook")

@@ -7,13 +7,14 @@ import (
 
 	"github.com/go-logr/logr"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/services/snapshotexporter"
 )
 
 func main() {
 	c := snapshotexporter.DefaultConfig()
-	app.Main("snapshot-exporter", c.BindFlags, func(ctx context.Context, log logr.Logger) error {
+	app.Main(string(busv1.ServiceSnapshotExporter), c.BindFlags, func(ctx context.Context, log logr.Logger) error {
 		c.Log = log
 		return snapshotexporter.Run(ctx, c)
 	})

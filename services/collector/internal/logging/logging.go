@@ -1,64 +1,32 @@
 package logging
 
-import (
-	"fmt"
+import "kollect.dev/kollect/pkg/app"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/zapr"
-	"go.uber.org/zap"
-
-	"kollect.dev/kollect/pkg/app"
-)
-
-// Log keys, in lowerCamel.
+// Log keys, in lowerCamel: the shared ones of pkg/app, named here so that
+// the collector's packages keep their short import.
 const (
 	// KeyService names the reporting service.
-	KeyService = "service"
+	KeyService = app.KeyService
 	// KeyTarget is a Target as <namespace>/<name>, or a ClusterTarget's name.
-	KeyTarget = "target"
+	KeyTarget = app.KeyTarget
 	// KeyKind is the kind of a Kollect object (KollectTarget, ...).
-	KeyKind = "kind"
+	KeyKind = app.KeyKind
 	// KeyGeneration is the generation of the object acted on.
-	KeyGeneration = "generation"
+	KeyGeneration = app.KeyGeneration
 	// KeyGVK is a watched group/version/kind.
-	KeyGVK = "gvk"
+	KeyGVK = app.KeyGVK
 	// KeyObject is a watched object as <namespace>/<name>.
-	KeyObject = "object"
+	KeyObject = app.KeyObject
 	// KeyNamespace is a watched namespace.
-	KeyNamespace = "namespace"
+	KeyNamespace = app.KeyNamespace
 	// KeyKey is a KV key.
-	KeyKey = "key"
+	KeyKey = app.KeyKey
 	// KeySubject is a bus subject.
-	KeySubject = "subject"
+	KeySubject = app.KeySubject
 	// KeyIdentity is this replica's leader-election identity.
-	KeyIdentity = "identity"
+	KeyIdentity = app.KeyIdentity
 	// KeyAddress is a listen address.
-	KeyAddress = "address"
+	KeyAddress = app.KeyAddress
 	// KeyCount is a number of things handled.
-	KeyCount = "count"
+	KeyCount = app.KeyCount
 )
-
-// Options choose the logger's format and verbosity.
-type Options struct {
-	// Development selects human-readable console output instead of JSON.
-	Development bool
-	// Verbosity is the highest logr V-level written (0 info only, 1 debug).
-	Verbosity int
-}
-
-// New returns a logr.Logger backed by zap, writing JSON (or console output
-// in development mode) to standard error.
-func New(o Options) (logr.Logger, error) {
-	cfg := zap.NewProductionConfig()
-	if o.Development {
-		cfg = zap.NewDevelopmentConfig()
-	}
-	cfg.Level = zap.NewAtomicLevelAt(app.LogLevel(o.Verbosity))
-	cfg.Sampling = nil
-	cfg.DisableStacktrace = !o.Development
-	z, err := cfg.Build()
-	if err != nil {
-		return logr.Discard(), fmt.Errorf("build zap logger: %w", err)
-	}
-	return zapr.NewLogger(z), nil
-}

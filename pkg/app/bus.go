@@ -1,0 +1,99 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// DefaultNATSURL is the bus address of every service by default: the
+// chart's NATS Service in kollect-system. The chart, the demo, the load
+// tests and `kollect dev` pass --nats-url when theirs differs.
+const DefaultNATSURL = "nats://kollect-nats.kollect-system:4222"
+
+// Environment variables the bus credentials are read from, so that no
+// secret is ever in a process's argv (visible in ps and /proc/<pid>/cmdline).
+const (
+	// EnvNATSCredentials is the path of a NATS credentials file (JWT and
+	// seed), used when --nats-credentials is empty.
+	EnvNATSCredentials = "KOLLECT_NATS_CREDENTIALS" //nolint:gosec // G101: a variable's name, not a credential
+	// EnvNATSUser and EnvNATSPassword are a NATS user and its password
+	// (the chart sets them from a Secret); ignored when the URL names a user.
+	EnvNATSUser     = "KOLLECT_NATS_USER"
+	EnvNATSPassword = "KOLLECT_NATS_PASSWORD" //nolint:gosec // G101: a variable's name, not a credential
+)
+
+// BusOptions say how a service reaches the bus.
+type BusOptions struct {
+	// URL is the NATS server URL (several comma-separated for a cluster).
+	URL string
+	// Credentials is the path of a NATS credentials file; empty reads
+	// $KOLLECT_NATS_CREDENTIALS, then none.
+	Credentials string
+}
+
+// DefaultBusOptions returns DefaultNATSURL and no credentials file.
+func DefaultBusOptions() BusOptions { return BusOptions{URL: DefaultNATSURL} }
+
+// BindFlags registers --nats-url and --nats-credentials on fs, defaulting
+// to o's values.
+func (o *BusOptions) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.URL, "nats-url", o.URL, "NATS server URL of the Kollect bus. A password belongs in $"+EnvNATSPassword+
+		" or a credentials file, not here: arguments are visible to every process of the host.")
+	fs.StringVar(&o.Credentials, "nats-credentials", o.Credentials,
+		"Path of a NATS credentials file (JWT and seed); empty reads the path from $"+EnvNATSCredentials+". "+
+			"A user and password come from $"+EnvNATSUser+" and $"+EnvNATSPassword+".")
+}
+
+// Validate reports a missing URL.
+func (o BusOptions) Validate() error {
+	if o.URL == "" {
+		return errors.New("--nats-url: must be set")
+	}
+	return nil
+}
+
+// Options returns the nats.Options carrying the credentials: the
+// credentials file of --nats-credentials or $KOLLECT_NATS_CREDENTIALS, and
+// the user and password of $KOLLECT_NATS_USER and $KOLLECT_NATS_PASSWORD.
+func (o BusOptions) Options() ([]nats.Option, error) {
+	var opts []nats.Option
+	creds := o.Credentials
+	if creds == "" {
+		creds = os.Getenv(EnvNATSCredentials)
+	}
+	if creds != "" {
+		if _, err := os.Stat(creds); err != nil { //nolint:gosec // G703: the operator names the file; it is only looked at
+			return nil, fmt.Errorf("read NATS credentials file: %w", err)
+		}
+		opts = append(opts, nats.UserCredentials(creds))
+	}
+	user, pass := os.Getenv(EnvNATSUser), os.Getenv(EnvNATSPassword)
+	if pass != "" && user == "" {
+		return nil, fmt.Errorf("$%s is set without $%s", EnvNATSPassword, EnvNATSUser)
+	}
+	if user != "" {
+		opts = append(opts, nats.UserInfo(user, pass))
+	}
+	return opts, nil
+}
+
+// Connect opens service s's connection to the bus (bus.Connect) with the
+// credentials and then extra options.
+func (o BusOptions) Connect(s busv1.Service, extra ...nats.Option) (*nats.Conn, jetstream.JetStream, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	opts, err := o.Options()
+	if err != nil {
+		return nil, nil, err
+	}
+	return bus.Connect(o.URL, s, append(opts, extra...)...)
+}

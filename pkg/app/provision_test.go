@@ -1,0 +1,47 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+// A service started before control provisioned the bus waits, and goes on
+// once everything it needs exists.
+func TestWaitProvisionedReturnsOnceEveryNeedExists(t *testing.T) {
+	n := testenv.StartNATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- app.WaitProvisioned(ctx, n.JS, app.Bucket(bus.BucketConfig), app.ObjectStore(bus.ObjectStoreEnvelopes),
+			app.Stream(bus.StreamSnapshots), app.Consumer(bus.StreamSnapshots, bus.ExporterConsumer("snapshot")))
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("WaitProvisioned returned %v on an empty bus", err)
+	case <-time.After(300 * time.Millisecond): // it looked at least twice
+	}
+	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("WaitProvisioned = %v after provisioning", err)
+	}
+}
+
+func TestWaitProvisionedEndsWithItsContext(t *testing.T) {
+	n := testenv.StartNATS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.WaitProvisioned(ctx, n.JS, app.Bucket(bus.BucketConfig)) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("WaitProvisioned = %v, want context.Canceled", err)
+	}
+}
