@@ -75,7 +75,7 @@ func files(t *testing.T, dir string) map[string]string {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := os.ReadFile(p) //nolint:gosec // G304: the test's own folder
+		b, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(dir, p)
 		got[rel] = string(b)
 		return err
@@ -180,10 +180,10 @@ func checkImage(t *testing.T, platform string, img v1.Image) {
 		return
 	}
 	exe := filepath.Join(t.TempDir(), "hello")
-	if err := os.WriteFile(exe, fsys["usr/local/bin/hello"], 0o755); err != nil { //nolint:gosec // G306: an executable
+	if err := os.WriteFile(exe, fsys["usr/local/bin/hello"], 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(exe).Output() //nolint:gosec // G204: the test's own binary
+	out, err := exec.Command(exe).Output()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
-// Command snapshotexporter runs the Kollect snapshot exporter (Git, GitLab,
-// S3, GCS, Azure Blob).
+// Command snapshotexporter runs the Kollect snapshot exporter with the
+// backends snapshotexporter.Backends lists.
 package main
 
 import (
