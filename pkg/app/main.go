@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/go-logr/logr"
+
+	"kollect.dev/kollect/pkg/version"
 )
 
 // Main is the body of every service's main: it registers the service's
@@ -26,6 +29,7 @@ func Main(name string, bind func(*flag.FlagSet), run func(ctx context.Context, l
 		os.Exit(1)
 	}
 	warnDeprecated(fs, log)
+	log.Info("starting", "version", version.Version, "commit", version.Commit, "go", runtime.Version())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	if _, err = proc.Start(ctx, log); err == nil {
 		err = run(ctx, log)

@@ -52,9 +52,9 @@ func (o MetricsOptions) Server(reg *prometheus.Registry, readyz Check, log logr.
 }
 
 // NewRegistry returns a registry holding the Go runtime and process
-// collectors, which every service serves.
+// collectors and kollect_build_info, which every service serves.
 func NewRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), BuildInfo())
 	return reg
 }

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -178,6 +179,9 @@ func Run(ctx context.Context, c Config) error {
 	mgr, err := newManager(c, kube, certDir, log)
 	if err != nil {
 		return err
+	}
+	if err := app.RegisterBuildInfo(ctrlmetrics.Registry); err != nil {
+		return fmt.Errorf("register %s: %w", app.BuildInfoMetric, err)
 	}
 	store := reports.New(js, log.WithName("reports"), newObject)
 	if err := mgr.Add(store); err != nil {

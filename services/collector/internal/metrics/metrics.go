@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"kollect.dev/kollect/pkg/app"
 )
 
 // Metric names.
@@ -117,7 +119,7 @@ func New() *Metrics {
 		}),
 		Profiles: NewProfileGauges(),
 	}
-	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), app.BuildInfo(),
 		m.ExtractionDuration, m.ExtractionFailures, m.BusPublishDuration, m.RowWrites, m.RowWriteFailures, m.Leader, m.BusResets, m.Profiles,
 		&objectsCollector{m: m})
 	return m
