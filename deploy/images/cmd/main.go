@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 
 	"kollect.dev/kollect/deploy/release"
 )
@@ -27,15 +26,19 @@ func main() {
 	flag.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated GOOS/GOARCH list")
 	flag.StringVar(&binaries, "binaries", "", "comma-separated binary names, e.g. kollect-control,kollect (default: all)")
 	flag.Parse()
-	for _, f := range split(platforms) {
-		goos, arch, ok := strings.Cut(f, "/")
-		if !ok || goos != "linux" || arch == "" {
-			fmt.Fprintf(os.Stderr, "images: platform %q: want linux/<arch>\n", f)
+	ps, err := release.ParsePlatforms(platforms)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "images:", err)
+		os.Exit(2)
+	}
+	for _, p := range ps {
+		if p.OS != "linux" {
+			fmt.Fprintf(os.Stderr, "images: platform %s: images run on linux/<arch>\n", p)
 			os.Exit(2)
 		}
-		o.Platforms = append(o.Platforms, release.Platform{OS: goos, Arch: arch})
 	}
-	o.Binaries = split(binaries)
+	o.Platforms = ps
+	o.Binaries = release.SplitList(binaries)
 	o.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "[images] "+format+"\n", args...) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	records, refs, err := release.Images(ctx, o)
@@ -50,14 +53,4 @@ func main() {
 	for _, r := range refs {
 		fmt.Println("pushed", r)
 	}
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

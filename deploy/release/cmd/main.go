@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 
 	"kollect.dev/kollect/deploy/release"
 )
@@ -27,12 +26,12 @@ func main() {
 	flag.StringVar(&o.SigningKey, "key", "", "OpenSSH private key to sign with (default: a fresh ed25519 key, discarded after signing)")
 	flag.StringVar(&o.CosignKey, "cosign-key", "", "cosign private key to sign with, password in COSIGN_PASSWORD (default: a fresh key pair, discarded after signing)")
 	flag.Parse()
-	ps, err := parsePlatforms(platforms)
+	ps, err := release.ParsePlatforms(platforms)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "release:", err)
 		os.Exit(2)
 	}
-	o.Platforms, o.Binaries, o.Charts = ps, split(binaries), split(charts)
+	o.Platforms, o.Binaries, o.Charts = ps, release.SplitList(binaries), release.SplitList(charts)
 	if o.Charts == nil {
 		o.Charts = []string{}
 	}
@@ -48,26 +47,4 @@ func main() {
 		len(res.Binaries), len(res.Charts), len(res.Signatures))
 	fmt.Printf("signing key fingerprint (publish it with the release): %s\n", res.Fingerprint)
 	fmt.Printf("cosign public key sha256 (publish it with the release): %s\n", res.CosignKeySHA256)
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func parsePlatforms(s string) ([]release.Platform, error) {
-	var ps []release.Platform
-	for _, f := range split(s) {
-		goos, arch, ok := strings.Cut(f, "/")
-		if !ok || goos == "" || arch == "" {
-			return nil, fmt.Errorf("parse platform %q: want GOOS/GOARCH", f)
-		}
-		ps = append(ps, release.Platform{OS: goos, Arch: arch})
-	}
-	return ps, nil
 }
