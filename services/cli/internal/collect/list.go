@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/selection"
@@ -18,32 +17,16 @@ import (
 var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
 // listNamespaces returns every namespace with its labels and annotations.
-func listNamespaces(ctx context.Context, dyn dynamic.Interface, pageSize int64) (map[string]*selection.Namespace, error) {
+func listNamespaces(ctx context.Context, l *lister) (map[string]*selection.Namespace, error) {
 	out := map[string]*selection.Namespace{}
-	err := paginate(ctx, dyn.Resource(namespacesGVR), pageSize, func(u *unstructured.Unstructured) {
+	err := l.list(ctx, namespacesGVR, namespacesGVR.GroupVersion().WithKind("Namespace"), "", func(obj map[string]any) {
+		u := unstructured.Unstructured{Object: obj}
 		out[u.GetName()] = &selection.Namespace{Name: u.GetName(), Labels: u.GetLabels(), Annotations: u.GetAnnotations()}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list namespaces: %w", err)
 	}
 	return out, nil
-}
-
-// paginate lists r in pages of pageSize and calls fn for every object.
-func paginate(ctx context.Context, r dynamic.ResourceInterface, pageSize int64, fn func(*unstructured.Unstructured)) error {
-	opts := metav1.ListOptions{Limit: pageSize}
-	for {
-		list, err := r.List(ctx, opts)
-		if err != nil {
-			return err
-		}
-		for i := range list.Items {
-			fn(&list.Items[i])
-		}
-		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			return nil
-		}
-	}
 }
 
 // gvkResult is what listing one kind produced.
@@ -54,11 +37,12 @@ type gvkResult struct {
 
 // collectGVK lists the objects of one kind (only the namespaces the Targets
 // can reach when they are static) and evaluates every Target of that kind.
-func collectGVK(ctx context.Context, dyn dynamic.Interface, mapping *meta.RESTMapping, targets []*target.Compiled,
-	namespaces map[string]*selection.Namespace, pageSize int64) (gvkResult, error) {
+func collectGVK(ctx context.Context, l *lister, mapping *meta.RESTMapping, targets []*target.Compiled,
+	namespaces map[string]*selection.Namespace) (gvkResult, error) {
 	var res gvkResult
 	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
-	eval := func(u *unstructured.Unstructured) {
+	eval := func(obj map[string]any) {
+		u := &unstructured.Unstructured{Object: obj}
 		var ns *selection.Namespace
 		if namespaced {
 			if ns = namespaces[u.GetNamespace()]; ns == nil {
@@ -77,8 +61,7 @@ func collectGVK(ctx context.Context, dyn dynamic.Interface, mapping *meta.RESTMa
 		}
 	}
 	for _, ns := range listScopes(namespaced, targets) {
-		r := dyn.Resource(mapping.Resource).Namespace(ns)
-		if err := paginate(ctx, r, pageSize, eval); err != nil {
+		if err := l.list(ctx, mapping.Resource, mapping.GroupVersionKind, ns, eval); err != nil {
 			return res, fmt.Errorf("list %s in %q: %w", mapping.Resource.Resource, ns, err)
 		}
 	}

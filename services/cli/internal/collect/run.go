@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
@@ -125,7 +124,7 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
 	}
 	cfg.QPS, cfg.Burst = 100, 200
-	dyn, err := dynamic.NewForConfig(cfg)
+	l, err := newLister(cfg, opts.PageSize)
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
 	}
@@ -133,7 +132,7 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: discover API resources: %w", kctx.name, err)}
 	}
-	namespaces, err := listNamespaces(ctx, dyn, opts.PageSize)
+	namespaces, err := listNamespaces(ctx, l)
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
 	}
@@ -148,7 +147,7 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 			continue
 		}
 		wg.Go(func() {
-			r, err := collectGVK(ctx, dyn, mapping, targets, namespaces, opts.PageSize)
+			r, err := collectGVK(ctx, l, mapping, targets, namespaces)
 			mu.Lock()
 			defer mu.Unlock()
 			rows = append(rows, r.rows...)

@@ -2,7 +2,6 @@ package collect
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -80,11 +79,9 @@ func (w *writer) write(r Record) error {
 		}
 		_, _ = w.out.WriteString("\n")
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
+	if err := writeRecordJSON(w.out, r); err != nil {
 		return err
 	}
-	_, _ = w.out.Write(b)
 	if w.format == "ndjson" {
 		_, _ = w.out.WriteString("\n")
 	}
