@@ -3,6 +3,8 @@ package collect
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,7 +62,7 @@ func collectGVK(ctx context.Context, l *lister, mapping *meta.RESTMapping, targe
 			}
 		}
 	}
-	for _, ns := range listScopes(namespaced, targets) {
+	for _, ns := range listScopes(namespaced, targets, namespaces) {
 		if err := l.list(ctx, mapping.Resource, mapping.GroupVersionKind, ns, eval); err != nil {
 			return res, fmt.Errorf("list %s in %q: %w", mapping.Resource.Resource, ns, err)
 		}
@@ -69,26 +71,41 @@ func collectGVK(ctx context.Context, l *lister, mapping *meta.RESTMapping, targe
 }
 
 // listScopes returns the namespaces to list ("" = all): the union of the
-// Targets' static namespaces when every Target has them, else all.
-func listScopes(namespaced bool, targets []*target.Compiled) []string {
+// Targets' static namespaces when every Target has them; else the namespaces
+// some Target's selector reaches, listed one by one when they are fewer than
+// half of the cluster's (a selective namespaceSelector then reads only its
+// namespaces), else all in one list.
+func listScopes(namespaced bool, targets []*target.Compiled, namespaces map[string]*selection.Namespace) []string {
 	if !namespaced {
 		return []string{metav1.NamespaceAll}
 	}
 	seen := map[string]bool{}
-	var out []string
+	static := true
 	for _, t := range targets {
 		names, ok := t.Selector().StaticNamespaces()
 		if !ok {
-			return []string{metav1.NamespaceAll}
+			static = false
+			break
 		}
 		for _, n := range names {
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, n)
-			}
+			seen[n] = true
 		}
 	}
-	return out
+	if !static {
+		clear(seen)
+		for name, ns := range namespaces {
+			for _, t := range targets {
+				if t.Namespace(*ns) {
+					seen[name] = true
+					break
+				}
+			}
+		}
+		if len(namespaces) == 0 || 2*len(seen) >= len(namespaces) {
+			return []string{metav1.NamespaceAll}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 func targetRef(t *target.Compiled) string {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
@@ -131,6 +132,14 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 	mapper, err := restMapper(cfg)
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: discover API resources: %w", kctx.name, err)}
+	}
+	if opts.Progress != nil {
+		l.page = func(gvr schema.GroupVersionResource, ns string, n int) {
+			if ns == "" {
+				ns = "all namespaces"
+			}
+			progress(opts.Progress, "%s: %s in %s: %d listed", kctx.name, gvr.Resource, ns, n)
+		}
 	}
 	namespaces, err := listNamespaces(ctx, l)
 	if err != nil {

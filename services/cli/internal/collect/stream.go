@@ -32,8 +32,8 @@ type lister struct {
 	client   rest.Interface
 	pageSize int64
 	// page, when set, is called after every page with the objects read so
-	// far from the listing.
-	page func(n int)
+	// far from the listing of gvr in ns.
+	page func(gvr schema.GroupVersionResource, ns string, objects int)
 }
 
 func newLister(cfg *rest.Config, pageSize int64) (*lister, error) {
@@ -109,7 +109,7 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 			next = l.request(ctx, path, cont)
 		}
 		if l.page != nil {
-			l.page(objects)
+			l.page(gvr, ns, objects)
 		}
 	}
 	return nil
