@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // retryDelay returns the delay before retry attempt (0-based): initial
@@ -16,6 +18,13 @@ func retryDelay(initial, max time.Duration, attempt int) time.Duration {
 	}
 	d = min(d, max)
 	return d/2 + rand.N(d/2+1) //nolint:gosec // G404: retry jitter needs no unpredictability
+}
+
+// failureDelay is the wait after a transient failure: the backoff delay, or
+// longer when the sink's server asked for it (sink.RetryAfter), but never
+// more than max.
+func failureDelay(initial, ceiling time.Duration, attempt int, err error) time.Duration {
+	return min(max(retryDelay(initial, ceiling, attempt), sink.RetryAfterOf(err)), ceiling)
 }
 
 // breaker is the circuit of one sink, shared by every binding of the sink:

@@ -1,8 +1,11 @@
 package exporter
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"kollect.dev/kollect/pkg/sink"
 )
 
 func TestRetryDelayDoublesWithJitterUpToTheMaximum(t *testing.T) {
@@ -13,6 +16,27 @@ func TestRetryDelayDoublesWithJitterUpToTheMaximum(t *testing.T) {
 				t.Fatalf("attempt %d: delay %s outside [%s, %s]", attempt, d, want/2, want)
 			}
 		}
+	}
+}
+
+func TestFailureDelayWaitsAsLongAsTheServerAsksUpToTheMaximum(t *testing.T) {
+	plain := errors.New("503 Service Unavailable")
+	for name, tc := range map[string]struct {
+		err      error
+		min, max time.Duration
+	}{
+		"no Retry-After: the backoff":              {plain, 500 * time.Millisecond, time.Second},
+		"a longer Retry-After wins":                {sink.RetryAfter(plain, 7*time.Second), 7 * time.Second, 7 * time.Second},
+		"a shorter Retry-After: the backoff":       {sink.RetryAfter(plain, time.Millisecond), 500 * time.Millisecond, time.Second},
+		"a Retry-After past the maximum is capped": {sink.RetryAfter(plain, time.Hour), 10 * time.Second, 10 * time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for range 20 {
+				if d := failureDelay(time.Second, 10*time.Second, 0, tc.err); d < tc.min || d > tc.max {
+					t.Fatalf("delay %s outside [%s, %s]", d, tc.min, tc.max)
+				}
+			}
+		})
 	}
 }
 

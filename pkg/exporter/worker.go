@@ -226,7 +226,7 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 		if attempt == 0 {
 			w.rt.failed(ctx, w, j, err, false)
 		}
-		if !w.sleep(ctx, j, retryDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt)) {
+		if !w.sleep(ctx, j, failureDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt, err)) {
 			return w.interrupted(ctx)
 		}
 		w.rt.metrics.retried(typ)

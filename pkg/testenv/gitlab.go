@@ -58,7 +58,7 @@ type GitLab struct {
 	byID     map[int]*glProject
 	nextID   int
 	nextMR   int
-	failures []int
+	failures []gitlabFailure
 	requests []string
 }
 
@@ -130,19 +130,32 @@ func (g *GitLab) CreateProject(t testing.TB, path string) int {
 
 // FailNext makes the next n API requests answer status (a 5xx or 429) with
 // a GitLab error body, before authentication.
-func (g *GitLab) FailNext(status, n int) {
+func (g *GitLab) FailNext(status, n int) { g.FailNextRetryAfter(status, n, "") }
+
+// FailNextRetryAfter is FailNext with a Retry-After header on the answers,
+// as GitLab's rate limiter sends (seconds or an HTTP date).
+func (g *GitLab) FailNextRetryAfter(status, n int, retryAfter string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for range n {
-		g.failures = append(g.failures, status)
+		g.failures = append(g.failures, gitlabFailure{status: status, retryAfter: retryAfter})
 	}
+}
+
+// gitlabFailure is one answer queued by FailNext.
+type gitlabFailure struct {
+	status     int
+	retryAfter string
 }
 
 // serveHTTP authenticates and routes one API request.
 func (g *GitLab) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	g.record(r)
-	if status, failed := g.nextFailure(); failed {
-		writeGitLabError(w, status, fmt.Sprintf("%d %s", status, http.StatusText(status)))
+	if f, failed := g.nextFailure(); failed {
+		if f.retryAfter != "" {
+			w.Header().Set("Retry-After", f.retryAfter)
+		}
+		writeGitLabError(w, f.status, fmt.Sprintf("%d %s", f.status, http.StatusText(f.status)))
 		return
 	}
 	if !g.authorized(r) {
@@ -187,15 +200,15 @@ func (g *GitLab) Requests() []string {
 }
 
 // nextFailure pops a failure queued by FailNext.
-func (g *GitLab) nextFailure() (int, bool) {
+func (g *GitLab) nextFailure() (gitlabFailure, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.failures) == 0 {
-		return 0, false
+		return gitlabFailure{}, false
 	}
-	status := g.failures[0]
+	f := g.failures[0]
 	g.failures = g.failures[1:]
-	return status, true
+	return f, true
 }
 
 func (g *GitLab) authorized(r *http.Request) bool {

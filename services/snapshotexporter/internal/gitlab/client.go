@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"kollect.dev/kollect/pkg/sink"
 )
@@ -137,7 +138,7 @@ func (c *client) do(ctx context.Context, req request, out any) (http.Header, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.Header, c.classify(errorOf(req, resp))
+		return resp.Header, sink.RetryAfter(c.classify(errorOf(req, resp)), sink.ParseRetryAfter(resp.Header, time.Now()))
 	}
 	if resp.ContentLength > maxAnswer {
 		return resp.Header, sink.Permanent(fmt.Errorf("read gitlab %s %s: answer of %d bytes, larger than the read limit of %d bytes: %w",

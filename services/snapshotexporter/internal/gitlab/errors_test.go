@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
@@ -71,6 +72,21 @@ func TestErrorClassification(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestRateLimitingCarriesTheWaitGitLabAsksFor(t *testing.T) {
+	p := startPeer(t, testenv.GitLabOptions{})
+	spec := p.spec(p.newProject(t))
+	p.gl.FailNextRetryAfter(http.StatusTooManyRequests, 1, "42")
+	s := newSink(t, Backend{Egress: allowLoopback}, spec, p.creds)
+	err := s.Write(t.Context(), snap(t, 1, pod("team-a", "api", 1)))
+	if err == nil || sink.IsPermanent(err) || sink.RetryAfterOf(err) != 42*time.Second {
+		t.Fatalf("write answered 429 with Retry-After: 42 returned %v (retry after %v), want a transient error asking for 42s",
+			err, sink.RetryAfterOf(err))
+	}
+	if err := s.Write(t.Context(), snap(t, 1, pod("team-a", "api", 1))); err != nil {
+		t.Fatalf("the retry after the rate limit failed: %v", err)
 	}
 }
 
