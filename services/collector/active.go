@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
 	"kollect.dev/kollect/pkg/bus"
@@ -130,10 +132,10 @@ func (d *deps) observeRowWrite(w rowstore.Write) {
 	d.metrics.RowWrites.WithLabelValues(op).Inc()
 }
 
-// retry calls f with backoff until it succeeds or ctx ends; it logs each
-// failure.
+// retry calls f with jittered exponential backoff (200 ms doubling to 30 s)
+// until it succeeds or ctx ends; it logs each failure.
 func retry[T any](ctx context.Context, log logr.Logger, what string, f func() (T, error)) (T, error) {
-	backoff := 200 * time.Millisecond
+	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.5, Steps: math.MaxInt32, Cap: 30 * time.Second}
 	for {
 		v, err := f()
 		if err == nil {
@@ -142,12 +144,12 @@ func retry[T any](ctx context.Context, log logr.Logger, what string, f func() (T
 		if ctx.Err() != nil {
 			return v, ctx.Err()
 		}
-		log.Error(err, "cannot "+what+"; retrying", "retryIn", backoff.String())
+		d := backoff.Step()
+		log.Error(err, "cannot "+what+"; retrying", "retryIn", d.String())
 		select {
 		case <-ctx.Done():
 			return v, ctx.Err()
-		case <-time.After(backoff):
+		case <-time.After(d):
 		}
-		backoff = min(2*backoff, 30*time.Second)
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -53,7 +55,11 @@ var errReconnected = errors.New("reconnected to NATS")
 // Run watches until ctx is cancelled; it never returns an error, since every
 // failure is retried.
 func (w *Watcher) Run(ctx context.Context) error {
-	backoff := 100 * time.Millisecond
+	fresh := func() wait.Backoff {
+		return wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.5, Steps: math.MaxInt32,
+			Cap: max(w.MaxBackoff, time.Second)}
+	}
+	backoff := fresh()
 	for {
 		err := w.watch(ctx)
 		if ctx.Err() != nil {
@@ -61,16 +67,15 @@ func (w *Watcher) Run(ctx context.Context) error {
 		}
 		if errors.Is(err, errReconnected) {
 			w.Log.Info("reconnected to NATS; restarting the config watch")
-			backoff = 100 * time.Millisecond
+			backoff = fresh()
 			continue
 		}
 		w.Log.Error(err, "config watch failed; restarting")
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(backoff):
+		case <-time.After(backoff.Step()):
 		}
-		backoff = min(2*backoff, max(w.MaxBackoff, time.Second))
 	}
 }
 
