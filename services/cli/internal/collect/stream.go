@@ -170,11 +170,11 @@ func decodeList(r io.Reader, onContinue func(string), fn func(map[string]any)) (
 	return cont, err
 }
 
-// newDecoder reads JSON from r. Duplicate names are allowed (the last one
-// wins, as in encoding/json): the API server never sends them, and tracking
-// names costs a set per object.
+// newDecoder reads JSON from r as apimachinery does: duplicate names are
+// allowed (the last one wins; tracking names would cost a set per object)
+// and invalid UTF-8 becomes U+FFFD.
 func newDecoder(r io.Reader) *jsontext.Decoder {
-	return jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true))
+	return jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }
 
 func readItems(dec *jsontext.Decoder, fn func(map[string]any)) error {
