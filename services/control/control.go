@@ -202,7 +202,7 @@ func Run(ctx context.Context, c Config) error {
 	if err := reconcile.Setup(ctx, mgr, deps, store, c.Extract); err != nil {
 		return err
 	}
-	if err := c.Webhook.register(ctx, mgr, kube, deps, ca, c.Egress(), c.Extract); err != nil {
+	if err := c.Webhook.register(ctx, mgr, kube, deps, certDir, ca, c.Egress(), c.Extract); err != nil {
 		return err
 	}
 	if c.BusCheckInterval <= 0 {

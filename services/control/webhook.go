@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"kollect.dev/kollect/pkg/egress"
@@ -83,7 +85,7 @@ func (w WebhookConfig) certificate(ctx context.Context, kube *rest.Config) (stri
 // register serves the validator and injects the self-managed CA. opts are
 // control's Profile compilation options, the same as the collector's, so that
 // admission refuses exactly what the collector would.
-func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, ca []byte, p egress.Policy, opts extract.Options) error {
+func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, certDir string, ca []byte, p egress.Policy, opts extract.Options) error {
 	if w.Port <= 0 {
 		return nil
 	}
@@ -102,5 +104,14 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 	if err != nil {
 		return fmt.Errorf("create client: %w", err)
 	}
-	return admission.InjectCABundle(ctx, c, w.ConfigName, ca)
+	if err := admission.InjectCABundle(ctx, c, w.ConfigName, ca); err != nil {
+		return err
+	}
+	expiry := admission.NewExpiryGauge()
+	if err := ctrlmetrics.Registry.Register(expiry); err != nil {
+		return fmt.Errorf("register %s: %w", admission.ExpiryMetric, err)
+	}
+	return mgr.Add(&admission.Keeper{Client: c, Namespace: w.Namespace, Secret: w.Secret, Dir: certDir,
+		ConfigName: w.ConfigName, Hosts: w.Hosts, Every: time.Hour, Expiry: expiry, Log: mgr.GetLogger().WithName("webhook-cert"),
+		Injected: ca})
 }

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -30,33 +31,104 @@ const (
 	keyKey  = corev1.TLSPrivateKeyKey
 )
 
+// Validity of the self-managed certificates, and when they are renewed:
+// with a third of their life left, so that a control that runs only now and
+// then still renews months before the webhook would be refused.
+const (
+	certValidity = 365 * 24 * time.Hour
+	renewBefore  = certValidity / 3
+)
+
 // EnsureCertificate reads the serving certificate from the Secret ns/name,
-// creating it (a new CA and a certificate for hosts, valid ten years) when
-// it does not exist, writes tls.crt and tls.key into dir and returns the CA
-// bundle.
+// creating it (a new CA and a certificate for hosts, valid a year) when it
+// does not exist and renewing it when a third of its life is left, writes
+// tls.crt and tls.key into dir and returns the CA bundle (the new CA and,
+// while they are valid, the CAs before it, so that replicas still serving
+// the old certificate are trusted until they load the new one).
 func EnsureCertificate(ctx context.Context, c client.Client, ns, name, dir string, hosts []string) ([]byte, error) {
+	s, err := ensureSecret(ctx, c, ns, name, hosts, time.Now())
+	if err != nil {
+		return nil, fmt.Errorf("ensure webhook certificate secret %s/%s: %w", ns, name, err)
+	}
+	if err := writeFiles(dir, s.Data); err != nil {
+		return nil, err
+	}
+	return s.Data[keyCA], nil
+}
+
+// ensureSecret returns the certificate Secret, created or renewed as of now.
+// Replicas racing to create or renew it agree on one: the loser of the
+// create or of the optimistic update reads the winner's.
+func ensureSecret(ctx context.Context, c client.Client, ns, name string, hosts []string, now time.Time) (*corev1.Secret, error) {
+	key := client.ObjectKey{Namespace: ns, Name: name}
 	var s corev1.Secret
-	err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s)
+	err := c.Get(ctx, key, &s)
 	if apierrors.IsNotFound(err) {
-		data, gerr := generate(hosts)
+		data, gerr := generate(hosts, now, nil)
 		if gerr != nil {
 			return nil, gerr
 		}
 		s = corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: corev1.SecretTypeTLS, Data: data}
-		err = c.Create(ctx, &s)
-		if apierrors.IsAlreadyExists(err) { // another replica won
-			err = c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s)
+		if err = c.Create(ctx, &s); apierrors.IsAlreadyExists(err) { // another replica won
+			err = c.Get(ctx, key, &s)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("ensure webhook certificate secret %s/%s: %w", ns, name, err)
+		return nil, err
 	}
+	if notAfter, err := leafExpiry(s.Data); err == nil && notAfter.Sub(now) > renewBefore {
+		return &s, nil
+	}
+	data, err := generate(hosts, now, s.Data[keyCA])
+	if err != nil {
+		return nil, err
+	}
+	s.Data = data
+	if err := c.Update(ctx, &s); apierrors.IsConflict(err) { // another replica renewed it
+		return &s, c.Get(ctx, key, &s)
+	} else if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// writeFiles writes tls.crt and tls.key into dir when they differ from what
+// is there: the webhook server reloads them on change.
+func writeFiles(dir string, data map[string][]byte) error {
 	for _, k := range []string{keyCert, keyKey} {
-		if err := os.WriteFile(filepath.Join(dir, k), s.Data[k], 0o600); err != nil {
-			return nil, fmt.Errorf("write webhook certificate %s: %w", k, err)
+		p := filepath.Join(dir, k)
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data[k]) {
+			continue
+		}
+		if err := os.WriteFile(p, data[k], 0o600); err != nil {
+			return fmt.Errorf("write webhook certificate %s: %w", k, err)
 		}
 	}
-	return s.Data[keyCA], nil
+	return nil
+}
+
+// leafExpiry is the NotAfter of the serving certificate in data.
+func leafExpiry(data map[string][]byte) (time.Time, error) {
+	b, _ := pem.Decode(data[keyCert])
+	if b == nil {
+		return time.Time{}, fmt.Errorf("%s holds no PEM certificate", keyCert)
+	}
+	cert, err := x509.ParseCertificate(b.Bytes)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return cert.NotAfter, nil
+}
+
+// stillValid returns the PEM certificates of bundle that are valid at now.
+func stillValid(bundle []byte, now time.Time) []byte {
+	var out []byte
+	for b, rest := pem.Decode(bundle); b != nil; b, rest = pem.Decode(rest) {
+		if cert, err := x509.ParseCertificate(b.Bytes); err == nil && now.Before(cert.NotAfter) {
+			out = append(out, pem.EncodeToMemory(b)...)
+		}
+	}
+	return out
 }
 
 // InjectCABundle sets caBundle on every webhook of the
@@ -76,14 +148,16 @@ func InjectCABundle(ctx context.Context, c client.Client, name string, ca []byte
 	return nil
 }
 
-func generate(hosts []string) (map[string][]byte, error) {
+// generate makes a new CA and serving certificate for hosts, valid from now
+// for certValidity; the CA bundle is the new CA followed by the still valid
+// certificates of previous.
+func generate(hosts []string, now time.Time, previous []byte) (map[string][]byte, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generate webhook CA key: %w", err)
 	}
-	now := time.Now()
-	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kollect-control-webhook-ca"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.AddDate(10, 0, 0), IsCA: true, BasicConstraintsValid: true,
+	ca := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "kollect-control-webhook-ca"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(certValidity), IsCA: true, BasicConstraintsValid: true,
 		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
 	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
 	if err != nil {
@@ -93,8 +167,8 @@ func generate(hosts []string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generate webhook key: %w", err)
 	}
-	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: hosts[0]},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.AddDate(10, 0, 0),
+	leaf := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: hosts[0]},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(certValidity),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
@@ -112,8 +186,15 @@ func generate(hosts []string) (map[string][]byte, error) {
 		return nil, fmt.Errorf("encode webhook key: %w", err)
 	}
 	return map[string][]byte{
-		keyCA:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		keyCA:   append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), stillValid(previous, now)...),
 		keyCert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		keyKey:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
 	}, nil
+}
+
+// serial is a random 128-bit certificate serial number (RFC 5280 asks for
+// unique serials per CA; renewals make new CAs and leaves).
+func serial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	return n
 }
