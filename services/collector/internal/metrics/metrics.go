@@ -35,9 +35,13 @@ const (
 	// ProfilePrefix prefixes every Profile spec.metrics gauge.
 	ProfilePrefix = "kollect_profile_"
 	// NameProfileSeriesDropped is a gauge of the series of a Profile metric
-	// left out of the last collection (over the cap, invalid labels), per
-	// Target and metric.
+	// left out of the last collection (invalid labels), per Target and
+	// metric.
 	NameProfileSeriesDropped = "kollect_collector_profile_series_dropped"
+	// NameProfileSeriesOverflow is a gauge of the series of a Profile metric
+	// over the series cap, summed into its _other series in the last
+	// collection, per Target and metric.
+	NameProfileSeriesOverflow = "kollect_collector_profile_series_overflow"
 )
 
 // Label names.
