@@ -210,12 +210,18 @@ func (c *configs) build(ctx context.Context, cfg busv1.SinkConfig) (sink.Sink, m
 // configOf returns ref's config; before it is seen, one naming ref with
 // type "unknown".
 func (c *configs) configOf(ref busv1.SinkRef) busv1.SinkConfig {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sc, ok := c.sinks[ref]; ok {
+	if sc, ok := c.lookup(ref); ok {
 		return sc
 	}
 	return busv1.SinkConfig{Family: ref.Family, Namespace: ref.Namespace, Name: ref.Name, Type: "unknown"}
+}
+
+// lookup returns ref's config, false before it is seen or after it is deleted.
+func (c *configs) lookup(ref busv1.SinkRef) (busv1.SinkConfig, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, ok := c.sinks[ref]
+	return sc, ok
 }
 
 // sink returns the sink of ref at generation or newer, building it when

@@ -63,6 +63,7 @@ func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key strin
 	}
 	if reason == "" {
 		rt.metrics.driftChecked(cfg.Type, DriftInSync)
+		rt.metrics.sinkCurrent(cfg, time.Now())
 		return nil
 	}
 	rt.metrics.driftChecked(cfg.Type, DriftFound)

@@ -32,6 +32,9 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		if driftDue(st, ev) {
 			return rt.repairDrift(ctx, w, j, key, st, stRev)
 		}
+		if sc, ok := rt.configs.lookup(w.ref); ok {
+			rt.metrics.sinkCurrent(sc, time.Now()) // it holds this revision or a newer one
+		}
 		return nil
 	}
 	if ev.Reason == busv1.ReasonDeleted && ev.DeletionPolicy != busv1.DeletionDelete {

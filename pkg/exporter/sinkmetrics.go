@@ -14,8 +14,12 @@ import (
 // the number of sinks of the family. Each replica reports the sinks it
 // wrote; aggregate with max (timestamps) or sum (counters) across replicas.
 const (
-	// NameSinkLastSuccess is the Unix time of the last successful write to
-	// the sink; its age is time() - the gauge.
+	// NameSinkLastSuccess is the Unix time the sink was last known to hold
+	// the latest snapshot of a binding: a successful write, or a re-export
+	// (periodic, redelivered) of a revision it already held. Its age is
+	// time() - the gauge; it stays low while every binding's periodic
+	// re-exports (exportMinInterval) reach the exporter and find the sink
+	// current.
 	NameSinkLastSuccess = "kollect_exporter_sink_last_success_timestamp_seconds"
 	// NameSinkExports counts successful writes to the sink.
 	NameSinkExports = "kollect_exporter_sink_exports_total"
@@ -48,7 +52,7 @@ func newSinkMetrics(labels prometheus.Labels) sinkMetrics {
 	}
 	return sinkMetrics{
 		last: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: NameSinkLastSuccess, ConstLabels: labels,
-			Help: "Unix time of the last successful write to the sink (age: time() - this)."}, sinkLabels),
+			Help: "Unix time the sink last took or already held a binding's latest snapshot (age: time() - this)."}, sinkLabels),
 		exports:  counter(NameSinkExports, "Successful writes to the sink."),
 		bytes:    counter(NameSinkBytes, "Envelope bytes delivered to the sink."),
 		rows:     counter(NameSinkRows, "Rows of the snapshots delivered to the sink."),
@@ -75,6 +79,14 @@ func (m *metrics) sinkExported(cfg busv1.SinkConfig, now time.Time, bytes int64,
 	m.sink.exports.WithLabelValues(v...).Inc()
 	m.sink.bytes.WithLabelValues(v...).Add(float64(bytes))
 	m.sink.rows.WithLabelValues(v...).Add(float64(rows))
+}
+
+// sinkCurrent records that cfg's sink was found holding a binding's
+// latest snapshot at now, without a write.
+func (m *metrics) sinkCurrent(cfg busv1.SinkConfig, now time.Time) {
+	if m != nil {
+		m.sink.last.WithLabelValues(sinkValues(cfg)...).Set(float64(now.UnixMilli()) / 1e3)
+	}
 }
 
 // sinkFailed records a failed attempt to write to cfg's sink.

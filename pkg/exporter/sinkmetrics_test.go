@@ -48,6 +48,15 @@ func TestPerSinkMetricsNameTheSinkAndGoWithIt(t *testing.T) {
 	if n := counterValue(t, reg, exporter.NameSinkBytes, good...); n <= 0 {
 		t.Errorf("%s of the good sink = %v, want the envelope's size", exporter.NameSinkBytes, n)
 	}
+	t1 := counterValue(t, reg, exporter.NameSinkLastSuccess, good...)
+	waitFor(t, "the clock past the first success", func() bool { return float64(time.Now().UnixMilli())/1e3 > t1 })
+	e.publish(1, busv1.ReasonPeriodic, []string{"good"}, "a", "b", "c")
+	waitFor(t, "a periodic re-export the sink already holds moving its last success on", func() bool {
+		return counterValue(t, reg, exporter.NameSinkLastSuccess, good...) > t1
+	})
+	if n := counterValue(t, reg, exporter.NameSinkExports, good...); n != 1 {
+		t.Errorf("%s of the good sink = %v after a re-export it already held, want 1 (no write)", exporter.NameSinkExports, n)
+	}
 	waitFor(t, "the bad sink's permanent failure counted", func() bool {
 		return counterValue(t, reg, exporter.NameSinkFailures, "sink", "bad", "type", "memory", "reason", exporter.ReasonPermanent) == 1
 	})
