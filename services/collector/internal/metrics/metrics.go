@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"kollect.dev/kollect/pkg/app"
 )
@@ -123,10 +122,15 @@ func New() *Metrics {
 		}),
 		Profiles: NewProfileGauges(),
 	}
-	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), app.BuildInfo(),
+	m.Registry.MustRegister(m.collectors()...)
+	return m
+}
+
+// collectors are everything New registers.
+func (m *Metrics) collectors() []prometheus.Collector {
+	return append(app.ServiceCollectors(),
 		m.ExtractionDuration, m.ExtractionFailures, m.BusPublishDuration, m.RowWrites, m.RowWriteFailures, m.Leader, m.BusResets, m.Profiles,
 		&objectsCollector{m: m})
-	return m
 }
 
 // SetInformerObjects sets the function reporting cached objects per GVK
