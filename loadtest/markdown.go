@@ -19,8 +19,8 @@ func markdown(res *Result, base string) string {
 	p("Services' `--memory-limit` (Go soft limit 85%% of it): %s.", memoryLimits(s.MemoryLimits))
 	p("")
 	m := res.Machine
-	p("Machine: %s, %d CPUs, %s memory, kernel %s, %s. **Load average** (1/5/15 min) at start %s, at end %s — the machine is shared with other agents, so absolute numbers are pessimistic.",
-		m.CPUModel, m.CPUs, m.MemoryGiB, m.Kernel, m.GoVersion, m.LoadStart, m.LoadEnd)
+	p("Machine: %s, %d CPUs, %s memory, kernel %s, %s. **Load average** (1/5/15 min) at start %s, at end %s; %s.",
+		m.CPUModel, m.CPUs, m.MemoryGiB, m.Kernel, m.GoVersion, m.LoadStart, m.LoadEnd, peakLoad(res.Phases, m.CPUs))
 	p("")
 	var vs []string
 	for k, v := range res.Versions {
@@ -86,13 +86,7 @@ func markdown(res *Result, base string) string {
 	p("")
 	p("![latency and memory](%s.png)", base)
 	p("")
-	p("Top: cumulative distribution of change-to-sink latency (x: seconds, gridline every second; y: 0–100%%); blue PostgreSQL, orange Git. Bottom: RSS over the run (x: seconds since start, gridline every 60 s; y: MiB, gridline every 100 MiB); one line per process, colours in the legend table below. The short vertical ticks on the bottom axis mark phase starts.")
-	p("")
-	p("| colour | process |")
-	p("|---|---|")
-	for i, n := range sortedKeys(res.RSS) {
-		p("| %s | %s |", palette[i%len(palette)].name, n)
-	}
+	p("Top: cumulative distribution of change-to-sink latency per sink. Bottom: resident memory of each process over the run, with the phase starts marked. Each panel has its own legend.")
 	for _, n := range res.Notes {
 		p("")
 		p("Note: %s", n)
@@ -144,4 +138,19 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// peakLoad states the highest 1-minute load average sampled during the
+// phases against the CPU count: what else ran shows in the numbers.
+func peakLoad(phases []Phase, cpus int) string {
+	peak, at := 0.0, ""
+	for _, ph := range phases {
+		if ph.LoadMax > peak {
+			peak, at = ph.LoadMax, ph.Name
+		}
+	}
+	if at == "" {
+		return "no load sampled during the phases"
+	}
+	return fmt.Sprintf("the highest 1-minute load average sampled was %.2f on %d CPUs, in the %s phase (per phase below)", peak, cpus, at)
 }

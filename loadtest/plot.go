@@ -1,125 +1,156 @@
 package loadtest
 
 import (
-	"image"
+	"fmt"
 	"image/color"
-	"image/draw"
-	"image/png"
 	"math"
 	"os"
 	"sort"
-	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
-type namedColor struct {
-	name string
-	c    color.RGBA
+// palette colours the plot's lines, in order: distinguishable, and the
+// legend names each line.
+var palette = []color.RGBA{
+	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
+	{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255},
+	{188, 189, 34, 255}, {23, 190, 207, 255}, {0, 0, 0, 255}, {0, 0, 128, 255},
 }
 
-// palette colours the plot's lines, in order.
-var palette = []namedColor{
-	{"blue", color.RGBA{31, 119, 180, 255}}, {"orange", color.RGBA{255, 127, 14, 255}},
-	{"green", color.RGBA{44, 160, 44, 255}}, {"red", color.RGBA{214, 39, 40, 255}},
-	{"purple", color.RGBA{148, 103, 189, 255}}, {"brown", color.RGBA{140, 86, 75, 255}},
-	{"pink", color.RGBA{227, 119, 194, 255}}, {"grey", color.RGBA{127, 127, 127, 255}},
-	{"olive", color.RGBA{188, 189, 34, 255}}, {"cyan", color.RGBA{23, 190, 207, 255}},
-	{"black", color.RGBA{0, 0, 0, 255}}, {"navy", color.RGBA{0, 0, 128, 255}},
-}
+// Plot size: two panels stacked, 11 by 9 inches at 100 dpi.
+const (
+	plotWidth  = 11 * vg.Inch
+	plotHeight = 9 * vg.Inch
+	plotDPI    = 100
+)
 
-// panel maps data coordinates into a rectangle of the image.
-type panel struct {
-	img        *image.RGBA
-	r          image.Rectangle
-	xmax, ymax float64
-}
-
-func (p panel) at(x, y float64) (int, int) {
-	px := p.r.Min.X + int(x/p.xmax*float64(p.r.Dx()))
-	py := p.r.Max.Y - int(y/p.ymax*float64(p.r.Dy()))
-	return px, py
-}
-
-func (p panel) line(x0, y0, x1, y1 float64, c color.Color) {
-	ax, ay := p.at(x0, y0)
-	bx, by := p.at(x1, y1)
-	n := max(abs(bx-ax), abs(by-ay), 1)
-	for i := 0; i <= n; i++ {
-		x := ax + (bx-ax)*i/n
-		y := ay + (by-ay)*i/n
-		p.img.Set(x, y, c)
-		p.img.Set(x, y+1, c)
-	}
-}
-
-// frame draws the axes, gridlines every xstep and ystep, and their labels.
-func (p panel) frame(xstep, ystep float64) {
-	grid := color.RGBA{225, 225, 225, 255}
-	for x := 0.0; x <= p.xmax; x += xstep {
-		px, _ := p.at(x, 0)
-		for y := p.r.Min.Y; y <= p.r.Max.Y; y++ {
-			p.img.Set(px, y, grid)
-		}
-		text(p.img, px-4, p.r.Max.Y+6, strconv.FormatFloat(x, 'f', -1, 64))
-	}
-	for y := 0.0; y <= p.ymax; y += ystep {
-		_, py := p.at(0, y)
-		for x := p.r.Min.X; x <= p.r.Max.X; x++ {
-			p.img.Set(x, py, grid)
-		}
-		text(p.img, p.r.Min.X-8*len(strconv.FormatFloat(y, 'f', -1, 64))-6, py-5, strconv.FormatFloat(y, 'f', -1, 64))
-	}
-	p.line(0, 0, p.xmax, 0, color.Black)
-	p.line(0, 0, 0, p.ymax, color.Black)
-}
-
-// writePlot draws the latency CDFs and the RSS series into a PNG.
+// writePlot draws the change-to-sink latency CDFs and the RSS series into a
+// PNG: each panel with a title, axis labels with units and a legend.
 func writePlot(path string, res *Result) error {
-	img := image.NewRGBA(image.Rect(0, 0, 1100, 760))
-	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	top := panel{img: img, r: image.Rect(80, 20, 1080, 320), ymax: 100}
-	pg, gi := latencies(res)
-	lats := [][]float64{pg, gi}
-	for _, l := range lats {
-		if len(l) > 0 {
-			top.xmax = max(top.xmax, l[len(l)-1])
-		}
+	top, err := latencyPlot(res)
+	if err != nil {
+		return err
 	}
-	top.xmax = math.Max(1, math.Ceil(top.xmax))
-	top.frame(niceStep(top.xmax, 1), 25)
-	for i, l := range lats {
-		for j := 1; j < len(l); j++ {
-			top.line(l[j-1], 100*float64(j-1)/float64(len(l)), l[j], 100*float64(j)/float64(len(l)), palette[i].c)
-		}
+	bottom, err := rssPlot(res)
+	if err != nil {
+		return err
 	}
-	bottom := panel{img: img, r: image.Rect(80, 380, 1080, 730)}
-	for _, pts := range res.RSS {
-		for _, pt := range pts {
-			bottom.xmax, bottom.ymax = max(bottom.xmax, pt.T), max(bottom.ymax, pt.V)
-		}
-	}
-	bottom.xmax, bottom.ymax = math.Max(60, bottom.xmax), math.Max(100, math.Ceil(bottom.ymax/100)*100)
-	bottom.frame(niceStep(bottom.xmax, 60), niceStep(bottom.ymax, 100))
-	for i, name := range sortedKeys(res.RSS) {
-		pts := res.RSS[name]
-		for j := 1; j < len(pts); j++ {
-			bottom.line(pts[j-1].T, pts[j-1].V, pts[j].T, pts[j].V, palette[i%len(palette)].c)
-		}
-	}
-	for _, at := range res.PhaseStarts {
-		x, y := bottom.at(at, 0)
-		for d := 0; d < 12; d++ {
-			img.Set(x, y-d, color.RGBA{200, 0, 0, 255})
-		}
-	}
+	img := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadX: vg.Points(6), PadY: vg.Points(16)}
+	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
+	top.Draw(canvases[0][0])
+	bottom.Draw(canvases[1][0])
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := png.Encode(f, img); err != nil {
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
 		_ = f.Close()
 		return err
 	}
 	return f.Close()
+}
+
+// latencyPlot is the cumulative distribution of the seconds from a change
+// to the API server until each sink showed it.
+func latencyPlot(res *Result) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Change-to-sink latency, %d changes (cumulative)", len(res.Changes))
+	p.X.Label.Text = "latency from the API write to the sink (s)"
+	p.Y.Label.Text = "changes seen in the sink (%)"
+	p.Y.Min, p.Y.Max = 0, 100
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = false, false
+	pg, git := latencies(res)
+	for i, s := range []struct {
+		name string
+		vs   []float64
+	}{{"PostgreSQL sink", pg}, {"Git sink", git}} {
+		if len(s.vs) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, 0, len(s.vs)+1)
+		xys = append(xys, plotter.XY{X: s.vs[0], Y: 0})
+		for j, v := range s.vs {
+			xys = append(xys, plotter.XY{X: v, Y: 100 * float64(j+1) / float64(len(s.vs))})
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s latencies: %w", s.name, err)
+		}
+		l.Color, l.Width = palette[i], vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s (%d of %d)", s.name, len(s.vs), len(res.Changes)), l)
+	}
+	if p.X.Max <= p.X.Min {
+		p.X.Min, p.X.Max = 0, 1
+	}
+	return p, nil
+}
+
+// rssPlot is each process's resident memory over the run, with the phase
+// starts marked.
+func rssPlot(res *Result) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Resident memory (RSS) per process; dotted lines: phase starts"
+	p.X.Label.Text = "time since the run started (s)"
+	p.Y.Label.Text = "RSS (MiB)"
+	p.Y.Min = 0
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	ymax := 0.0
+	for i, name := range sortedKeys(res.RSS) {
+		pts := res.RSS[name]
+		if len(pts) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, len(pts))
+		for j, pt := range pts {
+			xys[j] = plotter.XY{X: pt.T, Y: pt.V}
+			ymax = max(ymax, pt.V)
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("plot the RSS of %s: %w", name, err)
+		}
+		l.Color, l.Width = palette[i%len(palette)], vg.Points(1.2)
+		if i >= len(palette) {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
+		p.Add(l)
+		p.Legend.Add(name, l)
+	}
+	ymax = math.Max(100, ymax*1.45) // headroom for the legend, top left
+	p.Y.Max = ymax
+	phases := make([]string, 0, len(res.PhaseStarts))
+	for name := range res.PhaseStarts {
+		phases = append(phases, name)
+	}
+	sort.Slice(phases, func(i, j int) bool { return res.PhaseStarts[phases[i]] < res.PhaseStarts[phases[j]] })
+	for _, name := range phases {
+		at := res.PhaseStarts[name]
+		l, err := plotter.NewLine(plotter.XYs{{X: at, Y: 0}, {X: at, Y: ymax}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Dashes = color.NRGBA{200, 0, 0, 180}, []vg.Length{vg.Points(1), vg.Points(3)}
+		p.Add(l)
+		label, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: at, Y: ymax * 0.02}}, Labels: []string{name}})
+		if err != nil {
+			return nil, err
+		}
+		label.TextStyle[0].Rotation = math.Pi / 2 // reads upwards from the time axis
+		label.TextStyle[0].Color = color.NRGBA{160, 0, 0, 255}
+		label.TextStyle[0].XAlign, label.TextStyle[0].YAlign = draw.XLeft, draw.YBottom
+		p.Add(label)
+	}
+	return p, nil
 }
 
 // latencies returns the sorted PostgreSQL and Git latencies.
@@ -135,20 +166,4 @@ func latencies(res *Result) (pg, git []float64) {
 	sort.Float64s(pg)
 	sort.Float64s(git)
 	return pg, git
-}
-
-// niceStep returns a multiple of base giving at most about 12 gridlines.
-func niceStep(span, base float64) float64 {
-	step := base
-	for span/step > 12 {
-		step *= 2
-	}
-	return step
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -33,6 +33,8 @@ type KollectClusterScopeSpec struct {
 // +kubebuilder:resource:scope=Cluster,shortName=kcscope,categories=kollect
 // +kubebuilder:printcolumn:name="Min Interval",type=string,JSONPath=`.spec.minExportInterval`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type KollectClusterScope struct {
 	metav1.TypeMeta `json:",inline"`

@@ -89,6 +89,8 @@ type KollectConnectionTestStatus struct {
 // +kubebuilder:resource:scope=Namespaced,shortName=kconntest,categories=kollect
 // +kubebuilder:printcolumn:name="Completed",type=boolean,JSONPath=`.status.completed`
 // +kubebuilder:printcolumn:name="Verified",type=string,JSONPath=`.status.conditions[?(@.type=="ConnectionVerified")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="ConnectionVerified")].reason`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="ConnectionVerified")].message`,priority=1
 // +kubebuilder:printcolumn:name="Latency (ms)",type=integer,JSONPath=`.status.latencyMs`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type KollectConnectionTest struct {

@@ -66,6 +66,8 @@ type KollectProfileStatus struct {
 // +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.targetGVK.kind`
 // +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.spec.targetGVK.group`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type KollectProfile struct {
 	metav1.TypeMeta `json:",inline"`

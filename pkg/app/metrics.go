@@ -51,10 +51,15 @@ func (o MetricsOptions) Server(reg *prometheus.Registry, readyz Check, log logr.
 	return &Server{Addr: o.BindAddress, Registry: reg, Readyz: readyz, Log: log}
 }
 
-// NewRegistry returns a registry holding the Go runtime and process
-// collectors and kollect_build_info, which every service serves.
+// NewRegistry returns a registry holding ServiceCollectors.
 func NewRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), BuildInfo())
+	reg.MustRegister(ServiceCollectors()...)
 	return reg
+}
+
+// ServiceCollectors are the Go runtime and process collectors and
+// kollect_build_info, which every service serves.
+func ServiceCollectors() []prometheus.Collector {
+	return []prometheus.Collector{collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), BuildInfo()}
 }

@@ -59,6 +59,10 @@ type configs struct {
 	sinks       map[busv1.SinkRef]busv1.SinkConfig
 	inventories map[busv1.NamespacedName]busv1.InventoryConfig
 	instances   map[busv1.SinkRef]*instance
+	// forget, when set, is called for a sink deleted, seen first (series
+	// of type "unknown" recorded while its config was awaited) or whose
+	// type or cluster changed: its metric series go.
+	forget func(busv1.SinkRef)
 }
 
 func newConfigs(f busv1.Family, backends map[string]Backend, creds Credentials, policy CredentialPolicy) *configs {
@@ -110,13 +114,17 @@ func (c *configs) apply(ctx context.Context, e jetstream.KeyValueEntry) {
 	del := e.Operation() != jetstream.KeyValuePut
 	c.mu.Lock()
 	var stale sink.Sink
+	gone := false
 	if ref.Kind == c.family.SinkKind() {
 		sr := busv1.SinkRef{Family: c.family, Namespace: ref.Namespace, Name: ref.Name}
 		var sc busv1.SinkConfig
+		old, seen := c.sinks[sr]
 		if del || json.Unmarshal(e.Value(), &sc) != nil {
 			delete(c.sinks, sr)
+			gone = true
 		} else {
 			c.sinks[sr] = sc
+			gone = !seen || old.Type != sc.Type || old.Cluster != sc.Cluster
 		}
 		if in, ok := c.instances[sr]; ok && (del || in.generation != sc.Generation) {
 			delete(c.instances, sr)
@@ -134,6 +142,9 @@ func (c *configs) apply(ctx context.Context, e jetstream.KeyValueEntry) {
 		}
 	}
 	c.mu.Unlock()
+	if gone && c.forget != nil {
+		c.forget(busv1.SinkRef{Family: c.family, Namespace: ref.Namespace, Name: ref.Name})
+	}
 	if stale != nil {
 		_ = stale.Close(ctx)
 	}
@@ -196,14 +207,21 @@ func (c *configs) build(ctx context.Context, cfg busv1.SinkConfig) (sink.Sink, m
 	return s, rec.read, nil
 }
 
-// typeOf returns the spec.type of ref's config, "unknown" before it is seen.
-func (c *configs) typeOf(ref busv1.SinkRef) string {
+// configOf returns ref's config; before it is seen, one naming ref with
+// type "unknown".
+func (c *configs) configOf(ref busv1.SinkRef) busv1.SinkConfig {
+	if sc, ok := c.lookup(ref); ok {
+		return sc
+	}
+	return busv1.SinkConfig{Family: ref.Family, Namespace: ref.Namespace, Name: ref.Name, Type: "unknown"}
+}
+
+// lookup returns ref's config, false before it is seen or after it is deleted.
+func (c *configs) lookup(ref busv1.SinkRef) (busv1.SinkConfig, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if sc, ok := c.sinks[ref]; ok {
-		return sc.Type
-	}
-	return "unknown"
+	sc, ok := c.sinks[ref]
+	return sc, ok
 }
 
 // sink returns the sink of ref at generation or newer, building it when

@@ -7,6 +7,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/replay"
 	"kollect.dev/kollect/pkg/sink"
 )
@@ -95,6 +96,7 @@ type metrics struct {
 	lost      prometheus.Counter
 	checks    *prometheus.CounterVec
 	repairs   *prometheus.CounterVec
+	sink      sinkMetrics
 }
 
 // newMetrics registers the instruments on reg; nil reg disables them.
@@ -125,8 +127,10 @@ func newMetrics(reg prometheus.Registerer, family string) *metrics {
 			Help: "Drift checks of periodic re-exports by result."}, []string{"type", "result"}),
 		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameDriftRepairs, ConstLabels: labels,
 			Help: "Sinks written again in full because they had drifted from the snapshot last exported."}, []string{"type"}),
+		sink: newSinkMetrics(labels),
 	}
 	reg.MustRegister(m.duration, m.bytes, m.errors, m.retries, m.lag, m.rotations, m.detached, m.lost, m.checks, m.repairs)
+	reg.MustRegister(m.sink.collectors()...)
 	return m
 }
 
@@ -171,19 +175,22 @@ func registerLoader(reg prometheus.Registerer, family string, l *replay.Loader) 
 		count(NameChunkCache, "Snapshot chunk reads by result.", l.ChunkMisses.Load, prometheus.Labels{"result": "miss"}))
 }
 
-// exported records one successful write of bytes to a sink of type typ in
-// mode (modeOf).
-func (m *metrics) exported(typ, mode string, d time.Duration, bytes int64) {
+// exported records one successful write of bytes and rows to cfg's sink
+// in mode (modeOf), which took d and ended at now.
+func (m *metrics) exported(cfg busv1.SinkConfig, mode string, d time.Duration, now time.Time, bytes int64, rows int) {
 	if m == nil {
 		return
 	}
-	m.duration.WithLabelValues(typ, mode).Observe(d.Seconds())
-	m.bytes.WithLabelValues(typ, mode).Add(float64(bytes))
+	m.duration.WithLabelValues(cfg.Type, mode).Observe(d.Seconds())
+	m.bytes.WithLabelValues(cfg.Type, mode).Add(float64(bytes))
+	m.sinkExported(cfg, now, bytes, rows)
 }
 
-func (m *metrics) failed(typ, reason string) {
+// failed records a failed attempt to write to cfg's sink.
+func (m *metrics) failed(cfg busv1.SinkConfig, reason string) {
 	if m != nil {
-		m.errors.WithLabelValues(typ, reason).Inc()
+		m.errors.WithLabelValues(cfg.Type, reason).Inc()
+		m.sinkFailed(cfg, reason)
 	}
 }
 

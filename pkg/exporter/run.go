@@ -58,6 +58,9 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 		configs: newConfigs(c.Family, byType, c.Credentials, c.CredentialPolicy), tracker: newTracker(c.MaxHeld, c.MaxHeldPerNamespace),
 		workers: map[bindingKey]*worker{}, breakers: map[busv1.SinkRef]*breaker{}, loader: c.Loader}
 	rt.metrics.registerTracker(c.Metrics, rt.tracker)
+	if rt.metrics != nil {
+		rt.configs.forget = rt.metrics.forgetSink
+	}
 	if rt.loader == nil {
 		rt.loader = replay.NewLoader(js, c.ChunkCacheBytes)
 	}

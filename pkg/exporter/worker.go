@@ -182,7 +182,7 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 			}
 		}
 		err := w.rt.export(ctx, w, j)
-		typ := w.rt.configs.typeOf(w.ref)
+		sc := w.rt.configs.configOf(w.ref)
 		if errors.Is(err, errConfigPending) {
 			if configPending.IsZero() {
 				configPending = time.Now()
@@ -217,11 +217,11 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 			w.rt.metrics.rotated()
 			continue
 		case sink.IsPermanent(err):
-			w.rt.metrics.failed(typ, errorReason(err))
+			w.rt.metrics.failed(sc, errorReason(err))
 			w.rt.failed(ctx, w, j, err, true)
 			return finished
 		}
-		w.rt.metrics.failed(typ, errorReason(err))
+		w.rt.metrics.failed(sc, errorReason(err))
 		br.failure(time.Now())
 		if attempt == 0 {
 			w.rt.failed(ctx, w, j, err, false)
@@ -229,7 +229,7 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 		if !w.sleep(ctx, j, failureDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt, err)) {
 			return w.interrupted(ctx)
 		}
-		w.rt.metrics.retried(typ)
+		w.rt.metrics.retried(sc.Type)
 	}
 }
 

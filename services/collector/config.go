@@ -11,6 +11,7 @@ import (
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/services/collector/internal/metrics"
 	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
 
@@ -41,6 +42,9 @@ type Config struct {
 	// rows and config buckets are the ones it loaded (not lost, re-created
 	// or emptied); it also checks after every reconnect to NATS.
 	BusCheckInterval time.Duration
+	// ProfileMaxSeries caps the series of one KollectProfile metric of one
+	// Target; over it the rest add up in one series labelled "_other".
+	ProfileMaxSeries int
 	// Extract are the Profile compilation options (redaction names, CEL
 	// cost limit); control and the CLI must be given the same.
 	Extract extract.Options
@@ -71,6 +75,7 @@ func DefaultConfig() Config {
 		StatusInterval:    500 * time.Millisecond,
 		DiscoveryRetryMax: 30 * time.Second,
 		BusCheckInterval:  10 * time.Second,
+		ProfileMaxSeries:  metrics.DefaultMaxSeries,
 		Leader:            app.DefaultLeaderOptions(LeaderElectionID),
 		Metrics:           app.DefaultMetricsOptions(),
 	}
@@ -89,6 +94,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.DiscoveryRetryMax, "discovery-retry-max", c.DiscoveryRetryMax, "Longest wait between discovery retries of a kind not served yet.")
 	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
 		"How often the rows and config buckets are checked for loss or re-creation (every row is then rewritten).")
+	fs.IntVar(&c.ProfileMaxSeries, "profile-max-series", c.ProfileMaxSeries,
+		`Most series of one KollectProfile metric of one Target; over it the rest add up in one series whose labels are "_other".`)
 	c.Extract.BindFlags(fs)
 	c.Leader.BindFlags(fs)
 	c.Metrics.BindFlags(fs)
@@ -107,6 +114,7 @@ func (c Config) Validate() error {
 	check(c.PublishWindow >= 1, "--publish-window %d: must be at least 1", c.PublishWindow)
 	check(c.MaxRowBytes >= 0, "--max-row-bytes %d: must not be negative", c.MaxRowBytes)
 	check(c.PublishAckTimeout > 0, "--publish-ack-timeout %v: must be positive", c.PublishAckTimeout)
+	check(c.ProfileMaxSeries >= 1, "--profile-max-series %d: must be at least 1", c.ProfileMaxSeries)
 	check(c.StatusInterval > 0, "--status-interval %v: must be positive", c.StatusInterval)
 	check(c.BusCheckInterval > 0, "--bus-check-interval %v: must be positive", c.BusCheckInterval)
 	check(c.DiscoveryRetryMax > 0, "--discovery-retry-max %v: must be positive", c.DiscoveryRetryMax)

@@ -39,6 +39,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, pub: pub, metrics: metrics.New(), reconnects: rc}
+	d.metrics.Profiles.MaxSeries = cfg.ProfileMaxSeries
 	watchdog := leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
 	srv := &app.Server{Addr: cfg.Metrics.BindAddress, Registry: d.metrics.Registry, Log: log,
 		Healthz: func() error { return watchdog.Check(nil) },

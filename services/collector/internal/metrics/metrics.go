@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"kollect.dev/kollect/pkg/app"
 )
@@ -35,9 +34,13 @@ const (
 	// ProfilePrefix prefixes every Profile spec.metrics gauge.
 	ProfilePrefix = "kollect_profile_"
 	// NameProfileSeriesDropped is a gauge of the series of a Profile metric
-	// left out of the last collection (over the cap, invalid labels), per
-	// Target and metric.
+	// left out of the last collection (invalid labels), per Target and
+	// metric.
 	NameProfileSeriesDropped = "kollect_collector_profile_series_dropped"
+	// NameProfileSeriesOverflow is a gauge of the series of a Profile metric
+	// over the series cap, summed into its _other series in the last
+	// collection, per Target and metric.
+	NameProfileSeriesOverflow = "kollect_collector_profile_series_overflow"
 )
 
 // Label names.
@@ -119,10 +122,15 @@ func New() *Metrics {
 		}),
 		Profiles: NewProfileGauges(),
 	}
-	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), app.BuildInfo(),
+	m.Registry.MustRegister(m.collectors()...)
+	return m
+}
+
+// collectors are everything New registers.
+func (m *Metrics) collectors() []prometheus.Collector {
+	return append(app.ServiceCollectors(),
 		m.ExtractionDuration, m.ExtractionFailures, m.BusPublishDuration, m.RowWrites, m.RowWriteFailures, m.Leader, m.BusResets, m.Profiles,
 		&objectsCollector{m: m})
-	return m
 }
 
 // SetInformerObjects sets the function reporting cached objects per GVK

@@ -24,13 +24,17 @@ import (
 // a Target whose labels conflict with an earlier Target (in name order) is
 // left out of that family, and a family takes the help text of its first
 // Target. A metric whose label names collide (a Profile compilation refuses
-// it; this is the defensive side) is left out, and each (Target, metric)
-// exposes at most MaxSeries series, the first in label order: what is left
-// out is reported by kollect_collector_profile_series_dropped. Whatever a
-// Profile says, Collect never panics. It is safe for concurrent use.
+// it; this is the defensive side) is left out, as are label values that are
+// not valid UTF-8: kollect_collector_profile_series_dropped counts them.
+// Each (Target, metric) exposes at most MaxSeries series: over the cap, the
+// first MaxSeries-1 in label order and one overflow series whose attribute
+// labels are all OtherLabel, summing the rest
+// (kollect_collector_profile_series_overflow counts the series it folds).
+// Whatever a Profile says, Collect never panics. It is safe for concurrent
+// use.
 type ProfileGauges struct {
-	// MaxSeries caps the series of one metric of one Target; 0 means
-	// DefaultMaxSeries. Set it before use.
+	// MaxSeries caps the series of one metric of one Target, the overflow
+	// series included; 0 means DefaultMaxSeries. Set it before use.
 	MaxSeries int
 
 	mu      sync.Mutex
@@ -39,11 +43,20 @@ type ProfileGauges struct {
 
 // DefaultMaxSeries is the default cap on the series of one Profile metric of
 // one Target.
-const DefaultMaxSeries = 10_000
+const DefaultMaxSeries = 1000
 
-var droppedDesc = prometheus.NewDesc(NameProfileSeriesDropped,
-	"Series of a KollectProfile metric left out of the last collection: over the series cap, label names that collide, or label values that are not valid UTF-8.",
-	[]string{LabelTarget, LabelMetric}, nil)
+// OtherLabel is the value of every attribute label of the overflow series
+// of a Profile metric over its series cap.
+const OtherLabel = "_other"
+
+var (
+	droppedDesc = prometheus.NewDesc(NameProfileSeriesDropped,
+		"Series of a KollectProfile metric left out of the last collection: label names that collide, or label values that are not valid UTF-8.",
+		[]string{LabelTarget, LabelMetric}, nil)
+	overflowDesc = prometheus.NewDesc(NameProfileSeriesOverflow,
+		`Series of a KollectProfile metric over the series cap, summed into its series whose attribute labels are "_other", in the last collection.`,
+		[]string{LabelTarget, LabelMetric}, nil)
+)
 
 type profileTarget struct {
 	defs []metricDef
@@ -197,7 +210,7 @@ func (g *ProfileGauges) Collect(ch chan<- prometheus.Metric) {
 			f, ok := first[d.name]
 			switch {
 			case d.invalid:
-				g.dropped(ch, target, d, len(t.sums(i)))
+				g.count(ch, droppedDesc, target, d, len(t.sums(i)))
 				continue
 			case ok && !slices.Equal(f.names, d.names):
 				continue
@@ -206,39 +219,63 @@ func (g *ProfileGauges) Collect(ch chan<- prometheus.Metric) {
 				families[d.name] = prometheus.NewDesc(d.name, "KollectProfile metric "+strings.TrimPrefix(d.name, ProfilePrefix)+
 					": attribute "+d.path+", summed over a Target's objects with the same labels.", d.names, nil)
 			}
-			g.dropped(ch, target, d, g.collectSeries(ch, families[d.name], target, t.sums(i)))
+			dropped, folded := g.collectSeries(ch, families[d.name], target, t.sums(i))
+			g.count(ch, droppedDesc, target, d, dropped)
+			g.count(ch, overflowDesc, target, d, folded)
 		}
 	}
 }
 
-// collectSeries sends the first MaxSeries sums in label order and returns how
-// many it left out.
-func (g *ProfileGauges) collectSeries(ch chan<- prometheus.Metric, desc *prometheus.Desc, target string, sums map[string]*sample) int {
+// collectSeries sends the sums in label order, at most MaxSeries: over the
+// cap, the first MaxSeries-1 and the overflow series summing the others. It
+// returns how many it left out (invalid label values) and how many it folded
+// into the overflow series.
+func (g *ProfileGauges) collectSeries(ch chan<- prometheus.Metric, desc *prometheus.Desc, target string, sums map[string]*sample) (dropped, folded int) {
 	keys := slices.Sorted(maps.Keys(sums))
 	limit := g.MaxSeries
 	if limit <= 0 {
 		limit = DefaultMaxSeries
 	}
-	dropped := max(0, len(keys)-limit)
-	keys = keys[:len(keys)-dropped]
-	for _, k := range keys {
-		sum := sums[k]
+	var other *sample
+	if len(keys) > limit {
+		other = &sample{labels: make([]string, len(sums[keys[0]].labels))}
+		for i := range other.labels {
+			other.labels[i] = OtherLabel
+		}
+		for _, k := range keys[limit-1:] {
+			other.value += sums[k].value
+		}
+		folded = len(keys) - (limit - 1)
+		keys = keys[:limit-1]
+		if k := strings.Join(other.labels, "\xff"); slices.Contains(keys, k) {
+			sums[k].value += other.value // a real series labelled _other: one series, not two
+			other = nil
+		}
+	}
+	send := func(sum *sample) {
 		m, err := prometheus.NewConstMetric(desc, prometheus.GaugeValue, sum.value, append([]string{target}, sum.labels...)...)
 		if err != nil {
 			dropped++ // an invalid label value; the description was checked when defined
-			continue
+			return
 		}
 		ch <- m
 	}
-	return dropped
+	for _, k := range keys {
+		send(sums[k])
+	}
+	if other != nil {
+		send(other)
+	}
+	return dropped, folded
 }
 
-// dropped reports the series of a Target's metric left out of this collection.
-func (g *ProfileGauges) dropped(ch chan<- prometheus.Metric, target string, d metricDef, n int) {
+// count reports n series of a Target's metric (dropped or folded) in this
+// collection; nothing when n is 0.
+func (g *ProfileGauges) count(ch chan<- prometheus.Metric, desc *prometheus.Desc, target string, d metricDef, n int) {
 	if n == 0 {
 		return
 	}
-	if m, err := prometheus.NewConstMetric(droppedDesc, prometheus.GaugeValue, float64(n), target, strings.TrimPrefix(d.name, ProfilePrefix)); err == nil {
+	if m, err := prometheus.NewConstMetric(desc, prometheus.GaugeValue, float64(n), target, strings.TrimPrefix(d.name, ProfilePrefix)); err == nil {
 		ch <- m
 	}
 }

@@ -136,7 +136,7 @@ func TestProfileGaugesNeverPanic(t *testing.T) {
 			[]map[string]any{{"size": int64(1), "other": int64(2)}}, 1, ""},
 		{"more series than the cap",
 			[]v1alpha1.ProfileMetric{{Name: "size", Path: "size", Labels: []string{"l"}}},
-			[]map[string]any{{"size": int64(1), "l": "a"}, {"size": int64(1), "l": "b"}, {"size": int64(1), "l": "c"}, {"size": int64(1), "l": "d"}}, 2, "2"},
+			[]map[string]any{{"size": int64(1), "l": "a"}, {"size": int64(1), "l": "b"}, {"size": int64(1), "l": "c"}, {"size": int64(1), "l": "d"}}, 2, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -180,5 +180,59 @@ func TestAFamilyKeepsTheHelpOfItsFirstTarget(t *testing.T) {
 func TestLabelTargetIsTheEnginesBuiltInLabel(t *testing.T) {
 	if LabelTarget != extract.MetricTargetLabel {
 		t.Error("the engine checks label collisions against another target label")
+	}
+}
+
+func TestSeriesOverTheCapAddUpInTheOtherSeries(t *testing.T) {
+	byImageAndTeam := []v1alpha1.ProfileMetric{{Name: "replicas", Path: "replicas", Labels: []string{"image", "team"}}}
+	cases := []struct {
+		name   string
+		images []string
+		want   string
+	}{
+		{"at the cap every series is its own", []string{"a", "b", "c"}, `
+kollect_profile_replicas{image="a",target="ns/t",team="x"} 1
+kollect_profile_replicas{image="b",target="ns/t",team="x"} 2
+kollect_profile_replicas{image="c",target="ns/t",team="x"} 3
+`},
+		{"over the cap the last in label order add up under _other", []string{"a", "b", "c", "d", "e"}, `
+kollect_profile_replicas{image="_other",target="ns/t",team="_other"} 12
+kollect_profile_replicas{image="a",target="ns/t",team="x"} 1
+kollect_profile_replicas{image="b",target="ns/t",team="x"} 2
+# HELP kollect_collector_profile_series_overflow Series of a KollectProfile metric over the series cap, summed into its series whose attribute labels are "_other", in the last collection.
+# TYPE kollect_collector_profile_series_overflow gauge
+kollect_collector_profile_series_overflow{metric="replicas",target="ns/t"} 3
+`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := NewProfileGauges()
+			g.MaxSeries = 3
+			g.Define("ns/t", byImageAndTeam)
+			for i, image := range c.images {
+				g.Observe("ns/t", image, map[string]any{"image": image, "team": "x", "replicas": int64(i + 1)})
+			}
+			name := ProfilePrefix + "replicas"
+			want := "# HELP " + name + " " + help(g, name) + "\n# TYPE " + name + " gauge" + c.want
+			if err := testutil.CollectAndCompare(g, strings.NewReader(want)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestARealSeriesLabelledOtherMergesWithTheOverflow(t *testing.T) {
+	g := NewProfileGauges()
+	g.MaxSeries = 2
+	g.Define("ns/t", []v1alpha1.ProfileMetric{{Name: "replicas", Path: "replicas", Labels: []string{"image"}}})
+	for i, image := range []string{"_other", "b", "c"} {
+		g.Observe("ns/t", image, map[string]any{"image": image, "replicas": int64(i + 1)})
+	}
+	name := ProfilePrefix + "replicas"
+	want := "# HELP " + name + " " + help(g, name) + "\n# TYPE " + name + " gauge\n" +
+		`kollect_profile_replicas{image="_other",target="ns/t"} 6
+`
+	if err := testutil.CollectAndCompare(g, strings.NewReader(want), name); err != nil {
+		t.Error(err)
 	}
 }

@@ -1,0 +1,23 @@
+package exporter
+
+import (
+	"flag"
+	"testing"
+
+	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/app/apptest"
+	"kollect.dev/kollect/pkg/replay"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/metrics.golden")
+
+// The catalogue is what the chart's dashboards and alerts, and
+// docs/operations.md, are checked against.
+func TestTheMetricCatalogueListsEveryRegisteredFamily(t *testing.T) {
+	var k apptest.Catalogue
+	k.MustRegister(app.ServiceCollectors()...)
+	m := newMetrics(&k, "snapshot")
+	m.registerTracker(&k, newTracker(1, 1))
+	registerLoader(&k, "snapshot", replay.NewLoader(nil, 0))
+	apptest.CheckMetrics(t, &k, *update)
+}
