@@ -25,6 +25,22 @@ type PostgresSink struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
 	Table string `json:"table"`
+
+	// history keeps every revision next to the current rows: a table named
+	// after table with the suffix _history (shortened with a hash past 63
+	// characters) holding each version of each row with the revisions and
+	// times it was valid, and one with the suffix _revisions listing each
+	// revision with its checksum, both written in the export's transaction.
+	// With provisioning mode existing both tables must exist.
+	// +optional
+	History *TableHistory `json:"history,omitempty"`
+}
+
+// TableHistory turns a database sink's history tables on.
+type TableHistory struct {
+	// enabled writes the history tables (default false).
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
 }
 
 // MongoDBSink holds the settings of a mongodb sink. Secret keys: uri or dsn

@@ -17,7 +17,9 @@ func subjectEntries() []SubjectEntry {
 		{
 			Pattern: "kollect.snapshots.<namespace>.<inventory>", Example: SnapshotSubject(exampleInventory),
 			Purpose: "Every snapshot of one inventory: on a material change, on each binding's periodic re-export, " +
-				"on deletion. Header Nats-Msg-Id is `<namespace>.<inventory>.<revision>.<reason>.<createdAt ns>` (SnapshotMsgID).",
+				"on deletion. Header Nats-Msg-Id is `<namespace>.<inventory>.<revision>.<reason>.<createdAt ns>` (SnapshotMsgID). " +
+				"Each event and its envelope carry `previousChecksum`, the checksum of the revision published before (empty for the first), " +
+				"read back from the last event after a restart.",
 			Message: "SnapshotEvent", Stream: StreamSnapshots,
 			Publishers: services(busv1.ServiceAggregator), Subscribers: withExporters(busv1.ServiceAggregator),
 		},

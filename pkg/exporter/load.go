@@ -68,8 +68,8 @@ func (rt *runtime) snapshot(ctx context.Context, s sink.Sink, st *busv1.ExportSt
 
 // header is ev's envelope without items.
 func header(ev *busv1.SnapshotEvent) busv1.Envelope {
-	return busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: ev.Checksum, Revision: ev.Revision,
-		Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: ev.ItemCount}
+	return busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: ev.Checksum, PreviousChecksum: ev.PreviousChecksum,
+		Revision: ev.Revision, Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: ev.ItemCount}
 }
 
 // delta returns the delta that moves a binding whose export state is st to

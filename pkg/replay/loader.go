@@ -219,8 +219,8 @@ func (l *Loader) assemble(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.
 	if err != nil {
 		return nil, err
 	}
-	return &busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: ev.Checksum, Revision: ev.Revision,
-		Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: len(items), Items: items}, nil
+	return &busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: ev.Checksum, PreviousChecksum: ev.PreviousChecksum,
+		Revision: ev.Revision, Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: len(items), Items: items}, nil
 }
 
 func (l *Loader) legacy(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.Envelope, error) {

@@ -42,6 +42,7 @@ func NewCommand(s Streams) *cobra.Command {
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.AddCommand(newCollectCommand(s), newValidateCommand(s), newMigrateCommand(s), newSnapshotsCommand(s), newReplayCommand(s), newDevCommand(s), newChecksumCommand(s))
+	root.AddCommand(newVerifyCommand(s))
 	root.AddCommand(newVersionCommand(s))
 	return root
 }

@@ -16,8 +16,14 @@ const SchemaVersion = "kollect.dev/v1alpha1"
 type Envelope struct {
 	// SchemaVersion is always SchemaVersion.
 	SchemaVersion string `json:"schemaVersion"`
-	// Checksum is the sha256 hex of the canonical JSON of the sorted items.
+	// Checksum is the checksum (version 2, CONTRACT.md) of the sorted items.
 	Checksum string `json:"checksum"`
+	// PreviousChecksum is the checksum of the revision the aggregator
+	// published before this one for the same inventory, so a reader holding
+	// a sequence of revisions can verify that it is unbroken; omitted for an
+	// inventory's first revision and after the aggregator lost the history
+	// (then the revision also jumps).
+	PreviousChecksum string `json:"previousChecksum,omitempty"`
 	// Revision increases monotonically per inventory.
 	Revision uint64 `json:"revision"`
 	// Generation is the inventory's metadata.generation.

@@ -7,7 +7,7 @@ func snapshotEventInline() SnapshotEvent {
 	env.Cluster, env.ExportedAt = "", time.Time{}
 	return SnapshotEvent{
 		Inventory: env.Inventory, Revision: env.Revision, Generation: env.Generation,
-		Checksum: env.Checksum, ItemCount: env.ItemCount, CreatedAt: t0, Reason: ReasonChange,
+		Checksum: env.Checksum, PreviousChecksum: env.PreviousChecksum, ItemCount: env.ItemCount, CreatedAt: t0, Reason: ReasonChange,
 		Envelope: &env,
 		Delta: &Delta{
 			BaseRevision: 41,

@@ -54,9 +54,10 @@ func bindings() []Binding {
 
 func envelope() Envelope {
 	return Envelope{
-		SchemaVersion: SchemaVersion,
-		Checksum:      "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		Revision:      42, Generation: 3, Cluster: "eu-west-1",
+		SchemaVersion:    SchemaVersion,
+		Checksum:         "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		PreviousChecksum: "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+		Revision:         42, Generation: 3, Cluster: "eu-west-1",
 		Inventory: NamespacedName{Namespace: "team-a", Name: "apps"},
 		ItemCount: 1, ExportedAt: t1, Items: []Row{podRow()},
 	}

@@ -19,6 +19,9 @@ type SnapshotEvent struct {
 	Generation int64 `json:"generation"`
 	// Checksum is the envelope's checksum.
 	Checksum string `json:"checksum"`
+	// PreviousChecksum is the envelope's previousChecksum: the checksum of
+	// the revision published before this one, empty for the first.
+	PreviousChecksum string `json:"previousChecksum,omitempty"`
 	// ItemCount is the envelope's item count.
 	ItemCount int `json:"itemCount"`
 	// CreatedAt is when the aggregator built the event.

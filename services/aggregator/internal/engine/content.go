@@ -58,7 +58,7 @@ func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.Object
 // JSON of its items in order, spliced in verbatim.
 func spliceEnvelope(ev *busv1.SnapshotEvent, rows [][]byte) []byte {
 	head, _ := json.Marshal(busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: ev.Checksum,
-		Revision: ev.Revision, Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: len(rows)})
+		PreviousChecksum: ev.PreviousChecksum, Revision: ev.Revision, Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: len(rows)})
 	// head ends with `"items":[]}`: replace the empty list.
 	head = bytes.TrimSuffix(head, []byte(`[]}`))
 	n := len(head) + 2

@@ -94,7 +94,7 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 	}
 	if last != nil {
 		ev := &last.Event
-		st.last = published{revision: ev.Revision, checksum: ev.Checksum, generation: ev.Generation,
+		st.last = published{revision: ev.Revision, checksum: ev.Checksum, previous: ev.PreviousChecksum, generation: ev.Generation,
 			seq: seq, itemCount: ev.ItemCount, createdAt: ev.CreatedAt, reason: ev.Reason,
 			bindings: sinkRefs(ev.Bindings)}
 		st.body = bodyOf(ev)

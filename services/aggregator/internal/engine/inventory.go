@@ -46,8 +46,11 @@ type invState struct {
 
 // published is the last event on the inventory's subject.
 type published struct {
-	revision   uint64
-	checksum   string
+	revision uint64
+	checksum string
+	// previous is the checksum of the revision before (the event's
+	// PreviousChecksum), repeated by periodic events.
+	previous   string
 	generation int64
 	seq        uint64
 	itemCount  int

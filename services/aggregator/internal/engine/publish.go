@@ -13,8 +13,8 @@ import (
 func (e *Engine) publishChange(ctx context.Context, st *invState, sum string, reason busv1.SnapshotReason, now time.Time) bool {
 	rev := st.last.revision + 1
 	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: rev, Generation: st.cfg.Generation,
-		Checksum: sum, CreatedAt: st.nextCreatedAt(now), Reason: reason, Bindings: bindings(st.cfg.Bindings),
-		DeletionPolicy: st.cfg.DeletionPolicy}
+		Checksum: sum, PreviousChecksum: st.last.checksum, CreatedAt: st.nextCreatedAt(now), Reason: reason,
+		Bindings: bindings(st.cfg.Bindings), DeletionPolicy: st.cfg.DeletionPolicy}
 	var c publish.Content
 	if reason == busv1.ReasonDeleted {
 		c.Envelope = spliceEnvelope(&ev, nil)
@@ -30,7 +30,7 @@ func (e *Engine) publishChange(ctx context.Context, st *invState, sum string, re
 		e.failed(st, err, now)
 		return false
 	}
-	st.last = published{revision: rev, checksum: sum, generation: st.cfg.Generation, seq: r.Seq,
+	st.last = published{revision: rev, checksum: sum, previous: ev.PreviousChecksum, generation: st.cfg.Generation, seq: r.Seq,
 		itemCount: ev.ItemCount, createdAt: ev.CreatedAt, reason: reason, bindings: sinkRefs(ev.Bindings)}
 	st.body, st.outcome = r.Body, busv1.Outcome{}
 	if st.view != nil {
@@ -79,7 +79,7 @@ func (e *Engine) reload(st *invState) {
 // publishPeriodic re-publishes st's last revision to binding b.
 func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Binding, now time.Time) bool {
 	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: st.last.revision, Generation: st.last.generation,
-		Checksum: st.last.checksum, ItemCount: st.last.itemCount, CreatedAt: st.nextCreatedAt(now),
+		Checksum: st.last.checksum, PreviousChecksum: st.last.previous, ItemCount: st.last.itemCount, CreatedAt: st.nextCreatedAt(now),
 		Reason: busv1.ReasonPeriodic, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy}
 	c := publish.Content{Envelope: st.body.Envelope, Reuse: &st.body}
 	r, err := e.publish(ctx, st, ev, c)

@@ -73,7 +73,8 @@ func (b Backend) Open(ctx context.Context, cfg busv1.SinkConfig, creds exporter.
 	if spec.Provisioning != nil && spec.Provisioning.Mode != "" {
 		mode = spec.Provisioning.Mode
 	}
-	return &Sink{pool: pool, t: newTable(spec.Postgres.Schema, spec.Postgres.Table), mode: mode}, nil
+	return &Sink{pool: pool, t: newTable(spec.Postgres.Schema, spec.Postgres.Table,
+		spec.Postgres.History != nil && spec.Postgres.History.Enabled), mode: mode}, nil
 }
 
 // decodeSpec decodes the sink spec (exporter.DecodeSpec: strict, of type

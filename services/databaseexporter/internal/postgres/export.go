@@ -29,6 +29,7 @@ type scope struct {
 	cluster, namespace, name string
 	revision                 int64
 	checksum                 string
+	previous                 string // the envelope's previousChecksum
 	itemCount                int
 	exportedAt               time.Time
 }
@@ -54,7 +55,7 @@ func (k *Sink) export(ctx context.Context, s sink.Snapshot, delta bool) error {
 		return sink.Permanent(fmt.Errorf("%s: revision %d does not fit a bigint", op, env.Revision))
 	}
 	sc := scope{cluster: env.Cluster, namespace: env.Inventory.Namespace, name: env.Inventory.Name,
-		revision: int64(env.Revision), checksum: env.Checksum, itemCount: env.ItemCount, exportedAt: env.ExportedAt.UTC()}
+		revision: int64(env.Revision), checksum: env.Checksum, previous: env.PreviousChecksum, itemCount: env.ItemCount, exportedAt: env.ExportedAt.UTC()}
 	if err := k.provision(ctx); err != nil {
 		return classify(ctx, op, err, k.mode)
 	}
@@ -81,7 +82,10 @@ func (k *Sink) apply(ctx context.Context, tx pgx.Tx, sc scope, s sink.Snapshot, 
 		return err
 	}
 	if s.Deleted {
-		return k.deleteInventory(ctx, tx, sc)
+		if err := k.deleteInventory(ctx, tx, sc); err != nil || !k.t.withHistory {
+			return err
+		}
+		return k.recordHistory(ctx, tx, sc)
 	}
 	if st.revision > sc.revision && !s.Replay {
 		return errUnchanged
@@ -102,6 +106,13 @@ func (k *Sink) apply(ctx context.Context, tx pgx.Tx, sc scope, s sink.Snapshot, 
 	}
 	if err != nil {
 		return err
+	}
+	// A replay of an older revision rewrites the rows but not the history,
+	// which records each revision once, in order.
+	if k.t.withHistory && st.revision <= sc.revision {
+		if err := k.recordHistory(ctx, tx, sc); err != nil {
+			return err
+		}
 	}
 	_, err = tx.Exec(ctx, `UPDATE `+k.t.state+` SET revision = $4, checksum = $5, item_count = $6, exported_at = $7
 WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3`,

@@ -20,10 +20,10 @@ func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, t.lockKey()); err != nil {
 		return fmt.Errorf("lock provisioning of %s: %w", t, err)
 	}
-	var schema, rows, state bool
+	var schema, rows, state, history, revisions bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1),
-  to_regclass($2) IS NOT NULL, to_regclass($3) IS NOT NULL`,
-		t.schema, t.rows, t.state).Scan(&schema, &rows, &state)
+  to_regclass($2) IS NOT NULL, to_regclass($3) IS NOT NULL, to_regclass($4) IS NOT NULL, to_regclass($5) IS NOT NULL`,
+		t.schema, t.rows, t.state, t.history, t.revisions).Scan(&schema, &rows, &state, &history, &revisions)
 	if err != nil {
 		return fmt.Errorf("look up %s: %w", t, err)
 	}
@@ -34,6 +34,18 @@ func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
 		{schema, `CREATE SCHEMA IF NOT EXISTS ` + pgx.Identifier{t.schema}.Sanitize()},
 		{rows, t.createRows()},
 		{state, t.createState()},
+	}
+	if t.withHistory {
+		for _, ddl := range t.createHistory() {
+			steps = append(steps, struct {
+				exists bool
+				ddl    string
+			}{history, ddl})
+		}
+		steps = append(steps, struct {
+			exists bool
+			ddl    string
+		}{revisions, t.createRevisions()})
 	}
 	for _, s := range steps {
 		if s.exists {
@@ -64,12 +76,24 @@ func (t table) ensure(ctx context.Context, tx pgx.Tx) error {
 func (t table) verify(ctx context.Context, q interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
 }) (bool, error) {
+	type want struct {
+		name, quoted string
+		cols         []string
+	}
+	wants := []want{{t.name, t.rows, rowColumns()}, {t.stateName, t.state, stateColumns}}
+	if t.withHistory {
+		wants = append(wants, want{t.historyName, t.history, historyColumns()}, want{t.revisionsName, t.revisions, revisionColumns})
+	}
+	names := make([]string, len(wants))
+	have := map[string]map[string]bool{}
+	for i, w := range wants {
+		names[i], have[w.name] = w.name, map[string]bool{}
+	}
 	rows, err := q.Query(ctx, `SELECT table_name, column_name FROM information_schema.columns
-WHERE table_schema = $1 AND table_name = ANY($2)`, t.schema, []string{t.name, t.stateName})
+WHERE table_schema = $1 AND table_name = ANY($2)`, t.schema, names)
 	if err != nil {
 		return false, fmt.Errorf("read the columns of %s: %w", t, err)
 	}
-	have := map[string]map[string]bool{t.name: {}, t.stateName: {}}
 	var tbl, col string
 	_, err = pgx.ForEachRow(rows, []any{&tbl, &col}, func() error {
 		have[tbl][col] = true
@@ -79,10 +103,7 @@ WHERE table_schema = $1 AND table_name = ANY($2)`, t.schema, []string{t.name, t.
 		return false, fmt.Errorf("read the columns of %s: %w", t, err)
 	}
 	var problems []string
-	for _, want := range []struct {
-		name, quoted string
-		cols         []string
-	}{{t.name, t.rows, rowColumns()}, {t.stateName, t.state, stateColumns}} {
+	for _, want := range wants {
 		if len(have[want.name]) == 0 {
 			problems = append(problems, fmt.Sprintf("table %s does not exist", want.quoted))
 			continue

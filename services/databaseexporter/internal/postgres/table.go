@@ -39,12 +39,20 @@ type table struct {
 	schema, name, stateName string
 	// rows and state are the sanitized, schema-qualified names.
 	rows, state string
+	// withHistory is set in history mode (history.go); historyName and
+	// revisionsName, history and revisions name its tables.
+	withHistory                bool
+	historyName, revisionsName string
+	history, revisions         string
 }
 
-func newTable(schema, name string) table {
-	t := table{schema: schema, name: name, stateName: derived(name, "_state")}
+func newTable(schema, name string, withHistory bool) table {
+	t := table{schema: schema, name: name, stateName: derived(name, "_state"), withHistory: withHistory,
+		historyName: derived(name, "_history"), revisionsName: derived(name, "_revisions")}
 	t.rows = pgx.Identifier{schema, name}.Sanitize()
 	t.state = pgx.Identifier{schema, t.stateName}.Sanitize()
+	t.history = pgx.Identifier{schema, t.historyName}.Sanitize()
+	t.revisions = pgx.Identifier{schema, t.revisionsName}.Sanitize()
 	return t
 }
 

@@ -135,6 +135,11 @@ func TestDocQueries(t *testing.T) {
 			}},
 		{Columns: []string{"name", "type"}, Types: []string{"VARCHAR", "VARCHAR"},
 			Rows: [][]any{{"attr_cpu", "DOUBLE"}, {"attr_image", "BYTE_ARRAY"}, {"attr_replicas", "DOUBLE"}}},
+		// Past revisions: web's revisions, then revision 1 read back.
+		{Columns: []string{"revision", "item_count"}, Types: []string{"INTEGER", "INTEGER"},
+			Rows: [][]any{{1.0, 2.0}, {2.0, 2.0}}},
+		{Columns: []string{"namespace", "name", "attr_image"}, Types: []string{"VARCHAR", "VARCHAR", "VARCHAR"},
+			Rows: [][]any{{"team-a", "api-1", "api:1.0"}, {"team-a", "api-2", "api:1.0"}}},
 	}
 	if len(queries) != len(want) {
 		t.Fatalf("the page has %d sql blocks, the test knows %d", len(queries), len(want))

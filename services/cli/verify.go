@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/services/cli/internal/verify"
+)
+
+// source reads the revisions a sink holds.
+type source interface {
+	Revisions(ctx context.Context) ([]verify.Revision, error)
+}
+
+// newVerifyCommand returns `kollect verify`: recompute the checksums of the
+// revisions a sink holds and report the first that does not match.
+func newVerifyCommand(s Streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Recompute the checksums of the revisions a sink holds and report the first that does not match",
+		Long: "Reads every revision of one inventory that a sink keeps, recomputes each checksum from the rows\n" +
+			"(docs/contract.md, version 2) and checks each revision's previousChecksum against the revision before.\n" +
+			"Exit status 0 when everything verifies, 1 at the first mismatch (printed), 2 on an error.",
+	}
+	cmd.AddCommand(newVerifyGitCommand(s), newVerifyPostgresCommand(s))
+	return cmd
+}
+
+func newVerifyGitCommand(s Streams) *cobra.Command {
+	var g verify.Git
+	cmd := &cobra.Command{
+		Use:     "git REPOSITORY --path FILE",
+		Short:   "Verify the history of an inventory document in a Git repository (a folder or a URL)",
+		Example: "  kollect verify git ./inventory-repo --path inventory/team-a/web.json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g.Repo = args[0]
+			if g.Path == "" {
+				return &ExitError{Code: 2, Err: fmt.Errorf("--path is required: the inventory's document in the repository")}
+			}
+			return runVerify(cmd.Context(), s, g)
+		},
+	}
+	cmd.Flags().StringVar(&g.Path, "path", "", "the inventory's document in the repository (the sink's rendered pathTemplate)")
+	cmd.Flags().StringVar(&g.Ref, "ref", "HEAD", "branch, tag or commit to verify from")
+	return cmd
+}
+
+func newVerifyPostgresCommand(s Streams) *cobra.Command {
+	var table, cluster, inventory, dsnEnv string
+	cmd := &cobra.Command{
+		Use:   "postgres --table [SCHEMA.]TABLE --cluster CLUSTER --inventory [NAMESPACE/]NAME",
+		Short: "Verify an inventory in a PostgreSQL sink: its current rows and, in history mode, every revision",
+		Example: "  KOLLECT_POSTGRES_DSN=postgres://reader@db/inventory kollect verify postgres \\\n" +
+			"    --table public.kollect_rows --cluster prod-eu-1 --inventory team-a/web",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dsn := os.Getenv(dsnEnv)
+			if dsn == "" {
+				return &ExitError{Code: 2, Err: fmt.Errorf("--dsn-env: environment variable %s holds no connection string", dsnEnv)}
+			}
+			if table == "" || inventory == "" {
+				return &ExitError{Code: 2, Err: fmt.Errorf("--table and --inventory are required")}
+			}
+			schema, name, ok := strings.Cut(table, ".")
+			if !ok {
+				schema, name = "public", table
+			}
+			inv := busv1.NamespacedName{Name: inventory}
+			if ns, n, ok := strings.Cut(inventory, "/"); ok {
+				inv = busv1.NamespacedName{Namespace: ns, Name: n}
+			}
+			conn, err := pgx.Connect(cmd.Context(), dsn)
+			if err != nil {
+				return &ExitError{Code: 2, Err: fmt.Errorf("connect to the database of %s: %w", dsnEnv, err)}
+			}
+			defer func() { _ = conn.Close(context.Background()) }()
+			return runVerify(cmd.Context(), s, verify.Postgres{Conn: conn, Schema: schema, Table: name, Cluster: cluster, Inventory: inv})
+		},
+	}
+	cmd.Flags().StringVar(&table, "table", "", "the sink's rows table, optionally schema-qualified (default schema public)")
+	cmd.Flags().StringVar(&cluster, "cluster", "default", "the sink's spec.cluster")
+	cmd.Flags().StringVar(&inventory, "inventory", "", "the inventory, NAMESPACE/NAME (a NAME alone for a ClusterInventory)")
+	cmd.Flags().StringVar(&dsnEnv, "dsn-env", "KOLLECT_POSTGRES_DSN", "environment variable holding the connection string (kept off the command line)")
+	return cmd
+}
+
+// runVerify checks what src holds and prints the outcome.
+func runVerify(ctx context.Context, s Streams, src source) error {
+	revs, err := src.Revisions(ctx)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	res, err := verify.Check(revs)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	if res.First != nil {
+		fmt.Fprintf(s.Out, "MISMATCH at revision %d (%s): %s\n", res.First.Revision, res.First.Where, res.First.Reason)
+		fmt.Fprintf(s.Out, "%d revisions verified before it\n", res.Checked)
+		return &ExitError{Code: 1}
+	}
+	if res.Checked == 0 {
+		return &ExitError{Code: 2, Err: fmt.Errorf("no revision found to verify")}
+	}
+	_, err = fmt.Fprintf(s.Out, "OK: %d revisions verified, %d previousChecksum links\n", res.Checked, res.Linked)
+	return err
+}
