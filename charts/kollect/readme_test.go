@@ -108,10 +108,10 @@ func commentText(c string) string {
 }
 
 func nodeType(v *yaml3.Node) string {
-	switch {
-	case v.Kind == yaml3.MappingNode:
+	switch v.Kind {
+	case yaml3.MappingNode:
 		return "object"
-	case v.Kind == yaml3.SequenceNode:
+	case yaml3.SequenceNode:
 		return "list"
 	}
 	if t := strings.TrimPrefix(v.Tag, "!!"); t != "str" {
