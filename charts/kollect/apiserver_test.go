@@ -114,6 +114,7 @@ func TestAPIServerAcceptsTheChart(t *testing.T) {
 			}
 		})
 	}
+	checkNotes(t, adminKubeconfig(t, k))
 	t.Run("the CRD chart passes a server-side dry-run", func(t *testing.T) {
 		for _, o := range decode(t, helm(t, "template", "kollect-crds", "../kollect-crds")) {
 			if err := a.apply(t.Context(), o, true); err != nil {

@@ -33,6 +33,7 @@ var valuesSets = map[string]string{
 	"full":          "ci/full-values.yaml",
 	"external-nats": "ci/external-nats-values.yaml",
 	"fleet":         "ci/fleet-values.yaml",
+	"nats-tls":      "ci/nats-tls-values.yaml",
 }
 
 // setNames returns the keys of valuesSets in a stable order.

@@ -55,6 +55,10 @@ func TestTemplate(t *testing.T) {
 			present: []string{"Deployment/kollect-control"},
 			absent:  []string{"StatefulSet/kollect-nats", "Secret/kollect-nats-users", "ConfigMap/kollect-nats"}},
 		{set: "fleet", present: []string{"ServiceMonitor/kollect"}},
+		{set: "nats-tls",
+			present: []string{"Certificate/kollect-nats-server", "Certificate/kollect-nats-client", "Certificate/kollect-nats-ca",
+				"Issuer/kollect-nats-ca", "Issuer/kollect-nats-selfsigned"},
+			absent: []string{"Certificate/kollect-control-webhook"}},
 	}
 	for _, tt := range tests {
 		t.Run("the "+tt.set+" values render the expected objects", func(t *testing.T) {

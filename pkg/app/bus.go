@@ -37,6 +37,20 @@ type BusOptions struct {
 	// Credentials is the path of a NATS credentials file; empty reads
 	// $KOLLECT_NATS_CREDENTIALS, then none.
 	Credentials string
+	// TLS says how the connection is encrypted; the zero value uses TLS
+	// only when the URL's scheme is tls://, against the system's roots.
+	TLS BusTLS
+}
+
+// BusTLS are the files of a TLS connection to the bus. Any of them set
+// makes the connection use TLS whatever the URL's scheme.
+type BusTLS struct {
+	// CA is the path of the PEM bundle the server's certificate is
+	// verified against; empty uses the system's roots.
+	CA string
+	// Cert and Key are the paths of a PEM client certificate and its key,
+	// for a server that verifies clients (mutual TLS); both or neither.
+	Cert, Key string
 }
 
 // DefaultBusOptions returns DefaultNATSURL and no credentials file.
@@ -50,12 +64,22 @@ func (o *BusOptions) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Credentials, "nats-credentials", o.Credentials,
 		"Path of a NATS credentials file (JWT and seed); empty reads the path from $"+EnvNATSCredentials+". "+
 			"A user and password come from $"+EnvNATSUser+" and $"+EnvNATSPassword+".")
+	fs.StringVar(&o.TLS.CA, "nats-tls-ca", o.TLS.CA,
+		"Path of the PEM CA bundle the NATS server's certificate is verified against; setting it (or a client certificate) turns TLS on. "+
+			"Empty uses the system's roots when the URL is tls://.")
+	fs.StringVar(&o.TLS.Cert, "nats-tls-cert", o.TLS.Cert,
+		"Path of a PEM client certificate presented to a NATS server that verifies clients (with --nats-tls-key).")
+	fs.StringVar(&o.TLS.Key, "nats-tls-key", o.TLS.Key, "Path of the PEM private key of --nats-tls-cert.")
 }
 
-// Validate reports a missing URL.
+// Validate reports a missing URL and a client certificate without its key
+// or a key without its certificate.
 func (o BusOptions) Validate() error {
 	if o.URL == "" {
 		return errors.New("--nats-url: must be set")
+	}
+	if (o.TLS.Cert == "") != (o.TLS.Key == "") {
+		return errors.New("--nats-tls-cert and --nats-tls-key: set both or neither")
 	}
 	return nil
 }
@@ -81,6 +105,32 @@ func (o BusOptions) Options() ([]nats.Option, error) {
 	}
 	if user != "" {
 		opts = append(opts, nats.UserInfo(user, pass))
+	}
+	tlsOpts, err := o.TLS.options()
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, tlsOpts...), nil
+}
+
+// options returns the nats.Options of the TLS files, checking first that
+// each one named can be read, so that a missing file is reported by its
+// flag rather than by the first connection attempt.
+func (t BusTLS) options() ([]nats.Option, error) {
+	for _, f := range []struct{ flag, path string }{{"--nats-tls-ca", t.CA}, {"--nats-tls-cert", t.Cert}, {"--nats-tls-key", t.Key}} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.flag, err)
+		}
+	}
+	var opts []nats.Option
+	if t.CA != "" {
+		opts = append(opts, nats.RootCAs(t.CA))
+	}
+	if t.Cert != "" {
+		opts = append(opts, nats.ClientCert(t.Cert, t.Key))
 	}
 	return opts, nil
 }

@@ -9,6 +9,7 @@ service's own flag set.
 {{- $ns := $root.Release.Namespace -}}
 {{- $full := include "kollect.fullname" $root -}}
 - --nats-url={{ include "kollect.natsURL" $root }}
+{{- include "kollect.natsTLSArgs" $root }}
 {{- if eq .svc.service "control" }}
 {{- $c := $v.control }}
 - --provision-bus={{ $c.provisionBus }}
@@ -80,7 +81,8 @@ service's own flag set.
 
 {{/*
 kollect.processArgs: the process flags every service binary shares (pkg/app.Process): the
-pprof listener on loopback when pprof.enabled, and the share of the container's memory limit
+pprof listener on loopback when pprof.enabled, the log level and format (pkg/app.LogOptions:
+-v, --log-development) and the share of the container's memory limit
 the Go runtime gets when the container has one (the limit itself is $KOLLECT_MEMORY_LIMIT,
 set in deployments.yaml).
 */}}
@@ -90,6 +92,12 @@ set in deployments.yaml).
 - --pprof-bind-address=127.0.0.1:{{ $v.pprof.port }}
 {{- end }}
 {{- $sv := include "kollect.serviceValues" . | fromYaml }}
+{{- if eq ($sv.logLevel | default $v.logLevel) "debug" }}
+- --v=1
+{{- end }}
+{{- if eq $v.logFormat "console" }}
+- --log-development=true
+{{- end }}
 {{- if dig "limits" "memory" "" $sv.resources }}
 - --memory-limit-ratio={{ divf $v.memoryLimitPercent 100 }}
 {{- end }}
