@@ -337,3 +337,9 @@ func firstIP(cidr string) (string, error) {
 	}
 	return strconv.Itoa(a) + "." + strconv.Itoa(b) + "." + strconv.Itoa(cc) + "." + strconv.Itoa(d+1), nil
 }
+
+// NodeIP is the node's address, where pods reach the host.
+func (c *Cluster) NodeIP() string { return c.cfg.NodeIP }
+
+// NodeName is the Node's name.
+func (c *Cluster) NodeName() string { return c.cfg.NodeName }
