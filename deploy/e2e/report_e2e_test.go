@@ -22,10 +22,10 @@ import (
 // report records what ran, how long each step took and every pod's peak memory, and
 // writes it as markdown when the test ends.
 type report struct {
-	start    time.Time
-	steps    []string
+	start      time.Time
+	steps      []string
 	components []string
-	peak     map[string]int64 // namespace/pod -> the pod cgroup's peak memory (bytes)
+	peak       map[string]int64 // namespace/pod -> the pod cgroup's peak memory (bytes)
 }
 
 func newReport(t *testing.T, path string) *report {
