@@ -48,6 +48,8 @@ type Cluster struct {
 	// Client is an admin client.
 	Client kubernetes.Interface
 	procs  []*process
+	// runtime is set once containerd serves: Stop removes its containers first.
+	runtime bool
 }
 
 // APIURL is the API server's address.
@@ -239,6 +241,7 @@ func (c *Cluster) startContainerd(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	c.runtime = true
 	return c.ImportPause(ctx)
 }
 
@@ -307,7 +310,7 @@ func (c *Cluster) startNetwork(context.Context) error {
 // unmounts what they left under the work folder.
 func (c *Cluster) Stop(ctx context.Context) error {
 	var errs []error
-	if len(c.procs) > 5 { // containerd runs: stop the pods' containers first
+	if c.runtime {
 		errs = append(errs, c.removeContainers(ctx))
 	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
