@@ -88,10 +88,10 @@ build_cluster() {
   for cmd in kubelet kube-controller-manager kube-scheduler kube-proxy; do
     build_in kube "$c/$cmd" "k8s.io/kubernetes/cmd/$cmd" "$kube_ldflags"
   done
-  # Kubelet 1.37 refuses containerd 1.x (Debian's is 1.6): containerd 2, pinned in
-  # deploy/e2e/tools/containerd/go.mod, without the cgo snapshotters.
+  # containerd 2, pinned in deploy/e2e/tools/containerd/go.mod, without the cgo snapshotters:
+  # Kubernetes announced 1.35 as its last release supporting containerd 1.x, and Debian's is 1.6.
   local ctrd=github.com/containerd/containerd/v2
-  local ctrd_version; ctrd_version=$(awk -v m=$ctrd '$1 == m {print $2}' "$here/../e2e/tools/containerd/go.mod")
+  local ctrd_version; ctrd_version=$(awk -v m=$ctrd '$1 == m {print $2} $1 == "require" && $2 == m {print $3}' "$here/../e2e/tools/containerd/go.mod")
   for cmd in containerd containerd-shim-runc-v2 ctr; do
     GOFLAGS="$GOFLAGS -tags=no_btrfs,no_devmapper,no_zfs" build_in ../e2e/tools/containerd "$c/$cmd" "$ctrd/cmd/$cmd" \
       "-s -w -X $ctrd/version.Version=$ctrd_version -X $ctrd/version.Package=$ctrd"

@@ -1,7 +1,7 @@
 //go:build tools
 
-// Package tools pins containerd for build.sh cluster (make e2e-cluster): kubelet
-// 1.37 needs containerd 2, Debian bookworm ships 1.6.
+// Package tools pins containerd 2 for build.sh cluster (make e2e-cluster): Kubernetes
+// announced 1.35 as its last release supporting containerd 1.x; Debian bookworm ships 1.6.
 package tools
 
 import (
