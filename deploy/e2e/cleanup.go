@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -58,10 +60,29 @@ func (c *Cluster) cleanHost() error {
 			errs = append(errs, fmt.Errorf("ip link del kollect0: %w: %s", err, b))
 		}
 	}
+	removeKubepods()
 	if b, err := exec.Command(c.toolPath("cluster/kube-proxy"), "--cleanup").CombinedOutput(); err != nil { //nolint:gosec // G204: our kube-proxy
 		errs = append(errs, fmt.Errorf("kube-proxy --cleanup: %w: %s", err, b))
 	}
 	return errors.Join(errs...)
+}
+
+// removeKubepods removes the (then empty) kubepods cgroups the kubelet made in every
+// cgroups v1 hierarchy, deepest first; one still in use stays.
+func removeKubepods() {
+	roots, _ := filepath.Glob("/sys/fs/cgroup/*/kubepods")
+	for _, r := range roots {
+		var dirs []string
+		_ = filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, path)
+			}
+			return nil
+		})
+		for i := len(dirs) - 1; i >= 0; i-- {
+			_ = syscall.Rmdir(dirs[i])
+		}
+	}
 }
 
 // mountsUnder lists the mount points below the given prefixes, deepest first.
