@@ -88,6 +88,10 @@ IMAGE_VERSION ?= $(if $(VERSION),$(VERSION),v0.0.0-dev)
 images: ## Build the container images without a daemon into dist/images (OCI layout); PUSH=registry/prefix pushes them (docs/images.md).
 	$(GO) run ./deploy/images/cmd -version $(IMAGE_VERSION) -out dist/images $(if $(PUSH),-push $(PUSH)) $(IMAGES_FLAGS)
 
+.PHONY: e2e-cluster
+e2e-cluster: tools ## Opt-in, as root: a real single-node cluster (kubelet, containerd) runs the Helm install; report in loadtest/results/e2e-cluster.md (docs/e2e-cluster.md).
+	@bash deploy/e2e/run.sh $(E2E_FLAGS)
+
 release: tools ## Build a signed release into dist/: make release VERSION=vX.Y.Z [RELEASE_FLAGS=...] (docs/release.md).
 	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
 	$(GO) run ./deploy/release/cmd -version $(VERSION) -out dist $(RELEASE_FLAGS)

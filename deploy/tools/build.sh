@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the real test peers from the Go module proxy at pinned versions into a
 # per-user cache shared by every clone on this machine. What is present is not
-# rebuilt. Usage: build.sh [all|lint|dir|lint-dir|vulndb-dir]   (progress on stderr)
+# rebuilt. Usage: build.sh [all|lint|dir|lint-dir|vulndb-dir|cluster]   (progress on stderr)
 # lint builds only the analyzers of make lint and the vulnerability database.
+# cluster (opt-in, make e2e-cluster) builds the node components: kubelet, kube-controller-manager,
+# kube-scheduler, kube-proxy (the pinned Kubernetes module), containerd and CoreDNS (docs/e2e-cluster.md).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,8 +39,8 @@ case "${1:-all}" in
 dir) echo "$dir"; exit 0 ;;
 lint-dir) echo "$lint_dir"; exit 0 ;;
 vulndb-dir) echo "$vulndb_dir"; exit 0 ;;
-all | lint) ;;
-*) echo "usage: build.sh [all|lint|dir|lint-dir|vulndb-dir]" >&2; exit 2 ;;
+all | lint | cluster) ;;
+*) echo "usage: build.sh [all|lint|dir|lint-dir|vulndb-dir|cluster]" >&2; exit 2 ;;
 esac
 
 mkdir -p "$dir/envtest" "$dir/bin" "$lint_dir"
@@ -74,7 +76,34 @@ install_at() { # output module-path@version
   mv "$gobin"/* "$out" && rmdir "$gobin"
 }
 
+# The single-node cluster of make e2e-cluster: the control plane and node binaries of the same
+# pinned Kubernetes module as the API server, into their own folder.
+build_cluster() {
+  local c="$dir/cluster"
+  mkdir -p "$c"
+  build_in etcd "$dir/envtest/etcd" .
+  build_in kube "$dir/envtest/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"
+  build_in kube "$dir/envtest/kubectl" k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
+  local cmd
+  for cmd in kubelet kube-controller-manager kube-scheduler kube-proxy; do
+    build_in kube "$c/$cmd" "k8s.io/kubernetes/cmd/$cmd" "$kube_ldflags"
+  done
+  # containerd 2, pinned in deploy/e2e/tools/containerd/go.mod, without the cgo snapshotters:
+  # Kubernetes announced 1.35 as its last release supporting containerd 1.x, and Debian's is 1.6.
+  local ctrd=github.com/containerd/containerd/v2
+  local ctrd_version; ctrd_version=$(awk -v m=$ctrd '$1 == m {print $2} $1 == "require" && $2 == m {print $3}' "$here/../e2e/tools/containerd/go.mod")
+  for cmd in containerd containerd-shim-runc-v2 ctr; do
+    GOFLAGS="$GOFLAGS -tags=no_btrfs,no_devmapper,no_zfs" build_in ../e2e/tools/containerd "$c/$cmd" "$ctrd/cmd/$cmd" \
+      "-s -w -X $ctrd/version.Version=$ctrd_version -X $ctrd/version.Package=$ctrd"
+  done
+  # CoreDNS serves the cluster's DNS from the host (its kubernetes plugin), pinned in
+  # deploy/e2e/tools/coredns/go.mod.
+  build_in ../e2e/tools/coredns "$c/coredns" github.com/coredns/coredns
+  step "cluster tools ready in $c"
+}
+
 mode=${1:-all} # the test peers are built for all, not for lint
+if [ "$mode" = cluster ]; then build_cluster; exit 0; fi
 if [ "$mode" = all ]; then
   build_in etcd "$dir/envtest/etcd" .
   build_in kube "$dir/envtest/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"

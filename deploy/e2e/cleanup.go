@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// removeContainers kills and deletes every task and container containerd runs for the
+// cluster, so that stopping containerd leaves no pod behind.
+func (c *Cluster) removeContainers(ctx context.Context) error {
+	out, err := c.ctr(ctx, "tasks", "ls", "-q")
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, id := range strings.Fields(out) {
+		if _, err := c.ctr(ctx, "tasks", "rm", "-f", id); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	out, err = c.ctr(ctx, "containers", "ls", "-q")
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, id := range strings.Fields(out) {
+		if _, err := c.ctr(ctx, "containers", "rm", id); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// cleanHost undoes what the cluster did to the host: mounts under the work folder and
+// the pods' network namespaces, the pod bridge, and kube-proxy's iptables rules.
+func (c *Cluster) cleanHost() error {
+	var errs []error
+	mounts, err := mountsUnder(c.cfg.Dir, "/run/netns/cni-", "/var/run/netns/cni-")
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, m := range mounts {
+		if err := syscall.Unmount(m, syscall.MNT_DETACH); err != nil {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", m, err))
+		}
+		if strings.Contains(m, "/netns/cni-") {
+			_ = os.Remove(m)
+		}
+	}
+	if _, err := os.Stat("/sys/class/net/kollect0"); err == nil {
+		if b, err := exec.Command("ip", "link", "del", "kollect0").CombinedOutput(); err != nil {
+			errs = append(errs, fmt.Errorf("ip link del kollect0: %w: %s", err, b))
+		}
+	}
+	removeKubepods()
+	if b, err := exec.Command(c.toolPath("cluster/kube-proxy"), "--cleanup").CombinedOutput(); err != nil { //nolint:gosec // G204: our kube-proxy
+		errs = append(errs, fmt.Errorf("kube-proxy --cleanup: %w: %s", err, b))
+	}
+	return errors.Join(errs...)
+}
+
+// removeKubepods removes the (then empty) kubepods cgroups the kubelet made in every
+// cgroups v1 hierarchy, deepest first; one still in use stays.
+func removeKubepods() {
+	roots, _ := filepath.Glob("/sys/fs/cgroup/*/kubepods")
+	for _, r := range roots {
+		var dirs []string
+		_ = filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, path)
+			}
+			return nil
+		})
+		for i := len(dirs) - 1; i >= 0; i-- {
+			_ = syscall.Rmdir(dirs[i])
+		}
+	}
+}
+
+// mountsUnder lists the mount points below the given prefixes, deepest first.
+func mountsUnder(prefixes ...string) ([]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		if len(fields) < 5 {
+			continue
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(fields[4], p) {
+				out = append(out, fields[4])
+				break
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out, s.Err()
+}

@@ -1,0 +1,190 @@
+//go:build e2ecluster
+
+package e2e_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kollect.dev/kollect/deploy/e2e"
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+var (
+	reportPath = flag.String("report", "", "write the run's report (markdown) to this file")
+	layoutDir  = flag.String("images", "dist/images", "OCI layout of make images, relative to the repository")
+	nodeIP     = flag.String("node-ip", "", "the host's address pods reach it on (default: the default route's source)")
+	keep       = flag.Bool("keep", false, "leave the cluster's work folder (logs) in place")
+)
+
+const (
+	ns          = "kollect"
+	natsRepo    = "kollect-e2e/nats-server"
+	natsTag     = "e2e"
+	inventories = 4
+)
+
+// TestHelmInstallOnARealNode installs the charts on a single-node cluster of real
+// components and follows issue 21's scenario; each step is a subtest, a failed step ends the run.
+func TestHelmInstallOnARealNode(t *testing.T) {
+	repo, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := testenv.ToolsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := newReport(t, *reportPath)
+	ip := *nodeIP
+	if ip == "" {
+		ip = defaultRouteIP(t)
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "kollect-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var c *e2e.Cluster
+	t.Cleanup(func() {
+		if c != nil {
+			if err := c.Stop(ctx); err != nil {
+				t.Errorf("stop the cluster: %v", err)
+			}
+		}
+		if *keep || t.Failed() {
+			t.Logf("work folder (logs in %s/logs) kept", dir)
+		} else if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("remove %s: %v", dir, err)
+		}
+	})
+	helm, kubectl := filepath.Join(tools, "bin/helm"), filepath.Join(tools, "envtest/kubectl")
+
+	if !rep.step(t, "control plane, containerd, kubelet, kube-proxy and CoreDNS up; node Ready", func(t *testing.T) {
+		c, err = e2e.Start(t.Context(), e2e.Config{Dir: dir, Tools: tools, NodeIP: ip, NodeName: "kollect-e2e",
+			PodCIDR: "10.244.0.0/24", ServiceCIDR: "10.0.0.0/24", Log: t.Logf})
+		if err != nil {
+			t.Fatalf("%v (logs in %s)", err, c.Logs())
+		}
+	}) {
+		return
+	}
+	rep.versions(t, c, kubectl)
+	if !rep.step(t, "a pod of the pause image runs and is Ready", func(t *testing.T) { smokePod(t, c) }) {
+		return
+	}
+	if !rep.step(t, "images imported: six services from the OCI layout, nats-server built here", func(t *testing.T) {
+		imgs, err := e2e.LayoutImages(filepath.Join(repo, *layoutDir), "ghcr.io/kollect-dev", chartAppVersion(t, repo))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nats, err := c.GoImage(t.Context(), repo, "github.com/nats-io/nats-server/v2", "nats-server")
+		if err != nil {
+			t.Fatal(err)
+		}
+		imgs[natsRepo+":"+natsTag] = nats
+		if err := c.Import(t.Context(), imgs); err != nil {
+			t.Fatal(err)
+		}
+	}) {
+		return
+	}
+	natsPVs(t, c, dir, 3)
+	s := &scenario{t: t, c: c, repo: repo, helm: helm, kubectl: kubectl, rep: rep}
+	s.run()
+}
+
+// defaultRouteIP is the source address of the default route: the node's address.
+func defaultRouteIP(t *testing.T) string {
+	t.Helper()
+	conn, err := net.Dial("udp", "192.0.2.255:9") // no packet is sent: it only picks a route
+	if err != nil {
+		t.Fatalf("find the node's address (set -node-ip): %v", err)
+	}
+	defer conn.Close()
+	return conn.LocalAddr().(*net.UDPAddr).IP.String()
+}
+
+func chartAppVersion(t *testing.T, repo string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repo, "charts/kollect/Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "appVersion:"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	t.Fatal("charts/kollect/Chart.yaml has no appVersion")
+	return ""
+}
+
+// smokePod runs the pause image as a pod and waits for it to be Ready, then deletes it.
+func smokePod(t *testing.T, c *e2e.Cluster) {
+	ctx := t.Context()
+	if _, err := c.Client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{}); err != nil {
+		waitFor(t, time.Minute, "the default ServiceAccount", func() error {
+			_, err := c.Client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+			return err
+		})
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "smoke", Namespace: "default"}, Spec: corev1.PodSpec{
+		Containers: []corev1.Container{{Name: "pause", Image: e2e.PauseImage, ImagePullPolicy: corev1.PullNever}}}}
+	if _, err := c.Client.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d := waitFor(t, 2*time.Minute, "pod smoke Ready", func() error {
+		p, err := c.Client.CoreV1().Pods("default").Get(ctx, "smoke", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
+				t.Logf("pod smoke Ready on %s, IP %s", p.Spec.NodeName, p.Status.PodIP)
+				return nil
+			}
+		}
+		return fmt.Errorf("phase %s%s", p.Status.Phase, podProblems(ctx, c.Client, "default"))
+	})
+	t.Logf("smoke pod Ready in %v", d.Round(time.Millisecond))
+	if err := c.Client.CoreV1().Pods("default").Delete(ctx, "smoke", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// natsPVs creates n hostPath PersistentVolumes without a class for NATS's claims (the
+// node has no provisioner), their folders writable by the images' nonroot user.
+func natsPVs(t *testing.T, c *e2e.Cluster, dir string, n int) {
+	t.Helper()
+	for i := range n {
+		path := filepath.Join(dir, fmt.Sprintf("pv/nats-%d", i))
+		if err := os.MkdirAll(path, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o777); err != nil { //nolint:gosec // G302: a volume for UID 65532
+			t.Fatal(err)
+		}
+		hostPath := corev1.HostPathDirectory
+		pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("e2e-nats-%d", i)},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: mustQuantity("10Gi")},
+				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path, Type: &hostPath}},
+			}}
+		if _, err := c.Client.CoreV1().PersistentVolumes().Create(t.Context(), pv, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

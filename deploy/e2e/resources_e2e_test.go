@@ -1,0 +1,161 @@
+//go:build e2ecluster
+
+package e2e_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kollect.dev/kollect/deploy/e2e"
+)
+
+// resources are the tenant's objects (as in charts/kollect's process-level end-to-end
+// test): the grant that lets team-a's Targets (ServiceAccount kollect) list its
+// Deployments, a Profile and Target over them, a PostgreSQL sink and n inventories.
+func resources(n int) string {
+	s := `
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: kollect, namespace: team-a}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectProfile
+metadata: {name: deployment-images, namespace: team-a}
+spec:
+  targetGVK: {group: apps, version: v1, kind: Deployment}
+  attributes:
+  - {name: images, path: "$.spec.template.spec.containers[*].image", type: list}
+  - {name: replicas, path: "$.spec.replicas", type: int}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: kollect-read, namespace: team-a}
+rules:
+- {apiGroups: [apps], resources: [deployments], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: kollect-read, namespace: team-a}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: kollect-read}
+subjects:
+- {kind: ServiceAccount, name: kollect, namespace: team-a}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectTarget
+metadata: {name: deployments, namespace: team-a}
+spec:
+  profileRef: {name: deployment-images}
+  includedNamespaces: [team-a]
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: postgres, namespace: team-a}
+spec:
+  type: postgres
+  secretRef: {name: postgres-credentials}
+  postgres: {table: kollect_rows}
+`
+	for i := range n {
+		s += inventory(i)
+	}
+	return s
+}
+
+func inventory(i int) string {
+	return fmt.Sprintf(`---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectInventory
+metadata: {name: inventory-%d, namespace: team-a}
+spec:
+  databaseSinkRefs: [postgres]
+`, i)
+}
+
+// workload is a Deployment with no replicas: an object to inventory that runs nothing.
+func workload(name string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s, namespace: team-a}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec:
+      containers: [{name: app, image: "nginx:1.27"}]
+`, name)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }
+
+// componentDeployment is the name of the chart's Deployment of component.
+func componentDeployment(t *testing.T, c *e2e.Cluster, component string) string {
+	t.Helper()
+	ds, err := c.Client.AppsV1().Deployments(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=" + component})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Items) != 1 {
+		t.Fatalf("%d Deployments of %s, want 1", len(ds.Items), component)
+	}
+	return ds.Items[0].Name
+}
+
+// componentPods are the running pods of component.
+func componentPods(t *testing.T, c *e2e.Cluster, component string) []corev1.Pod {
+	t.Helper()
+	ps, err := c.Client.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=" + component,
+		FieldSelector: "status.phase=Running"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps.Items
+}
+
+// podMetric adds up the samples of metric scraped from the pod's metrics port over the pod
+// network (the host routes to the bridge); -1 when unreachable.
+func podMetric(t *testing.T, c *e2e.Cluster, p corev1.Pod, metric string) float64 {
+	t.Helper()
+	port := int32(0)
+	for _, ct := range p.Spec.Containers {
+		for _, cp := range ct.Ports {
+			if cp.Name == "metrics" {
+				port = cp.ContainerPort
+			}
+		}
+	}
+	if port == 0 {
+		t.Fatalf("pod %s has no metrics port", p.Name)
+	}
+	resp, err := http.Get(fmt.Sprintf("http://%s:%d/metrics", p.Status.PodIP, port)) //nolint:noctx // a scrape
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var sum float64
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, metric+"{") || strings.HasPrefix(line, metric+" ") {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			sum += v
+		}
+	}
+	return sum
+}
