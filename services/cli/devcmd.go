@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,17 +47,19 @@ func runDevBinary(ctx context.Context, s Streams, args []string) error {
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
 	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &exit) && exit.ExitCode() >= 0:
-		return &ExitError{Code: exit.ExitCode()}
-	case errors.As(err, &exit) && ctx.Err() != nil:
-		return nil // stopped by the interrupt it was sent
-	default:
-		return &ExitError{Code: 1, Err: fmt.Errorf("dev: run %s: %w", path, err)}
+	// After an interrupt, Run reports ctx's error whatever the exit
+	// status: the status is what counts.
+	if st := cmd.ProcessState; st != nil {
+		switch code := st.ExitCode(); {
+		case code == 0:
+			return nil
+		case code > 0:
+			return &ExitError{Code: code}
+		case ctx.Err() != nil:
+			return nil // ended by the interrupt it was sent
+		}
 	}
+	return &ExitError{Code: 1, Err: fmt.Errorf("dev: run %s: %w", path, err)}
 }
 
 // findDevBinary returns kollect-dev next to this executable, else on PATH.
