@@ -80,7 +80,7 @@ if [ "$mode" = demo ]; then
   # The demo runs the API server and etcd; NATS is embedded, PostgreSQL and git come from Debian.
   t0=$SECONDS
   if [ ! -x "$dir/envtest/etcd" ] || [ ! -x "$dir/envtest/kube-apiserver" ]; then
-    step "building etcd and kube-apiserver for the demo: the first build takes about 15 minutes on 2 cores (README.md), later runs reuse them"
+    step "building etcd and kube-apiserver for the demo: the first build downloads the modules and compiles for tens of minutes on two cores (README.md has measured times); later runs reuse them"
   fi
   build_in etcd "$dir/envtest/etcd" .
   build_in kube "$dir/envtest/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"
