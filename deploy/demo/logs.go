@@ -8,11 +8,13 @@ import (
 )
 
 // RouteLogs sends controller-runtime's and klog's logs (envtest, client-go)
-// to standard error as human-readable lines. Without a logger,
-// controller-runtime prints "log.SetLogger(...) was never called" with a
-// stack trace once the API server has started.
+// at info level and above to standard error as human-readable lines.
+// Without a logger, controller-runtime prints "log.SetLogger(...) was never
+// called" with a stack trace once the API server has started.
 func RouteLogs() {
-	z, err := zap.NewDevelopmentConfig().Build(zap.AddStacktrace(zap.DPanicLevel))
+	cfg := zap.NewDevelopmentConfig()
+	cfg.Level = zap.NewAtomicLevelAt(zap.InfoLevel)
+	z, err := cfg.Build(zap.AddStacktrace(zap.DPanicLevel))
 	if err != nil {
 		return
 	}
