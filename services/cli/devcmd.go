@@ -42,7 +42,7 @@ func runDevBinary(ctx context.Context, s Streams, args []string) error {
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
-	cmd := exec.CommandContext(ctx, path, args...)
+	cmd := exec.CommandContext(ctx, path, args...) //nolint:gosec // G204: kollect-dev, found beside this binary or on PATH, with the user's own arguments
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, s.Out, s.Err
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
@@ -56,7 +56,7 @@ func runDevBinary(ctx context.Context, s Streams, args []string) error {
 		case code > 0:
 			return &ExitError{Code: code}
 		case ctx.Err() != nil:
-			return nil // ended by the interrupt it was sent
+			return nil //nolint:nilerr // ended by the interrupt it was sent: a clean stop
 		}
 	}
 	return &ExitError{Code: 1, Err: fmt.Errorf("dev: run %s: %w", path, err)}
