@@ -44,7 +44,7 @@ build: ## Compile every package and the service binaries into bin/.
 	$(GO) build ./...
 	@mkdir -p bin
 	@for m in $$(find services -path '*/cmd/main.go' 2>/dev/null); do \
-	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); [ $$n = cli ] && n=kollect; \
+	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); [ $$n = cli ] && n=kollect; [ $$n = dev ] && n=kollect-dev; \
 	  echo "go build -o bin/$$n ./$$d"; $(GO) build -o bin/$$n ./$$d; done
 
 LINT_DIR   = $(shell bash deploy/tools/build.sh lint-dir)
@@ -69,7 +69,8 @@ test: tools ## Run every test against the real peers; the packages of RACE_PKGS 
 	  $(GO) test $(TEST_FLAGS) $$rest || rc=1; fi; \
 	exit $$rc
 
-demo: tools ## Run Kollect end to end here: API server, NATS, PostgreSQL, Git and every service as a process; Ctrl-C stops it.
+demo: ## Run Kollect end to end here: API server, NATS, PostgreSQL, Git and every service as a process; Ctrl-C stops it.
+	@bash deploy/tools/build.sh demo
 	$(GO) run ./deploy/demo/cmd
 
 kustomize: tools ## Regenerate deploy/kustomize/base from charts/kollect (helm template, default values).

@@ -99,12 +99,19 @@ type Binary struct {
 	Package string
 }
 
-// discover lists every services/*/cmd/main.go under dir, keeping only names in only
-// when it is not empty.
+// DevBinary is `kollect dev`'s own binary (services/cli/dev/cmd): a release
+// ships it beside kollect, no image holds it.
+const DevBinary = "kollect-dev"
+
+// discover lists every services/*/cmd/main.go under dir and kollect-dev, keeping
+// only names in only when it is not empty.
 func discover(dir string, only []string) ([]Binary, error) {
 	mains, err := filepath.Glob(filepath.Join(dir, "services", "*", "cmd", "main.go"))
 	if err != nil {
 		return nil, fmt.Errorf("find commands: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "services", "cli", "dev", "cmd", "main.go")); err == nil {
+		mains = append(mains, filepath.Join(dir, "services", "cli", "dev", "cmd", "main.go"))
 	}
 	sort.Strings(mains)
 	want := map[string]bool{}
@@ -115,8 +122,11 @@ func discover(dir string, only []string) ([]Binary, error) {
 	for _, m := range mains {
 		svc := filepath.Base(filepath.Dir(filepath.Dir(m)))
 		b := Binary{Name: "kollect-" + svc, Package: "./services/" + svc + "/cmd"}
-		if svc == "cli" {
+		switch svc {
+		case "cli":
 			b.Name = "kollect"
+		case "dev":
+			b.Package = "./services/cli/dev/cmd"
 		}
 		if len(only) == 0 || want[b.Name] {
 			bins = append(bins, b)

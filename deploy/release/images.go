@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -193,6 +194,9 @@ func Images(ctx context.Context, o ImagesOptions) ([]ImageRecord, []string, erro
 	bins, err := discover(src.Dir, o.Binaries)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(o.Binaries) == 0 {
+		bins = slices.DeleteFunc(bins, func(b Binary) bool { return b.Name == DevBinary })
 	}
 	if o.Ref != "" && len(bins) != 1 {
 		return nil, nil, fmt.Errorf("push to %s: name exactly one binary, not %d", o.Ref, len(bins))

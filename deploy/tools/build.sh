@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the real test peers from the Go module proxy at pinned versions into a
 # per-user cache shared by every clone on this machine. What is present is not
-# rebuilt. Usage: build.sh [all|lint|dir|lint-dir|vulndb-dir|cluster]   (progress on stderr)
-# lint builds only the analyzers of make lint and the vulnerability database.
+# rebuilt. Usage: build.sh [all|demo|lint|dir|lint-dir|vulndb-dir|cluster]   (progress on stderr)
+# lint builds only the analyzers of make lint and the vulnerability database; demo builds only
+# the peers `make demo` starts (etcd and kube-apiserver).
 # cluster (opt-in, make e2e-cluster) builds the node components: kubelet, kube-controller-manager,
 # kube-scheduler, kube-proxy (the pinned Kubernetes module), containerd and CoreDNS (docs/e2e-cluster.md).
 set -euo pipefail
@@ -39,8 +40,8 @@ case "${1:-all}" in
 dir) echo "$dir"; exit 0 ;;
 lint-dir) echo "$lint_dir"; exit 0 ;;
 vulndb-dir) echo "$vulndb_dir"; exit 0 ;;
-all | lint | cluster) ;;
-*) echo "usage: build.sh [all|lint|dir|lint-dir|vulndb-dir|cluster]" >&2; exit 2 ;;
+all | lint | demo | cluster) ;;
+*) echo "usage: build.sh [all|demo|lint|dir|lint-dir|vulndb-dir|cluster]" >&2; exit 2 ;;
 esac
 
 mkdir -p "$dir/envtest" "$dir/bin" "$lint_dir"
@@ -104,6 +105,17 @@ build_cluster() {
 
 mode=${1:-all} # the test peers are built for all, not for lint
 if [ "$mode" = cluster ]; then build_cluster; exit 0; fi
+if [ "$mode" = demo ]; then
+  # The demo runs the API server and etcd; NATS is embedded, PostgreSQL and git come from Debian.
+  t0=$SECONDS
+  if [ ! -x "$dir/envtest/etcd" ] || [ ! -x "$dir/envtest/kube-apiserver" ]; then
+    step "building etcd and kube-apiserver for the demo: the first build downloads the modules and compiles for tens of minutes on two cores (README.md has measured times); later runs reuse them"
+  fi
+  build_in etcd "$dir/envtest/etcd" .
+  build_in kube "$dir/envtest/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"
+  step "demo peers ready in $dir ($((SECONDS - t0))s)"
+  exit 0
+fi
 if [ "$mode" = all ]; then
   build_in etcd "$dir/envtest/etcd" .
   build_in kube "$dir/envtest/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"

@@ -3,203 +3,72 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-
-	"kollect.dev/kollect/pkg/testenv"
 )
 
-// syncBuffer is a bytes.Buffer safe for the command's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// TestDevExportsFromAKubeconfigAndStopsOnCancel runs `kollect dev` against
-// a real API server through a kubeconfig file, the way a user runs it
-// against a cluster: an inventory bound to a PostgreSQL sink gets its rows,
-// and cancelling stops everything with exit status 0. It also serves the
-// process's profiles on --pprof-bind-address.
-func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
-	kube := testenv.StartKube(t)
-	pg := testenv.StartPostgres(t)
-	dsn := pg.CreateDatabase(t, "dev")
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kube.Env.KubeConfig, 0o600); err != nil {
+// TestDevRunsKollectDevWithItsArguments puts a stand-in kollect-dev on PATH:
+// `kollect dev` passes every argument on untouched (--help included) and
+// exits with its status.
+func TestDevRunsKollectDevWithItsArguments(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\necho \"args: $*\"\necho warn >&2\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(dir, DevBinary), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pprofPort, err := testenv.FreePort()
-	if err != nil {
-		t.Fatal(err)
+	t.Setenv("PATH", dir)
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"dev", "--install-crds", "--context", "kind-a", "--help"}, Streams{Out: &out, Err: &errOut})
+	if code != 3 {
+		t.Errorf("exit %d, want kollect-dev's 3 (stderr %q)", code, errOut.String())
 	}
-	pprofAddr := fmt.Sprintf("127.0.0.1:%d", pprofPort)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"dev", "--kubeconfig", kubeconfig, "--nats-port", "-1", "--install-crds",
-			"--allow-in-cluster-sinks", "--pprof-bind-address", pprofAddr}, Streams{Out: &bytes.Buffer{}, Err: &stderr})
-	}()
-	for _, doc := range strings.Split(fmt.Sprintf(devResources, dsn), "\n---\n") {
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-			t.Fatal(err)
-		}
-		if err := kube.Client.Create(context.Background(), u); err != nil {
-			t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), err)
-		}
+	if got, want := out.String(), "args: --install-crds --context kind-a --help\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	var names []string
-	for {
-		names = rowNames(t, dsn)
-		if strings.Join(names, ",") == "api,web" {
-			break
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("kollect dev exited with %d:\n%s", code, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("rows %v, want api,web; stderr:\n%s", names, stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if !strings.Contains(stderr.String(), "CRDs applied") || !strings.Contains(stderr.String(), "all services running") {
-		t.Errorf("stderr lacks the progress lines:\n%s", stderr.String())
-	}
-	resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/goroutine?debug=1") //nolint:noctx // loopback test URL
-	if err != nil {
-		t.Fatalf("GET the dev process's goroutine profile: %v", err)
-	}
-	profile, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(profile), "goroutine profile") {
-		t.Errorf("GET /debug/pprof/goroutine = %d, %d bytes; want the goroutine profile", resp.StatusCode, len(profile))
-	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("kollect dev exited with %d after cancel:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("kollect dev did not stop within 30s of cancel")
+	if errOut.String() != "warn\n" {
+		t.Errorf("stderr %q, want kollect-dev's own", errOut.String())
 	}
 }
 
-// rowNames returns the resource names in the sink's table, or nil while the
-// table does not exist.
-func rowNames(t *testing.T, dsn string) []string {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
+// TestDevNamesTheMissingBinary runs `kollect dev` with no kollect-dev
+// anywhere: exit 2 with a message saying what to build.
+func TestDevNamesTheMissingBinary(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var errOut bytes.Buffer
+	code := Main(context.Background(), []string{"dev", "--install-crds"}, Streams{Out: &bytes.Buffer{}, Err: &errOut})
+	if code != 2 || !strings.Contains(errOut.String(), "kollect-dev is not next to this binary nor on PATH") ||
+		!strings.Contains(errOut.String(), "go build -o kollect-dev ./services/cli/dev/cmd") {
+		t.Fatalf("exit %d, stderr %q: want 2 naming kollect-dev and how to build it", code, errOut.String())
 	}
-	defer func() { _ = conn.Close(context.Background()) }()
-	rows, err := conn.Query(context.Background(), "SELECT resource_name FROM public.inventory ORDER BY resource_name")
-	if err != nil {
-		return nil
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil
-	}
-	return names
 }
 
-const devResources = `apiVersion: v1
-kind: Namespace
-metadata: {name: shop}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: web, namespace: shop, labels: {app: web}}
-data: {image: "nginx:1.27"}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: api, namespace: shop, labels: {app: api}}
-data: {image: "api:2.1"}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: pg, namespace: shop}
-stringData: {dsn: "%s"}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectProfile
-metadata: {name: configs, namespace: shop}
-spec:
-  targetGVK: {version: v1, kind: ConfigMap}
-  attributes:
-  - {name: image, path: "$.data.image", type: string}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: kollect-read, namespace: shop}
-rules:
-- {apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: kollect-read, namespace: shop}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: kollect-read}
-subjects:
-- {kind: ServiceAccount, name: kollect, namespace: shop}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectTarget
-metadata: {name: configs, namespace: shop}
-spec:
-  profileRef: {name: configs}
-  includedNamespaces: [shop]
-  labelSelector: {matchExpressions: [{key: app, operator: Exists}]}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectDatabaseSink
-metadata: {name: pg, namespace: shop}
-spec:
-  type: postgres
-  secretRef: {name: pg}
-  postgres: {table: inventory}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectInventory
-metadata: {name: shop, namespace: shop}
-spec:
-  databaseSinkRefs: [pg]`
-
-func TestDevRefusesAnInvalidAmbientCredentialsNamespace(t *testing.T) {
-	var stderr bytes.Buffer
-	code := Main(context.Background(), []string{"dev", "--kubeconfig", filepath.Join(t.TempDir(), "absent"),
-		"--ambient-credentials-namespaces", "team-a,Not_A_Namespace"}, Streams{Out: &bytes.Buffer{}, Err: &stderr})
-	if code != 2 || !strings.Contains(stderr.String(), "--ambient-credentials-namespaces") {
-		t.Fatalf("exit %d, stderr %q: want 2 naming the flag", code, stderr.String())
+// TestEverydayCLILinksNoServiceOrSDK keeps the kollect binary small: the
+// services, the embedded NATS server and the sink SDKs live in kollect-dev
+// (docs/cli.md states both sizes).
+func TestEverydayCLILinksNoServiceOrSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "kollect.dev/kollect/services/cli/cmd").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list -deps printed only %d packages; the check would prove nothing", len(deps))
+	}
+	forbidden := []string{"kollect.dev/kollect/services/control", "kollect.dev/kollect/services/collector",
+		"kollect.dev/kollect/services/aggregator", "kollect.dev/kollect/services/snapshotexporter",
+		"kollect.dev/kollect/services/databaseexporter", "kollect.dev/kollect/services/eventexporter",
+		"kollect.dev/kollect/services/cli/dev", "github.com/nats-io/nats-server",
+		"cloud.google.com/go", "github.com/aws/aws-sdk-go-v2", "github.com/jackc/pgx", "go.mongodb.org/mongo-driver",
+		"github.com/go-git/go-git", "github.com/twmb/franz-go", "github.com/segmentio/kafka-go", "google.golang.org/api",
+		"github.com/Azure/azure-sdk-for-go"}
+	for _, dep := range deps {
+		for _, f := range forbidden {
+			if dep == f || strings.HasPrefix(dep, f+"/") {
+				t.Errorf("kollect links %s", dep)
+			}
+		}
 	}
 }

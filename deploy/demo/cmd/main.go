@@ -21,6 +21,7 @@ func main() {
 	flag.BoolVar(&o.Once, "once", false, "stop after showing the change")
 	limits := flag.String("memory-limit", "", "services' --memory-limit: a quantity for all, service=quantity,... for some, off for none (default the chart's limits)")
 	flag.Parse()
+	demo.RouteLogs()
 	if *limits != "" {
 		root, err := testenv.RepoRoot()
 		if err == nil {

@@ -69,6 +69,31 @@ type Options struct {
 	Ready func(natsURL string)
 	// Log receives every service's logs.
 	Log logr.Logger
+	// MetricsPort, when positive, serves each service's /metrics on
+	// loopback as a deployment would, one port each from MetricsPort on in
+	// the order of Services; zero serves none.
+	MetricsPort int
+}
+
+// Services returns the services Run starts, in the order of their metrics
+// ports (Options.MetricsPort).
+func Services() []busv1.Service {
+	return []busv1.Service{busv1.ServiceControl, busv1.ServiceCollector, busv1.ServiceAggregator,
+		busv1.FamilySnapshot.Exporter(), busv1.FamilyDatabase.Exporter(), busv1.FamilyEvent.Exporter()}
+}
+
+// MetricsAddress returns where service s serves /metrics, "0" when
+// o.MetricsPort is zero.
+func (o Options) MetricsAddress(s busv1.Service) string {
+	if o.MetricsPort <= 0 {
+		return "0"
+	}
+	for i, v := range Services() {
+		if v == s {
+			return fmt.Sprintf("127.0.0.1:%d", o.MetricsPort+i)
+		}
+	}
+	return "0"
 }
 
 // Run starts the bus (unless o.NATSURL) and every service, and returns when
@@ -128,6 +153,12 @@ func Run(ctx context.Context, o Options) error {
 		if o.Tune != nil {
 			o.Tune(&c)
 		}
+		if addr := o.MetricsAddress(f.family.Exporter()); addr != "0" {
+			reg := app.NewRegistry()
+			c.Metrics = reg
+			srv := &app.Server{Addr: addr, Registry: reg, Log: c.Log}
+			g.Go(func() error { return srv.Run(ctx) })
+		}
 		g.Go(func() error {
 			if err := exporter.Run(ctx, js, c, f.backends...); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("%s: %w", f.family.Exporter(), err)
@@ -146,22 +177,23 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // services returns the Run of control, the collector and the aggregator,
-// configured for one process: no leader election, no webhook, no metrics
-// servers.
+// configured for one process: no leader election, no webhook, metrics
+// servers only with o.MetricsPort.
 func services(o Options, url string) map[string]func(context.Context) error {
 	ctl := control.DefaultConfig()
 	ctl.Kube.Rest, ctl.Bus, ctl.ProvisionBus = o.Rest, o.bus(url), false
 	ctl.AllowInClusterSinks, ctl.AllowLinkLocalSinks = o.AllowInClusterSinks, o.AllowLinkLocalSinks
 	ctl.DenySinkCIDRs, ctl.AllowFileSinks = o.DenySinkCIDRs, o.AllowFileSinks
 	ctl.AllowCrossNamespaceSecretRefs = o.CredentialPolicy.AllowCrossNamespaceSecretRefs
-	ctl.Metrics.BindAddress, ctl.Metrics.HealthProbeBindAddress, ctl.Leader.Enabled, ctl.Webhook.Port = "0", "0", false, 0
+	ctl.Metrics.BindAddress, ctl.Metrics.HealthProbeBindAddress, ctl.Leader.Enabled, ctl.Webhook.Port =
+		o.MetricsAddress(busv1.ServiceControl), "0", false, 0
 	ctl.Log, ctl.Extract = serviceLog(o.Log, busv1.ServiceControl), o.Extract
 	col := collector.DefaultConfig()
-	col.Kube.Rest, col.Bus, col.Leader.Enabled, col.Metrics.BindAddress = o.Rest, o.bus(url), false, "0"
+	col.Kube.Rest, col.Bus, col.Leader.Enabled, col.Metrics.BindAddress = o.Rest, o.bus(url), false, o.MetricsAddress(busv1.ServiceCollector)
 	col.Log = serviceLog(o.Log, busv1.ServiceCollector)
 	col.Extract = o.Extract
 	agg := aggregator.DefaultConfig()
-	agg.Bus, agg.Metrics.BindAddress, agg.Log = o.bus(url), "0", serviceLog(o.Log, busv1.ServiceAggregator)
+	agg.Bus, agg.Metrics.BindAddress, agg.Log = o.bus(url), o.MetricsAddress(busv1.ServiceAggregator), serviceLog(o.Log, busv1.ServiceAggregator)
 	return map[string]func(context.Context) error{
 		"control":    func(ctx context.Context) error { return control.Run(ctx, ctl) },
 		"collector":  func(ctx context.Context) error { return collector.Run(ctx, col) },

@@ -1,8 +1,9 @@
-package cli
+package command
 
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"time"
 
@@ -10,7 +11,48 @@ import (
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"kollect.dev/kollect/deploy/crds"
 )
+
+// installCRDs server-side applies every kollect.dev CRD and waits until
+// the API server serves them all.
+func installCRDs(ctx context.Context, rc *rest.Config) error {
+	c, err := apiextensions.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	files, err := fs.Glob(crds.FS, "*.yaml")
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, name := range files {
+		b, err := fs.ReadFile(crds.FS, name)
+		if err != nil {
+			return err
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.Unmarshal(b, &crd); err != nil {
+			return fmt.Errorf("decode %s: %w", name, err)
+		}
+		crd.APIVersion, crd.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+		body, err := yaml.YAMLToJSON(b)
+		if err != nil {
+			return err
+		}
+		force := true
+		_, err = c.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, crd.Name, "application/apply-patch+yaml", body,
+			metav1.PatchOptions{FieldManager: "kollect-dev", Force: &force})
+		if err != nil {
+			return fmt.Errorf("apply CRD %s: %w", crd.Name, err)
+		}
+		names = append(names, crd.Name)
+	}
+	return waitCRDsServed(ctx, c, names)
+}
 
 // crdServeTimeout bounds how long `kollect dev --install-crds` waits for the
 // API server to serve the CRDs it applied.

@@ -1,0 +1,19 @@
+// Command kollect-dev runs every Kollect service in one process against the
+// current kubeconfig context; `kollect dev` runs it.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"kollect.dev/kollect/services/cli/dev/command"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := command.Main(ctx, os.Args[1:], command.Streams{Out: os.Stdout, Err: os.Stderr})
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,258 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/cli/dev"
+)
+
+// syncBuffer is a bytes.Buffer safe for the command's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestDevExportsFromAKubeconfigAndStopsOnCancel runs `kollect dev` against
+// a real API server through a kubeconfig file, the way a user runs it
+// against a cluster: an inventory bound to a PostgreSQL sink gets its rows,
+// and cancelling stops everything with exit status 0. It also serves the
+// process's profiles on --pprof-bind-address.
+func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
+	kube := testenv.StartKube(t)
+	pg := testenv.StartPostgres(t)
+	dsn := pg.CreateDatabase(t, "dev")
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kube.Env.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pprofPort, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pprofAddr := fmt.Sprintf("127.0.0.1:%d", pprofPort)
+	metricsPort := freePortRun(t, len(dev.Services()))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"--kubeconfig", kubeconfig, "--nats-port", "-1", "--install-crds",
+			"--allow-in-cluster-sinks", "--pprof-bind-address", pprofAddr, "--metrics-port", strconv.Itoa(metricsPort)},
+			Streams{Out: &bytes.Buffer{}, Err: &stderr})
+	}()
+	for _, doc := range strings.Split(fmt.Sprintf(devResources, dsn), "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.Client.Create(context.Background(), u); err != nil {
+			t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	var names []string
+	for {
+		names = rowNames(t, dsn)
+		if strings.Join(names, ",") == "api,web" {
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("kollect dev exited with %d:\n%s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rows %v, want api,web; stderr:\n%s", names, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(stderr.String(), "CRDs applied") || !strings.Contains(stderr.String(), "all services running") {
+		t.Errorf("stderr lacks the progress lines:\n%s", stderr.String())
+	}
+	resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/goroutine?debug=1") //nolint:noctx // loopback test URL
+	if err != nil {
+		t.Fatalf("GET the dev process's goroutine profile: %v", err)
+	}
+	profile, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(profile), "goroutine profile") {
+		t.Errorf("GET /debug/pprof/goroutine = %d, %d bytes; want the goroutine profile", resp.StatusCode, len(profile))
+	}
+	for svc, metric := range map[busv1.Service]string{busv1.ServiceControl: "controller_runtime_reconcile_total",
+		busv1.ServiceCollector: "kollect_build_info", busv1.FamilyDatabase.Exporter(): "kollect_build_info"} {
+		addr := dev.Options{MetricsPort: metricsPort}.MetricsAddress(svc)
+		if body := get(t, "http://"+addr+"/metrics"); !strings.Contains(body, metric) {
+			t.Errorf("%s's /metrics at %s lacks %s:\n%.300s", svc, addr, metric, body)
+		}
+	}
+	if strings.Contains(stderr.String(), "log.SetLogger(...) was never called") {
+		t.Errorf("controller-runtime's logger is not set:\n%s", stderr.String())
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("kollect dev exited with %d after cancel:\n%s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("kollect dev did not stop within 30s of cancel")
+	}
+}
+
+// get returns the body of a loopback URL.
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url) //nolint:noctx // loopback test URL
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// freePortRun returns the first of n consecutive free loopback ports.
+func freePortRun(t *testing.T, n int) int {
+	t.Helper()
+	for range 50 {
+		first, err := testenv.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := true
+		for p := first; p < first+n && ok; p++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				ok = false
+				continue
+			}
+			_ = l.Close()
+		}
+		if ok {
+			return first
+		}
+	}
+	t.Fatalf("no %d consecutive free ports", n)
+	return 0
+}
+
+// rowNames returns the resource names in the sink's table, or nil while the
+// table does not exist.
+func rowNames(t *testing.T, dsn string) []string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	rows, err := conn.Query(context.Background(), "SELECT resource_name FROM public.inventory ORDER BY resource_name")
+	if err != nil {
+		return nil
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil
+	}
+	return names
+}
+
+const devResources = `apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web, namespace: shop, labels: {app: web}}
+data: {image: "nginx:1.27"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: api, namespace: shop, labels: {app: api}}
+data: {image: "api:2.1"}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: pg, namespace: shop}
+stringData: {dsn: "%s"}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectProfile
+metadata: {name: configs, namespace: shop}
+spec:
+  targetGVK: {version: v1, kind: ConfigMap}
+  attributes:
+  - {name: image, path: "$.data.image", type: string}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: kollect-read, namespace: shop}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: kollect-read, namespace: shop}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: kollect-read}
+subjects:
+- {kind: ServiceAccount, name: kollect, namespace: shop}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectTarget
+metadata: {name: configs, namespace: shop}
+spec:
+  profileRef: {name: configs}
+  includedNamespaces: [shop]
+  labelSelector: {matchExpressions: [{key: app, operator: Exists}]}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectDatabaseSink
+metadata: {name: pg, namespace: shop}
+spec:
+  type: postgres
+  secretRef: {name: pg}
+  postgres: {table: inventory}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectInventory
+metadata: {name: shop, namespace: shop}
+spec:
+  databaseSinkRefs: [pg]`
+
+func TestDevRefusesAnInvalidAmbientCredentialsNamespace(t *testing.T) {
+	var stderr bytes.Buffer
+	code := Main(context.Background(), []string{"--kubeconfig", filepath.Join(t.TempDir(), "absent"),
+		"--ambient-credentials-namespaces", "team-a,Not_A_Namespace"}, Streams{Out: &bytes.Buffer{}, Err: &stderr})
+	if code != 2 || !strings.Contains(stderr.String(), "--ambient-credentials-namespaces") {
+		t.Fatalf("exit %d, stderr %q: want 2 naming the flag", code, stderr.String())
+	}
+}
