@@ -94,7 +94,7 @@ func listScopes(namespaced bool, targets []*target.Compiled) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range targets {
-		names, ok := t.Selector().StaticNamespaces()
+		names, ok := listable(t)
 		if !ok {
 			return []string{metav1.NamespaceAll}
 		}
