@@ -68,7 +68,7 @@ Exit status: 0 all collected, 1 partial, 2 nothing collected or invalid input.`,
 	fl.Int64Var(&f.opts.PageSize, "page-size", 500, "objects per list request")
 	f.adhoc.bind(cmd)
 	bindExtractFlags(cmd, &f.opts.Extract)
-	_ = fl.MarkDeprecated("format", "use -o/--output")
+	_ = fl.MarkHidden("format") // deprecated: resolveOutput warns on standard error
 	cmd.MarkFlagsOneRequired("config", "kind")
 	cmd.MarkFlagsMutuallyExclusive("config", "kind")
 	_ = cmd.MarkFlagDirname("config")
@@ -148,6 +148,7 @@ func (f *collectFlags) resolveOutput(s Streams) (string, error) {
 		format = ""
 	}
 	if f.format != "" {
+		fmt.Fprintln(s.Err, "Flag --format has been deprecated, use -o/--output")
 		if format != "" && format != f.format {
 			return "", fmt.Errorf("-o/--output %q and --format %q disagree", format, f.format)
 		}

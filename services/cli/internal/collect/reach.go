@@ -50,14 +50,21 @@ func reach(ctx context.Context, dyn dynamic.Interface, p *plan, opts Options, kc
 		fmt.Fprintf(opts.Warnings, "warning: context %s: may not list namespaces; collecting from %s only\n", kctx, strings.Join(allowed, ", "))
 	}
 	namespaces = map[string]*selection.Namespace{}
+	var unlabelled []string
 	for _, name := range allowed {
 		ns := &selection.Namespace{Name: name}
 		if u, err := dyn.Resource(namespacesGVR).Get(ctx, name, metav1.GetOptions{}); err == nil {
 			ns.Labels, ns.Annotations = u.GetLabels(), u.GetAnnotations()
-		} else if !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) {
+		} else if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
+			unlabelled = append(unlabelled, name)
+		} else {
 			return nil, nil, fmt.Errorf("get namespace %s: %w", name, err)
 		}
 		namespaces[name] = ns
+	}
+	if len(unlabelled) > 0 && opts.Warnings != nil {
+		fmt.Fprintf(opts.Warnings, "warning: context %s: may not read the labels of namespace %s; namespaceSelectors do not match it\n",
+			kctx, strings.Join(unlabelled, ", "))
 	}
 	return namespaces, p.restricted(allowed), nil
 }
