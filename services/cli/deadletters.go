@@ -87,7 +87,7 @@ that revision to that sink, as kollect replay does. Like snapshots and replay it
 			if format == "table" {
 				format = "yaml"
 			}
-			return printDeadLetters(s.Out, []deadLetter{*dl}, format)
+			return printDeadLetters(s.Out, *dl, format)
 		},
 	}
 	show.Flags().StringVarP(&output, "output", "o", "yaml", "yaml or json")
@@ -231,7 +231,14 @@ func listDeadLetters(ctx context.Context, js jetstream.JetStream, filter string)
 	return out, nil
 }
 
-func printDeadLetters(out io.Writer, dls []deadLetter, format string) error {
+// printDeadLetters prints v, one deadLetter (show) or a list of them.
+func printDeadLetters(out io.Writer, v any, format string) error {
+	dls, _ := v.([]deadLetter)
+	if one, ok := v.(deadLetter); ok {
+		dls = []deadLetter{one}
+	} else if dls == nil {
+		v = []deadLetter{} // [] rather than null
+	}
 	switch format {
 	case "table", "wide":
 		w := printers.GetNewTabWriter(out)
@@ -262,10 +269,6 @@ func printDeadLetters(out io.Writer, dls []deadLetter, format string) error {
 		}
 		return nil
 	case "json", "yaml":
-		var v any = dls
-		if len(dls) == 1 {
-			v = dls[0]
-		}
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err == nil && format == "yaml" {
 			b, err = yaml.JSONToYAML(b)
