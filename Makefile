@@ -43,8 +43,8 @@ generate: ## Regenerate deepcopy code, CRDs and generated docs.
 build: ## Compile every package and the service binaries into bin/.
 	$(GO) build ./...
 	@mkdir -p bin
-	@for m in $$(find services -path '*/cmd/main.go' 2>/dev/null); do \
-	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); [ $$n = cli ] && n=kollect; [ $$n = dev ] && n=kollect-dev; \
+	@for m in $$(find services -path '*/cmd/main.go' -not -path 'services/cli/*' 2>/dev/null) cmd/*/main.go; do \
+	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); case $$d in cmd/*) n=$$(basename $$d);; esac; \
 	  echo "go build -o bin/$$n ./$$d"; $(GO) build -o bin/$$n ./$$d; done
 
 LINT_DIR   = $(shell bash deploy/tools/build.sh lint-dir)

@@ -99,7 +99,7 @@ type Binary struct {
 	Package string
 }
 
-// DevBinary is `kollect dev`'s own binary (services/cli/dev/cmd): a release
+// DevBinary is `kollect dev`'s own binary (cmd/kollect-dev): a release
 // ships it beside kollect, no image holds it.
 const DevBinary = "kollect-dev"
 
@@ -126,7 +126,7 @@ func discover(dir string, only []string) ([]Binary, error) {
 		case "cli":
 			b.Name = "kollect"
 		case "dev":
-			b.Package = "./services/cli/dev/cmd"
+			b.Package = "./cmd/kollect-dev"
 		}
 		if len(only) == 0 || want[b.Name] {
 			bins = append(bins, b)

@@ -83,6 +83,8 @@ func (o *Options) defaults() error {
 // Result lists what Run wrote, as file names inside Out.
 type Result struct {
 	Binaries, SBOMs, Provenance, Charts, Signatures []string
+	// Archives are the command line's kubectl-kollect archives (CLIArchiveName).
+	Archives []string
 	// Images are the images in Out/ImagesDir, as listed in ImagesFile.
 	Images []ImageRecord
 	// Fingerprint is the SHA256 fingerprint of the release's OpenSSH public key.
@@ -117,6 +119,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 			all.add(b, p, path)
 		}
+	}
+	if err := releaseCLI(ctx, o, src, bins, all, res); err != nil {
+		return nil, err
 	}
 	if err := releaseImages(o, src, all, res); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -29,20 +30,39 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Streams are the command's standard streams.
 type Streams struct {
 	Out, Err io.Writer
+	// Now is the clock of ages printed (kollect get); nil is time.Now.
+	Now func() time.Time
+}
+
+func (s Streams) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
 }
 
 // NewCommand returns the root `kollect` command.
 func NewCommand(s Streams) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "kollect",
-		Short:         "Collect a declared inventory of Kubernetes objects",
+		Use:   "kollect",
+		Short: "Collect a declared inventory of Kubernetes objects",
+		Long: `kollect runs Kollect's selection and extraction in-process (collect), checks and migrates its
+custom resources offline (validate, migrate), shows what an installed Kollect does (get,
+snapshots, deadletters) and re-delivers snapshots (replay). Its client flags are kubectl's; as a
+krew plugin it runs as kubectl kollect.`,
+		Version:       currentBuild().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("kollect {{.Version}}\n")
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(newCollectCommand(s), newValidateCommand(s), newMigrateCommand(s), newSnapshotsCommand(s), newReplayCommand(s), newDevCommand(s), newChecksumCommand(s))
-	root.AddCommand(newVerifyCommand(s))
+	kube := newKubeFlags()
+	kube.addFlags(root.PersistentFlags())
+	registerKubeCompletions(root, kube)
+	root.AddCommand(newCollectCommand(s, kube), newGetCommand(s, kube), newValidateCommand(s), newMigrateCommand(s),
+		newSnapshotsCommand(s), newReplayCommand(s), newDeadLettersCommand(s), newDevCommand(s), newChecksumCommand(s),
+		newVerifyCommand(s))
 	root.AddCommand(newVersionCommand(s))
 	return root
 }

@@ -78,5 +78,5 @@ func findDevBinary() (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("dev: %s is not next to this binary nor on PATH; build it with "+
-		"`go build -o %s ./services/cli/dev/cmd` (or make build) and put it beside kollect", DevBinary, DevBinary)
+		"`go build -o %s ./cmd/kollect-dev` (or make build) and put it beside kollect", DevBinary, DevBinary)
 }

@@ -82,7 +82,7 @@ func listScopes(namespaced bool, targets []*target.Compiled, namespaces map[stri
 	seen := map[string]bool{}
 	static := true
 	for _, t := range targets {
-		names, ok := t.Selector().StaticNamespaces()
+		names, ok := listable(t)
 		if !ok {
 			static = false
 			break

@@ -5,16 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
-	"slices"
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/extract"
@@ -52,6 +49,16 @@ type Options struct {
 	Progress io.Writer
 	// Now is the export time; zero means time.Now.
 	Now time.Time
+	// Kube gives the kubeconfig and each context's client configuration;
+	// nil uses Kubeconfig alone.
+	Kube Kube
+	// Namespaces, when not empty, restrict collection to these namespaces
+	// (kubectl -n): namespaced objects elsewhere are not listed and
+	// cluster-scoped kinds are not collected.
+	Namespaces []string
+	// Warnings receives warnings (a context glob matching nothing, a
+	// namespace list that is forbidden) when not nil.
+	Warnings io.Writer
 }
 
 // Run collects from every selected context and writes the records to out
@@ -73,7 +80,7 @@ func Run(ctx context.Context, objs []manifests.Object, opts Options, out io.Writ
 	if err != nil {
 		return ExitNothing, err
 	}
-	contexts, err := selectContexts(opts.Kubeconfig, opts.Contexts)
+	contexts, err := selectContexts(opts.kube(), opts.Contexts, opts.Warnings)
 	if err != nil {
 		return ExitNothing, err
 	}
@@ -129,19 +136,16 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
 	}
+	dyn, err := dynamic.NewForConfig(cfg) // single gets; lists go through l
+	if err != nil {
+		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
+	}
 	mapper, err := restMapper(cfg)
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: discover API resources: %w", kctx.name, err)}
 	}
-	if opts.Progress != nil {
-		l.page = func(gvr schema.GroupVersionResource, ns string, n int) {
-			if ns == "" {
-				ns = "all namespaces"
-			}
-			progress(opts.Progress, "%s: %s in %s: %d listed", kctx.name, gvr.Resource, ns, n)
-		}
-	}
-	namespaces, err := listNamespaces(ctx, l)
+	l.page = pageProgress(opts.Progress, kctx.name)
+	namespaces, p, err := reach(ctx, l, dyn, p, opts, kctx.name)
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
 	}
@@ -184,57 +188,6 @@ func progress(w io.Writer, format string, args ...any) {
 	if w != nil {
 		fmt.Fprintf(w, "\r\033[K"+format, args...)
 	}
-}
-
-// kubeContext is one kubeconfig context to collect from.
-type kubeContext struct {
-	name   string
-	loader clientcmd.ClientConfigLoadingRules
-}
-
-func (k kubeContext) config() (*rest.Config, error) {
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(&k.loader,
-		&clientcmd.ConfigOverrides{CurrentContext: k.name}).ClientConfig()
-}
-
-// selectContexts expands context names and globs against the kubeconfig.
-func selectContexts(kubeconfig string, patterns []string) ([]kubeContext, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if kubeconfig != "" {
-		rules.ExplicitPath = kubeconfig
-	}
-	raw, err := rules.Load()
-	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig: %w", err)
-	}
-	if len(patterns) == 0 {
-		if raw.CurrentContext == "" {
-			return nil, errors.New("the kubeconfig has no current context; pass --context")
-		}
-		return []kubeContext{{name: raw.CurrentContext, loader: *rules}}, nil
-	}
-	var names []string
-	for _, pat := range patterns {
-		matched := false
-		for name := range raw.Contexts {
-			if ok, err := path.Match(pat, name); err != nil {
-				return nil, fmt.Errorf("--context %q: %w", pat, err)
-			} else if ok && !slices.Contains(names, name) {
-				names, matched = append(names, name), true
-			} else if ok {
-				matched = true
-			}
-		}
-		if !matched {
-			return nil, fmt.Errorf("--context %q matches no context of the kubeconfig", pat)
-		}
-	}
-	slices.Sort(names)
-	out := make([]kubeContext, len(names))
-	for i, n := range names {
-		out[i] = kubeContext{name: n, loader: *rules}
-	}
-	return out, nil
 }
 
 // withNamespace gives namespaced kollect objects without a namespace the

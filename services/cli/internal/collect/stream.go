@@ -31,9 +31,9 @@ import (
 type lister struct {
 	client   rest.Interface
 	pageSize int64
-	// page, when set, is called after every page with the objects read so
-	// far from the listing of gvr in ns.
-	page func(gvr schema.GroupVersionResource, ns string, objects int)
+	// page, when set, is called after every page with the number of
+	// objects it held.
+	page func(gvr schema.GroupVersionResource, objects int)
 }
 
 func newLister(cfg *rest.Config, pageSize int64) (*lister, error) {
@@ -83,8 +83,8 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 		}
 	}()
 	apiVersion, kind := gvk.GroupVersion().String(), gvk.Kind
-	objects := 0
 	for next != nil {
+		objects := 0
 		r := <-next
 		next = nil
 		if r.err != nil {
@@ -109,7 +109,7 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 			next = l.request(ctx, path, cont)
 		}
 		if l.page != nil {
-			l.page(gvr, ns, objects)
+			l.page(gvr, objects)
 		}
 	}
 	return nil

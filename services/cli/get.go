@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+// getKind is one thing `kollect get` lists: its resources (the cluster-scoped
+// ones only with -A) and its columns.
+type getKind struct {
+	names      []string // accepted spellings, the first is canonical
+	namespaced []string // resources listed in a namespace
+	cluster    []string // cluster-scoped resources, listed with -A
+	columns    []column
+}
+
+var getKinds = []getKind{
+	{names: []string{"inventories", "inventory", "inv", "kinv"},
+		namespaced: []string{"kollectinventories"}, cluster: []string{"kollectclusterinventories"},
+		columns: []column{readyColumn, reasonColumn, intColumn("ITEMS", "status", "itemCount"), ageColumn("LAST EXPORT", "status", "lastExportTime"), ageColumn("AGE", "metadata", "creationTimestamp")}},
+	{names: []string{"sinks", "sink"},
+		namespaced: []string{"kollectsnapshotsinks", "kollectdatabasesinks", "kollecteventsinks"},
+		columns:    []column{sinkTypeColumn, readyColumn, reasonColumn, ageColumn("AGE", "metadata", "creationTimestamp")}},
+	{names: []string{"targets", "target", "tgt", "ktgt"},
+		namespaced: []string{"kollecttargets"}, cluster: []string{"kollectclustertargets"},
+		columns: []column{profileColumn, readyColumn, reasonColumn, intColumn("COLLECTED", "status", "collectedCount"), ageColumn("AGE", "metadata", "creationTimestamp")}},
+}
+
+func findGetKind(name string) (getKind, bool) {
+	for _, k := range getKinds {
+		if slices.Contains(k.names, strings.ToLower(name)) {
+			return k, true
+		}
+	}
+	return getKind{}, false
+}
+
+type getFlags struct {
+	output        string
+	allNamespaces bool
+}
+
+func newGetCommand(s Streams, kube *kubeFlags) *cobra.Command {
+	var f getFlags
+	cmd := &cobra.Command{
+		Use:   "get (inventories | sinks | targets) [NAME] [-n NAMESPACE | -A] [-o table|wide|json|yaml|ndjson]",
+		Short: "List Kollect inventories, sinks or targets with their status, as kubectl get does",
+		Long: `get lists the inventories, sinks (snapshot, database and event) or targets of a namespace
+(-n, default the context's) or of every namespace (-A, which adds the cluster inventories and
+cluster targets), with the Ready condition's status and reason. -o wide adds its message;
+-o json and -o yaml print the objects as a List, -o ndjson one object per line.`,
+		Example: `  # inventories of every namespace, with why they are not ready
+  kollect get inventories -A
+
+  # sinks of namespace shop, with the Ready message
+  kollect get sinks -n shop -o wide
+
+  # one target as YAML
+  kollect get target images -n shop -o yaml`,
+		Args:      cobra.RangeArgs(1, 2),
+		ValidArgs: []string{"inventories", "sinks", "targets"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGet(cmd.Context(), s, kube, f, args)
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return filterPrefix([]string{"inventories", "sinks", "targets"}, prefix), cobra.ShellCompDirectiveNoFileComp
+			}
+			if len(args) == 1 {
+				return filterPrefix(kube.objectNames(args[0]), prefix), cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+	}
+	cmd.Flags().StringVarP(&f.output, "output", "o", "table", "output format: "+formatList)
+	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list every namespace, and the cluster-scoped inventories and targets")
+	registerCompletions(cmd, kube)
+	return cmd
+}
+
+func runGet(ctx context.Context, s Streams, kube *kubeFlags, f getFlags, args []string) error {
+	k, ok := findGetKind(args[0])
+	if !ok {
+		return &ExitError{Code: 2, Err: fmt.Errorf("get %q: want inventories, sinks or targets", args[0])}
+	}
+	if !slices.Contains(formats, f.output) {
+		return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
+	}
+	ns, explicit, err := kube.namespace()
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	if explicit && f.allNamespaces {
+		return &ExitError{Code: 2, Err: fmt.Errorf("-n/--namespace and -A/--all-namespaces exclude each other")}
+	}
+	if f.allNamespaces {
+		ns = metav1.NamespaceAll
+	}
+	dyn, err := kube.dynamic()
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	items, err := k.list(ctx, dyn, ns, f.allNamespaces)
+	if err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+	if len(args) == 2 {
+		items = slices.DeleteFunc(items, func(u unstructured.Unstructured) bool { return u.GetName() != args[1] })
+		if len(items) == 0 {
+			return &ExitError{Code: 1, Err: fmt.Errorf("%s %q not found", k.names[0], args[1])}
+		}
+	}
+	switch f.output {
+	case "table", "wide":
+		if len(items) == 0 {
+			where := "in " + ns + " namespace"
+			if f.allNamespaces {
+				where = "in any namespace"
+			}
+			fmt.Fprintf(s.Err, "No %s found %s.\n", k.names[0], where)
+			return nil
+		}
+		return printObjects(s.Out, items, k.columns, f.allNamespaces, f.output == "wide", s.now())
+	}
+	return printList(s.Out, items, f.output)
+}
+
+// list reads the kind's resources in ns ("" for all), plus the
+// cluster-scoped ones when all, sorted by namespace and name.
+func (k getKind) list(ctx context.Context, dyn dynamic.Interface, ns string, all bool) ([]unstructured.Unstructured, error) {
+	var items []unstructured.Unstructured
+	read := func(resource, ns string) error {
+		gvr := schema.GroupVersionResource{Group: v1alpha1.GroupVersion.Group, Version: v1alpha1.GroupVersion.Version, Resource: resource}
+		opts := metav1.ListOptions{Limit: 500}
+		for {
+			l, err := dyn.Resource(gvr).Namespace(ns).List(ctx, opts)
+			if err != nil {
+				return fmt.Errorf("list %s: %w", resource, err)
+			}
+			items = append(items, l.Items...)
+			if opts.Continue = l.GetContinue(); opts.Continue == "" {
+				return nil
+			}
+		}
+	}
+	for _, r := range k.namespaced {
+		if err := read(r, ns); err != nil {
+			return nil, err
+		}
+	}
+	if all {
+		for _, r := range k.cluster {
+			if err := read(r, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	slices.SortStableFunc(items, func(a, b unstructured.Unstructured) int {
+		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
+	})
+	return items, nil
+}
+
+// dynamic returns a dynamic client of the one context.
+func (k *kubeFlags) dynamic() (dynamic.Interface, error) {
+	cfg, err := k.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	return dynamic.NewForConfig(cfg)
+}
+
+// objectNames lists the names of kind in the namespace, for completion.
+func (k *kubeFlags) objectNames(kind string) []string {
+	gk, ok := findGetKind(kind)
+	if !ok {
+		return nil
+	}
+	ns, _, err := k.namespace()
+	if err != nil {
+		return nil
+	}
+	dyn, err := k.dynamic()
+	if err != nil {
+		return nil
+	}
+	items, err := gk.list(context.Background(), dyn, ns, false)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, u := range items {
+		out = append(out, u.GetName())
+	}
+	return out
+}
+
+// qualifiedNames lists kind in the namespace as NAMESPACE/NAME (an
+// inventory's spelling), or FAMILY/NAME (a sink binding's) when by is
+// "family", for completion.
+func (k *kubeFlags) qualifiedNames(kind, by string) []string {
+	gk, _ := findGetKind(kind)
+	ns, _, err := k.namespace()
+	if err != nil {
+		return nil
+	}
+	dyn, err := k.dynamic()
+	if err != nil {
+		return nil
+	}
+	items, err := gk.list(context.Background(), dyn, ns, false)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i := range items {
+		prefix := items[i].GetNamespace()
+		if by == "family" {
+			prefix = strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(items[i].GetKind()), "kollect"), "sink")
+		}
+		out = append(out, prefix+"/"+items[i].GetName())
+	}
+	return out
+}
+
+// namespaces lists the cluster's namespaces, for completion.
+func (k *kubeFlags) namespaces() []string {
+	dyn, err := k.dynamic()
+	if err != nil {
+		return nil
+	}
+	l, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, u := range l.Items {
+		out = append(out, u.GetName())
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/cli"
+	"kollect.dev/kollect/services/cli/internal/collect"
+)
+
+// TestKubectlConventions runs the CLI as a kubectl user would, against the
+// real API server: -n, -A, -l, -o, --as, ad-hoc collection and get.
+func TestKubectlConventions(t *testing.T) {
+	k := testenv.StartKube(t)
+	ctx := context.Background()
+	kcfg := kubeconfig(t, k)
+	namespace(ctx, t, k.Client, "team-a", map[string]string{"env": "prod"})
+	namespace(ctx, t, k.Client, "team-b", map[string]string{"env": "prod"})
+	deployment(ctx, t, k.Client, "team-a", "web", map[string]string{"owner": "alice", "app": "web"}, "nginx:1.27", "envoy:1.30")
+	deployment(ctx, t, k.Client, "team-a", "worker", map[string]string{"app": "worker"}, "worker:3")
+	deployment(ctx, t, k.Client, "team-b", "api", map[string]string{"app": "web"}, "api:2.1")
+	dir := writeConfig(t, map[string]string{"kollect.yaml": config})
+	image := "image=$.spec.template.spec.containers[0].image"
+
+	t.Run("ad-hoc collection of one namespace prints a table", func(t *testing.T) {
+		code, stdout, stderr := run(t, "collect", "--kubeconfig", kcfg, "-n", "team-a", "--kind", "deployments.apps",
+			"--attr", image, "--attr", "containers=cel:size(object.spec.template.spec.containers)", "--attr", "owner={.metadata.labels.owner}")
+		if code != collect.ExitOK {
+			t.Fatalf("exit %d, stderr %s", code, stderr)
+		}
+		golden(t, "collect-adhoc-table", []byte(stdout))
+	})
+
+	t.Run("-A -l selects by label in every namespace, by short name", func(t *testing.T) {
+		code, stdout, stderr := run(t, "collect", "--kubeconfig", kcfg, "-A", "-l", "app=web", "--kind", "deploy", "--attr", image)
+		if code != collect.ExitOK {
+			t.Fatalf("exit %d, stderr %s", code, stderr)
+		}
+		golden(t, "collect-adhoc-all-namespaces", []byte(stdout))
+	})
+
+	t.Run("-o ndjson prints the records of an ad-hoc collection", func(t *testing.T) {
+		code, stdout, stderr := run(t, "collect", "--kubeconfig", kcfg, "-n", "team-b", "--kind", "deployments.apps", "--attr", image, "-o", "ndjson")
+		var rec collect.Record
+		if code != collect.ExitOK || json.Unmarshal([]byte(stdout), &rec) != nil || rec.Envelope.ItemCount != 1 {
+			t.Fatalf("exit %d, stdout %s, stderr %s", code, stdout, stderr)
+		}
+	})
+
+	t.Run("-n restricts a folder's collection", func(t *testing.T) {
+		code, stdout, stderr := run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "-n", "team-b", "-o", "table")
+		if code != collect.ExitOK {
+			t.Fatalf("exit %d, stderr %s", code, stderr)
+		}
+		golden(t, "collect-folder-namespace", []byte(stdout))
+	})
+
+	t.Run("-o wide adds the context and the attributes", func(t *testing.T) {
+		code, stdout, stderr := run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "-o", "wide")
+		if code != collect.ExitOK || !strings.Contains(stdout, "containers=2,image=nginx:1.27,owner=alice") || !strings.HasPrefix(stdout, "CONTEXT") {
+			t.Fatalf("exit %d, stdout %s, stderr %s", code, stdout, stderr)
+		}
+	})
+
+	t.Run("the old spellings still work, with a deprecation warning", func(t *testing.T) {
+		out := t.TempDir()
+		code, _, stderr := run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "--output", out, "--format", "yaml")
+		if code != collect.ExitOK || !strings.Contains(stderr, "use --output-dir") || !strings.Contains(stderr, "--format has been deprecated") {
+			t.Fatalf("exit %d, stderr %s", code, stderr)
+		}
+	})
+
+	t.Run("-o names the field when it is neither a format nor a folder with --output-dir", func(t *testing.T) {
+		code, _, stderr := run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "-o", "csv", "--output-dir", t.TempDir())
+		if code != collect.ExitNothing || !strings.Contains(stderr, "-o/--output") {
+			t.Fatalf("exit %d, stderr %s", code, stderr)
+		}
+	})
+
+	t.Run("a namespace-scoped user collects from the Targets' namespaces", func(t *testing.T) {
+		grant(ctx, t, k, "team-a", "alice")
+		// a Target with no namespace filter collects every namespace; alice
+		// may read only her own
+		tenant := writeConfig(t, map[string]string{"kollect.yaml": strings.Replace(config, "  namespaceSelector: {matchLabels: {env: prod}}\n", "", 1)})
+		code, stdout, stderr := run(t, "collect", "--kubeconfig", kcfg, "--as", "alice", "--config", tenant, "-o", "table")
+		if code != collect.ExitOK || !strings.Contains(stderr, "may not list namespaces; collecting from team-a only") {
+			t.Fatalf("exit %d, stdout %s, stderr %s", code, stdout, stderr)
+		}
+		golden(t, "collect-namespaced-user", []byte(stdout))
+		code, _, stderr = run(t, "collect", "--kubeconfig", kcfg, "--as", "alice", "--config", tenant, "-n", "team-b")
+		if code != collect.ExitPartial || !strings.Contains(stderr, "forbidden") {
+			t.Fatalf("-n of a namespace alice may not read: exit %d, stderr %s; want 1 naming forbidden", code, stderr)
+		}
+	})
+
+	t.Run("get lists with Ready and the reason, like kubectl get", func(t *testing.T) {
+		created := getFixtures(ctx, t, k)
+		var out, errOut bytes.Buffer
+		streams := cli.Streams{Out: &out, Err: &errOut, Now: func() time.Time { return created.Add(30 * time.Minute) }}
+		for _, args := range [][]string{
+			{"get", "inventories", "-A"},
+			{"get", "inventories", "-n", "team-a", "-o", "wide"},
+			{"get", "sinks", "-n", "team-a"},
+			{"get", "targets", "-A"},
+		} {
+			out.Reset()
+			if code := cli.Main(ctx, append(args, "--kubeconfig", kcfg), streams); code != 0 {
+				t.Fatalf("%v: exit %d, stderr %s", args, code, errOut.String())
+			}
+			golden(t, strings.Join(args, "-"), out.Bytes())
+		}
+		out.Reset()
+		if code := cli.Main(ctx, []string{"get", "inventory", "workloads", "-n", "team-a", "-o", "json", "--kubeconfig", kcfg}, streams); code != 0 ||
+			!strings.Contains(out.String(), `"kind": "List"`) || !strings.Contains(out.String(), `"name": "workloads"`) {
+			t.Fatalf("-o json: exit %d, %s %s", code, out.String(), errOut.String())
+		}
+		if code := cli.Main(ctx, []string{"get", "inventory", "nope", "-n", "team-a", "--kubeconfig", kcfg}, streams); code != 1 {
+			t.Fatalf("a missing name: exit %d", code)
+		}
+	})
+}
+
+// grant lets user list and get Deployments in ns, and nothing else.
+func grant(ctx context.Context, t *testing.T, k *testenv.Kube, ns, user string) {
+	t.Helper()
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-deployments", Namespace: ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "read-deployments", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
+	if err := k.Client.Create(ctx, role); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Client.Create(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// getFixtures creates inventories, sinks and targets with a Ready
+// condition each and returns the latest creation time.
+func getFixtures(ctx context.Context, t *testing.T, k *testenv.Kube) time.Time {
+	t.Helper()
+	ready := func(status metav1.ConditionStatus, reason, msg string) []metav1.Condition {
+		return []metav1.Condition{{Type: "Ready", Status: status, Reason: reason, Message: msg, LastTransitionTime: metav1.Now()}}
+	}
+	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Name: "workloads", Namespace: "team-a"}}
+	cinv := &v1alpha1.KollectClusterInventory{ObjectMeta: metav1.ObjectMeta{Name: "fleet"}}
+	cinv.Spec.TargetRefs = []string{"images"}
+	sink := &v1alpha1.KollectDatabaseSink{ObjectMeta: metav1.ObjectMeta{Name: "pg", Namespace: "team-a"}}
+	tgt := &v1alpha1.KollectTarget{ObjectMeta: metav1.ObjectMeta{Name: "images", Namespace: "team-b"}}
+	tgt.Spec.ProfileRef.Name = "images"
+	sink.Spec.Type = "postgres"
+	sink.Spec.Endpoint = "postgres://pg.team-a:5432/inventory"
+	sink.Spec.SecretRef = &v1alpha1.SecretReference{Name: "pg"}
+	sink.Spec.Postgres = &v1alpha1.PostgresSink{Table: "inventory"}
+	var latest time.Time
+	for _, step := range []struct {
+		create func() error
+		status func() error
+	}{
+		{func() error { return k.Client.Create(ctx, inv) }, func() error {
+			inv.Status.Conditions = ready(metav1.ConditionFalse, "ExportFailed", "database/pg: connection refused")
+			inv.Status.ItemCount = 3
+			return k.Client.Status().Update(ctx, inv)
+		}},
+		{func() error { return k.Client.Create(ctx, cinv) }, func() error {
+			cinv.Status.Conditions = ready(metav1.ConditionTrue, "Succeeded", "exported revision 4")
+			return k.Client.Status().Update(ctx, cinv)
+		}},
+		{func() error { return k.Client.Create(ctx, sink) }, func() error {
+			sink.Status.Conditions = ready(metav1.ConditionFalse, "SecretNotFound", "Secret team-a/pg not found")
+			return k.Client.Status().Update(ctx, sink)
+		}},
+		{func() error { return k.Client.Create(ctx, tgt) }, func() error {
+			tgt.Status.Conditions = ready(metav1.ConditionTrue, "Succeeded", "collecting 1 namespace")
+			tgt.Status.CollectedCount = 1
+			return k.Client.Status().Update(ctx, tgt)
+		}},
+	} {
+		if err := step.create(); err != nil {
+			t.Fatal(err)
+		}
+		if err := step.status(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []metav1.Object{inv, cinv, sink, tgt} {
+		if c := o.GetCreationTimestamp().Time; c.After(latest) {
+			latest = c
+		}
+	}
+	return latest
+}
