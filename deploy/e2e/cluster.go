@@ -268,7 +268,7 @@ func (c *Cluster) startKubelet(ctx context.Context) error {
 				if cond.Status == corev1.ConditionTrue {
 					return nil
 				}
-				return fmt.Errorf("Ready=%s: %s", cond.Status, cond.Message)
+				return fmt.Errorf("condition Ready=%s: %s", cond.Status, cond.Message)
 			}
 		}
 		return errors.New("no Ready condition yet")

@@ -27,7 +27,7 @@ func (c *Cluster) writeKubeconfig(name string) (string, error) {
 // writeFile writes content to dir/rel, creating its folder.
 func (c *Cluster) writeFile(rel, content string) (string, error) {
 	path := filepath.Join(c.cfg.Dir, rel)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil { //nolint:gosec // G301: the node's configuration, read by the components it starts
 		return "", fmt.Errorf("write %s: %w", rel, err)
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil { //nolint:gosec // G306: configs, no secrets

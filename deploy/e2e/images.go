@@ -46,8 +46,8 @@ func (c *Cluster) Import(ctx context.Context, imgs map[string]v1.Image) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	f.Close()
-	defer os.Remove(f.Name())
+	_ = f.Close()
+	defer func() { _ = os.Remove(f.Name()) }()
 	if err := tarball.MultiRefWriteToFile(f.Name(), refs); err != nil {
 		return fmt.Errorf("write image archive: %w", err)
 	}

@@ -22,7 +22,7 @@ type process struct {
 // start runs bin with args, env added to a minimal environment.
 func (c *Cluster) start(name, bin string, args []string, env ...string) (*process, error) {
 	logDir := filepath.Join(c.cfg.Dir, "logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	if err := os.MkdirAll(logDir, 0o755); err != nil { //nolint:gosec // G301: logs for the person running the e2e cluster
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	p := &process{name: name, log: filepath.Join(logDir, name+".log"), done: make(chan struct{})}
@@ -57,7 +57,7 @@ func (p *process) exited() error {
 // stop sends SIGTERM and, after grace, SIGKILL to the process group.
 func (p *process) stop(grace time.Duration) error {
 	if p.exited() != nil {
-		return nil
+		return nil //nolint:nilerr // the process has ended already: nothing to stop
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
 	select {

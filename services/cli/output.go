@@ -36,7 +36,7 @@ func collectTo(cmd *cobra.Command, s Streams, objs []manifests.Object, opts coll
 	done := make(chan result, 1)
 	go func() {
 		code, err := collect.Run(cmd.Context(), objs, opts, pw)
-		pw.Close()
+		_ = pw.Close() // a pipe's close never fails
 		done <- result{code, err}
 	}()
 	var recs []collect.Record

@@ -79,7 +79,7 @@ func (p Postgres) current(ctx context.Context) (Revision, bool, error) {
 	if err != nil {
 		return r, false, fmt.Errorf("read the state of %s in %s: %w", p.Inventory, p.name("_state"), err)
 	}
-	r.Revision = uint64(rev)
+	r.Revision = uint64(rev) //nolint:gosec // G115: revisions are written from uint64s below 2^63 (sink.Revision64)
 	r.Rows, err = p.rows(ctx, rowSelect+p.name("")+` WHERE `+scope, p.args()...)
 	return r, true, err
 }
@@ -95,7 +95,7 @@ func (p Postgres) history(ctx context.Context) ([]Revision, error) {
 	var rev int64
 	var r Revision
 	_, err = pgx.ForEachRow(rows, []any{&rev, &r.Checksum, &r.PreviousChecksum}, func() error {
-		r.Revision = uint64(rev)
+		r.Revision = uint64(rev) //nolint:gosec // G115: as above
 		r.Where = fmt.Sprintf("table %s as of revision %d", p.name("_history"), rev)
 		out = append(out, r)
 		return nil
@@ -106,7 +106,8 @@ func (p Postgres) history(ctx context.Context) ([]Revision, error) {
 	for i := range out {
 		q := rowSelect + p.name("_history") + ` WHERE ` + scope +
 			` AND valid_from_revision <= $4 AND (valid_to_revision IS NULL OR valid_to_revision > $4)`
-		if out[i].Rows, err = p.rows(ctx, q, p.args(int64(out[i].Revision))...); err != nil {
+		rev := int64(out[i].Revision) //nolint:gosec // G115: read from an int64 column above
+		if out[i].Rows, err = p.rows(ctx, q, p.args(rev)...); err != nil {
 			return nil, err
 		}
 	}
