@@ -2,12 +2,14 @@ package control
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -107,9 +109,15 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 	if err := admission.InjectCABundle(ctx, c, w.ConfigName, ca); err != nil {
 		return err
 	}
-	expiry := admission.NewExpiryGauge()
+	var expiry prometheus.Gauge = admission.NewExpiryGauge()
 	if err := ctrlmetrics.Registry.Register(expiry); err != nil {
-		return fmt.Errorf("register %s: %w", admission.ExpiryMetric, err)
+		// A control started again in the same process (tests, kollect-dev)
+		// finds the gauge of the one before in the global registry.
+		var dup prometheus.AlreadyRegisteredError
+		if !errors.As(err, &dup) {
+			return fmt.Errorf("register %s: %w", admission.ExpiryMetric, err)
+		}
+		expiry = dup.ExistingCollector.(prometheus.Gauge)
 	}
 	return mgr.Add(&admission.Keeper{Client: c, Namespace: w.Namespace, Secret: w.Secret, Dir: certDir,
 		ConfigName: w.ConfigName, Hosts: w.Hosts, Every: time.Hour, Expiry: expiry, Log: mgr.GetLogger().WithName("webhook-cert"),
