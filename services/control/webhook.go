@@ -109,7 +109,7 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 	if err := admission.InjectCABundle(ctx, c, w.ConfigName, ca); err != nil {
 		return err
 	}
-	var expiry prometheus.Gauge = admission.NewExpiryGauge()
+	expiry := admission.NewExpiryGauge()
 	if err := ctrlmetrics.Registry.Register(expiry); err != nil {
 		// A control started again in the same process (tests, kollect-dev)
 		// finds the gauge of the one before in the global registry.
