@@ -19,7 +19,7 @@ PKGS      ?= ./...
 RACE_PKGS ?= ./pkg/bus/... ./pkg/exporter/... ./services/collector/... ./services/aggregator \
 	./services/aggregator/internal/engine ./services/aggregator/internal/lease
 
-.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest faults release images
+.PHONY: help tools tools-bigquery tools-dir generate build lint test demo kustomize loadtest faults release publish images
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
@@ -86,8 +86,8 @@ faults: tools ## Fault injection: crash points, kill -9 and peer faults while ch
 	$(GO) run ./loadtest/cmd/faults $(FAULT_FLAGS)
 
 IMAGE_VERSION ?= $(if $(VERSION),$(VERSION),v0.0.0-dev)
-images: ## Build the container images without a daemon into dist/images (OCI layout); PUSH=registry/prefix pushes them (docs/images.md).
-	$(GO) run ./deploy/images/cmd -version $(IMAGE_VERSION) -out dist/images $(if $(PUSH),-push $(PUSH)) $(IMAGES_FLAGS)
+images: ## Build the container images without a daemon into dist/images (OCI layout); PUSH=registry/prefix pushes them, COSIGN_KEY=file signs the pushed images (docs/images.md).
+	$(GO) run ./deploy/images/cmd -version $(IMAGE_VERSION) -out dist/images $(if $(PUSH),-push $(PUSH)) $(if $(COSIGN_KEY),-cosign-key $(COSIGN_KEY) -tools $(TOOLS_DIR)) $(IMAGES_FLAGS)
 
 .PHONY: e2e-cluster
 e2e-cluster: tools ## Opt-in, as root: a real single-node cluster (kubelet, containerd) runs the Helm install; report in loadtest/results/e2e-cluster.md (docs/e2e-cluster.md).
@@ -96,3 +96,7 @@ e2e-cluster: tools ## Opt-in, as root: a real single-node cluster (kubelet, cont
 release: tools ## Build a signed release into dist/: make release VERSION=vX.Y.Z [RELEASE_FLAGS=...] (docs/release.md).
 	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
 	$(GO) run ./deploy/release/cmd -version $(VERSION) -out dist $(RELEASE_FLAGS)
+
+publish: tools ## Push a built release (dist/) to a registry and sign its images: make publish REGISTRY=registry/prefix COSIGN_KEY=file (docs/release.md).
+	@[ -n "$(REGISTRY)" ] && [ -n "$(COSIGN_KEY)" ] || { echo "usage: make publish REGISTRY=registry/prefix COSIGN_KEY=cosign.key"; exit 2; }
+	$(GO) run ./deploy/release/cmd publish -dist dist -registry $(REGISTRY) -cosign-key $(COSIGN_KEY) -tools $(TOOLS_DIR) $(PUBLISH_FLAGS)

@@ -38,6 +38,9 @@ func releaseChart(ctx context.Context, o Options, src *Source, chart string, res
 	helm := filepath.Join(o.ToolsDir, "bin", "helm")
 	v := strings.TrimPrefix(o.Version, "v")
 	o.Log("package chart %s %s", chart, v)
+	if err := stampChartImages(filepath.Join(src.Dir, chart, "Chart.yaml"), o.Version); err != nil {
+		return err
+	}
 	out, err := run(ctx, src.Dir, helm, "package", chart, "--version", v, "--app-version", o.Version,
 		"--destination", o.Out)
 	if err != nil {

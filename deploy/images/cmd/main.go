@@ -22,6 +22,9 @@ func main() {
 	flag.StringVar(&o.Out, "out", "dist/images", "OCI image layout folder to write (emptied first)")
 	flag.StringVar(&o.Push, "push", "", "registry prefix to push to as <prefix>/<image>:<version> (docker config credentials)")
 	flag.StringVar(&o.Ref, "ref", "", "push the one image built (-binaries names one) to exactly this reference (skaffold's $IMAGE)")
+	var cosignKey, tools string
+	flag.StringVar(&cosignKey, "cosign-key", "", "sign the pushed images with this cosign private key (password in COSIGN_PASSWORD)")
+	flag.StringVar(&tools, "tools", os.Getenv("KOLLECT_TOOLS_DIR"), "folder holding bin/cosign (for -cosign-key)")
 	flag.BoolVar(&o.WorkTree, "worktree", false, "build the work tree's files as they are (development), not the commit's tree")
 	flag.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated GOOS/GOARCH list")
 	flag.StringVar(&binaries, "binaries", "", "comma-separated binary names, e.g. kollect-control,kollect (default: all)")
@@ -52,5 +55,11 @@ func main() {
 	}
 	for _, r := range refs {
 		fmt.Println("pushed", r)
+	}
+	if cosignKey != "" && len(refs) > 0 {
+		if err := release.SignImages(context.Background(), tools, cosignKey, false, refs, o.Log); err != nil {
+			fmt.Fprintln(os.Stderr, "images:", err)
+			os.Exit(1)
+		}
 	}
 }

@@ -1,4 +1,6 @@
-// Command release builds a Kollect release into a folder (make release VERSION=vX.Y.Z).
+// Command release builds a Kollect release into a folder (make release VERSION=vX.Y.Z),
+// and with the publish subcommand pushes a built release's images and charts to a
+// registry and signs the images (make publish REGISTRY=... COSIGN_KEY=...).
 // See docs/release.md for the artifacts and how to verify them.
 package main
 
@@ -13,6 +15,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "publish" {
+		publish(os.Args[2:])
+		return
+	}
 	var o release.Options
 	var platforms, binaries, charts string
 	flag.StringVar(&o.Version, "version", "", "release version, vMAJOR.MINOR.PATCH (required)")
@@ -47,4 +53,33 @@ func main() {
 		len(res.Binaries), len(res.Charts), len(res.Signatures))
 	fmt.Printf("signing key fingerprint (publish it with the release): %s\n", res.Fingerprint)
 	fmt.Printf("cosign public key sha256 (publish it with the release): %s\n", res.CosignKeySHA256)
+}
+
+func publish(args []string) {
+	var o release.PublishOptions
+	fs := flag.NewFlagSet("publish", flag.ExitOnError)
+	fs.StringVar(&o.Dist, "dist", "dist", "release folder built by make release")
+	fs.StringVar(&o.Registry, "registry", "", "registry prefix: images to <prefix>/<image>:<version>, charts to oci://<prefix>/charts (required)")
+	fs.StringVar(&o.CosignKey, "cosign-key", "", "cosign private key that signs the pushed images, password in COSIGN_PASSWORD (required)")
+	fs.StringVar(&o.ToolsDir, "tools", os.Getenv("KOLLECT_TOOLS_DIR"), "folder holding bin/helm and bin/cosign")
+	fs.BoolVar(&o.PlainHTTP, "plain-http", false, "talk HTTP to the registry (a local registry)")
+	_ = fs.Parse(args)
+	if o.Registry == "" || o.CosignKey == "" {
+		fmt.Fprintln(os.Stderr, "release publish: -registry and -cosign-key are required")
+		os.Exit(2)
+	}
+	o.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "[publish] "+format+"\n", args...) }
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	res, err := release.Publish(ctx, o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "release:", err)
+		os.Exit(1)
+	}
+	for _, r := range res.Images {
+		fmt.Println("image", r)
+	}
+	for _, c := range res.Charts {
+		fmt.Println("chart", c)
+	}
 }
