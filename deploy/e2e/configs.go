@@ -54,6 +54,11 @@ state = %[2]q
     sandbox = %[4]q
 
 [plugins.'io.containerd.cri.v1.runtime']
+  # Pods ask for negative OOM score adjustments (the sandbox -998, Guaranteed pods -997), which
+  # need CAP_SYS_RESOURCE; this machine's root lacks it, and runc then fails every sandbox with
+  # "failed to update /proc/self/oom_score_adj: Permission denied". containerd's rootless-style
+  # setting clamps them to its own score (docs/e2e-cluster.md).
+  restrict_oom_score_adj = true
   [plugins.'io.containerd.cri.v1.runtime'.containerd]
     default_runtime_name = 'runc'
     [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]

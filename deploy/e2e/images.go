@@ -22,10 +22,12 @@ import (
 func (c *Cluster) ctr(ctx context.Context, args ...string) (string, error) {
 	args = append([]string{"--address", c.ContainerdSocket(), "--namespace", "k8s.io"}, args...)
 	cmd := exec.CommandContext(ctx, c.toolPath("cluster/ctr"), args...) //nolint:gosec // G204: the cluster's ctr
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	// Only standard output is the answer: ctr warns on standard error (cgroup v1 is
+	// deprecated), and those words are no container IDs.
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("ctr %s: %w: %s", strings.Join(args[4:], " "), err, strings.TrimSpace(out.String()))
+		return out.String(), fmt.Errorf("ctr %s: %w: %s", strings.Join(args[4:], " "), err, strings.TrimSpace(stderr.String()+out.String()))
 	}
 	return out.String(), nil
 }
