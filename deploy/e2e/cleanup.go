@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // removeContainers kills and deletes every task and container containerd runs for the
@@ -65,6 +67,49 @@ func (c *Cluster) cleanHost() error {
 		errs = append(errs, fmt.Errorf("kube-proxy --cleanup: %w: %s", err, b))
 	}
 	return errors.Join(errs...)
+}
+
+// killPods kills every process in the kubelet's pod cgroups and waits until none is
+// left: containerd deletes no container whose task still runs, and a pod left running
+// would outlive the cluster.
+func killPods(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		pids := podProcesses()
+		if len(pids) == 0 {
+			return nil
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("processes %v of the pods outlived SIGKILL: %w", pids, ctx.Err())
+		case <-time.After(100 * time.Millisecond): // poll the cgroups until the kernel has reaped them
+		}
+	}
+}
+
+// podProcesses lists the processes of every cgroup below kubepods (the pids hierarchy
+// of cgroups v1, or the unified hierarchy of v2 with the cgroupfs driver).
+func podProcesses() []int {
+	var pids []int
+	walk := func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "cgroup.procs" {
+			return nil //nolint:nilerr // a cgroup removed while walking has no processes
+		}
+		b, _ := os.ReadFile(path)
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		return nil
+	}
+	_ = filepath.WalkDir("/sys/fs/cgroup/pids/kubepods", walk)
+	_ = filepath.WalkDir("/sys/fs/cgroup/kubepods", walk)
+	return pids
 }
 
 // removeKubepods removes the (then empty) kubepods cgroups the kubelet made in every

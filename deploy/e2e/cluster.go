@@ -311,7 +311,13 @@ func (c *Cluster) startNetwork(context.Context) error {
 func (c *Cluster) Stop(ctx context.Context) error {
 	var errs []error
 	if c.runtime {
-		errs = append(errs, c.removeContainers(ctx))
+		// The kubelet goes first: it would restart the containers being removed.
+		for _, p := range c.procs {
+			if p.name == "kubelet" {
+				errs = append(errs, p.stop(20*time.Second))
+			}
+		}
+		errs = append(errs, killPods(ctx), c.removeContainers(ctx))
 	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		errs = append(errs, c.procs[i].stop(20*time.Second))

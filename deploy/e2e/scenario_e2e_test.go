@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,7 +86,13 @@ func (s *scenario) addWorkload(t *testing.T) {
 
 func (s *scenario) apply(t *testing.T, manifest string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "manifest.yaml")
+	// Not t.TempDir(): it holds the subtest's name, whose commas kubectl -f splits on.
+	dir, err := os.MkdirTemp("", "kollect-e2e-manifest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "manifest.yaml")
 	writeFile(t, path, manifest)
 	run(t, s.c.Admin, s.kubectl, "apply", "-f", path)
 }
