@@ -33,12 +33,25 @@ type TLSFiles struct {
 // day, and returns their paths.
 func WriteTLSFiles(t testing.TB, dir string, hosts ...string) TLSFiles {
 	t.Helper()
+	return writeTLSFiles(t, dir, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, hosts)
+}
+
+// WritePeerTLSFiles is WriteTLSFiles with a server certificate that is a
+// client certificate too, as servers that dial each other (NATS routes)
+// present it both ways.
+func WritePeerTLSFiles(t testing.TB, dir string, hosts ...string) TLSFiles {
+	t.Helper()
+	return writeTLSFiles(t, dir, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, hosts)
+}
+
+func writeTLSFiles(t testing.TB, dir string, serverUsage []x509.ExtKeyUsage, hosts []string) TLSFiles {
+	t.Helper()
 	caKey, caCert, caDER := newCert(t, nil, nil, &x509.Certificate{
 		Subject: pkix.Name{CommonName: "kollect test CA"}, IsCA: true, BasicConstraintsValid: true,
 		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 	})
 	server := &x509.Certificate{Subject: pkix.Name{CommonName: hosts[0]}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+		ExtKeyUsage: serverUsage}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
 			server.IPAddresses = append(server.IPAddresses, ip)
