@@ -24,7 +24,7 @@ type scenario struct {
 	c                   *e2e.Cluster
 	repo, helm, kubectl string
 	rep                 *report
-	dsn                 string
+	dsn, podDSN         string
 	workloads           int
 }
 
@@ -43,6 +43,9 @@ func (s *scenario) run() {
 		t.Logf("workloads Ready %v after helm install", d.Round(time.Second))
 		rep.sample(t, s.c)
 	})
+	if ok {
+		s.startPostgres(t)
+	}
 	ok = ok && rep.step(t, "a Profile, Target, PostgreSQL sink and inventories export every workload's row", s.export)
 	ok = ok && rep.step(t, "kubectl scale the database exporter to 3: all three export a share", s.scale)
 	ok = ok && rep.step(t, "helm upgrade with a changed value rolls every Deployment; a change made meanwhile is not lost", s.upgrade)
@@ -52,19 +55,24 @@ func (s *scenario) run() {
 	_ = ok && rep.step(t, "helm uninstall: no pods left, the CRDs kept", s.uninstall)
 }
 
-func (s *scenario) export(t *testing.T) {
+// startPostgres starts PostgreSQL on the host and a forward to it on the node's address for
+// the whole test (t is the top-level test: every later step uses the database).
+func (s *scenario) startPostgres(t *testing.T) {
 	pg := testenv.StartPostgres(t)
 	addr := forward(t, s.c.NodeIP()+":0", fmt.Sprintf("127.0.0.1:%d", pg.Port))
 	s.dsn = pg.CreateDatabase(t, "inventory")
-	podDSN := strings.Replace(s.dsn, fmt.Sprintf("127.0.0.1:%d", pg.Port), addr, 1)
-	if podDSN == s.dsn {
+	s.podDSN = strings.Replace(s.dsn, fmt.Sprintf("127.0.0.1:%d", pg.Port), addr, 1)
+	if s.podDSN == s.dsn {
 		t.Fatalf("cannot point %q at %s", s.dsn, addr)
 	}
+}
+
+func (s *scenario) export(t *testing.T) {
 	ctx := t.Context()
 	if _, err := s.c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "postgres-credentials"}, StringData: map[string]string{"dsn": podDSN}}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "postgres-credentials"}, StringData: map[string]string{"dsn": s.podDSN}}
 	if _, err := s.c.Client.CoreV1().Secrets("team-a").Create(ctx, sec, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
