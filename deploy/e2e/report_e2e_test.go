@@ -23,13 +23,14 @@ import (
 // writes it as markdown when the test ends.
 type report struct {
 	start      time.Time
+	loadStart  string // /proc/loadavg when the run started
 	steps      []string
 	components []string
 	peak       map[string]int64 // namespace/pod -> the pod cgroup's peak memory (bytes)
 }
 
 func newReport(t *testing.T, path string) *report {
-	r := &report{start: time.Now(), peak: map[string]int64{}}
+	r := &report{start: time.Now(), peak: map[string]int64{}, loadStart: loadAverage()}
 	if path != "" {
 		t.Cleanup(func() {
 			if err := os.WriteFile(path, []byte(r.markdown(t.Failed())), 0o644); err != nil { //nolint:gosec // G306: a report
@@ -104,8 +105,9 @@ func (r *report) markdown(failed bool) string {
 		result = "a step failed: the run stopped there"
 	}
 	fmt.Fprintf(&b, "# make e2e-cluster: the Helm install on a real single-node cluster\n\n")
-	fmt.Fprintf(&b, "Run %s, %s in %s (loaded machine: 2 shared cores). Result: %s.\n", r.start.UTC().Format("2006-01-02 15:04 MST"),
+	fmt.Fprintf(&b, "Run %s, %s in %s. Result: %s.\n", r.start.UTC().Format("2006-01-02 15:04 MST"),
 		"deploy/e2e TestHelmInstallOnARealNode", time.Since(r.start).Round(time.Second), result)
+	fmt.Fprintf(&b, "Load average (1, 5, 15 min) %s at the start and %s at the end, on %d cores.\n", r.loadStart, loadAverage(), runtime.NumCPU())
 	fmt.Fprintf(&b, "How it runs and what each step does: docs/e2e-cluster.md.\n\n## Components\n\n")
 	for _, v := range r.components {
 		fmt.Fprintf(&b, "- %s\n", v)
@@ -126,4 +128,13 @@ func (r *report) markdown(failed bool) string {
 		fmt.Fprintf(&b, "| (no sample: the run ended before the install) | |\n")
 	}
 	return b.String()
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
