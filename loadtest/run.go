@@ -98,7 +98,7 @@ func (r *run) build(ctx context.Context) error {
 		return err
 	}
 	r.step("building kollect")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(r.c.BinDir, "kollect"), "./services/cli/cmd")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(r.c.BinDir, "kollect"), "./cmd/kollect")
 	cmd.Dir = r.root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build kollect: %w\n%s", err, out)

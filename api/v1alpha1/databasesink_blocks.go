@@ -133,4 +133,13 @@ type BigQuerySink struct {
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9-]+$`
 	Location string `json:"location,omitempty"`
+
+	// history keeps every revision next to the current rows: a table named
+	// after table with the suffix _history holding each version of each row
+	// with the revisions and times it was valid, and one with the suffix
+	// _revisions listing each revision with its checksum, written with the
+	// export's statements (in its transaction). With provisioning mode
+	// existing both tables must exist.
+	// +optional
+	History *TableHistory `json:"history,omitempty"`
 }

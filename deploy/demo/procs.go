@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"kollect.dev/kollect/pkg/childproc"
 )
 
 // Services are the service binaries the demo starts, in start order.
@@ -21,7 +23,7 @@ type Service struct {
 	Name string
 	// Cmd is the running process.
 	Cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
+	proc *childproc.Process
 }
 
 // ServiceOptions adjust how StartServices runs the services.
@@ -72,50 +74,47 @@ func StartServicesWith(binDir, logDir string, p *Peers, o ServiceOptions) ([]*Se
 	exits := make(chan error, len(Services))
 	var started []*Service
 	for _, name := range Services {
-		log, err := os.Create(filepath.Join(logDir, name+".log"))
-		if err != nil {
+		logPath := filepath.Join(logDir, name+".log")
+		if err := os.Remove(logPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return started, exits, err
 		}
 		a := args(name, p)
 		if l := o.MemoryLimits[name]; l != "" {
 			a = append(a, "--memory-limit="+l)
 		}
-		cmd := exec.Command(filepath.Join(binDir, name), append(a, o.Extra[name]...)...)
-		cmd.Stdout, cmd.Stderr = log, log
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
-			_ = log.Close()
-			return started, exits, fmt.Errorf("start %s: %w", name, err)
+		proc, err := childproc.Start(name, logPath, syscall.SIGTERM, exec.Command(filepath.Join(binDir, name), append(a, o.Extra[name]...)...))
+		if err != nil {
+			return started, exits, err
 		}
-		s := &Service{Name: name, Cmd: cmd, done: make(chan struct{})}
 		go func() {
-			err := cmd.Wait()
-			_ = log.Close()
-			close(s.done)
-			exits <- fmt.Errorf("%s exited: %v; last lines of its log:\n%s", name, err, tail(log.Name(), 20))
+			<-proc.Done()
+			exits <- fmt.Errorf("%s exited: %v; %s", name, proc.Err(), proc.Tail(20))
 		}()
-		started = append(started, s)
+		started = append(started, &Service{Name: name, Cmd: proc.Cmd, proc: proc})
 	}
 	return started, exits, nil
 }
 
-// StopServices sends SIGTERM to every service and SIGKILL to those still
-// running after the grace period, and waits for all of them.
+// StopServices sends SIGTERM to every service and SIGKILL to the groups of
+// those still running after the grace period, and waits for all of them. A
+// service that had exited already was reported on the exits channel.
 func StopServices(ss []*Service, grace time.Duration) error {
-	for _, s := range ss {
-		_ = syscall.Kill(-s.Cmd.Process.Pid, syscall.SIGTERM)
+	errs := make([]error, len(ss))
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		s.proc.Grace = grace
+		wg.Go(func() {
+			err := s.proc.Stop()
+			switch {
+			case errors.Is(err, childproc.ErrExited):
+			case err != nil:
+				errs[i] = err
+			case s.proc.Forced():
+				errs[i] = fmt.Errorf("%s did not stop within %v", s.Name, grace)
+			}
+		})
 	}
-	var errs []error
-	deadline := time.After(grace)
-	for _, s := range ss {
-		select {
-		case <-s.done:
-		case <-deadline:
-			_ = syscall.Kill(-s.Cmd.Process.Pid, syscall.SIGKILL)
-			<-s.done
-			errs = append(errs, fmt.Errorf("%s did not stop within %v", s.Name, grace))
-		}
-	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -131,14 +130,4 @@ func Build(ctx context.Context, root, binDir string, step func(string)) error {
 		}
 	}
 	return nil
-}
-
-// tail returns the last n lines of a file.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

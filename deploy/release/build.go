@@ -99,45 +99,52 @@ type Binary struct {
 	Package string
 }
 
-// DevBinary is `kollect dev`'s own binary (cmd/kollect-dev): a release
-// ships it beside kollect, no image holds it.
-const DevBinary = "kollect-dev"
+// DevBinary and VerifyBinary are the programs `kollect dev` and `kollect
+// verify` run (cmd/kollect-dev, cmd/kollect-verify): a release ships them
+// beside kollect, no image holds them.
+const (
+	DevBinary    = "kollect-dev"
+	VerifyBinary = "kollect-verify"
+)
 
-// discover lists every services/*/cmd/main.go under dir and kollect-dev, keeping
-// only names in only when it is not empty.
+// discover lists every services/*/cmd/main.go (kollect-<service>) and
+// cmd/*/main.go (kollect and its plugins, named after their folder) under
+// dir, keeping only names in only when it is not empty.
 func discover(dir string, only []string) ([]Binary, error) {
-	mains, err := filepath.Glob(filepath.Join(dir, "services", "*", "cmd", "main.go"))
+	services, err := filepath.Glob(filepath.Join(dir, "services", "*", "cmd", "main.go"))
 	if err != nil {
 		return nil, fmt.Errorf("find commands: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "services", "cli", "dev", "cmd", "main.go")); err == nil {
-		mains = append(mains, filepath.Join(dir, "services", "cli", "dev", "cmd", "main.go"))
+	commands, err := filepath.Glob(filepath.Join(dir, "cmd", "*", "main.go"))
+	if err != nil {
+		return nil, fmt.Errorf("find commands: %w", err)
 	}
-	sort.Strings(mains)
+	var all []Binary
+	for _, m := range services {
+		svc := filepath.Base(filepath.Dir(filepath.Dir(m)))
+		all = append(all, Binary{Name: "kollect-" + svc, Package: "./services/" + svc + "/cmd"})
+	}
+	for _, m := range commands {
+		name := filepath.Base(filepath.Dir(m))
+		all = append(all, Binary{Name: name, Package: "./cmd/" + name})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	want := map[string]bool{}
 	for _, n := range only {
 		want[n] = true
 	}
 	var bins []Binary
-	for _, m := range mains {
-		svc := filepath.Base(filepath.Dir(filepath.Dir(m)))
-		b := Binary{Name: "kollect-" + svc, Package: "./services/" + svc + "/cmd"}
-		switch svc {
-		case "cli":
-			b.Name = "kollect"
-		case "dev":
-			b.Package = "./cmd/kollect-dev"
-		}
+	for _, b := range all {
 		if len(only) == 0 || want[b.Name] {
 			bins = append(bins, b)
 			delete(want, b.Name)
 		}
 	}
 	for n := range want {
-		return nil, fmt.Errorf("find binary %q: no services/*/cmd builds it", n)
+		return nil, fmt.Errorf("find binary %q: no services/*/cmd or cmd/* builds it", n)
 	}
 	if len(bins) == 0 {
-		return nil, fmt.Errorf("find commands: none under %s/services", dir)
+		return nil, fmt.Errorf("find commands: none under %s/services or %s/cmd", dir, dir)
 	}
 	return bins, nil
 }

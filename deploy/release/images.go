@@ -196,7 +196,7 @@ func Images(ctx context.Context, o ImagesOptions) ([]ImageRecord, []string, erro
 		return nil, nil, err
 	}
 	if len(o.Binaries) == 0 {
-		bins = slices.DeleteFunc(bins, func(b Binary) bool { return b.Name == DevBinary })
+		bins = slices.DeleteFunc(bins, func(b Binary) bool { return b.Name == DevBinary || b.Name == VerifyBinary })
 	}
 	if o.Ref != "" && len(bins) != 1 {
 		return nil, nil, fmt.Errorf("push to %s: name exactly one binary, not %d", o.Ref, len(bins))

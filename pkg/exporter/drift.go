@@ -63,7 +63,7 @@ func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key strin
 	}
 	if reason == "" {
 		rt.metrics.driftChecked(cfg.Type, DriftInSync)
-		rt.metrics.sinkCurrent(cfg, time.Now())
+		rt.metrics.sinkCurrent(cfg, w.inv, time.Now())
 		return nil
 	}
 	rt.metrics.driftChecked(cfg.Type, DriftFound)
@@ -87,7 +87,7 @@ func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key strin
 		}
 		return fmt.Errorf("repair %s revision %d in %s sink %s/%s (%s): %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, reason, err)
 	}
-	rt.metrics.exported(cfg, ModeFull, time.Since(started), time.Now(), j.d.size(), env.ItemCount)
+	rt.metrics.exported(cfg, w.inv, ModeFull, time.Since(started), time.Now(), j.d.size(), env.ItemCount)
 	rev, err := c.end()
 	if err != nil {
 		rt.metrics.claimLost() // another replica holds the binding now: record nothing

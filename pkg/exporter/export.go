@@ -33,7 +33,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 			return rt.repairDrift(ctx, w, j, key, st, stRev)
 		}
 		if sc, ok := rt.configs.lookup(w.ref); ok {
-			rt.metrics.sinkCurrent(sc, time.Now()) // it holds this revision or a newer one
+			rt.metrics.sinkCurrent(sc, w.inv, time.Now()) // it holds this revision or a newer one
 		}
 		return nil
 	}
@@ -74,7 +74,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		return fmt.Errorf("export %s revision %d to %s sink %s/%s: %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, err)
 	}
 	failpoint.Hit("exporter.afterSinkWrite") // the sink holds the revision, the export state does not
-	rt.metrics.exported(cfg, modeOf(in.sink, snap), time.Since(started), time.Now(), j.d.size(), snap.Envelope.ItemCount)
+	rt.metrics.exported(cfg, w.inv, modeOf(in.sink, snap), time.Since(started), time.Now(), j.d.size(), snap.Envelope.ItemCount)
 	rev, err := c.end()
 	if err != nil {
 		// The write went through although the claim was lost (a sink that

@@ -175,15 +175,15 @@ func registerLoader(reg prometheus.Registerer, family string, l *replay.Loader) 
 		count(NameChunkCache, "Snapshot chunk reads by result.", l.ChunkMisses.Load, prometheus.Labels{"result": "miss"}))
 }
 
-// exported records one successful write of bytes and rows to cfg's sink
-// in mode (modeOf), which took d and ended at now.
-func (m *metrics) exported(cfg busv1.SinkConfig, mode string, d time.Duration, now time.Time, bytes int64, rows int) {
+// exported records one successful write of inv's bytes and rows to cfg's
+// sink in mode (modeOf), which took d and ended at now.
+func (m *metrics) exported(cfg busv1.SinkConfig, inv busv1.NamespacedName, mode string, d time.Duration, now time.Time, bytes int64, rows int) {
 	if m == nil {
 		return
 	}
 	m.duration.WithLabelValues(cfg.Type, mode).Observe(d.Seconds())
 	m.bytes.WithLabelValues(cfg.Type, mode).Add(float64(bytes))
-	m.sinkExported(cfg, now, bytes, rows)
+	m.sinkExported(cfg, inv, now, bytes, rows)
 }
 
 // failed records a failed attempt to write to cfg's sink.

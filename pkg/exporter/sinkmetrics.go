@@ -21,6 +21,14 @@ const (
 	// re-exports (exportMinInterval) reach the exporter and find the sink
 	// current.
 	NameSinkLastSuccess = "kollect_exporter_sink_last_success_timestamp_seconds"
+	// NameBindingLastSuccess is NameSinkLastSuccess per binding: the Unix
+	// time the sink was last known to hold the latest snapshot of one
+	// inventory (labels inventory_namespace and inventory added). The sink's
+	// gauge is the newest of its bindings, so one stale inventory of a sink
+	// shared by several hides behind the others; this one shows it. Its
+	// series are deleted with the sink's, and when the binding is gone (its
+	// worker swept), so their number is bounded by the bindings served.
+	NameBindingLastSuccess = "kollect_exporter_binding_last_success_timestamp_seconds"
 	// NameSinkExports counts successful writes to the sink.
 	NameSinkExports = "kollect_exporter_sink_exports_total"
 	// NameSinkBytes counts the envelope bytes delivered to the sink.
@@ -36,9 +44,13 @@ const (
 // sinkLabels are the per-sink series' variable labels, in order.
 var sinkLabels = []string{"sink_namespace", "sink", "type", "cluster"}
 
+// bindingLabels are the per-binding series' variable labels, in order.
+var bindingLabels = append(append([]string(nil), sinkLabels...), "inventory_namespace", "inventory")
+
 // sinkMetrics are the per-sink instruments.
 type sinkMetrics struct {
 	last     *prometheus.GaugeVec
+	binding  *prometheus.GaugeVec
 	exports  *prometheus.CounterVec
 	bytes    *prometheus.CounterVec
 	rows     *prometheus.CounterVec
@@ -53,6 +65,8 @@ func newSinkMetrics(labels prometheus.Labels) sinkMetrics {
 	return sinkMetrics{
 		last: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: NameSinkLastSuccess, ConstLabels: labels,
 			Help: "Unix time the sink last took or already held a binding's latest snapshot (age: time() - this)."}, sinkLabels),
+		binding: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: NameBindingLastSuccess, ConstLabels: labels,
+			Help: "Unix time the sink last took or already held the inventory's latest snapshot (age: time() - this)."}, bindingLabels),
 		exports:  counter(NameSinkExports, "Successful writes to the sink."),
 		bytes:    counter(NameSinkBytes, "Envelope bytes delivered to the sink."),
 		rows:     counter(NameSinkRows, "Rows of the snapshots delivered to the sink."),
@@ -61,7 +75,7 @@ func newSinkMetrics(labels prometheus.Labels) sinkMetrics {
 }
 
 func (s sinkMetrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{s.last, s.exports, s.bytes, s.rows, s.failures}
+	return []prometheus.Collector{s.last, s.binding, s.exports, s.bytes, s.rows, s.failures}
 }
 
 // sinkValues are cfg's values of sinkLabels.
@@ -69,23 +83,40 @@ func sinkValues(cfg busv1.SinkConfig) []string {
 	return []string{cfg.Namespace, cfg.Name, cfg.Type, cfg.Cluster}
 }
 
-// sinkExported records one successful write of rows and bytes to cfg's sink at now.
-func (m *metrics) sinkExported(cfg busv1.SinkConfig, now time.Time, bytes int64, rows int) {
+// bindingValues are the values of bindingLabels of inv's binding to cfg's sink.
+func bindingValues(cfg busv1.SinkConfig, inv busv1.NamespacedName) []string {
+	return append(sinkValues(cfg), inv.Namespace, inv.Name)
+}
+
+// sinkExported records one successful write of inv's rows and bytes to
+// cfg's sink at now.
+func (m *metrics) sinkExported(cfg busv1.SinkConfig, inv busv1.NamespacedName, now time.Time, bytes int64, rows int) {
 	if m == nil {
 		return
 	}
 	v := sinkValues(cfg)
 	m.sink.last.WithLabelValues(v...).Set(float64(now.UnixMilli()) / 1e3)
+	m.sink.binding.WithLabelValues(bindingValues(cfg, inv)...).Set(float64(now.UnixMilli()) / 1e3)
 	m.sink.exports.WithLabelValues(v...).Inc()
 	m.sink.bytes.WithLabelValues(v...).Add(float64(bytes))
 	m.sink.rows.WithLabelValues(v...).Add(float64(rows))
 }
 
-// sinkCurrent records that cfg's sink was found holding a binding's
-// latest snapshot at now, without a write.
-func (m *metrics) sinkCurrent(cfg busv1.SinkConfig, now time.Time) {
+// sinkCurrent records that cfg's sink was found holding inv's latest
+// snapshot at now, without a write.
+func (m *metrics) sinkCurrent(cfg busv1.SinkConfig, inv busv1.NamespacedName, now time.Time) {
 	if m != nil {
 		m.sink.last.WithLabelValues(sinkValues(cfg)...).Set(float64(now.UnixMilli()) / 1e3)
+		m.sink.binding.WithLabelValues(bindingValues(cfg, inv)...).Set(float64(now.UnixMilli()) / 1e3)
+	}
+}
+
+// forgetBinding deletes the series of inv's binding to the sink ref, whose
+// worker was swept (the binding is gone).
+func (m *metrics) forgetBinding(inv busv1.NamespacedName, ref busv1.SinkRef) {
+	if m != nil {
+		m.sink.binding.DeletePartialMatch(prometheus.Labels{"sink_namespace": ref.Namespace, "sink": ref.Name,
+			"inventory_namespace": inv.Namespace, "inventory": inv.Name})
 	}
 }
 
@@ -104,6 +135,7 @@ func (m *metrics) forgetSink(ref busv1.SinkRef) {
 	}
 	match := prometheus.Labels{"sink_namespace": ref.Namespace, "sink": ref.Name}
 	m.sink.last.DeletePartialMatch(match)
+	m.sink.binding.DeletePartialMatch(match)
 	m.sink.exports.DeletePartialMatch(match)
 	m.sink.bytes.DeletePartialMatch(match)
 	m.sink.rows.DeletePartialMatch(match)

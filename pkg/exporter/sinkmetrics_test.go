@@ -40,6 +40,10 @@ func TestPerSinkMetricsNameTheSinkAndGoWithIt(t *testing.T) {
 	if ts := counterValue(t, reg, exporter.NameSinkLastSuccess, good...); ts < float64(before.Unix()) || ts > float64(time.Now().Unix()+1) {
 		t.Errorf("%s = %v, want a Unix time between the publish and now", exporter.NameSinkLastSuccess, ts)
 	}
+	binding := append(append([]string(nil), good...), "inventory_namespace", inv.Namespace, "inventory", inv.Name)
+	if ts := counterValue(t, reg, exporter.NameBindingLastSuccess, binding...); ts < float64(before.Unix()) || ts > float64(time.Now().Unix()+1) {
+		t.Errorf("%s of team-a/web = %v, want a Unix time between the publish and now", exporter.NameBindingLastSuccess, ts)
+	}
 	for name, want := range map[string]float64{exporter.NameSinkExports: 1, exporter.NameSinkRows: 3} {
 		if n := counterValue(t, reg, name, good...); n != want {
 			t.Errorf("%s of the good sink = %v, want %v", name, n, want)
@@ -54,6 +58,9 @@ func TestPerSinkMetricsNameTheSinkAndGoWithIt(t *testing.T) {
 	waitFor(t, "a periodic re-export the sink already holds moving its last success on", func() bool {
 		return counterValue(t, reg, exporter.NameSinkLastSuccess, good...) > t1
 	})
+	if b := counterValue(t, reg, exporter.NameBindingLastSuccess, binding...); b <= t1 {
+		t.Errorf("%s of team-a/web = %v after the re-export, want past %v", exporter.NameBindingLastSuccess, b, t1)
+	}
 	if n := counterValue(t, reg, exporter.NameSinkExports, good...); n != 1 {
 		t.Errorf("%s of the good sink = %v after a re-export it already held, want 1 (no write)", exporter.NameSinkExports, n)
 	}
@@ -62,6 +69,9 @@ func TestPerSinkMetricsNameTheSinkAndGoWithIt(t *testing.T) {
 	})
 	if n := counterValue(t, reg, exporter.NameSinkLastSuccess, "sink", "bad"); n != 0 {
 		t.Errorf("the bad sink has a last success (%v), it never succeeded", n)
+	}
+	if n := counterValue(t, reg, exporter.NameBindingLastSuccess, "sink", "bad"); n != 0 {
+		t.Errorf("the bad sink's binding has a last success (%v), it never succeeded", n)
 	}
 
 	kv, err := e.n.JS.KeyValue(context.Background(), bus.BucketConfig)
@@ -73,7 +83,7 @@ func TestPerSinkMetricsNameTheSinkAndGoWithIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{exporter.NameSinkLastSuccess, exporter.NameSinkExports, exporter.NameSinkBytes,
+	for _, name := range []string{exporter.NameSinkLastSuccess, exporter.NameBindingLastSuccess, exporter.NameSinkExports, exporter.NameSinkBytes,
 		exporter.NameSinkRows, exporter.NameSinkFailures} {
 		waitFor(t, name+" series of the deleted sinks gone", func() bool { return seriesOf(t, reg, name) == 0 })
 	}

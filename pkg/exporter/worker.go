@@ -59,6 +59,7 @@ func (rt *runtime) sweep(cutoff time.Time) {
 		if w.pending == nil && w.current == 0 && w.active.Before(cutoff) && !rt.configs.listed(k.inv, k.ref) {
 			w.stop()
 			delete(rt.workers, k)
+			rt.metrics.forgetBinding(k.inv, k.ref)
 		}
 	}
 }

@@ -95,7 +95,7 @@ func startAzurite(s *toolServer, node, main string) error {
 		return err
 	}
 	// Any HTTP answer (403 to an unsigned listing) means it is serving.
-	if err := p.waitReady(httpReady(fmt.Sprintf("http://127.0.0.1:%d/%s?comp=list", port, AzuriteAccount))); err != nil {
+	if err := waitReady(p, httpReady(fmt.Sprintf("http://127.0.0.1:%d/%s?comp=list", port, AzuriteAccount))); err != nil {
 		return err
 	}
 	s.port, s.proc = port, p

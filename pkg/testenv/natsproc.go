@@ -64,7 +64,7 @@ func (n *NATSProcess) Start() error {
 	if err != nil {
 		return err
 	}
-	if err := p.waitReady(natsReady(n.URL)); err != nil {
+	if err := waitReady(p, natsReady(n.URL)); err != nil {
 		return err
 	}
 	n.proc = p
@@ -77,7 +77,7 @@ func (n *NATSProcess) Kill() error {
 	if n.proc == nil {
 		return nil
 	}
-	err := n.proc.kill()
+	err := n.proc.Kill()
 	n.proc = nil
 	return err
 }
@@ -87,7 +87,7 @@ func (n *NATSProcess) Stop() error {
 	if n.proc == nil {
 		return nil
 	}
-	err := n.proc.stop()
+	err := n.proc.Stop()
 	n.proc = nil
 	return err
 }
@@ -97,7 +97,7 @@ func (n *NATSProcess) Pid() int {
 	if n.proc == nil {
 		return 0
 	}
-	return n.proc.cmd.Process.Pid
+	return n.proc.Cmd.Process.Pid
 }
 
 func natsReady(url string) func() error {

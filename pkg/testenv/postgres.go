@@ -125,7 +125,7 @@ func (pg *Postgres) StartServer() error {
 	if err != nil {
 		return err
 	}
-	if err := p.waitReady(postmasterReady(data, cmd.Process.Pid)); err != nil {
+	if err := waitReady(p, postmasterReady(data, cmd.Process.Pid)); err != nil {
 		return err
 	}
 	pg.proc = p
@@ -138,7 +138,7 @@ func (pg *Postgres) StopServer() error {
 	if pg.proc == nil {
 		return nil
 	}
-	err := pg.proc.stop()
+	err := pg.proc.Stop()
 	pg.proc = nil
 	return err
 }
@@ -149,7 +149,7 @@ func (pg *Postgres) Kill() error {
 	if pg.proc == nil {
 		return nil
 	}
-	err := pg.proc.kill()
+	err := pg.proc.Kill()
 	pg.proc = nil
 	return err
 }

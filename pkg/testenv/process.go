@@ -1,18 +1,17 @@
 package testenv
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"kollect.dev/kollect/pkg/childproc"
 )
 
 const (
@@ -36,142 +35,30 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// process is a peer server running as a child in its own process group, its
-// output appended to a log file.
-type process struct {
-	name    string
-	cmd     *exec.Cmd
-	logPath string
-	log     *os.File
-	stopSig syscall.Signal
-	grace   time.Duration // how long stop waits before killing the group
-	done    chan struct{}
-	waitErr error // valid once done is closed
+// process is a peer server running as a child in its own process group,
+// its output appended to a log file (pkg/childproc, which deploy/demo's
+// services use too).
+type process = childproc.Process
 
-	stopOnce sync.Once
-	stopErr  error
-}
-
-// startProcess starts cmd with its output appended to logPath. The child gets
-// its own process group and is killed if the test binary dies. Stop sends
-// stopSig to the leader (SIGTERM when zero).
+// startProcess starts cmd with its output appended to logPath; Stop sends
+// stopSig to the leader (SIGTERM when zero) and kills the group after
+// stopTimeout.
 func startProcess(name, logPath string, stopSig syscall.Signal, cmd *exec.Cmd) (*process, error) {
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	p, err := childproc.Start(name, logPath, stopSig, cmd)
 	if err != nil {
-		return nil, fmt.Errorf("open %s log: %w", name, err)
+		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	if stopSig == 0 {
-		stopSig = syscall.SIGTERM
-	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, log: f, stopSig: stopSig, grace: stopTimeout, done: make(chan struct{})}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
+	p.Grace = stopTimeout
 	return p, nil
 }
 
-// waitReady polls ready until it succeeds, the process exits or readyTimeout
-// passes. On failure it stops the process and returns the log tail.
-func (p *process) waitReady(ready func() error) error {
-	deadline := time.NewTimer(readyTimeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		err := ready()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-p.done:
-			_ = p.stop() // closes the log and reaps the group
-			return fmt.Errorf("%s exited before it was ready: %v\n%s", p.name, p.waitErr, p.tail())
-		case <-deadline.C:
-			_ = p.stop()
-			return fmt.Errorf("%s not ready within %s: %w\n%s", p.name, readyTimeout, err, p.tail())
-		case <-tick.C:
-		}
-	}
+// waitReady polls ready until it succeeds, p exits or readyTimeout passes.
+func waitReady(p *process, ready func() error) error {
+	return p.WaitReady(readyTimeout, pollInterval, ready)
 }
-
-// stop signals the leader, kills the whole group if it does not exit within
-// the grace period (stopTimeout), and reports an exit that happened before it was asked to.
-// Later calls return the first call's result.
-func (p *process) stop() error {
-	p.stopOnce.Do(func() { p.stopErr = p.terminate() })
-	return p.stopErr
-}
-
-func (p *process) terminate() error {
-	defer p.log.Close()
-	pid := p.cmd.Process.Pid
-	select {
-	case <-p.done:
-		_ = syscall.Kill(-pid, syscall.SIGKILL) // leftovers of the group, if any
-		return fmt.Errorf("%s had exited by itself: %v\n%s", p.name, p.waitErr, p.tail())
-	default:
-	}
-	_ = syscall.Kill(pid, p.stopSig)
-	timer := time.NewTimer(p.grace)
-	defer timer.Stop()
-	select {
-	case <-p.done:
-	case <-timer.C:
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		<-p.done
-	}
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("kill %s process group: %w", p.name, err)
-	}
-	return nil
-}
-
-// kill kills the process group with SIGKILL, as a crash or an OOM kill
-// would, and waits for the leader; later stop calls do nothing.
-func (p *process) kill() error {
-	var err error
-	p.stopOnce.Do(func() {
-		defer p.log.Close()
-		if kerr := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
-			err = fmt.Errorf("kill %s: %w", p.name, kerr)
-		}
-		<-p.done
-	})
-	return err
-}
-
-// tail returns the last lines of the log, for error messages.
-func (p *process) tail() string { return logTail(p.name, p.logPath) }
 
 // logTail returns the last 40 lines (at most 8 KiB) of the log file at path.
-func logTail(name, path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Sprintf("(%s log unreadable: %v)", name, err)
-	}
-	defer f.Close()
-	const max = 8 << 10
-	if st, err := f.Stat(); err == nil && st.Size() > max {
-		_, _ = f.Seek(-max, io.SeekEnd)
-	}
-	b, _ := io.ReadAll(f)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
-	}
-	return fmt.Sprintf("--- %s log (%s), last lines ---\n%s", name, path, strings.Join(lines, "\n"))
-}
+func logTail(name, path string) string { return childproc.Tail(name, path, 40) }
 
 // tcpReady reports whether addr accepts TCP connections.
 func tcpReady(addr string) func() error {

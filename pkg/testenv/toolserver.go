@@ -59,7 +59,7 @@ func (s *toolServer) start(bin string, spec toolSpec) error {
 	if err != nil {
 		return err
 	}
-	if err := p.waitReady(spec.ready(port)); err != nil {
+	if err := waitReady(p, spec.ready(port)); err != nil {
 		return err
 	}
 	s.port, s.proc = port, p
@@ -68,12 +68,12 @@ func (s *toolServer) start(bin string, spec toolSpec) error {
 
 // stop stops the process and removes the folder when startTool made it.
 func (s *toolServer) stop() error {
-	err := s.proc.stop()
+	err := s.proc.Stop()
 	s.removeDir()
 	return err
 }
 
-func (s *toolServer) tail() string { return s.proc.tail() }
+func (s *toolServer) tail() string { return s.proc.Tail(40) }
 
 func (s *toolServer) removeDir() {
 	if s.ownDir {

@@ -1,20 +1,20 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/restmapper"
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/services/cli/internal/manifests"
+	"kollect.dev/kollect/services/cli/internal/restmap"
 )
 
 // adhocName names the Profile and Target an ad-hoc collection makes.
@@ -47,8 +47,8 @@ func (a *adhocFlags) columns() []string {
 
 // objects returns the Profile and Target (a ClusterTarget for a
 // cluster-scoped kind) of the ad-hoc collection, resolving --kind with the
-// first context's discovery.
-func (a *adhocFlags) objects(kube *kubeFlags, ns string, all bool) ([]manifests.Object, error) {
+// first context's discovery documents.
+func (a *adhocFlags) objects(ctx context.Context, kube *kubeFlags, ns string, all bool) ([]manifests.Object, error) {
 	var attrs []v1alpha1.Attribute
 	for _, kv := range a.attrs {
 		name, expr, ok := strings.Cut(kv, "=")
@@ -60,7 +60,7 @@ func (a *adhocFlags) objects(kube *kubeFlags, ns string, all bool) ([]manifests.
 	if len(attrs) == 0 {
 		return nil, fmt.Errorf("--kind %s: give at least one --attr NAME=EXPR", a.kind)
 	}
-	gvk, namespaced, err := a.resolve(kube)
+	gvk, namespaced, err := a.resolve(ctx, kube)
 	if err != nil {
 		return nil, err
 	}
@@ -116,31 +116,18 @@ func (a *adhocFlags) objects(kube *kubeFlags, ns string, all bool) ([]manifests.
 
 // resolve maps --kind to the kind the first context serves, as kubectl does
 // (plural, singular, short name, Kind, with or without .group).
-func (a *adhocFlags) resolve(kube *kubeFlags) (schema.GroupVersionKind, bool, error) {
+func (a *adhocFlags) resolve(ctx context.Context, kube *kubeFlags) (schema.GroupVersionKind, bool, error) {
 	cfg, err := kube.RESTConfig(kube.firstContext())
 	if err != nil {
 		return schema.GroupVersionKind{}, false, err
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	mapper, err := restmap.New(cfg)
 	if err != nil {
 		return schema.GroupVersionKind{}, false, err
 	}
-	cached := memory.NewMemCacheClient(dc)
-	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, nil)
-	gvr, gr := schema.ParseResourceArg(a.kind)
-	var gvk schema.GroupVersionKind
-	if gvr != nil {
-		gvk, err = mapper.KindFor(*gvr)
-	}
-	if gvr == nil || err != nil {
-		gvk, err = mapper.KindFor(gr.WithVersion(""))
-	}
+	m, err := mapper.ResourceFor(ctx, a.kind)
 	if err != nil {
 		return schema.GroupVersionKind{}, false, fmt.Errorf("--kind %q: %w", a.kind, err)
 	}
-	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return schema.GroupVersionKind{}, false, fmt.Errorf("--kind %q: %w", a.kind, err)
-	}
-	return gvk, m.Scope.Name() == "namespace", nil
+	return m.GroupVersionKind, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
 }

@@ -107,7 +107,7 @@ func runCollect(cmd *cobra.Command, s Streams, kube *kubeFlags, f *collectFlags)
 		if !f.allNamespaces {
 			opts.Namespaces = []string{ns}
 		}
-		if objs, err = f.adhoc.objects(kube, ns, f.allNamespaces); err != nil {
+		if objs, err = f.adhoc.objects(cmd.Context(), kube, ns, f.allNamespaces); err != nil {
 			return &ExitError{Code: collect.ExitNothing, Err: err}
 		}
 		cols = f.adhoc.columns()

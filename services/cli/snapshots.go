@@ -1,28 +1,49 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/yaml"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/replay"
 )
 
+// snapshotEntry is one snapshot event as -o json, yaml and ndjson print it.
+type snapshotEntry struct {
+	Inventory busv1.NamespacedName `json:"inventory"`
+	Sequence  uint64               `json:"sequence"`
+	Revision  uint64               `json:"revision"`
+	Time      time.Time            `json:"time"`
+	ItemCount int                  `json:"itemCount"`
+	Checksum  string               `json:"checksum"`
+	Reason    busv1.SnapshotReason `json:"reason"`
+}
+
 func newSnapshotsCommand(s Streams) *cobra.Command {
 	natsURL := "nats://127.0.0.1:4222"
+	output := "table"
 	cmd := &cobra.Command{
 		Use:   "snapshots NAMESPACE/NAME | NAME",
 		Short: "List the snapshot history the bus keeps for an inventory",
 		Long: `snapshots lists the snapshot events kept on the bus for one inventory, oldest first:
 revision, creation time, item count, checksum and why it was published. A cluster inventory is
-named without a namespace.`,
+named without a namespace. -o json, yaml and ndjson print the same fields (and the event's stream
+sequence) for programs.`,
+		Example: `  kollect snapshots team-a/workloads
+  kollect snapshots team-a/workloads -o json | jq '.[-1].checksum'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !validSnapshotsFormat(output) {
+				return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: want %s", output, formatList)}
+			}
 			inv := parseInventory(args[0])
 			nc, js, err := bus.Connect(natsURL, "cli")
 			if err != nil {
@@ -33,16 +54,68 @@ named without a namespace.`,
 			if err != nil {
 				return &ExitError{Code: 1, Err: err}
 			}
-			w := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "REVISION\tTIME\tITEMS\tCHECKSUM\tREASON")
-			for _, e := range entries {
-				fmt.Fprintf(w, "%d\t%s\t%d\t%s\t%s\n", e.Revision, e.Time.UTC().Format(time.RFC3339), e.ItemCount, e.Checksum, e.Reason)
-			}
-			return w.Flush()
+			return printSnapshots(s.Out, inv, entries, output)
 		},
 	}
 	cmd.Flags().StringVar(&natsURL, "nats-url", natsURL, "NATS server URL of the bus")
+	cmd.Flags().StringVarP(&output, "output", "o", output, "table, wide, json, yaml or ndjson")
+	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions(formats))
 	return cmd
+}
+
+func validSnapshotsFormat(f string) bool {
+	for _, v := range formats {
+		if f == v {
+			return true
+		}
+	}
+	return false
+}
+
+// printSnapshots writes entries in format: a table (wide adds the
+// sequence), a JSON or YAML list, or one JSON object per line.
+func printSnapshots(out io.Writer, inv busv1.NamespacedName, entries []replay.Entry, format string) error {
+	list := make([]snapshotEntry, 0, len(entries))
+	for _, e := range entries {
+		list = append(list, snapshotEntry{Inventory: inv, Sequence: e.Sequence, Revision: e.Revision, Time: e.Time.UTC(),
+			ItemCount: e.ItemCount, Checksum: e.Checksum, Reason: e.Reason})
+	}
+	switch format {
+	case "ndjson":
+		enc := json.NewEncoder(out)
+		for _, e := range list {
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "json", "yaml":
+		b, err := json.MarshalIndent(list, "", "  ")
+		if err == nil && format == "yaml" {
+			b, err = yaml.JSONToYAML(b)
+		} else if err == nil {
+			b = append(b, '\n')
+		}
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	}
+	w := printers.GetNewTabWriter(out)
+	header := "REVISION\tTIME\tITEMS\tCHECKSUM\tREASON"
+	if format == "wide" {
+		header += "\tSEQUENCE"
+	}
+	fmt.Fprintln(w, header)
+	for _, e := range list {
+		line := fmt.Sprintf("%d\t%s\t%d\t%s\t%s", e.Revision, e.Time.Format(time.RFC3339), e.ItemCount, e.Checksum, e.Reason)
+		if format == "wide" {
+			line += fmt.Sprintf("\t%d", e.Sequence)
+		}
+		fmt.Fprintln(w, line)
+	}
+	return w.Flush()
 }
 
 // parseInventory reads NAMESPACE/NAME, or NAME for a cluster inventory.

@@ -40,4 +40,28 @@ func TestSnapshotsListsAnInventorysHistory(t *testing.T) {
 		!strings.Contains(lines[2], "sum2") {
 		t.Fatalf("output:\n%s", out.String())
 	}
+
+	out.Reset()
+	if code := Main(ctx, []string{"snapshots", "team-a/inv", "--nats-url", n.URL, "-o", "json"}, Streams{Out: &out, Err: &errOut}); code != 0 {
+		t.Fatalf("-o json: exit %d: %s", code, errOut.String())
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("-o json is not a JSON list: %v\n%s", err, out.String())
+	}
+	if len(got) != 2 || got[1]["revision"] != 2.0 || got[1]["checksum"] != "sum2" || got[1]["itemCount"] != 2.0 ||
+		got[1]["time"] != "2026-01-01T00:02:00Z" || got[1]["reason"] != string(busv1.ReasonChange) ||
+		got[0]["inventory"].(map[string]any)["namespace"] != "team-a" {
+		t.Fatalf("-o json:\n%s", out.String())
+	}
+	out.Reset()
+	if code := Main(ctx, []string{"snapshots", "team-a/inv", "--nats-url", n.URL, "-o", "ndjson"}, Streams{Out: &out, Err: &errOut}); code != 0 ||
+		strings.Count(out.String(), "\n") != 2 {
+		t.Fatalf("-o ndjson: exit %d, output:\n%s", code, out.String())
+	}
+	errOut.Reset()
+	if code := Main(ctx, []string{"snapshots", "team-a/inv", "-o", "csv"}, Streams{Out: &out, Err: &errOut}); code != 2 ||
+		!strings.Contains(errOut.String(), `-o/--output "csv"`) {
+		t.Fatalf("-o csv: exit %d, stderr %q", code, errOut.String())
+	}
 }

@@ -8,14 +8,13 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/client-go/discovery"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/cli/internal/manifests"
+	"kollect.dev/kollect/services/cli/internal/restmap"
 )
 
 // Exit codes of CONTRACT.md.
@@ -87,10 +86,12 @@ func Run(ctx context.Context, objs []manifests.Object, opts Options, out io.Writ
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
+	mem := newSoftLimit()
+	defer mem.restore()
 	results := make([]contextResult, len(contexts))
 	var wg sync.WaitGroup
 	for i, c := range contexts {
-		wg.Go(func() { results[i] = collectContext(ctx, set, p, c, opts, w.ext) })
+		wg.Go(func() { results[i] = collectContext(ctx, set, p, c, opts, w.ext, mem) })
 	}
 	wg.Wait()
 	var errs []error
@@ -126,7 +127,7 @@ type contextResult struct {
 	err     error   // the context produced nothing
 }
 
-func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeContext, opts Options, ext string) contextResult {
+func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeContext, opts Options, ext string, mem *softLimit) contextResult {
 	cfg, err := kctx.config()
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
@@ -140,11 +141,17 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
 	}
-	mapper, err := restMapper(cfg)
+	mapper, err := restmap.New(cfg)
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: discover API resources: %w", kctx.name, err)}
 	}
-	l.page = pageProgress(opts.Progress, kctx.name)
+	shown := pageProgress(opts.Progress, kctx.name)
+	l.page = func(gvr schema.GroupVersionResource, n int) {
+		if shown != nil {
+			shown(gvr, n)
+		}
+		mem.adjust()
+	}
 	namespaces, p, err := reach(ctx, l, dyn, p, opts, kctx.name)
 	if err != nil {
 		return contextResult{err: fmt.Errorf("context %s: %w", kctx.name, err)}
@@ -154,7 +161,7 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for gvk, targets := range p.byGVK {
-		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		mapping, err := mapper.RESTMapping(ctx, gvk)
 		if err != nil {
 			res.errs = append(res.errs, fmt.Errorf("context %s: %s: %w", kctx.name, gvk, err))
 			continue
@@ -174,14 +181,6 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 	wg.Wait()
 	res.records, res.err = buildRecords(set, p, rows, namespaces, kctx.name, kctx.name, ext, opts.Now)
 	return res
-}
-
-func restMapper(cfg *rest.Config) (*restmapper.DeferredDiscoveryRESTMapper, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return restmapper.NewDeferredDiscoveryRESTMapper(memCache(dc)), nil
 }
 
 func progress(w io.Writer, format string, args ...any) {

@@ -7,17 +7,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"sigs.k8s.io/yaml"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/tree"
 )
-
-func memCache(dc discovery.DiscoveryInterface) discovery.CachedDiscoveryInterface {
-	return memory.NewMemCacheClient(dc)
-}
 
 // writer writes records to standard output (one stream) or as files under a
 // folder: DIR/<context>/ holds exactly the files a Git snapshot sink of

@@ -92,7 +92,16 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 		_ = client.Close()
 		return nil, err
 	}
-	return &Sink{client: client, data: data, location: spec.BigQuery.Location, transactions: !b.NoTransactions,
+	history := spec.BigQuery.History != nil && spec.BigQuery.History.Enabled
+	if history {
+		for _, t := range []tableRef{data.with(data.Table + HistorySuffix), data.with(data.Table + RevisionsSuffix)} {
+			if err := t.validate(); err != nil {
+				_ = client.Close()
+				return nil, sink.Permanent(fmt.Errorf("spec.bigquery.history: the table %s.. is too long for its history tables: %w", data.Table[:min(len(data.Table), 32)], err))
+			}
+		}
+	}
+	return &Sink{client: client, data: data, location: spec.BigQuery.Location, transactions: !b.NoTransactions, history: history,
 		ensure: spec.Provisioning == nil || spec.Provisioning.Mode != v1alpha1.ProvisionExisting}, nil
 }
 

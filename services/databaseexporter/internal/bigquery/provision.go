@@ -29,8 +29,8 @@ func (s *Sink) prepare(ctx context.Context) error {
 	return nil
 }
 
-// provision creates or checks the dataset, the data table and the state
-// table.
+// provision creates or checks the dataset, the data table, the state
+// table and, in history mode, the history and revisions tables.
 func (s *Sink) provision(ctx context.Context) error {
 	ds := s.client.Dataset(s.data.Dataset)
 	_, err := ds.Metadata(ctx)
@@ -52,7 +52,18 @@ func (s *Sink) provision(ctx context.Context) error {
 	if err := s.table(ctx, s.data.Table, data); err != nil {
 		return err
 	}
-	return s.table(ctx, s.data.Table+StateSuffix, &bigquery.TableMetadata{Schema: stateSchema()})
+	if err := s.table(ctx, s.data.Table+StateSuffix, &bigquery.TableMetadata{Schema: stateSchema()}); err != nil {
+		return err
+	}
+	if !s.history {
+		return nil
+	}
+	hist := &bigquery.TableMetadata{Schema: historySchema(),
+		Clustering: &bigquery.Clustering{Fields: []string{"cluster", "inventory_namespace", "inventory_name"}}}
+	if err := s.table(ctx, s.data.Table+HistorySuffix, hist); err != nil {
+		return err
+	}
+	return s.table(ctx, s.data.Table+RevisionsSuffix, &bigquery.TableMetadata{Schema: revisionsSchema()})
 }
 
 // table creates (ensure mode) or requires the table name, and checks that

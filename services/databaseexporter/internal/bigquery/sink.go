@@ -29,6 +29,7 @@ type Sink struct {
 	location     string
 	ensure       bool
 	transactions bool
+	history      bool
 
 	mu          sync.Mutex
 	provisioned bool
@@ -51,7 +52,7 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 		return err
 	}
 	if snap.Deleted {
-		return s.run(ctx, "delete the inventory", deleteStatements(s.data, env))
+		return s.run(ctx, "delete the inventory", withHistory(s.history, s.data, deleteStatements(s.data, env), env))
 	}
 	st, found, err := s.readState(ctx, env)
 	if err != nil {
@@ -64,7 +65,7 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	case found && st.Checksum == env.Checksum && rev == st.Revision && !snap.Repair:
 		return nil
 	case found && st.Checksum == env.Checksum && !snap.Repair:
-		return s.run(ctx, "record the state", withParams(stateStatements(s.data), env))
+		return s.run(ctx, "record the state", withHistory(s.history, s.data, withParams(stateStatements(s.data), env), env))
 	}
 	var staging tableRef
 	if len(env.Items) > 0 {
@@ -73,7 +74,7 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 		}
 		defer s.dropStaging(ctx, staging)
 	}
-	return s.run(ctx, "apply the snapshot", replaceStatements(s.data, staging, env))
+	return s.run(ctx, "apply the snapshot", withHistory(s.history, s.data, replaceStatements(s.data, staging, env), env))
 }
 
 // stage loads rows into a new staging table and returns it.

@@ -78,6 +78,8 @@ func params(env busv1.Envelope) []bigquery.QueryParameter {
 		{Name: "revision", Value: sink.Revision64(env.Revision)},
 		{Name: "checksum", Value: env.Checksum},
 		{Name: "exported_at", Value: env.ExportedAt},
+		{Name: "previous_checksum", Value: env.PreviousChecksum},
+		{Name: "item_count", Value: int64(env.ItemCount)},
 	}
 }
 

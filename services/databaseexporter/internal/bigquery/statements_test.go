@@ -34,6 +34,7 @@ func fixture(t *testing.T) busv1.Envelope {
 	if err != nil {
 		t.Fatal(err)
 	}
+	env.PreviousChecksum = "previous-checksum-of-revision-6"
 	return env.Stamp("prod-eu-1", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
@@ -89,6 +90,9 @@ func TestStatements(t *testing.T) {
 		{"a deleted inventory loses its rows and state", "delete.golden", deleteStatements(goldenData, env)},
 		{"the state is read with parameters", "read-state.golden", []statement{readStateStatement(goldenData, env)}},
 		{"a drift check counts the inventory's rows with parameters", "count.golden", []statement{countStatement(goldenData, env)}},
+		{"history mode closes changed versions, opens new ones and records the revision after the rows", "history.golden",
+			withHistory(true, goldenData, nil, env)},
+		{"history mode adds nothing when off", "empty.golden", withHistory(false, goldenData, replaceStatements(goldenData, tableRef{}, env), env)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

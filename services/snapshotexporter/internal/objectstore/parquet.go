@@ -16,7 +16,8 @@ import (
 // UTC timestamp in microseconds; attributes holds every attribute (hot ones
 // included) as JSON. The file's key-value metadata carries the envelope
 // header: kollect.schemaVersion, kollect.checksum, kollect.revision,
-// kollect.generation, kollect.itemCount.
+// kollect.generation, kollect.itemCount, and kollect.previousChecksum when
+// the envelope has one.
 var fixedColumns = []string{"cluster", "inventory_namespace", "inventory_name", "target_namespace",
 	"target_name", "namespace", "name", "uid", "group", "version", "kind", "exported_at", "attributes"}
 
@@ -66,12 +67,17 @@ func (l *Layout) ParquetSchema(env *busv1.Envelope, prev map[string]ColumnType) 
 func (l *Layout) EncodeParquet(env *busv1.Envelope, prev map[string]ColumnType) ([]byte, map[string]ColumnType, error) {
 	schema, hot := l.ParquetSchema(env, prev)
 	var buf bytes.Buffer
-	cfg, err := parquet.NewWriterConfig(schema, parquet.Compression(l.parquetCodec()),
+	opts := []parquet.WriterOption{schema, parquet.Compression(l.parquetCodec()),
 		parquet.KeyValueMetadata("kollect.schemaVersion", env.SchemaVersion),
 		parquet.KeyValueMetadata("kollect.checksum", env.Checksum),
 		parquet.KeyValueMetadata("kollect.revision", strconv.FormatUint(env.Revision, 10)),
 		parquet.KeyValueMetadata("kollect.generation", strconv.FormatInt(env.Generation, 10)),
-		parquet.KeyValueMetadata("kollect.itemCount", strconv.Itoa(env.ItemCount)))
+		parquet.KeyValueMetadata("kollect.itemCount", strconv.Itoa(env.ItemCount))}
+	if env.PreviousChecksum != "" {
+		// the chain kollect verify s3|gcs follows
+		opts = append(opts, parquet.KeyValueMetadata("kollect.previousChecksum", env.PreviousChecksum))
+	}
+	cfg, err := parquet.NewWriterConfig(opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("configure parquet writer: %w", err)
 	}

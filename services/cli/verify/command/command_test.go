@@ -1,4 +1,4 @@
-package cli_test
+package command_test
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/snapshot"
-	"kollect.dev/kollect/services/cli"
+	"kollect.dev/kollect/services/cli/verify/command"
 )
 
 // commitDoc commits content at path of the repository in dir with msg.
@@ -66,21 +66,31 @@ func TestVerifyGitExitStatus(t *testing.T) {
 	}
 	run := func(args ...string) (int, string) {
 		var out, errOut bytes.Buffer
-		code := cli.Main(context.Background(), args, cli.Streams{Out: &out, Err: &errOut})
+		code := command.Main(context.Background(), args, command.Streams{Out: &out, Err: &errOut})
 		return code, out.String() + errOut.String()
 	}
-	if code, out := run("verify", "git", dir, "--path", path); code != 0 || !strings.Contains(out, "OK: 2 revisions verified, 1 previousChecksum links") {
+	if code, out := run("git", dir, "--path", path); code != 0 || !strings.Contains(out, "OK: 2 revisions verified, 1 previousChecksum links") {
 		t.Fatalf("untouched: exit %d, output %q", code, out)
 	}
-	if code, out := run("verify", "git", dir); code != 2 || !strings.Contains(out, "--path is required") {
+	if code, out := run("git", dir); code != 2 || !strings.Contains(out, "--path is required") {
 		t.Fatalf("without --path: exit %d, output %q", code, out)
 	}
 	commitDoc(t, r, dir, path, []byte(`{"items":[]}`), "empty it by hand\n", when.Add(time.Hour))
-	if code, out := run("verify", "git", dir, "--path", path); code != 1 || !strings.Contains(out, "MISMATCH at revision 2") {
+	if code, out := run("git", dir, "--path", path); code != 1 || !strings.Contains(out, "MISMATCH at revision 2") {
 		t.Fatalf("after a hand edit: exit %d, output %q", code, out)
 	}
 	t.Setenv("KOLLECT_TEST_NO_DSN", "")
-	if code, out := run("verify", "postgres", "--dsn-env", "KOLLECT_TEST_NO_DSN", "--table", "t", "--inventory", "a/b"); code != 2 || !strings.Contains(out, "KOLLECT_TEST_NO_DSN holds no connection string") {
+	if code, out := run("postgres", "--dsn-env", "KOLLECT_TEST_NO_DSN", "--table", "t", "--inventory", "a/b"); code != 2 || !strings.Contains(out, "KOLLECT_TEST_NO_DSN holds no connection string") {
 		t.Fatalf("without a connection string: exit %d, output %q", code, out)
+	}
+}
+
+func TestVerifyObjectStoresNeedBucketAndInventory(t *testing.T) {
+	for _, store := range []string{"s3", "gcs"} {
+		var out, errOut bytes.Buffer
+		code := command.Main(context.Background(), []string{store, "--inventory", "team-a/web"}, command.Streams{Out: &out, Err: &errOut})
+		if code != 2 || !strings.Contains(errOut.String(), "--bucket and --inventory are required") {
+			t.Errorf("%s without --bucket: exit %d, stderr %q", store, code, errOut.String())
+		}
 	}
 }

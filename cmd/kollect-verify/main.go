@@ -1,4 +1,3 @@
-// Command kollect is Kollect's command line tool.
 package main
 
 import (
@@ -7,12 +6,12 @@ import (
 	"os/signal"
 	"syscall"
 
-	"kollect.dev/kollect/services/cli"
+	"kollect.dev/kollect/services/cli/verify/command"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr})
+	code := command.Main(ctx, os.Args[1:], command.Streams{Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)
 }

@@ -1,8 +1,10 @@
-package cli
+package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -18,17 +20,64 @@ type source interface {
 	Revisions(ctx context.Context) ([]verify.Revision, error)
 }
 
-// newVerifyCommand returns `kollect verify`: recompute the checksums of the
-// revisions a sink holds and report the first that does not match.
-func newVerifyCommand(s Streams) *cobra.Command {
+// Streams are the command's standard streams.
+type Streams struct {
+	Out, Err io.Writer
+}
+
+// ExitError carries a command's exit status.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Main runs kollect-verify (or `kollect verify`, which runs this binary)
+// with args and returns the exit status: 0 when everything verifies, 1 at
+// the first mismatch, 2 on an error.
+func Main(ctx context.Context, args []string, s Streams) int {
+	cmd := NewCommand(s)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintln(s.Err, "kollect verify:", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(s.Err, "kollect verify:", err)
+	return 2
+}
+
+// NewCommand returns the kollect-verify command: recompute the checksums
+// of the revisions a sink holds and report the first that does not match.
+func NewCommand(s Streams) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "verify",
-		Short: "Recompute the checksums of the revisions a sink holds and report the first that does not match",
+		Use:           "kollect-verify",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Short:         "Recompute the checksums of the revisions a sink holds and report the first that does not match",
 		Long: "Reads every revision of one inventory that a sink keeps, recomputes each checksum from the rows\n" +
 			"(docs/contract.md, version 2) and checks each revision's previousChecksum against the revision before.\n" +
-			"Exit status 0 when everything verifies, 1 at the first mismatch (printed), 2 on an error.",
+			"Exit status 0 when everything verifies, 1 at the first mismatch (printed), 2 on an error.\n\n" +
+			"It is its own binary, kollect-verify, because it links the sinks' clients; kollect verify runs it.",
 	}
-	cmd.AddCommand(newVerifyGitCommand(s), newVerifyPostgresCommand(s))
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.SetOut(s.Out)
+	cmd.SetErr(s.Err)
+	cmd.AddCommand(newVerifyGitCommand(s), newVerifyPostgresCommand(s), newVerifyS3Command(s), newVerifyGCSCommand(s))
 	return cmd
 }
 
@@ -72,10 +121,7 @@ func newVerifyPostgresCommand(s Streams) *cobra.Command {
 			if !ok {
 				schema, name = "public", table
 			}
-			inv := busv1.NamespacedName{Name: inventory}
-			if ns, n, ok := strings.Cut(inventory, "/"); ok {
-				inv = busv1.NamespacedName{Namespace: ns, Name: n}
-			}
+			inv := inventoryName(inventory)
 			conn, err := pgx.Connect(cmd.Context(), dsn)
 			if err != nil {
 				return &ExitError{Code: 2, Err: fmt.Errorf("connect to the database of %s: %w", dsnEnv, err)}
@@ -89,6 +135,14 @@ func newVerifyPostgresCommand(s Streams) *cobra.Command {
 	cmd.Flags().StringVar(&inventory, "inventory", "", "the inventory, NAMESPACE/NAME (a NAME alone for a ClusterInventory)")
 	cmd.Flags().StringVar(&dsnEnv, "dsn-env", "KOLLECT_POSTGRES_DSN", "environment variable holding the connection string (kept off the command line)")
 	return cmd
+}
+
+// inventoryName parses NAMESPACE/NAME, or NAME for a ClusterInventory.
+func inventoryName(s string) busv1.NamespacedName {
+	if ns, n, ok := strings.Cut(s, "/"); ok {
+		return busv1.NamespacedName{Namespace: ns, Name: n}
+	}
+	return busv1.NamespacedName{Name: s}
 }
 
 // runVerify checks what src holds and prints the outcome.

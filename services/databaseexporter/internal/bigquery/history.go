@@ -1,0 +1,118 @@
+package bigquery
+
+import (
+	"strings"
+
+	"cloud.google.com/go/bigquery"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+)
+
+// History mode (spec.bigquery.history.enabled) keeps two more tables next
+// to the data table, the same as the postgres sink's, written by the
+// export's statements (in its transaction unless transactions are off):
+//
+//   - <table>_history: every version of every row, SCD type 2. A version is
+//     valid from the revision (and export time) that wrote it until the one
+//     that changed or removed it; the open version has NULL
+//     valid_to_revision and valid_to.
+//   - <table>_revisions: one row per revision applied, with its checksum, the
+//     previous revision's checksum (the envelope's previousChecksum), item
+//     count and export time.
+//
+// After the data table holds the snapshot, two statements bring the history
+// in line with it: close the open versions whose row is gone or differs,
+// open a version for each row without an open one. Comparing with the data
+// table rather than replaying what the export did keeps one path for full
+// writes and repairs, and brings a history enabled on an existing table in
+// line at the next export.
+const (
+	// HistorySuffix is appended to the table's name to name the history table.
+	HistorySuffix = "_history"
+	// RevisionsSuffix is appended to the table's name to name the revisions table.
+	RevisionsSuffix = "_revisions"
+)
+
+// keyColumns identify a row of an inventory; versionColumns are what a
+// version of it holds.
+var (
+	keyColumns     = []string{"cluster", "inventory_namespace", "inventory_name", "target_namespace", "target_name", "source_uid"}
+	versionColumns = []string{"resource_namespace", "resource_name", "group", "version", "kind", "attributes"}
+)
+
+// historySchema is the schema of the history table.
+func historySchema() bigquery.Schema {
+	s := bigquery.Schema{}
+	for _, c := range append(append([]string{}, keyColumns...), versionColumns[:len(versionColumns)-1]...) {
+		s = append(s, &bigquery.FieldSchema{Name: c, Type: bigquery.StringFieldType, Required: true})
+	}
+	return append(s,
+		&bigquery.FieldSchema{Name: "attributes", Type: bigquery.JSONFieldType},
+		&bigquery.FieldSchema{Name: "valid_from_revision", Type: bigquery.IntegerFieldType, Required: true},
+		&bigquery.FieldSchema{Name: "valid_to_revision", Type: bigquery.IntegerFieldType},
+		&bigquery.FieldSchema{Name: "valid_from", Type: bigquery.TimestampFieldType, Required: true},
+		&bigquery.FieldSchema{Name: "valid_to", Type: bigquery.TimestampFieldType},
+	)
+}
+
+// revisionsSchema is the schema of the revisions table.
+func revisionsSchema() bigquery.Schema {
+	return bigquery.Schema{
+		{Name: "cluster", Type: bigquery.StringFieldType, Required: true},
+		{Name: "inventory_namespace", Type: bigquery.StringFieldType, Required: true},
+		{Name: "inventory_name", Type: bigquery.StringFieldType, Required: true},
+		{Name: "revision", Type: bigquery.IntegerFieldType, Required: true},
+		{Name: "checksum", Type: bigquery.StringFieldType, Required: true},
+		{Name: "previous_checksum", Type: bigquery.StringFieldType, Required: true},
+		{Name: "item_count", Type: bigquery.IntegerFieldType, Required: true},
+		{Name: "exported_at", Type: bigquery.TimestampFieldType, Required: true},
+	}
+}
+
+// scopedAs is scopeSQL for the table aliased alias.
+func scopedAs(alias string) string {
+	return alias + ".cluster = @cluster AND " + alias + ".inventory_namespace = @inventory_namespace AND " +
+		alias + ".inventory_name = @inventory_name"
+}
+
+// historyStatements make the scope's open versions equal to its rows in
+// the data table at env's revision and record the revision. They run after
+// the data table holds the snapshot (for a deletion: holds nothing).
+func historyStatements(data tableRef) []statement {
+	hist, revs := data.with(data.Table+HistorySuffix), data.with(data.Table+RevisionsSuffix)
+	var sameKey, same []string
+	for _, c := range keyColumns {
+		sameKey = append(sameKey, "t.`"+c+"` = h.`"+c+"`")
+	}
+	for _, c := range versionColumns[:len(versionColumns)-1] {
+		same = append(same, "t.`"+c+"` = h.`"+c+"`")
+	}
+	// JSON values do not compare with =; their canonical text does.
+	same = append(same, "IFNULL(TO_JSON_STRING(t.attributes), '') = IFNULL(TO_JSON_STRING(h.attributes), '')")
+	cols := append(append([]string{}, keyColumns...), versionColumns...)
+	cols = append(cols, "valid_from_revision", "valid_to_revision", "valid_from", "valid_to")
+	sel := make([]string, 0, len(cols))
+	for _, c := range append(append([]string{}, keyColumns...), versionColumns...) {
+		sel = append(sel, "t.`"+c+"`")
+	}
+	sel = append(sel, "CAST(@revision AS INT64)", "CAST(NULL AS INT64)", "CAST(@exported_at AS TIMESTAMP)", "CAST(NULL AS TIMESTAMP)")
+	return []statement{
+		{SQL: "UPDATE " + hist.sql() + " h SET valid_to_revision = @revision, valid_to = @exported_at WHERE " + scopedAs("h") +
+			" AND h.valid_to_revision IS NULL AND NOT EXISTS (SELECT 1 FROM " + data.sql() + " t WHERE " +
+			strings.Join(append(sameKey, same...), " AND ") + ")"},
+		{SQL: "INSERT INTO " + hist.sql() + " (" + quoted(cols) + ") SELECT " + strings.Join(sel, ", ") + " FROM " + data.sql() +
+			" t WHERE " + scopedAs("t") + " AND NOT EXISTS (SELECT 1 FROM " + hist.sql() + " h WHERE " +
+			strings.Join(sameKey, " AND ") + " AND h.valid_to_revision IS NULL)"},
+		{SQL: "DELETE FROM " + revs.sql() + " WHERE " + scopeSQL + " AND revision = @revision"},
+		{SQL: "INSERT INTO " + revs.sql() + " (cluster, inventory_namespace, inventory_name, revision, checksum, previous_checksum, item_count, exported_at) " +
+			"VALUES (@cluster, @inventory_namespace, @inventory_name, @revision, @checksum, @previous_checksum, @item_count, @exported_at)"},
+	}
+}
+
+// withHistory appends the history statements to stmts when on.
+func withHistory(on bool, data tableRef, stmts []statement, env busv1.Envelope) []statement {
+	if !on {
+		return stmts
+	}
+	return append(stmts, withParams(historyStatements(data), env)...)
+}
