@@ -30,6 +30,8 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Streams are the command's standard streams.
 type Streams struct {
 	Out, Err io.Writer
+	// In is standard input (a manifest argument "-"); nil is os.Stdin.
+	In io.Reader
 	// Now is the clock of ages printed (kollect get); nil is time.Now.
 	Now func() time.Time
 }
@@ -60,7 +62,7 @@ krew plugin it runs as kubectl kollect.`,
 	kube := newKubeFlags()
 	kube.addFlags(root.PersistentFlags())
 	registerKubeCompletions(root, kube)
-	root.AddCommand(newCollectCommand(s, kube), newGetCommand(s, kube), newValidateCommand(s), newMigrateCommand(s),
+	root.AddCommand(newCollectCommand(s, kube), newGetCommand(s, kube), newValidateCommand(s), newInitCommand(s), newMigrateCommand(s),
 		newSnapshotsCommand(s), newReplayCommand(s), newDeadLettersCommand(s), newDevCommand(s), newChecksumCommand(s),
 		newVerifyCommand(s))
 	root.AddCommand(newVersionCommand(s))

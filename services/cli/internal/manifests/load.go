@@ -33,11 +33,20 @@ func (o Object) Source() string {
 	return fmt.Sprintf("%s#%d", o.File, o.Index)
 }
 
+// Stdin is the name that stands for standard input, as for kubectl apply -f -.
+const Stdin = "-"
+
 // Load reads every .yaml, .yml and .json file under dir (or the single file
 // dir names), in lexical order. Empty documents are skipped; a document that
 // is not a Kubernetes object (no apiVersion or kind) is an error naming the
 // file.
 func Load(dir string) ([]Object, error) {
+	return LoadWith(dir, os.ReadFile)
+}
+
+// LoadWith is Load reading each file with read; with dir Stdin, read is
+// asked for Stdin alone.
+func LoadWith(dir string, read func(string) ([]byte, error)) ([]Object, error) {
 	files, err := Files(dir)
 	if err != nil {
 		return nil, err
@@ -45,15 +54,15 @@ func Load(dir string) ([]Object, error) {
 	var out []Object
 	var errs []error
 	for _, f := range files {
-		objs, err := loadFile(f)
+		objs, err := loadFile(f, read)
 		errs = append(errs, err)
 		out = append(out, objs...)
 	}
 	return out, errors.Join(errs...)
 }
 
-func loadFile(path string) ([]Object, error) {
-	b, err := os.ReadFile(path) //nolint:gosec // G304: the user named this file on the command line
+func loadFile(path string, read func(string) ([]byte, error)) ([]Object, error) {
+	b, err := read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +91,9 @@ func loadFile(path string) ([]Object, error) {
 // Files lists the .yaml, .yml and .json files under dir (or the single file
 // dir names), in lexical order.
 func Files(dir string) ([]string, error) {
+	if dir == Stdin {
+		return []string{Stdin}, nil
+	}
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
