@@ -17,10 +17,14 @@ func newSnapshotsCommand(s Streams) *cobra.Command {
 	natsURL := "nats://127.0.0.1:4222"
 	cmd := &cobra.Command{
 		Use:   "snapshots NAMESPACE/NAME | NAME",
-		Short: "List the snapshot history the bus keeps for an inventory",
+		Short: "List the snapshot events on the bus for an inventory (kollect dev tool; use kollect history)",
 		Long: `snapshots lists the snapshot events kept on the bus for one inventory, oldest first:
 revision, creation time, item count, checksum and why it was published. A cluster inventory is
-named without a namespace.`,
+named without a namespace.
+
+It reads the bus directly (--nats-url), which only a development bus (kollect dev) or an
+operator with bus credentials has. In a cluster use kollect history, which reads the same history
+through the Kubernetes API with your own credentials and RBAC.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			inv := parseInventory(args[0])
