@@ -26,6 +26,9 @@ type Publisher struct {
 	seq  uint64
 	// Written counts the object bytes written (chunks and manifests).
 	Written int64
+	// NoDelta publishes events without a delta, as after an aggregator
+	// restart that lost its base: readers must compare whole revisions.
+	NoDelta bool
 }
 
 // NewPublisher returns a Publisher of inv's history on a provisioned bus.
@@ -57,7 +60,9 @@ func (p *Publisher) Publish(ctx context.Context, rows []busv1.Row, at time.Time)
 	}
 	if p.last != nil {
 		ev.Revision, ev.PreviousChecksum = p.last.Revision+1, p.last.Checksum
-		ev.Delta = delta(p.last, p.rows, next)
+		if !p.NoDelta {
+			ev.Delta = delta(p.last, p.rows, next)
+		}
 	}
 	if err := p.publish(ctx, ev); err != nil {
 		return nil, err
