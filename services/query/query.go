@@ -106,7 +106,7 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 	err := app.WaitProvisioned(logr.NewContext(ctx, c.Log), js, app.ObjectStore(bus.ObjectStoreEnvelopes), app.Stream(bus.StreamSnapshots))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil
+			return nil //nolint:nilerr // stopped while waiting: not a failure
 		}
 		return fmt.Errorf("wait for the bus: %w", err)
 	}
