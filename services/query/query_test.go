@@ -250,6 +250,21 @@ func TestHistoryThroughTheKubernetesAPIServer(t *testing.T) {
 		if len(mine.Items) != 1 || mine.Items[0].Name != "web" || mine.Items[0].Revisions != 4 {
 			t.Errorf("alice lists %+v, want web's history only", mine.Items)
 		}
+		var other queryv1.InventoryRevisionList
+		mustGet(t, alice, base+"/inventoryrevisions?labelSelector="+url.QueryEscape(queryv1.LabelInventory+" in (web,other)"), &other)
+		if len(other.Items) != querytest.Limits.Revisions || other.Continue == "" {
+			t.Errorf("alice lists %d revisions with a set selector (continue %q), want a full page of web's", len(other.Items), other.Continue)
+		}
+		for _, r := range other.Items {
+			if r.Inventory != "web" {
+				t.Errorf("a set selector on web lists %s", r.Name)
+			}
+		}
+		var admins queryv1.InventoryRevisionList
+		mustGet(t, e.Kube.Config, base+"/inventoryrevisions?labelSelector="+url.QueryEscape(queryv1.LabelInventory+" in (secret)"), &admins)
+		if len(admins.Items) != 1 || admins.Items[0].Name != "secret.1" {
+			t.Errorf("a set selector on secret lists %v, want secret.1", lines(admins.Items))
+		}
 		var none queryv1.InventoryRevisionList
 		mustGet(t, bob, base+"/inventoryrevisions", &none)
 		if len(none.Items) != 0 {

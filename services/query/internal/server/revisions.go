@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -115,7 +116,11 @@ func (s *revisionsREST) List(ctx context.Context, opts *metainternalversion.List
 			if err := s.h.Count(ctx, revs, i); err != nil {
 				return nil, apiError(err, revisionsResource, n)
 			}
-			out.Items = append(out.Items, toRevision(inv, &revs[i]))
+			r := toRevision(inv, &revs[i])
+			if opts.LabelSelector != nil && !opts.LabelSelector.Matches(labels.Set(r.Labels)) {
+				continue // a selector other than kollect.dev/inventory=NAME: filtered here
+			}
+			out.Items = append(out.Items, r)
 		}
 	}
 	return out, nil
