@@ -8,13 +8,13 @@ import (
 )
 
 // TestCoreServicesLinkNoSinkSDK keeps cloud and database SDKs out of control,
-// the collector and the aggregator: only exporters touch external systems
+// the collector, the aggregator and the query service: only exporters touch external systems
 // (STYLE.md), and the binaries stay small.
 func TestCoreServicesLinkNoSinkSDK(t *testing.T) {
 	forbidden := []string{"cloud.google.com/go/storage", "cloud.google.com/go/bigquery", "github.com/aws/aws-sdk-go-v2/service",
 		"github.com/jackc/pgx", "go.mongodb.org/mongo-driver", "github.com/go-git/go-git", "github.com/twmb/franz-go",
 		"github.com/segmentio/kafka-go", "google.golang.org/api", "github.com/Azure/azure-sdk-for-go/sdk"}
-	for _, svc := range []string{"control", "collector", "aggregator"} {
+	for _, svc := range []string{"control", "collector", "aggregator", "query"} {
 		t.Run(svc+" links no sink SDK", func(t *testing.T) {
 			out, err := exec.Command("go", "list", "-deps", "kollect.dev/kollect/services/"+svc+"/...").CombinedOutput()
 			if err != nil {

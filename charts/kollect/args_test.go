@@ -16,6 +16,7 @@ import (
 	"kollect.dev/kollect/services/control"
 	"kollect.dev/kollect/services/databaseexporter"
 	"kollect.dev/kollect/services/eventexporter"
+	"kollect.dev/kollect/services/query"
 	"kollect.dev/kollect/services/snapshotexporter"
 )
 
@@ -34,6 +35,7 @@ func flagSets() map[string]func() *flag.FlagSet {
 	}
 	controlCfg, collectorCfg, aggregatorCfg := control.DefaultConfig(), collector.DefaultConfig(), aggregator.DefaultConfig()
 	snapshotCfg, databaseCfg, eventCfg := snapshotexporter.DefaultConfig(), databaseexporter.DefaultConfig(), eventexporter.DefaultConfig()
+	queryCfg := query.DefaultConfig()
 	return map[string]func() *flag.FlagSet{
 		"control":           newFS("control", controlCfg.BindFlags),
 		"collector":         newFS("collector", collectorCfg.BindFlags),
@@ -41,6 +43,7 @@ func flagSets() map[string]func() *flag.FlagSet {
 		"snapshot-exporter": newFS("snapshot-exporter", snapshotCfg.BindFlags),
 		"database-exporter": newFS("database-exporter", databaseCfg.BindFlags),
 		"event-exporter":    newFS("event-exporter", eventCfg.BindFlags),
+		"query":             newFS("query", queryCfg.BindFlags),
 	}
 }
 

@@ -35,7 +35,7 @@ func valueKeys(prefix string, v any) []string {
 	return out
 }
 
-var perService = regexp.MustCompile(`^(control|collector|aggregator|exporters\.(snapshot|database|event))\.`)
+var perService = regexp.MustCompile(`^(control|collector|aggregator|query|exporters\.(snapshot|database|event))\.`)
 
 func TestInstallDocsNameEveryValue(t *testing.T) {
 	b, err := os.ReadFile("values.yaml")

@@ -58,6 +58,7 @@ func durableRead(stream, durable string) []string {
 
 func permissions(l Listing) []ServicePermissions {
 	all := append(services(busv1.ServiceControl, busv1.ServiceCollector, busv1.ServiceAggregator), exporters...)
+	all = append(all, busv1.ServiceQuery)
 	out := make([]ServicePermissions, 0, len(all))
 	for _, s := range all {
 		p := ServicePermissions{Service: s, Publish: []string{"$JS.API.INFO"}, Subscribe: []string{inbox}}
@@ -120,6 +121,10 @@ func serviceSubjects(s busv1.Service) []string {
 		// an inventory's history over its byte limit.
 		return append(streamRead(StreamSnapshots), SnapshotSubjects, status, "$KV."+BucketLeases+"."+LeaseKey(s),
 			"$JS.API.STREAM.PURGE."+StreamSnapshots)
+	case busv1.ServiceQuery:
+		// Read-only: the snapshot history and the objects its events
+		// reference, nothing else (no status, no keys).
+		return append(streamRead(StreamSnapshots), streamRead(ObjectStoreStreamName(ObjectStoreEnvelopes))...)
 	}
 	f, _ := exporterFamily(s)
 	fam := EncodeToken(string(f))

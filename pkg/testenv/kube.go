@@ -55,15 +55,16 @@ func StartKube(t testing.TB) *Kube {
 
 // NewKube starts etcd and kube-apiserver with deploy/crds installed; the
 // caller owns Stop. TestMain functions and the demo use it.
-func NewKube() (*Kube, error) { return newKube("") }
+func NewKube() (*Kube, error) { return newKube("", nil) }
 
 // NewRestartableKube is NewKube with the API server's certificates in
 // certDir, so that its APIServer can be stopped (or killed, then stopped)
 // and started again with the same address and credentials while etcd keeps
 // the cluster: the fault suite kills it.
-func NewRestartableKube(certDir string) (*Kube, error) { return newKube(certDir) }
+func NewRestartableKube(certDir string) (*Kube, error) { return newKube(certDir, nil) }
 
-func newKube(certDir string) (*Kube, error) {
+// newKube starts the control plane, with flags added to kube-apiserver's.
+func newKube(certDir string, flags map[string]string) (*Kube, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -84,6 +85,14 @@ func newKube(certDir string) (*Kube, error) {
 	if certDir != "" {
 		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
 		env.ControlPlane.APIServer.Configure().Set("shutdown-watch-termination-grace-period", "1s")
+	}
+	if len(flags) > 0 {
+		if env.ControlPlane.APIServer == nil {
+			env.ControlPlane.APIServer = &envtest.APIServer{}
+		}
+		for k, v := range flags {
+			env.ControlPlane.APIServer.Configure().Set(k, v)
+		}
 	}
 	cfg, err := env.Start()
 	if err != nil {

@@ -49,17 +49,25 @@ func findGetKind(name string) (getKind, bool) {
 type getFlags struct {
 	output        string
 	allNamespaces bool
+	// at and revision read an inventory's rows from its history (at a
+	// time, or a revision) instead of listing objects.
+	at, revision string
 }
 
 func newGetCommand(s Streams, kube *kubeFlags) *cobra.Command {
 	var f getFlags
 	cmd := &cobra.Command{
-		Use:   "get (inventories | sinks | targets) [NAME] [-n NAMESPACE | -A] [-o table|wide|json|yaml|ndjson]",
+		Use:   "get (inventories | sinks | targets) [NAME] [-n NAMESPACE | -A] [-o table|wide|json|yaml|ndjson] [--at TIME | --revision N]",
 		Short: "List Kollect inventories, sinks or targets with their status, as kubectl get does",
 		Long: `get lists the inventories, sinks (snapshot, database and event) or targets of a namespace
 (-n, default the context's) or of every namespace (-A, which adds the cluster inventories and
 cluster targets), with the Ready condition's status and reason. -o wide adds its message;
--o json and -o yaml print the objects as a List, -o ndjson one object per line.`,
+-o json and -o yaml print the objects as a List, -o ndjson one object per line.
+
+With --at TIME (RFC 3339) or --revision N, get inventory NAMESPACE/NAME prints the inventory's
+rows as they were then, from the history the cluster keeps (query.kollect.dev, through the API
+server with your credentials: you need get on the KollectInventory). -o ndjson prints one row per
+line, -o json and -o yaml the revision with its rows.`,
 		Example: `  # inventories of every namespace, with why they are not ready
   kollect get inventories -A
 
@@ -67,7 +75,10 @@ cluster targets), with the Ready condition's status and reason. -o wide adds its
   kollect get sinks -n shop -o wide
 
   # one target as YAML
-  kollect get target images -n shop -o yaml`,
+  kollect get target images -n shop -o yaml
+
+  # the rows of inventory workloads as they were on Monday morning
+  kollect get inventory shop/workloads --at 2026-01-05T09:00:00Z`,
 		Args:      cobra.RangeArgs(1, 2),
 		ValidArgs: []string{"inventories", "sinks", "targets"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,6 +96,9 @@ cluster targets), with the Ready condition's status and reason. -o wide adds its
 	}
 	cmd.Flags().StringVarP(&f.output, "output", "o", "table", "output format: "+formatList)
 	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list every namespace, and the cluster-scoped inventories and targets")
+	cmd.Flags().StringVar(&f.at, "at", "", "print an inventory's rows as they were at this RFC 3339 time (from its history)")
+	cmd.Flags().StringVar(&f.revision, "revision", "", "print an inventory's rows at this revision (from its history)")
+	cmd.MarkFlagsMutuallyExclusive("at", "revision")
 	registerCompletions(cmd, kube)
 	return cmd
 }
@@ -96,6 +110,9 @@ func runGet(ctx context.Context, s Streams, kube *kubeFlags, f getFlags, args []
 	}
 	if !slices.Contains(formats, f.output) {
 		return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
+	}
+	if f.at != "" || f.revision != "" {
+		return runGetAt(ctx, s, kube, k, f, args)
 	}
 	ns, explicit, err := kube.namespace()
 	if err != nil {

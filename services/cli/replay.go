@@ -27,13 +27,17 @@ func newReplayCommand(s Streams) *cobra.Command {
 	f := replayFlags{natsURL: "nats://127.0.0.1:4222"}
 	cmd := &cobra.Command{
 		Use:   "replay --inventory NAMESPACE/NAME --sink FAMILY/NAME [--revision N | --at TIME]",
-		Short: "Re-deliver a snapshot from the bus's history to one sink",
+		Short: "Re-deliver a snapshot from the bus's history to one sink (kollect dev tool)",
 		Long: `replay fetches one snapshot event of an inventory from the bus's history (by revision, or the
 latest created at or before a time, RFC 3339) and publishes it again, marked as a replay, without
 its delta and addressed to one sink binding of the inventory (FAMILY/NAME, as in status.sinkExports).
 The family's exporter writes it even though it is older than what the sink holds; the next change or
 periodic re-export of the inventory writes the newest snapshot again. Without --revision or --at
-the latest snapshot is replayed.`,
+the latest snapshot is replayed.
+
+It publishes on the bus directly (--nats-url), which only a development bus (kollect dev) or an
+operator with bus credentials can do; reading history in a cluster goes through the Kubernetes
+API (kollect history, kollect diff, kollect get inventory --at).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReplay(cmd.Context(), s, f, cmd.Flags().Changed("revision"))

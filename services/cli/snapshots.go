@@ -32,11 +32,15 @@ func newSnapshotsCommand(s Streams) *cobra.Command {
 	output := "table"
 	cmd := &cobra.Command{
 		Use:   "snapshots NAMESPACE/NAME | NAME",
-		Short: "List the snapshot history the bus keeps for an inventory",
+		Short: "List the snapshot events on the bus for an inventory (kollect dev tool; use kollect history)",
 		Long: `snapshots lists the snapshot events kept on the bus for one inventory, oldest first:
 revision, creation time, item count, checksum and why it was published. A cluster inventory is
 named without a namespace. -o json, yaml and ndjson print the same fields (and the event's stream
-sequence) for programs.`,
+sequence) for programs.
+
+It reads the bus directly (--nats-url), which only a development bus (kollect dev) or an
+operator with bus credentials has. In a cluster use kollect history, which reads the same history
+through the Kubernetes API with your own credentials and RBAC.`,
 		Example: `  kollect snapshots team-a/workloads
   kollect snapshots team-a/workloads -o json | jq '.[-1].checksum'`,
 		Args: cobra.ExactArgs(1),

@@ -32,6 +32,8 @@ const (
 	ServiceSnapshotExporter Service = "snapshot-exporter"
 	ServiceDatabaseExporter Service = "database-exporter"
 	ServiceEventExporter    Service = "event-exporter"
+	// ServiceQuery serves the history API (query.kollect.dev); it only reads.
+	ServiceQuery Service = "query"
 )
 
 // Family is a sink family; each family has its own exporter service.

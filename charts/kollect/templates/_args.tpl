@@ -58,6 +58,14 @@ service's own flag set.
 - --leader-election-id={{ $full }}-collector
 - --leader-election-identity=$(POD_NAME)
 {{- include "kollect.extractArgs" $v }}
+{{- else if eq .svc.service "query" }}
+{{- $q := $v.query }}
+- --metrics-bind-address=:{{ $q.metricsPort }}
+- --secure-port={{ $q.securePort }}
+- --tls-cert-file=/etc/kollect/query-certs/tls.crt
+- --tls-private-key-file=/etc/kollect/query-certs/tls.key
+- --max-revisions-per-page={{ $q.maxRevisionsPerPage }}
+- --max-rows-per-page={{ $q.maxRowsPerPage }}
 {{- else if eq .svc.service "aggregator" }}
 - --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
 - --settle={{ $v.aggregator.settle }}

@@ -65,6 +65,9 @@ kollect.services: the services the chart deploys, as YAML: component name, bus s
 control: {service: control, binary: control, values: control, family: "", metrics: true}
 collector: {service: collector, binary: collector, values: collector, family: "", metrics: true}
 aggregator: {service: aggregator, binary: aggregator, values: aggregator, family: "", metrics: true}
+{{- if $v.query.enabled }}
+query: {service: query, binary: query, values: query, family: "", metrics: true}
+{{- end }}
 {{- range $family := list "snapshot" "database" "event" }}
 {{- if (get $v.exporters $family).enabled }}
 {{ $family }}-exporter: {service: {{ $family }}-exporter, binary: {{ $family }}exporter, family: {{ $family }}, metrics: true}
@@ -113,6 +116,16 @@ user and password reach the services as $KOLLECT_NATS_USER and $KOLLECT_NATS_PAS
 {{/* kollect.webhookService: the Service in front of control's webhook. */}}
 {{- define "kollect.webhookService" -}}
 {{- printf "%s-control-webhook" (include "kollect.fullname" .) -}}
+{{- end -}}
+
+{{/* kollect.queryService: the Service the APIService of query.kollect.dev points at. */}}
+{{- define "kollect.queryService" -}}
+{{- printf "%s-query" (include "kollect.fullname" .) -}}
+{{- end -}}
+
+{{/* kollect.natsUsers: every service's NATS user, enabled or not (the Secret keeps them all). */}}
+{{- define "kollect.natsUsers" -}}
+{{- toJson (list "control" "collector" "aggregator" "snapshot-exporter" "database-exporter" "event-exporter" "query") -}}
 {{- end -}}
 
 {{/* kollect.natsList: a list of strings in nats-server configuration syntax. */}}

@@ -1,0 +1,40 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Group is the API group of the history API.
+const Group = "query.kollect.dev"
+
+// GroupVersion is the group and version of this package's kinds.
+var GroupVersion = schema.GroupVersion{Group: Group, Version: "v1alpha1"}
+
+// The resources the query service serves, and their subresources.
+const (
+	// ResourceRevisions lists an inventory's revisions (InventoryRevision).
+	ResourceRevisions = "inventoryrevisions"
+	// ResourceHistories is one InventoryHistory per inventory with history,
+	// the parent of the rows, diff and timeline subresources.
+	ResourceHistories = "inventoryhistories"
+	// SubresourceRows is a revision's rows (Rows).
+	SubresourceRows = "rows"
+	// SubresourceDiff is the difference between two revisions (Diff).
+	SubresourceDiff = "diff"
+	// SubresourceTimeline is one object's timeline (Timeline).
+	SubresourceTimeline = "timeline"
+)
+
+// LabelInventory names the inventory of an InventoryRevision; list
+// revisions of one inventory with the label selector
+// kollect.dev/inventory=NAME.
+const LabelInventory = "kollect.dev/inventory"
+
+// AddToScheme registers the kinds of query.kollect.dev/v1alpha1 with s.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &InventoryRevision{}, &InventoryRevisionList{}, &InventoryHistory{}, &InventoryHistoryList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/printers"
+)
+
+func newHistoryCommand(s Streams, kube *kubeFlags) *cobra.Command {
+	output := "table"
+	cmd := &cobra.Command{
+		Use:   "history NAMESPACE/NAME | NAME [-o table|wide|json|yaml|ndjson]",
+		Short: "List an inventory's revisions through the Kubernetes API",
+		Long: `history lists the revisions the bus keeps for an inventory, oldest first: revision, time,
+why it was published, item count, rows added, changed and removed since the revision before, and
+(-o wide) checksums. It reads query.kollect.dev through the API server with your kubeconfig's
+credentials: you see an inventory's history only if you may get that KollectInventory. Periodic
+re-exports repeat a revision and are not listed.`,
+		Example: `  # revisions of inventory workloads in namespace shop
+  kollect history shop/workloads
+
+  # the same as JSON, one revision per line
+  kollect history workloads -n shop -o ndjson`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runHistory(cmd.Context(), s, kube, args[0], output)
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return filterPrefix(kube.qualifiedNames("inventories", ""), prefix), cobra.ShellCompDirectiveNoFileComp
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", output, "output format: "+formatList)
+	registerCompletions(cmd, kube)
+	return cmd
+}
+
+func runHistory(ctx context.Context, s Streams, kube *kubeFlags, arg, output string) error {
+	if !slices.Contains(formats, output) {
+		return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", output, formatList)}
+	}
+	h, err := newHistoryAPI(kube, arg)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	revs, err := h.revisions(ctx)
+	if err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+	switch output {
+	case "ndjson":
+		return printNDJSON(s.Out, revs)
+	case "json", "yaml":
+		return printDoc(s.Out, map[string]any{"apiVersion": "v1", "kind": "List", "items": revs}, output)
+	}
+	w := printers.GetNewTabWriter(s.Out)
+	header := "REVISION\tTIME\tREASON\tITEMS\tADDED\tCHANGED\tREMOVED"
+	if output == "wide" {
+		header += "\tCHECKSUM\tPREVIOUS"
+	}
+	fmt.Fprintln(w, header)
+	for _, r := range revs {
+		fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%d\t%d\t%d", r.Revision, r.Time.UTC().Format("2006-01-02T15:04:05Z"), r.Reason,
+			r.ItemCount, r.Added, r.Changed, r.Removed)
+		if output == "wide" {
+			fmt.Fprintf(w, "\t%s\t%s", r.Checksum, orNone(r.PreviousChecksum, "<none>"))
+		}
+		fmt.Fprintln(w)
+	}
+	return w.Flush()
+}

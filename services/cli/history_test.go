@@ -1,0 +1,122 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
+	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/services/cli"
+	"kollect.dev/kollect/services/query/querytest"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func historyRow(name, image string) busv1.Row {
+	return busv1.Row{TargetNamespace: "shop", TargetName: "workloads", Namespace: "shop", Name: name, UID: "u-" + name,
+		Group: "apps", Version: "v1", Kind: "Deployment", Attributes: map[string]any{"image": image}}
+}
+
+// TestHistoryDiffAndGetAtThroughTheAPIServer runs kollect history, diff and
+// get inventory --at against the query service behind a real
+// kube-apiserver, with the kubeconfig's credentials.
+func TestHistoryDiffAndGetAtThroughTheAPIServer(t *testing.T) {
+	ctx := context.Background()
+	e := querytest.Start(t)
+	if err := e.Kube.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := querytest.NewPublisher(ctx, e.NATS.JS, busv1.NamespacedName{Namespace: "shop", Name: "workloads"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	monday := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	v1 := []busv1.Row{historyRow("api", "api:1"), historyRow("web", "web:1"), historyRow("db", "pg:17")}
+	v2 := []busv1.Row{historyRow("api", "api:2"), historyRow("db", "pg:17"), historyRow("cache", "valkey:8")}
+	for i, rows := range [][]busv1.Row{v1, v2} {
+		if _, err := p.Publish(ctx, rows, monday.Add(time.Duration(i)*24*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		code := cli.Main(ctx, append([]string{"--kubeconfig", e.Kubeconfig}, args...), cli.Streams{Out: &out, Err: &errOut})
+		return out.String(), errOut.String(), code
+	}
+
+	t.Run("history lists the revisions with what each changed", func(t *testing.T) {
+		out, errOut, code := run("history", "shop/workloads")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		want := `REVISION   TIME                   REASON   ITEMS   ADDED   CHANGED   REMOVED
+1          2026-01-05T09:00:00Z   change   3       3       0         0
+2          2026-01-06T09:00:00Z   change   3       1       1         1
+`
+		if diff := cmp.Diff(want, out); diff != "" {
+			t.Errorf("history (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("diff between times prints the changed attributes", func(t *testing.T) {
+		out, errOut, code := run("diff", "workloads", "-n", "shop", "--from", monday.Format(time.RFC3339), "--to", "2")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		want := `CHANGE    NAMESPACE   KIND         NAME    ATTRIBUTES
+changed   shop        Deployment   api     image: api:1 -> api:2
+added     shop        Deployment   cache   
+removed   shop        Deployment   web     
+`
+		if diff := cmp.Diff(want, out); diff != "" {
+			t.Errorf("diff (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("get inventory --at prints the rows then, page after page", func(t *testing.T) {
+		out, errOut, code := run("get", "inventory", "shop/workloads", "--at", monday.Add(time.Hour).Format(time.RFC3339), "-o", "ndjson")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var got []busv1.Row
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r busv1.Row
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r)
+		}
+		want := append([]busv1.Row(nil), v1...)
+		snapshot.Sort(want)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("rows (-want +got):\n%s", diff)
+		}
+		out, _, code = run("get", "inventory", "shop/workloads", "--revision", "2", "-o", "json")
+		var doc queryv1.Rows
+		if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Revision.Revision != 2 || len(doc.Items) != 3 {
+			t.Errorf("-o json: exit %d, %v, revision %d with %d rows", code, err, doc.Revision.Revision, len(doc.Items))
+		}
+	})
+
+	t.Run("a user without get on the inventory is told so", func(t *testing.T) {
+		_, errOut, code := run("--as", "mallory", "history", "shop/workloads")
+		if code != 1 || !strings.Contains(errOut, "forbidden") {
+			t.Errorf("exit %d: %s", code, errOut)
+		}
+	})
+
+	t.Run("a time that is not RFC 3339 is refused before any request", func(t *testing.T) {
+		_, errOut, code := run("diff", "shop/workloads", "--from", "monday")
+		if code != 2 || !strings.Contains(errOut, "--from") {
+			t.Errorf("exit %d: %s", code, errOut)
+		}
+	})
+}

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/endpoints/request"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
+	"kollect.dev/kollect/services/query/internal/history"
+)
+
+var historiesResource = schema.GroupResource{Group: queryv1.Group, Resource: queryv1.ResourceHistories}
+
+// historiesREST serves inventoryhistories: one summary per inventory with
+// a history, named as the inventory.
+type historiesREST struct {
+	h      *history.Reader
+	authz  authorizer.Authorizer
+	limits Limits
+}
+
+func (s *historiesREST) New() runtime.Object     { return &queryv1.InventoryHistory{} }
+func (s *historiesREST) NewList() runtime.Object { return &queryv1.InventoryHistoryList{} }
+func (s *historiesREST) Destroy()                {}
+func (s *historiesREST) NamespaceScoped() bool   { return true }
+func (s *historiesREST) GetSingularName() string { return "inventoryhistory" }
+func (s *historiesREST) ShortNames() []string    { return []string{"invhist"} }
+func (s *historiesREST) Categories() []string    { return []string{"kollect"} }
+
+// Get returns the summary of one inventory's history.
+func (s *historiesREST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
+	inv := busv1.NamespacedName{Namespace: request.NamespaceValue(ctx), Name: name}
+	if err := mayRead(ctx, s.authz, inv); err != nil {
+		return nil, err
+	}
+	revs, err := s.h.Revisions(ctx, inv)
+	if err != nil {
+		return nil, apiError(err, historiesResource, name)
+	}
+	out := toHistory(inv, revs)
+	return &out, nil
+}
+
+// List returns the histories of the namespace's inventories the caller may
+// get, by name.
+func (s *historiesREST) List(ctx context.Context, opts *metainternalversion.ListOptions) (runtime.Object, error) {
+	ns := request.NamespaceValue(ctx)
+	if ns == "" {
+		return nil, apierrors.NewBadRequest("list inventory histories in one namespace (-n), not across all")
+	}
+	c, err := decodeCursor(opts.Continue)
+	if err != nil {
+		return nil, err
+	}
+	names, err := inventoryNames(ctx, s.h, ns)
+	if err != nil {
+		return nil, err
+	}
+	size := pageSize(opts.Limit, s.limits.Revisions, s.limits.Revisions)
+	out := &queryv1.InventoryHistoryList{Items: []queryv1.InventoryHistory{}}
+	for _, n := range names {
+		if n <= c.Inventory {
+			continue
+		}
+		inv := busv1.NamespacedName{Namespace: ns, Name: n}
+		if mayRead(ctx, s.authz, inv) != nil {
+			continue
+		}
+		if len(out.Items) == size {
+			out.Continue = cursor{Inventory: out.Items[size-1].Name}.encode()
+			return out, nil
+		}
+		revs, err := s.h.Revisions(ctx, inv)
+		if err != nil {
+			if apierrors.IsNotFound(apiError(err, historiesResource, n)) {
+				continue
+			}
+			return nil, apiError(err, historiesResource, n)
+		}
+		out.Items = append(out.Items, toHistory(inv, revs))
+	}
+	return out, nil
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"k8s.io/apimachinery/pkg/runtime"
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/options"
+	basecompatibility "k8s.io/component-base/compatibility"
+	openapicommon "k8s.io/kube-openapi/pkg/common"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
+	"kollect.dev/kollect/services/query/internal/history"
+)
+
+// Options configure the API server.
+type Options struct {
+	// BindAddress and Port are where it serves HTTPS.
+	BindAddress string
+	Port        int
+	// Listener, when set, is used instead of BindAddress and Port (tests).
+	Listener net.Listener
+	// CertFile and KeyFile are its serving certificate; when empty a
+	// self-signed one is generated in CertDir (in memory when empty too).
+	CertFile, KeyFile, CertDir string
+	// Kubeconfig is the kubeconfig of the Kubernetes API server that
+	// authenticates and authorizes callers (TokenReview, SubjectAccessReview,
+	// the extension-apiserver-authentication ConfigMap); empty uses the
+	// in-cluster service account.
+	Kubeconfig string
+	// Limits bound every page.
+	Limits Limits
+	// ChunkCacheBytes bounds the chunk cache (replay.NewLoader).
+	ChunkCacheBytes int64
+}
+
+// New returns the API server reading history from js.
+func New(js jetstream.JetStream, o Options) (*genericapiserver.GenericAPIServer, error) {
+	scheme, codecs := newScheme()
+	cfg := genericapiserver.NewConfig(codecs)
+	cfg.EffectiveVersion = basecompatibility.NewEffectiveVersionFromString("1.37", "", "")
+	if err := applySecurity(cfg, o); err != nil {
+		return nil, err
+	}
+	// No OpenAPI documents: the resources are read-only and kubectl needs
+	// none for get; the generic server still wants a V3 config, which
+	// ignores every path.
+	cfg.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(
+		func(openapicommon.ReferenceCallback) map[string]openapicommon.OpenAPIDefinition { return nil },
+		openapinamer.NewDefinitionNamer(scheme))
+	cfg.OpenAPIV3Config.IgnorePrefixes = []string{"/"}
+	srv, err := cfg.Complete(nil).New("kollect-query", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return nil, fmt.Errorf("build the API server: %w", err)
+	}
+	h := history.NewReader(js, o.ChunkCacheBytes)
+	authz := cfg.Authorization.Authorizer
+	sub := func(serve func(context.Context, *subresource, busv1.NamespacedName, url.Values) (any, error)) *subresource {
+		return &subresource{h: h, authz: authz, limits: o.Limits, serve: serve}
+	}
+	info := genericapiserver.NewDefaultAPIGroupInfo(queryv1.Group, scheme, runtime.NewParameterCodec(scheme), codecs)
+	info.VersionedResourcesStorageMap[queryv1.GroupVersion.Version] = map[string]rest.Storage{
+		queryv1.ResourceRevisions:                                     &revisionsREST{h: h, authz: authz, limits: o.Limits},
+		queryv1.ResourceHistories:                                     &historiesREST{h: h, authz: authz, limits: o.Limits},
+		queryv1.ResourceHistories + "/" + queryv1.SubresourceRows:     sub(serveRows),
+		queryv1.ResourceHistories + "/" + queryv1.SubresourceDiff:     sub(serveDiff),
+		queryv1.ResourceHistories + "/" + queryv1.SubresourceTimeline: sub(serveTimeline),
+	}
+	if err := srv.InstallAPIGroup(&info); err != nil {
+		return nil, fmt.Errorf("install %s: %w", queryv1.GroupVersion, err)
+	}
+	return srv, nil
+}
+
+// applySecurity sets serving (HTTPS, a self-signed certificate unless one
+// is given) and delegated authentication and authorization.
+func applySecurity(cfg *genericapiserver.Config, o Options) error {
+	serving := options.NewSecureServingOptions().WithLoopback()
+	serving.BindPort, serving.Listener = o.Port, o.Listener
+	if o.BindAddress != "" {
+		serving.BindAddress = net.ParseIP(o.BindAddress)
+		if serving.BindAddress == nil {
+			return fmt.Errorf("--bind-address %q: not an IP address", o.BindAddress)
+		}
+	}
+	serving.ServerCert.CertKey = options.CertKey{CertFile: o.CertFile, KeyFile: o.KeyFile}
+	serving.ServerCert.CertDirectory, serving.ServerCert.PairName = o.CertDir, "kollect-query"
+	if err := serving.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{net.ParseIP("127.0.0.1")}); err != nil {
+		return fmt.Errorf("generate a self-signed serving certificate: %w", err)
+	}
+	if err := serving.ApplyTo(&cfg.SecureServing, &cfg.LoopbackClientConfig); err != nil {
+		return fmt.Errorf("serve HTTPS: %w", err)
+	}
+	authn := options.NewDelegatingAuthenticationOptions()
+	authn.RemoteKubeConfigFile = o.Kubeconfig
+	if err := authn.ApplyTo(&cfg.Authentication, cfg.SecureServing, nil); err != nil {
+		return fmt.Errorf("delegate authentication: %w", err)
+	}
+	authz := options.NewDelegatingAuthorizationOptions()
+	authz.RemoteKubeConfigFile = o.Kubeconfig
+	if err := authz.ApplyTo(&cfg.Authorization); err != nil {
+		return fmt.Errorf("delegate authorization: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/klog/v2"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/services/query/internal/server"
+)
+
+// DefaultSecurePort is where the API is served (HTTPS).
+const DefaultSecurePort = 8443
+
+// Config is the query service's configuration.
+type Config struct {
+	// Bus is the bus address and credentials (the read-only query user).
+	Bus app.BusOptions
+	// Metrics is where /metrics, /healthz and /readyz are served (plain
+	// HTTP, apart from the API).
+	Metrics app.MetricsOptions
+	// Server configures the API server: port, certificates, the kubeconfig
+	// of delegated authentication and authorization, page limits.
+	Server server.Options
+	// Log is the logger; the zero value discards.
+	Log logr.Logger
+}
+
+// DefaultConfig returns the in-cluster bus, the API on :8443 with a
+// self-signed certificate, and the default page limits.
+func DefaultConfig() Config {
+	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(),
+		Server: server.Options{Port: DefaultSecurePort, Limits: server.DefaultLimits(), ChunkCacheBytes: replay.DefaultChunkCacheBytes}}
+}
+
+// BindFlags registers the configuration's flags on fs, defaulting to c's
+// values.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	c.Bus.BindFlags(fs)
+	c.Metrics.BindFlags(fs)
+	s := &c.Server
+	fs.StringVar(&s.BindAddress, "bind-address", s.BindAddress, "IP address the API is served on; empty is every address.")
+	fs.IntVar(&s.Port, "secure-port", s.Port, "HTTPS port of the API.")
+	fs.StringVar(&s.CertFile, "tls-cert-file", s.CertFile,
+		"Path of the API's PEM serving certificate (with --tls-private-key-file); empty generates a self-signed one.")
+	fs.StringVar(&s.KeyFile, "tls-private-key-file", s.KeyFile, "Path of the PEM private key of --tls-cert-file.")
+	fs.StringVar(&s.CertDir, "cert-dir", s.CertDir, "Directory a generated self-signed certificate is written to; empty keeps it in memory.")
+	fs.StringVar(&s.Kubeconfig, "kubeconfig", s.Kubeconfig,
+		"Path of the kubeconfig of the Kubernetes API server that authenticates and authorizes callers; empty uses the in-cluster service account.")
+	fs.IntVar(&s.Limits.Revisions, "max-revisions-per-page", s.Limits.Revisions,
+		"Most revisions (or timeline entries) one response holds, whatever limit the caller asks for.")
+	fs.IntVar(&s.Limits.Rows, "max-rows-per-page", s.Limits.Rows,
+		"Most rows (or diff entries) one response holds, whatever limit the caller asks for.")
+	fs.IntVar(&s.Limits.DefaultRows, "default-rows-per-page", s.Limits.DefaultRows, "Rows per page when the caller asks for no limit.")
+	fs.Int64Var(&s.ChunkCacheBytes, "chunk-cache-bytes", s.ChunkCacheBytes,
+		"Bytes of snapshot chunks kept in memory, so that reading neighbouring revisions downloads only what changed; negative disables.")
+}
+
+// Validate reports settings that cannot work.
+func (c Config) Validate() error {
+	l := c.Server.Limits
+	if l.Revisions < 1 || l.Rows < 1 || l.DefaultRows < 1 {
+		return fmt.Errorf("--max-revisions-per-page %d, --max-rows-per-page %d, --default-rows-per-page %d: must be positive",
+			l.Revisions, l.Rows, l.DefaultRows)
+	}
+	if (c.Server.CertFile == "") != (c.Server.KeyFile == "") {
+		return errors.New("--tls-cert-file and --tls-private-key-file: set both or neither")
+	}
+	return c.Bus.Validate()
+}
+
+// Run serves the history API until ctx ends.
+func Run(ctx context.Context, c Config) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	nc, js, err := c.Bus.Connect(busv1.ServiceQuery)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	srv := c.Metrics.Server(app.NewRegistry(), func() error {
+		if !nc.IsConnected() {
+			return errors.New("not connected to the bus")
+		}
+		return nil
+	}, c.Log)
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Run(ctx) })
+	g.Go(func() error { return RunWith(ctx, js, c) })
+	return g.Wait()
+}
+
+// RunWith is Run on an open JetStream context (tests, `kollect dev`).
+func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
+	klog.SetLogger(c.Log.WithName("apiserver"))
+	err := app.WaitProvisioned(logr.NewContext(ctx, c.Log), js, app.ObjectStore(bus.ObjectStoreEnvelopes), app.Stream(bus.StreamSnapshots))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil //nolint:nilerr // stopped while waiting: not a failure
+		}
+		return fmt.Errorf("wait for the bus: %w", err)
+	}
+	s, err := server.New(js, c.Server)
+	if err != nil {
+		return err
+	}
+	c.Log.Info("serving the history API", "group", "query.kollect.dev/v1alpha1")
+	return s.PrepareRun().RunWithContext(ctx)
+}
