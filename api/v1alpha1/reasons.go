@@ -54,6 +54,11 @@ const (
 	// the Scope's minExportInterval: it exports at the floor instead, and
 	// the message names the binding, the interval and the Scope.
 	ReasonScopeIntervalRaised = "ScopeIntervalRaised"
+	// ReasonScopeHistoryCapped: Ready=True on an inventory whose
+	// spec.history asks for more than the Scope's maxHistory: it keeps the
+	// cap instead, and the message names each field, the value asked and
+	// the Scope.
+	ReasonScopeHistoryCapped = "ScopeHistoryCapped"
 	// ReasonScopeStaticRefDenied: Ready=False on a cluster kind that
 	// references a namespace outside the ClusterScope's
 	// allowedStaticRefNamespaces.
@@ -134,7 +139,7 @@ func Reasons() []string {
 		ReasonProgressing, ReasonSucceeded, ReasonInvalidSpec, ReasonSuspended,
 		ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonExtractionFailed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeSinkDenied, ReasonScopeIntervalRaised,
-		ReasonScopeStaticRefDenied, ReasonScopeConflict,
+		ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonScopeConflict,
 		ReasonTargetNotFound, ReasonSinkNotFound, ReasonExported, ReasonExportFailed, ReasonExportRejected,
 		ReasonPublishFailed, ReasonSinkConfigPending, ReasonEventUndecodable, ReasonDriftRepaired,
 		ReasonConnectionOK, ReasonConnectionTestFailed, ReasonConnectionTestUnsupported, ReasonSecretResolveFailed,

@@ -62,7 +62,8 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 			}
 			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
 				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
-				HistoryMaxBytes: c.HistoryMaxBytes, BusCheckInterval: c.BusCheckInterval})
+				HistoryMaxBytes:  c.HistoryMaxBytes,
+				HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval})
 			if app.Missing(err) {
 				log.Info("waiting for the bus to be provisioned", "reason", err.Error())
 				if !sleep(ctx, time.Second) {
