@@ -154,6 +154,24 @@ func coreInvalidCases() []invalidCase {
 			base: baseConnectionTest, edits: []edit{set("spec.ttlSecondsAfterFinished", "-1")},
 			field: "spec.ttlSecondsAfterFinished"},
 
+		// KollectReplay
+		{name: "a replay asking for a revision and a backfill is rejected",
+			base: baseReplay, edits: []edit{set("spec.revision", "3"), set("spec.backfill", "{}")},
+			field: "spec", msg: "at most one of revision, at and backfill"},
+		{name: "a replay sink without a family is rejected",
+			base: baseReplay, edits: []edit{set("spec.sink", "pg")}, field: "spec.sink"},
+		{name: "a replay sink of an unknown family is rejected",
+			base: baseReplay, edits: []edit{set("spec.sink", "queue/pg")}, field: "spec.sink"},
+		{name: "a replay without an inventory is rejected",
+			base: baseReplay, edits: []edit{del("spec.inventoryRef")}, field: "spec.inventoryRef"},
+		{name: "a replay of an unknown inventory kind is rejected",
+			base: baseReplay, edits: []edit{set("spec.inventoryRef.kind", "KollectTarget")}, field: "spec.inventoryRef.kind"},
+		{name: "a backfill range ending before it starts is rejected",
+			base: baseReplay, edits: []edit{set("spec.backfill", "{fromRevision: 9, toRevision: 3}")},
+			field: "spec.backfill", msg: "fromRevision must not be above toRevision"},
+		{name: "a replay of revision 0 is rejected",
+			base: baseReplay, edits: []edit{set("spec.revision", "0")}, field: "spec.revision"},
+
 		// KollectClusterTarget
 		{name: "a cluster target without namespaceSelector is rejected",
 			base: baseClusterTarget, edits: []edit{del("spec.namespaceSelector")}, field: "spec.namespaceSelector"},

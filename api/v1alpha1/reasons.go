@@ -59,6 +59,14 @@ const (
 	// cap instead, and the message names each field, the value asked and
 	// the Scope.
 	ReasonScopeHistoryCapped = "ScopeHistoryCapped"
+	// ReasonReplayFailed: Ready=False on a KollectReplay that stopped: a
+	// revision was not acknowledged by the sink in time, or the bus could
+	// not be read; the message names the revision and the sink.
+	ReasonReplayFailed = "ReplayFailed"
+	// ReasonRevisionNotRetained: Ready=False on a KollectReplay whose
+	// revision, time or range selects nothing the bus still retains; the
+	// message gives the retained range.
+	ReasonRevisionNotRetained = "RevisionNotRetained"
 	// ReasonScopeStaticRefDenied: Ready=False on a cluster kind that
 	// references a namespace outside the ClusterScope's
 	// allowedStaticRefNamespaces.
@@ -139,7 +147,7 @@ func Reasons() []string {
 		ReasonProgressing, ReasonSucceeded, ReasonInvalidSpec, ReasonSuspended,
 		ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonExtractionFailed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeSinkDenied, ReasonScopeIntervalRaised,
-		ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonScopeConflict,
+		ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonScopeConflict,
 		ReasonTargetNotFound, ReasonSinkNotFound, ReasonExported, ReasonExportFailed, ReasonExportRejected,
 		ReasonPublishFailed, ReasonSinkConfigPending, ReasonEventUndecodable, ReasonDriftRepaired,
 		ReasonConnectionOK, ReasonConnectionTestFailed, ReasonConnectionTestUnsupported, ReasonSecretResolveFailed,

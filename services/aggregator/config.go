@@ -34,6 +34,10 @@ type Config struct {
 	GCAfterBytes int64
 	// GCGrace is how old an unreferenced object must be to be deleted.
 	GCGrace time.Duration
+	// ReplayAckTimeout is how long a replayed revision may wait for the
+	// sink's acknowledgement before it is published again (three times at
+	// most, then the KollectReplay fails).
+	ReplayAckTimeout time.Duration
 	// HistoryRevisions is how many revisions of an inventory's snapshot
 	// history are kept when its spec.history does not say; zero keeps
 	// what the stream holds (--bus-snapshot-history).
@@ -63,7 +67,7 @@ func DefaultConfig() Config {
 	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(), Settle: 250 * time.Millisecond,
 		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
-		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour}
+		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute}
 }
 
 // BindFlags registers the configuration's flags on fs, defaulting to c's
@@ -86,6 +90,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		"How old an unreferenced snapshot object must be before it is deleted, so that a reader of an event that just left the history can finish.")
 	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
 		"How often the rows and config buckets are checked for re-creation; one re-created makes the leader rebuild. 0 never checks.")
+	fs.DurationVar(&c.ReplayAckTimeout, "replay-ack-timeout", c.ReplayAckTimeout,
+		"How long a revision a KollectReplay delivers may wait for the sink's acknowledgement before it is published again (3 attempts).")
 	fs.Int64Var(&c.HistoryRevisions, "history-revisions", c.HistoryRevisions,
 		"Default for spec.history.revisions: revisions of each inventory's snapshot history kept; older events are dropped at each collection. 0 keeps what the stream holds.")
 	fs.DurationVar(&c.HistoryMaxAge, "history-max-age", c.HistoryMaxAge,
