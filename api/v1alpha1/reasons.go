@@ -67,6 +67,9 @@ const (
 	// revision, time or range selects nothing the bus still retains; the
 	// message gives the retained range.
 	ReasonRevisionNotRetained = "RevisionNotRetained"
+	// ReasonInventoryNotFound: Ready=False on a KollectReplay whose
+	// inventoryRef names no inventory.
+	ReasonInventoryNotFound = "InventoryNotFound"
 	// ReasonScopeStaticRefDenied: Ready=False on a cluster kind that
 	// references a namespace outside the ClusterScope's
 	// allowedStaticRefNamespaces.
@@ -147,7 +150,7 @@ func Reasons() []string {
 		ReasonProgressing, ReasonSucceeded, ReasonInvalidSpec, ReasonSuspended,
 		ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonExtractionFailed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeSinkDenied, ReasonScopeIntervalRaised,
-		ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonScopeConflict,
+		ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonInventoryNotFound, ReasonScopeConflict,
 		ReasonTargetNotFound, ReasonSinkNotFound, ReasonExported, ReasonExportFailed, ReasonExportRejected,
 		ReasonPublishFailed, ReasonSinkConfigPending, ReasonEventUndecodable, ReasonDriftRepaired,
 		ReasonConnectionOK, ReasonConnectionTestFailed, ReasonConnectionTestUnsupported, ReasonSecretResolveFailed,
@@ -164,7 +167,7 @@ func Stalls(reason string) bool {
 	case ReasonInvalidSpec, ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeStaticRefDenied, ReasonScopeConflict,
 		ReasonSinkNotFound, ReasonSecretResolveFailed, ReasonEndpointDenied, ReasonSecretRefDenied, ReasonCredentialsDenied,
-		ReasonConnectionTestUnsupported:
+		ReasonConnectionTestUnsupported, ReasonInventoryNotFound, ReasonReplayFailed, ReasonRevisionNotRetained:
 		return true
 	}
 	return false
