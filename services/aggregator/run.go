@@ -14,8 +14,8 @@ import (
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/aggregator/internal/engine"
-	"kollect.dev/kollect/services/aggregator/internal/replayer"
 	"kollect.dev/kollect/services/aggregator/internal/lease"
+	"kollect.dev/kollect/services/aggregator/internal/replayer"
 )
 
 // Run connects to the bus and, while this replica holds the leader lease

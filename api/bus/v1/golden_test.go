@@ -62,7 +62,7 @@ func goldenCases() []goldenCase {
 		{"a replay request names the inventory, the sink and a backfill range", "ReplayRequest", ReplayRequest{
 			Namespace: "team-a", Name: "apps-backfill", UID: "0a1b2c3d-0000-4000-8000-00000000000f", Generation: 1,
 			InventoryKind: KindInventory, Inventory: NamespacedName{Namespace: "team-a", Name: "apps"},
-			Sink: SinkRef{Family: FamilyDatabase, Namespace: "team-a", Name: "warehouse"},
+			Sink:     SinkRef{Family: FamilyDatabase, Namespace: "team-a", Name: "warehouse"},
 			Backfill: true, FromRevision: 3, RequestedAt: t0, RequestedBy: "alice"}},
 		{"a replay status report carries progress and a failure", "StatusReport-replay", StatusReport{
 			Service: ServiceAggregator, Kind: KindReplay, Namespace: "team-a", Name: "apps-backfill", Generation: 1, ObservedAt: t0,
