@@ -61,7 +61,7 @@ krew plugin it runs as kubectl kollect.`,
 	kube.addFlags(root.PersistentFlags())
 	registerKubeCompletions(root, kube)
 	root.AddCommand(newCollectCommand(s, kube), newGetCommand(s, kube), newValidateCommand(s), newMigrateCommand(s),
-		newSnapshotsCommand(s), newReplayCommand(s), newDeadLettersCommand(s), newDevCommand(s), newChecksumCommand(s),
+		newSnapshotsCommand(s), newReplayCommand(s, kube), newDeadLettersCommand(s), newDevCommand(s), newChecksumCommand(s),
 		newVerifyCommand(s))
 	root.AddCommand(newVersionCommand(s))
 	return root

@@ -15,6 +15,7 @@ import (
 // refs is the part of a snapshot event garbage collection reads.
 type refs struct {
 	Revision    uint64           `json:"revision"`
+	Replay      json.RawMessage  `json:"replay"`
 	CreatedAt   time.Time        `json:"createdAt"`
 	ManifestRef *busv1.ObjectRef `json:"manifestRef"`
 	EnvelopeRef *busv1.ObjectRef `json:"envelopeRef"`
@@ -185,7 +186,9 @@ func (e *Engine) trim(ctx context.Context, subject string, evs []retained) ([]re
 	cut := -1
 	for i := len(evs) - 1; i >= 0 && cut < 0; i-- {
 		r := evs[i].refs
-		revs[r.Revision] = struct{}{}
+		if len(r.Replay) == 0 || string(r.Replay) == "null" {
+			revs[r.Revision] = struct{}{} // a replay repeats an older revision: it adds none
+		}
 		n, err := e.newBytes(ctx, r, seen)
 		if err != nil {
 			return nil, err
