@@ -35,7 +35,7 @@ tools-dir: ## Print the folder holding the built tools.
 
 generate: ## Regenerate deepcopy code, CRDs and generated docs.
 	$(GO) tool controller-gen object paths=./api/...
-	$(GO) tool controller-gen crd paths=./api/... output:crd:artifacts:config=deploy/crds
+	$(GO) tool controller-gen crd paths=./api/v1alpha1/... output:crd:artifacts:config=deploy/crds
 	$(GO) test ./pkg/bus -run TestDocs -update >/dev/null
 	$(GO) test ./deploy/crds/reference -run TestReferenceIsCurrent -update >/dev/null
 	$(GO) test ./charts/kollect -run '^(TestCRDsAreCopiesOfDeployCRDs|TestKustomizeBase)$$' -update >/dev/null

@@ -54,12 +54,13 @@ spec:
 `
 	baseClusterInventory = `{kind: KollectClusterInventory, spec: {targetRefs: [apps]}}`
 	baseClusterScope     = `{kind: KollectClusterScope, spec: {}}`
+	baseReplay           = `{kind: KollectReplay, spec: {inventoryRef: {name: apps}, sink: database/pg}}`
 )
 
 var bases = []string{
 	baseProfile, baseTarget, baseInventory, baseGitSink, baseS3Sink, baseAzureBlobSink, basePostgresSink,
 	baseKafkaSink, baseNATSSink, baseScope, baseConnectionTest, baseClusterTarget,
-	baseClusterInventory, baseClusterScope,
+	baseClusterInventory, baseClusterScope, baseReplay,
 }
 
 func invalidCases() []invalidCase {

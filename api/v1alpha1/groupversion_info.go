@@ -33,6 +33,7 @@ func Objects() []ObjectAndList {
 		{&KollectEventSink{}, &KollectEventSinkList{}},
 		{&KollectScope{}, &KollectScopeList{}},
 		{&KollectConnectionTest{}, &KollectConnectionTestList{}},
+		{&KollectReplay{}, &KollectReplayList{}},
 		{&KollectClusterTarget{}, &KollectClusterTargetList{}},
 		{&KollectClusterInventory{}, &KollectClusterInventoryList{}},
 		{&KollectClusterScope{}, &KollectClusterScopeList{}},

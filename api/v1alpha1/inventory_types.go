@@ -72,6 +72,12 @@ type KollectInventorySpec struct {
 	// +kubebuilder:default=Retain
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
+	// history says how much snapshot history the bus keeps for replays and
+	// backfills: revisions, maxAge, maxBytes. Unset fields keep the
+	// operator's defaults; the Scope's maxHistory caps them.
+	// +optional
+	History *History `json:"history,omitempty"`
+
 	// suspend stops exports; snapshots resume from the current state.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`

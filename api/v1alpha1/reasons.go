@@ -54,6 +54,22 @@ const (
 	// the Scope's minExportInterval: it exports at the floor instead, and
 	// the message names the binding, the interval and the Scope.
 	ReasonScopeIntervalRaised = "ScopeIntervalRaised"
+	// ReasonScopeHistoryCapped: Ready=True on an inventory whose
+	// spec.history asks for more than the Scope's maxHistory: it keeps the
+	// cap instead, and the message names each field, the value asked and
+	// the Scope.
+	ReasonScopeHistoryCapped = "ScopeHistoryCapped"
+	// ReasonReplayFailed: Ready=False on a KollectReplay that stopped: a
+	// revision was not acknowledged by the sink in time, or the bus could
+	// not be read; the message names the revision and the sink.
+	ReasonReplayFailed = "ReplayFailed"
+	// ReasonRevisionNotRetained: Ready=False on a KollectReplay whose
+	// revision, time or range selects nothing the bus still retains; the
+	// message gives the retained range.
+	ReasonRevisionNotRetained = "RevisionNotRetained"
+	// ReasonInventoryNotFound: Ready=False on a KollectReplay whose
+	// inventoryRef names no inventory.
+	ReasonInventoryNotFound = "InventoryNotFound"
 	// ReasonScopeStaticRefDenied: Ready=False on a cluster kind that
 	// references a namespace outside the ClusterScope's
 	// allowedStaticRefNamespaces.
@@ -134,7 +150,7 @@ func Reasons() []string {
 		ReasonProgressing, ReasonSucceeded, ReasonInvalidSpec, ReasonSuspended,
 		ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonExtractionFailed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeSinkDenied, ReasonScopeIntervalRaised,
-		ReasonScopeStaticRefDenied, ReasonScopeConflict,
+		ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonInventoryNotFound, ReasonScopeConflict,
 		ReasonTargetNotFound, ReasonSinkNotFound, ReasonExported, ReasonExportFailed, ReasonExportRejected,
 		ReasonPublishFailed, ReasonSinkConfigPending, ReasonEventUndecodable, ReasonDriftRepaired,
 		ReasonConnectionOK, ReasonConnectionTestFailed, ReasonConnectionTestUnsupported, ReasonSecretResolveFailed,
@@ -151,7 +167,7 @@ func Stalls(reason string) bool {
 	case ReasonInvalidSpec, ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeStaticRefDenied, ReasonScopeConflict,
 		ReasonSinkNotFound, ReasonSecretResolveFailed, ReasonEndpointDenied, ReasonSecretRefDenied, ReasonCredentialsDenied,
-		ReasonConnectionTestUnsupported:
+		ReasonConnectionTestUnsupported, ReasonInventoryNotFound, ReasonReplayFailed, ReasonRevisionNotRetained:
 		return true
 	}
 	return false

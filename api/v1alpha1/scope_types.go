@@ -38,6 +38,14 @@ type ScopeRules struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('24h')",message="minExportInterval must be between 0s and 24h"
 	MinExportInterval *metav1.Duration `json:"minExportInterval,omitempty"`
 
+	// maxHistory caps the snapshot history of every inventory in scope:
+	// an inventory's spec.history (or the operator's default) above a field
+	// here is lowered to it. Admission rejects a spec.history above the cap;
+	// an inventory admitted before the Scope is clamped, and its Ready
+	// message says so.
+	// +optional
+	MaxHistory *History `json:"maxHistory,omitempty"`
+
 	// sinkRefs are the names of sinks of any family (KollectSnapshotSinks,
 	// KollectDatabaseSinks, KollectEventSinks) inventories may bind: the
 	// established spelling. A name here is allowed in every family; when

@@ -137,3 +137,15 @@ func (in *KollectConnectionTest) GetObservedGeneration() int64 { return in.Statu
 
 // SetObservedGeneration sets status.observedGeneration.
 func (in *KollectConnectionTest) SetObservedGeneration(g int64) { in.Status.ObservedGeneration = g }
+
+// GetConditions returns the status conditions.
+func (in *KollectReplay) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *KollectReplay) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetObservedGeneration returns status.observedGeneration.
+func (in *KollectReplay) GetObservedGeneration() int64 { return in.Status.ObservedGeneration }
+
+// SetObservedGeneration sets status.observedGeneration.
+func (in *KollectReplay) SetObservedGeneration(g int64) { in.Status.ObservedGeneration = g }

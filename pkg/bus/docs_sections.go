@@ -60,12 +60,15 @@ func (l Listing) writeSizing(w writer) {
 	w("- **Message size.** The server's `max_payload` must be at least %s (`MaxMessageBytes`). A row\n", size(int64(o.MaxMessageBytes)))
 	w("  averages a few hundred bytes with attributes and a few KiB with a full resource, so an inline\n")
 	w("  envelope holds roughly a few thousand rows; larger envelopes go to `%s`.\n", ObjectStoreEnvelopes)
-	w("- **Snapshots.** At most %s events per inventory for %s: plan `inventories × %s × envelope size`\n",
-		count(o.SnapshotHistory), age(o.SnapshotMaxAge), count(o.SnapshotHistory))
-	w("  (each event also carries its delta), capped at `inventories × %s × %s` for inline events.\n",
-		count(o.SnapshotHistory), size(int64(o.MaxMessageBytes)))
-	w("  A periodic re-export publishes an event per due binding, so short intervals fill the history\n")
-	w("  faster: the history covers `%s × the shortest interval` of an unchanged inventory.\n", count(o.SnapshotHistory))
+	w("- **Snapshots.** The stream keeps at most %s events per inventory for %s, the ceiling of every\n",
+		count(o.SnapshotHistory), age(o.SnapshotMaxAge))
+	w("  inventory's `spec.history`; the aggregator trims each history to its own retention (by default 16\n")
+	w("  revisions for 7 days, see [retention](retention.md)) at each collection. Plan `Σ retained revisions ×\n")
+	w("  envelope size` (each event also carries its delta), at most `%s` per inline event. A periodic\n",
+		size(int64(o.MaxMessageBytes)))
+	w("  re-export publishes an event per due binding without a new revision: those count against the\n")
+	w("  stream's %s events but not against `spec.history.revisions`, so short intervals shorten the\n", count(o.SnapshotHistory))
+	w("  history an unchanged inventory can keep to `%s × the shortest interval`.\n", count(o.SnapshotHistory))
 	w("- **Large snapshots.** Stored as content-addressed chunks (about 256 rows each) and a manifest per\n")
 	w("  revision; a revision writes only the chunks it changed, and the aggregator deletes what no retained\n")
 	w("  event references. Plan `large inventories × snapshot size × 2` plus the chunks the history changed;\n")

@@ -68,6 +68,8 @@ func keyEntries() []KeyEntry {
 			e.Message, e.Readers = "TargetConfig", services(busv1.ServiceCollector)
 		case busv1.KindInventory, busv1.KindClusterInventory:
 			e.Message, e.Readers = "InventoryConfig", services(busv1.ServiceAggregator)
+		case busv1.KindReplay:
+			e.Message, e.Readers = "ReplayRequest", services(busv1.ServiceAggregator)
 		default:
 			e.Message, e.Readers = "SinkConfig", exporters
 		}

@@ -15,11 +15,12 @@ var configKinds = []busv1.Kind{
 	busv1.KindTarget, busv1.KindClusterTarget,
 	busv1.KindInventory, busv1.KindClusterInventory,
 	busv1.KindSnapshotSink, busv1.KindDatabaseSink, busv1.KindEventSink,
+	busv1.KindReplay,
 }
 
 // ConfigKinds lists the kinds with entries in BucketConfig. Targets hold a
 // busv1.TargetConfig, inventories a busv1.InventoryConfig, sinks a
-// busv1.SinkConfig.
+// busv1.SinkConfig, replays a busv1.ReplayRequest.
 func ConfigKinds() []busv1.Kind { return slices.Clone(configKinds) }
 
 // ConfigRef is what a config key names.

@@ -20,11 +20,16 @@ type Options struct {
 	// it must not exceed the server's max_payload. An envelope larger than
 	// this goes to ObjectStoreEnvelopes.
 	MaxMessageBytes int32
-	// SnapshotHistory is how many snapshot events are kept per inventory for
-	// replay.
+	// SnapshotHistory is how many snapshot events the stream keeps per
+	// inventory: the ceiling of every inventory's retention. The aggregator
+	// trims each inventory's history to its own spec.history (default 16
+	// revisions) well below it; the default, MaxHistoryRevisions, lets
+	// every retention the API admits fit.
 	SnapshotHistory int64
-	// SnapshotMaxAge is how long snapshot events, and large envelopes, are
-	// kept; zero keeps them until SnapshotHistory evicts them.
+	// SnapshotMaxAge is how long the stream keeps snapshot events: the
+	// ceiling of every inventory's spec.history.maxAge (the aggregator's
+	// default is 7 days). Zero keeps them until SnapshotHistory evicts
+	// them.
 	SnapshotMaxAge time.Duration
 	// StatusMaxAge is how long a status report is kept when no newer report
 	// replaces it; zero keeps it forever.
@@ -48,16 +53,25 @@ type Options struct {
 	ExporterMaxAckPending int
 }
 
+// MaxHistoryRevisions and MaxHistoryAge are the largest retention
+// spec.history admits (v1alpha1.MaxHistoryRevisions, the CRD's maxAge
+// bound); the default stream limits equal them.
+const (
+	MaxHistoryRevisions = 1000
+	MaxHistoryAge       = 90 * 24 * time.Hour
+)
+
 // DefaultOptions returns the defaults: one replica on file storage, 1 MiB
-// messages, 16 snapshots per inventory for 7 days, a 4 GiB envelope store, status for 7 days, 10000
-// dead letters for 14 days.
+// messages, up to MaxHistoryRevisions snapshot events per inventory for up
+// to 90 days (the aggregator trims each inventory to its own retention), a
+// 4 GiB envelope store, status for 7 days, 10000 dead letters for 14 days.
 func DefaultOptions() Options {
 	return Options{
 		Replicas:              1,
 		Storage:               jetstream.FileStorage,
 		MaxMessageBytes:       1 << 20,
-		SnapshotHistory:       16,
-		SnapshotMaxAge:        7 * 24 * time.Hour,
+		SnapshotHistory:       MaxHistoryRevisions,
+		SnapshotMaxAge:        MaxHistoryAge,
 		StatusMaxAge:          7 * 24 * time.Hour,
 		DeadLetterMaxAge:      14 * 24 * time.Hour,
 		DeadLetterMaxMsgs:     10000,

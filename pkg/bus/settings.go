@@ -38,7 +38,8 @@ func (o Options) streams() []StreamEntry {
 	dead.MaxMsgs = o.DeadLetterMaxMsgs
 	return []StreamEntry{
 		{Config: snapshots, Purpose: "Snapshot events (busv1.SnapshotEvent), one subject per inventory. " +
-			"The last SnapshotHistory events per inventory are kept for `kollect replay`; a restarted " +
+			"At most SnapshotHistory events per inventory are kept for replays and backfills; the " +
+			"aggregator trims each inventory's history to its own spec.history below that. A restarted " +
 			"aggregator reads the latest one back to continue the revision sequence."},
 		{Config: status, Purpose: "Status reports (busv1.StatusReport). One message per subject: the latest " +
 			"report per service, object and binding, which control folds into conditions."},

@@ -34,8 +34,19 @@ type Config struct {
 	GCAfterBytes int64
 	// GCGrace is how old an unreferenced object must be to be deleted.
 	GCGrace time.Duration
+	// ReplayAckTimeout is how long a replayed revision may wait for the
+	// sink's acknowledgement before it is published again (three times at
+	// most, then the KollectReplay fails).
+	ReplayAckTimeout time.Duration
+	// HistoryRevisions is how many revisions of an inventory's snapshot
+	// history are kept when its spec.history does not say; zero keeps
+	// what the stream holds (--bus-snapshot-history).
+	HistoryRevisions int64
+	// HistoryMaxAge is how long revisions are kept when spec.history does
+	// not say; zero keeps them until the stream's own age limit.
+	HistoryMaxAge time.Duration
 	// HistoryMaxBytes bounds the bytes each inventory's retained snapshot
-	// history references; zero is unlimited.
+	// history references when spec.history does not say; zero is unlimited.
 	HistoryMaxBytes int64
 	// BusCheckInterval is how often the leader checks that the rows and
 	// config buckets are the ones it rebuilt from; a re-created one makes
@@ -55,7 +66,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(), Settle: 250 * time.Millisecond,
 		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
-		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second}
+		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
+		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute}
 }
 
 // BindFlags registers the configuration's flags on fs, defaulting to c's
@@ -78,6 +90,12 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		"How old an unreferenced snapshot object must be before it is deleted, so that a reader of an event that just left the history can finish.")
 	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
 		"How often the rows and config buckets are checked for re-creation; one re-created makes the leader rebuild. 0 never checks.")
+	fs.DurationVar(&c.ReplayAckTimeout, "replay-ack-timeout", c.ReplayAckTimeout,
+		"How long a revision a KollectReplay delivers may wait for the sink's acknowledgement before it is published again (3 attempts).")
+	fs.Int64Var(&c.HistoryRevisions, "history-revisions", c.HistoryRevisions,
+		"Default for spec.history.revisions: revisions of each inventory's snapshot history kept; older events are dropped at each collection. 0 keeps what the stream holds.")
+	fs.DurationVar(&c.HistoryMaxAge, "history-max-age", c.HistoryMaxAge,
+		"Default for spec.history.maxAge: how long revisions are kept; 0 keeps them until the stream's own age limit.")
 	fs.Int64Var(&c.HistoryMaxBytes, "history-max-bytes", c.HistoryMaxBytes,
-		"Per inventory, the most bytes its retained snapshot history may reference; older events are dropped. 0 is unlimited.")
+		"Default for spec.history.maxBytes: the most bytes an inventory's retained snapshot history may reference; older events are dropped. 0 is unlimited.")
 }

@@ -15,6 +15,7 @@ import (
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/aggregator/internal/engine"
 	"kollect.dev/kollect/services/aggregator/internal/lease"
+	"kollect.dev/kollect/services/aggregator/internal/replayer"
 )
 
 // Run connects to the bus and, while this replica holds the leader lease
@@ -53,6 +54,7 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 	l := lease.New(kv, bus.LeaseKey(busv1.ServiceAggregator), c.Leader.Identity, c.Leader.LeaseDuration)
 	return l.Run(ctx, func(ctx context.Context) error {
 		log.Info("leading", app.KeyIdentity, c.Leader.Identity)
+		defer replays(ctx, js, c)()
 		for {
 			// The bus may be provisioned again right now (its store was
 			// lost, and the lease came back before the rest): wait for
@@ -62,7 +64,8 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 			}
 			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
 				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
-				HistoryMaxBytes: c.HistoryMaxBytes, BusCheckInterval: c.BusCheckInterval})
+				HistoryMaxBytes:  c.HistoryMaxBytes,
+				HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval})
 			if app.Missing(err) {
 				log.Info("waiting for the bus to be provisioned", "reason", err.Error())
 				if !sleep(ctx, time.Second) {
@@ -112,5 +115,33 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-time.After(d):
 		return true
+	}
+}
+
+// replays runs the KollectReplay requests for the term of leadership ctx
+// spans, restarting after an error (the bus being provisioned again); the
+// function returned stops it and waits until it stopped.
+func replays(ctx context.Context, js jetstream.JetStream, c Config) func() {
+	log := c.Log.WithName("replayer")
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			err := replayer.New(js, replayer.Options{AckTimeout: c.ReplayAckTimeout, Log: log}).Run(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				log.Error(err, "replays stopped; restarting")
+			}
+			if !sleep(ctx, time.Second) {
+				return
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }

@@ -19,54 +19,86 @@ import (
 
 // replayFlags are the arguments of kollect replay.
 type replayFlags struct {
-	natsURL, inventory, sink, at string
-	revision                     uint64
+	natsURL, inventory, sink, at, name string
+	revision, from, to                 uint64
+	backfill, wait                     bool
+	timeout                            time.Duration
 }
 
-func newReplayCommand(s Streams) *cobra.Command {
-	f := replayFlags{natsURL: "nats://127.0.0.1:4222"}
+func newReplayCommand(s Streams, kube *kubeFlags) *cobra.Command {
+	f := replayFlags{natsURL: "nats://127.0.0.1:4222", timeout: 30 * time.Minute}
 	cmd := &cobra.Command{
-		Use:   "replay --inventory NAMESPACE/NAME --sink FAMILY/NAME [--revision N | --at TIME]",
-		Short: "Re-deliver a snapshot from the bus's history to one sink (kollect dev tool)",
-		Long: `replay fetches one snapshot event of an inventory from the bus's history (by revision, or the
-latest created at or before a time, RFC 3339) and publishes it again, marked as a replay, without
-its delta and addressed to one sink binding of the inventory (FAMILY/NAME, as in status.sinkExports).
-The family's exporter writes it even though it is older than what the sink holds; the next change or
-periodic re-export of the inventory writes the newest snapshot again. Without --revision or --at
-the latest snapshot is replayed.
+		Use:   "replay --inventory NAMESPACE/NAME --sink FAMILY/NAME [--revision N | --at TIME | --backfill [--from N] [--to N]] [--wait]",
+		Short: "Deliver retained snapshots of an inventory to one of its sinks again",
+		Long: `replay creates a KollectReplay through the kubeconfig: the aggregator delivers one retained
+revision of the inventory (--revision, or the latest created at or before --at, RFC 3339; the latest
+without either), or with --backfill every retained revision in order (--from/--to bound it), to one
+sink binding (FAMILY/NAME, as in status.sinkExports; FAMILY/NAMESPACE/NAME for a cluster inventory,
+whose replay is created in the sink's namespace). RBAC and audit are Kubernetes': creating the
+KollectReplay needs the edit role of the namespace. --wait follows its status until it succeeds (exit
+0) or fails (exit 1). docs/replay.md explains replays and backfills.
 
-It publishes on the bus directly (--nats-url), which only a development bus (kollect dev) or an
-operator with bus credentials can do; reading history in a cluster goes through the Kubernetes
-API (kollect history, kollect diff, kollect get inventory --at).`,
+--nats-url (deprecated) publishes the snapshot directly on the bus instead, for a bus without the
+Kubernetes side (kollect dev against a bare NATS): it needs NATS credentials, bypasses RBAC and audit,
+and takes neither --backfill nor --wait.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runReplay(cmd.Context(), s, f, cmd.Flags().Changed("revision"))
+			if cmd.Flags().Changed("nats-url") {
+				return runReplay(cmd.Context(), s, f, cmd.Flags().Changed("revision"))
+			}
+			return runReplayObject(cmd.Context(), s, kube, f)
 		},
 	}
-	cmd.Flags().StringVar(&f.natsURL, "nats-url", f.natsURL, "NATS server URL of the bus")
+	cmd.Flags().StringVar(&f.natsURL, "nats-url", f.natsURL, "deprecated: publish directly on this NATS bus instead of creating a KollectReplay")
 	cmd.Flags().StringVar(&f.inventory, "inventory", "", "inventory NAMESPACE/NAME, or NAME for a cluster inventory")
-	cmd.Flags().StringVar(&f.sink, "sink", "", "sink binding FAMILY/NAME (snapshot, database or event)")
+	cmd.Flags().StringVar(&f.sink, "sink", "", "sink binding FAMILY/NAME (snapshot, database or event; FAMILY/NAMESPACE/NAME for a cluster inventory)")
 	cmd.Flags().Uint64Var(&f.revision, "revision", 0, "revision to replay")
 	cmd.Flags().StringVar(&f.at, "at", "", "replay the latest snapshot created at or before this RFC 3339 time")
-	cmd.MarkFlagsMutuallyExclusive("revision", "at")
+	cmd.Flags().BoolVar(&f.backfill, "backfill", false, "deliver every retained revision, oldest first")
+	cmd.Flags().Uint64Var(&f.from, "from", 0, "first revision of a --backfill")
+	cmd.Flags().Uint64Var(&f.to, "to", 0, "last revision of a --backfill")
+	cmd.Flags().StringVar(&f.name, "name", "", "name of the KollectReplay (default: generated from the inventory's)")
+	cmd.Flags().BoolVar(&f.wait, "wait", false, "wait until the replay succeeded or failed")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", f.timeout, "how long --wait waits")
+	cmd.MarkFlagsMutuallyExclusive("revision", "at", "backfill")
 	return cmd
 }
 
-func runReplay(ctx context.Context, s Streams, f replayFlags, byRevision bool) error {
+// checkReplayFlags validates what both paths share and returns the sink's
+// family and the --at time.
+func checkReplayFlags(f replayFlags) (busv1.Family, time.Time, error) {
 	if f.inventory == "" || f.sink == "" {
-		return &ExitError{Code: 2, Err: errors.New("replay: --inventory and --sink are required")}
+		return "", time.Time{}, &ExitError{Code: 2, Err: errors.New("replay: --inventory and --sink are required")}
 	}
 	family, name, ok := strings.Cut(f.sink, "/")
 	if !ok || name == "" || !validFamily(busv1.Family(family)) {
-		return &ExitError{Code: 2, Err: fmt.Errorf("replay: --sink %q: want FAMILY/NAME with FAMILY snapshot, database or event", f.sink)}
+		return "", time.Time{}, &ExitError{Code: 2, Err: fmt.Errorf("replay: --sink %q: want FAMILY/NAME with FAMILY snapshot, database or event", f.sink)}
+	}
+	if (f.from != 0 || f.to != 0) && !f.backfill {
+		return "", time.Time{}, &ExitError{Code: 2, Err: errors.New("replay: --from and --to need --backfill")}
 	}
 	var at time.Time
 	if f.at != "" {
 		var err error
 		if at, err = time.Parse(time.RFC3339, f.at); err != nil {
-			return &ExitError{Code: 2, Err: fmt.Errorf("replay: --at: %w", err)}
+			return "", time.Time{}, &ExitError{Code: 2, Err: fmt.Errorf("replay: --at: %w", err)}
 		}
 	}
+	return busv1.Family(family), at, nil
+}
+
+// runReplay is the deprecated direct path: publish on the bus.
+func runReplay(ctx context.Context, s Streams, f replayFlags, byRevision bool) error {
+	fam, at, err := checkReplayFlags(f)
+	if err != nil {
+		return err
+	}
+	if f.backfill || f.wait {
+		return &ExitError{Code: 2, Err: errors.New("replay: --backfill and --wait need a KollectReplay: drop --nats-url")}
+	}
+	fmt.Fprintln(s.Err, "warning: --nats-url is deprecated: without it, replay creates a KollectReplay (RBAC and audit apply)")
+	_, name, _ := strings.Cut(f.sink, "/")
+	family := string(fam)
 	inv := parseInventory(f.inventory)
 	nc, js, err := bus.Connect(f.natsURL, "cli")
 	if err != nil {

@@ -39,8 +39,8 @@ func defaultBusConfig() BusConfig {
 func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&b.Replicas, "bus-replicas", b.Replicas, "Replicas of every bus stream, bucket and object store (1 to 5; 3 on a three-node JetStream cluster).")
 	fs.StringVar(&b.Storage, "bus-storage", b.Storage, "Storage of the bus streams: file or memory.")
-	fs.Int64Var(&b.SnapshotHistory, "bus-snapshot-history", b.SnapshotHistory, "Snapshot events kept per inventory for replay.")
-	fs.DurationVar(&b.SnapshotMaxAge, "bus-snapshot-max-age", b.SnapshotMaxAge, "How long snapshot events and large envelopes are kept (0: until evicted by --bus-snapshot-history).")
+	fs.Int64Var(&b.SnapshotHistory, "bus-snapshot-history", b.SnapshotHistory, "Most snapshot events the stream keeps per inventory: the ceiling of spec.history.revisions (the aggregator trims each inventory to its own).")
+	fs.DurationVar(&b.SnapshotMaxAge, "bus-snapshot-max-age", b.SnapshotMaxAge, "How long the stream keeps snapshot events, the ceiling of spec.history.maxAge (0: until evicted by --bus-snapshot-history).")
 	fs.DurationVar(&b.ExporterAckWait, "bus-exporter-ack-wait", b.ExporterAckWait,
 		"How long an exporter may hold a snapshot event before it is delivered again, to another replica after a crash (at least 1s).")
 }

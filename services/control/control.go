@@ -286,6 +286,8 @@ func newObject(k busv1.Kind) client.Object {
 		return &v1alpha1.KollectEventSink{}
 	case busv1.KindConnectionTest:
 		return &v1alpha1.KollectConnectionTest{}
+	case busv1.KindReplay:
+		return &v1alpha1.KollectReplay{}
 	}
 	return nil
 }

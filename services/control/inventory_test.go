@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -86,6 +87,43 @@ func TestInventoryConfigEntry(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestInventoryHistoryIsCompiledAndCappedByAScopeCreatedLater(t *testing.T) {
+	ns := namespace(t)
+	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
+		Spec: v1alpha1.KollectInventorySpec{History: &v1alpha1.History{Revisions: ptr.To[int32](100), MaxAge: dur(720 * time.Hour)}}}
+	create(t, inv)
+	asked := busv1.HistoryLimits{Revisions: 100, MaxAge: busv1.Duration{Duration: 720 * time.Hour}}
+	entry := func(want busv1.InventoryConfig) func() error {
+		return func() error {
+			var cfg busv1.InventoryConfig
+			if err := configEntry(t, ref(busv1.KindInventory, ns, "inv"), &cfg); err != nil {
+				return err
+			}
+			got := busv1.InventoryConfig{History: cfg.History, HistoryCap: cfg.HistoryCap}
+			if d := cmp.Diff(want, got); d != "" {
+				return fmt.Errorf("history (-want +got):\n%s", d)
+			}
+			return nil
+		}
+	}
+	eventually(t, "the asked history in the entry", entry(busv1.InventoryConfig{History: asked}))
+	create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"},
+		Spec: v1alpha1.ScopeRules{MaxHistory: &v1alpha1.History{Revisions: ptr.To[int32](50)}}})
+	eventually(t, "the Scope's cap in the entry", entry(busv1.InventoryConfig{History: asked,
+		HistoryCap: busv1.HistoryLimits{Revisions: 50}}))
+	eventually(t, "Ready=ScopeHistoryCapped", func() error {
+		if err := get(t, inv); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(inv.Status.Conditions, v1alpha1.ConditionReady)
+		want := "exporting to 0 of 0 sinks; spec.history.revisions: 100 is above the cap 50 of KollectScope team"
+		if c == nil || c.Reason != v1alpha1.ReasonScopeHistoryCapped || c.Message != want {
+			return fmt.Errorf("Ready = %+v, want %s: %s", c, v1alpha1.ReasonScopeHistoryCapped, want)
+		}
+		return nil
+	})
 }
 
 func TestInventoryBindingsDenied(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -105,6 +106,7 @@ func TestWebhookRules(t *testing.T) {
 		AllowedGVKs:       []v1alpha1.AllowedGVK{{Group: "apps", Kind: "Deployment"}},
 		SnapshotSinkRefs:  []string{"git"},
 		MinExportInterval: dur(10 * time.Minute),
+		MaxHistory:        &v1alpha1.History{Revisions: ptr.To[int32](20)},
 	}})
 	create(t, profile(ns, "cms", configMaps))
 	secretProfile := profile(ns, "secrets", v1alpha1.GroupVersionKind{Version: "v1", Kind: "Secret"})
@@ -136,6 +138,11 @@ func TestWebhookRules(t *testing.T) {
 				SnapshotSinkRefs: []v1alpha1.SinkBinding{{Name: "other"}}}}, "does not allow sink other"},
 		{"an inventory below the Scope's interval floor is refused", &v1alpha1.KollectInventory{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fast"}}, "floor"},
+		{"an inventory keeping more history than the Scope's cap is refused", &v1alpha1.KollectInventory{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "long"},
+			Spec: v1alpha1.KollectInventorySpec{ExportMinInterval: dur(time.Hour),
+				History: &v1alpha1.History{Revisions: ptr.To[int32](50)}}},
+			"spec.history.revisions: 50 is above the cap 20 of KollectScope team"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -128,6 +128,23 @@ type InventoryConfig struct {
 	// history and the export state were both lost. Zero for an inventory
 	// that never published, or was deleted and created again.
 	RevisionFloor uint64 `json:"revisionFloor,omitempty"`
+	// History is the retention the inventory asked for (spec.history);
+	// a zero field keeps the aggregator's default.
+	History HistoryLimits `json:"history,omitzero"`
+	// HistoryCap is the Scope's maxHistory: the aggregator lowers the
+	// effective retention (asked or default) to each non-zero field.
+	HistoryCap HistoryLimits `json:"historyCap,omitzero"`
+}
+
+// HistoryLimits bound an inventory's retained snapshot history; a zero
+// field sets no limit of its own.
+type HistoryLimits struct {
+	// Revisions is how many snapshot revisions to keep.
+	Revisions int64 `json:"revisions,omitempty"`
+	// MaxAge is how long a revision is kept after it was published.
+	MaxAge Duration `json:"maxAge,omitzero"`
+	// MaxBytes bounds the bytes the kept revisions reference.
+	MaxBytes int64 `json:"maxBytes,omitempty"`
 }
 
 // Binding is one resolved (inventory, sink) pair with its effective cadence

@@ -89,6 +89,8 @@ func inventoryConfig() InventoryConfig {
 		Kind: KindInventory, Namespace: "team-a", Name: "apps", UID: "0a1b2c3d-0000-4000-8000-00000000000c",
 		Generation: 3, DeletionPolicy: DeletionDelete, Bindings: bindings(),
 		MinExportInterval: Duration{30 * time.Second},
+		History:           HistoryLimits{Revisions: 100, MaxAge: Duration{30 * 24 * time.Hour}},
+		HistoryCap:        HistoryLimits{Revisions: 50, MaxBytes: 1 << 30},
 	}
 }
 

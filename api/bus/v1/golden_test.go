@@ -59,6 +59,16 @@ func goldenCases() []goldenCase {
 			ConnectionTestReply{RequestID: "01J0K4Z8Q6", LatencyMs: 2003, Permanent: true,
 				Outcome: Outcome{Reason: "ConnectionTestFailed", Message: "connect git.example.com:443: certificate signed by unknown authority"}}},
 		{"a dead letter keeps subject, headers and reason", "DeadLetter", deadLetter()},
+		{"a replay request names the inventory, the sink and a backfill range", "ReplayRequest", ReplayRequest{
+			Namespace: "team-a", Name: "apps-backfill", UID: "0a1b2c3d-0000-4000-8000-00000000000f", Generation: 1,
+			InventoryKind: KindInventory, Inventory: NamespacedName{Namespace: "team-a", Name: "apps"},
+			Sink:     SinkRef{Family: FamilyDatabase, Namespace: "team-a", Name: "warehouse"},
+			Backfill: true, FromRevision: 3, RequestedAt: t0, RequestedBy: "alice"}},
+		{"a replay status report carries progress and a failure", "StatusReport-replay", StatusReport{
+			Service: ServiceAggregator, Kind: KindReplay, Namespace: "team-a", Name: "apps-backfill", Generation: 1, ObservedAt: t0,
+			Replay: &ReplayStatus{UID: "0a1b2c3d-0000-4000-8000-00000000000f", Phase: ReplayFailed, RevisionsTotal: 9,
+				RevisionsDone: 4, LastRevision: 6, StartedAt: t0, FinishedAt: t0.Add(60e9),
+				Outcome: Outcome{Reason: "ReplayFailed", Message: "revision 7 was not acknowledged by database/warehouse within 5m0s"}}}},
 	}
 }
 

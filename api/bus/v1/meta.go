@@ -19,6 +19,7 @@ const (
 	KindDatabaseSink     Kind = "KollectDatabaseSink"
 	KindEventSink        Kind = "KollectEventSink"
 	KindConnectionTest   Kind = "KollectConnectionTest"
+	KindReplay           Kind = "KollectReplay"
 )
 
 // Service names a Kollect service; it is the writer named in status reports.

@@ -27,6 +27,8 @@ type StatusReport struct {
 	Export *ExportStatus `json:"export,omitempty"`
 	// Connection is an exporter's report on a sink's connection.
 	Connection *ConnectionStatus `json:"connection,omitempty"`
+	// Replay is the aggregator's progress on a KollectReplay.
+	Replay *ReplayStatus `json:"replay,omitempty"`
 }
 
 // Outcome is the reason and message of a failed (or notable) step; empty on

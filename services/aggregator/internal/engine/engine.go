@@ -41,10 +41,15 @@ type Options struct {
 	// BusCheckInterval is how often the engine checks that the rows and
 	// config buckets are the ones it rebuilt from; zero never checks.
 	BusCheckInterval time.Duration
-	// HistoryMaxBytes bounds, per inventory, the bytes its retained
-	// snapshot events reference; older events are dropped beyond it (the
-	// newest always stays). Zero is unlimited.
-	HistoryMaxBytes int64
+	// HistoryRevisions, HistoryMaxAge and HistoryMaxBytes are the default
+	// retention of an inventory's snapshot history, for inventories whose
+	// spec.history leaves a field unset: how many distinct revisions, for
+	// how long (by the event's createdAt on the engine's clock) and how many
+	// referenced bytes. Older events are dropped at each collection (the
+	// newest always stays); a Scope's cap lowers them. Zero is unlimited.
+	HistoryRevisions int64
+	HistoryMaxAge    time.Duration
+	HistoryMaxBytes  int64
 	// Observe, when set, is told every step of the engine's work, on the
 	// engine's goroutine; it must return quickly. Tests wait on it.
 	Observe func(Event)

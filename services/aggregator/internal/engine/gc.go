@@ -14,6 +14,9 @@ import (
 
 // refs is the part of a snapshot event garbage collection reads.
 type refs struct {
+	Revision    uint64           `json:"revision"`
+	Replay      json.RawMessage  `json:"replay"`
+	CreatedAt   time.Time        `json:"createdAt"`
 	ManifestRef *busv1.ObjectRef `json:"manifestRef"`
 	EnvelopeRef *busv1.ObjectRef `json:"envelopeRef"`
 	DeltaRef    *busv1.ObjectRef `json:"deltaRef"`
@@ -28,7 +31,7 @@ type retained struct {
 // collect deletes every object of the envelope store that no retained
 // snapshot event and no inventory's current view references, once it is
 // older than the grace period, after trimming each inventory's history to
-// HistoryMaxBytes. It runs on the engine's goroutine, so no publish stores
+// its retention (trim). It runs on the engine's goroutine, so no publish stores
 // an object while it decides.
 func (e *Engine) collect(ctx context.Context) error {
 	history, err := e.histories(ctx)
@@ -167,22 +170,34 @@ func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}) error {
 	return nil
 }
 
-// trim drops the oldest events of one inventory's history while what they
-// reference in total exceeds HistoryMaxBytes; the newest event always stays.
-// It returns the events kept.
+// trim drops the oldest events of one inventory's history beyond its
+// retention (limits): more distinct revisions than Revisions, older than
+// MaxAge, or referencing in total more than MaxBytes. The newest event
+// always stays. It returns the events kept.
 func (e *Engine) trim(ctx context.Context, subject string, evs []retained) ([]retained, error) {
-	if e.opts.HistoryMaxBytes <= 0 || len(evs) < 2 {
+	lim := e.limits(subject)
+	if len(evs) < 2 || lim == (busv1.HistoryLimits{}) {
 		return evs, nil
 	}
+	now := e.clock.Now()
 	seen := map[string]struct{}{}
+	revs := map[uint64]struct{}{}
 	var total int64
 	cut := -1
 	for i := len(evs) - 1; i >= 0 && cut < 0; i-- {
-		n, err := e.newBytes(ctx, evs[i].refs, seen)
+		r := evs[i].refs
+		if len(r.Replay) == 0 || string(r.Replay) == "null" {
+			revs[r.Revision] = struct{}{} // a replay repeats an older revision: it adds none
+		}
+		n, err := e.newBytes(ctx, r, seen)
 		if err != nil {
 			return nil, err
 		}
-		if total += n; total > e.opts.HistoryMaxBytes && i < len(evs)-1 {
+		total += n
+		over := lim.Revisions > 0 && int64(len(revs)) > lim.Revisions ||
+			lim.MaxAge.Duration > 0 && !r.CreatedAt.IsZero() && now.Sub(r.CreatedAt) > lim.MaxAge.Duration ||
+			lim.MaxBytes > 0 && total > lim.MaxBytes
+		if over && i < len(evs)-1 {
 			cut = i
 		}
 	}
@@ -196,8 +211,46 @@ func (e *Engine) trim(ctx context.Context, subject string, evs []retained) ([]re
 	if err := s.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(evs[cut].seq+1)); err != nil {
 		return nil, fmt.Errorf("trim history of %s: %w", subject, err)
 	}
-	e.opts.Log.Info("trimmed a snapshot history over its byte limit", "subject", subject, "events", cut+1)
+	e.opts.Log.V(1).Info("trimmed a snapshot history to its retention", "subject", subject, "events", cut+1)
 	return evs[cut+1:], nil
+}
+
+// limits is the retention of the inventory whose history is on subject:
+// its spec.history, else the engine's defaults, each lowered to its
+// Scope's cap. An inventory without config (an orphan) keeps the defaults.
+func (e *Engine) limits(subject string) busv1.HistoryLimits {
+	def := busv1.HistoryLimits{Revisions: e.opts.HistoryRevisions,
+		MaxAge: busv1.Duration{Duration: e.opts.HistoryMaxAge}, MaxBytes: e.opts.HistoryMaxBytes}
+	name, err := bus.ParseSnapshotSubject(subject)
+	if err != nil {
+		return def
+	}
+	st, ok := e.invs[name]
+	if !ok || st.cfg == nil {
+		return def
+	}
+	return EffectiveHistory(st.cfg.History, st.cfg.HistoryCap, def)
+}
+
+// EffectiveHistory is the retention an inventory gets: each field it asked
+// for, else the default, lowered to the cap where the cap sets one.
+func EffectiveHistory(asked, limit, def busv1.HistoryLimits) busv1.HistoryLimits {
+	pick := func(a, c, d int64) int64 {
+		v := a
+		if v <= 0 {
+			v = d
+		}
+		if c > 0 && (v <= 0 || v > c) {
+			v = c
+		}
+		return v
+	}
+	return busv1.HistoryLimits{
+		Revisions: pick(asked.Revisions, limit.Revisions, def.Revisions),
+		MaxAge: busv1.Duration{Duration: time.Duration(pick(int64(asked.MaxAge.Duration),
+			int64(limit.MaxAge.Duration), int64(def.MaxAge.Duration)))},
+		MaxBytes: pick(asked.MaxBytes, limit.MaxBytes, def.MaxBytes),
+	}
 }
 
 // newBytes is the size of what r references that seen does not hold yet.

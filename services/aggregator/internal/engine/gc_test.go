@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/replay"
 )
@@ -34,15 +35,22 @@ func storeObjects(t *testing.T, b *bed) map[string]uint64 {
 // through manifests, n times, and returns the engine.
 func churn(t *testing.T, b *bed, clock *fakeClock, opts Options, n int) *probe {
 	t.Helper()
-	b.putInventory(nsInventory("team-a", "big"))
+	return churnInventory(t, b, clock, opts, nsInventory("team-a", "big"), 600, n)
+}
+
+// churnInventory is churn for an inventory of the test's own config and
+// rows rows.
+func churnInventory(t *testing.T, b *bed, clock *fakeClock, opts Options, inv busv1.InventoryConfig, rows, n int) *probe {
+	t.Helper()
+	b.putInventory(inv)
 	pad := strings.Repeat("x", 200)
-	for i := range 600 {
+	for i := range rows {
 		b.putRow(mkRow("team-a", "web", rowName(i), pad))
 	}
 	e := b.start(opts)
 	waitFor(t, "the first snapshot", func() bool { return e.events.Load() == 1 })
 	for i := range n {
-		last := b.putRow(mkRow("team-a", "web", rowName((i*97)%600), pad+strings.Repeat("y", i+1)))
+		last := b.putRow(mkRow("team-a", "web", rowName((i*97)%rows), pad+strings.Repeat("y", i+1)))
 		waitFor(t, "the row", func() bool { return e.rowsRev.Load() >= last })
 		before := e.events.Load()
 		clock.Advance(time.Second)

@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
@@ -79,6 +81,15 @@ func loadFile(path string, read func(string) ([]byte, error)) ([]Object, error) 
 		if len(m) == 0 {
 			i--
 			continue
+		}
+		// Integers as int64, as the API server decodes them: CEL rules
+		// over integer fields reject float64.
+		j, err := json.Marshal(m)
+		if err == nil {
+			err = utiljson.Unmarshal(j, &m)
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: document %d: %w", path, i, err)
 		}
 		u := &unstructured.Unstructured{Object: m}
 		if u.GetAPIVersion() == "" || u.GetKind() == "" {

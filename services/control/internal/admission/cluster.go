@@ -38,6 +38,9 @@ func (v *Validator) clusterInventory(ctx context.Context, inv *v1alpha1.KollectC
 	if below(inv.Spec.ExportMinInterval, floor) {
 		return fmt.Sprintf("spec.exportMinInterval: below the KollectClusterScope %s floor %s", scope.Name, floor), nil
 	}
+	if over := policy.HistoryOverCap(policy.HistoryLimits(inv.Spec.History), policy.HistoryCap(rules)); over != nil {
+		return fmt.Sprintf("%s of KollectClusterScope %s", over[0], scope.Name), nil
+	}
 	static := scope.Spec.AllowedStaticRefNamespaces
 	for li, l := range lists {
 		for i, b := range l.refs {

@@ -48,6 +48,9 @@ func (v *Validator) inventory(ctx context.Context, inv *v1alpha1.KollectInventor
 	if below(inv.Spec.ExportMinInterval, floor) {
 		return fmt.Sprintf("spec.exportMinInterval: below the KollectScope %s floor %s", scope.Name, floor), nil
 	}
+	if over := policy.HistoryOverCap(policy.HistoryLimits(inv.Spec.History), policy.HistoryCap(rules)); over != nil {
+		return fmt.Sprintf("%s of KollectScope %s", over[0], scope.Name), nil
+	}
 	lists := []struct {
 		field string
 		refs  []v1alpha1.SinkBinding

@@ -14,6 +14,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/inventory"
 	"kollect.dev/kollect/pkg/selection"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // DefaultSinkNamespace is where a ClusterInventory's sinks live when neither
@@ -63,7 +64,8 @@ func (r *ClusterInventoryReconciler) compile(ctx context.Context, obj *v1alpha1.
 		return compiledInventory{}, err
 	}
 	c, err := r.compileInventory(ctx, busv1.InventoryConfig{Kind: busv1.KindClusterInventory, Name: obj.Name, UID: string(obj.UID),
-		Generation: obj.Generation, DeletionPolicy: busv1.DeletionRetain, RevisionFloor: revisionFloor(&obj.Status.InventoryStatus)},
+		Generation: obj.Generation, DeletionPolicy: busv1.DeletionRetain, RevisionFloor: revisionFloor(&obj.Status.InventoryStatus),
+		History: policy.HistoryLimits(obj.Spec.History)},
 		clusterWants(obj), b)
 	if err != nil {
 		return c, err

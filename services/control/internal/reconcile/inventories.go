@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,12 +16,16 @@ import (
 type compiledInventory struct {
 	cfg busv1.InventoryConfig
 	bindings
+	// capped says, one line per spec.history field, what the Scope's
+	// maxHistory lowered.
+	capped []string
 }
 
 // compileInventory is the compile path both inventory kinds share: every
 // sink is in a namespace the (Cluster)Scope lets it reference, and the
 // sinks resolve into bindings within the Scope. cfg holds what the kind's
-// own step filled in; its bindings and floor are set here. Why the
+// own step filled in (History among it); its bindings, floor and history
+// cap are set here. Why the
 // inventory cannot run is a *v1alpha1.ReasonError.
 func (d *Deps) compileInventory(ctx context.Context, cfg busv1.InventoryConfig, ws []wanted, b bound) (compiledInventory, error) {
 	for _, w := range ws {
@@ -34,15 +39,26 @@ func (d *Deps) compileInventory(ctx context.Context, cfg busv1.InventoryConfig, 
 		return compiledInventory{}, err
 	}
 	cfg.Bindings, cfg.MinExportInterval = sortBindings(bs.binds), busv1.Duration{Duration: policy.Floor(b.rules)}
-	return compiledInventory{cfg: cfg, bindings: bs}, nil
+	cfg.HistoryCap = policy.HistoryCap(b.rules)
+	var capped []string
+	for _, l := range policy.HistoryOverCap(cfg.History, cfg.HistoryCap) {
+		capped = append(capped, l+" of "+b.name)
+	}
+	return compiledInventory{cfg: cfg, bindings: bs, capped: capped}, nil
 }
 
 // readyInventory sets an inventory's Ready=True: Succeeded with msg, or
-// ScopeIntervalRaised naming each interval the Scope's floor raised.
+// ScopeIntervalRaised naming each interval the Scope's floor raised, or
+// ScopeHistoryCapped naming each spec.history field the Scope's maxHistory
+// lowered (the message names both when both happened).
 func readyInventory(obj statusObject, msg string, c compiledInventory) {
-	if len(c.raised) == 0 {
+	notes := append(slices.Clone(c.raised), c.capped...)
+	switch {
+	case len(c.raised) > 0:
+		set(obj, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonScopeIntervalRaised, msg+"; "+strings.Join(notes, "; "))
+	case len(c.capped) > 0:
+		set(obj, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonScopeHistoryCapped, msg+"; "+strings.Join(notes, "; "))
+	default:
 		ready(obj, msg)
-		return
 	}
-	set(obj, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonScopeIntervalRaised, msg+"; "+strings.Join(c.raised, "; "))
 }

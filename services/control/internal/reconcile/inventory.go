@@ -10,6 +10,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // InventoryReconciler compiles KollectInventories into config entries with
@@ -54,7 +55,7 @@ func (r *InventoryReconciler) compile(ctx context.Context, obj *v1alpha1.Kollect
 	return r.compileInventory(ctx, busv1.InventoryConfig{
 		Kind: busv1.KindInventory, Namespace: obj.Namespace, Name: obj.Name, UID: string(obj.UID),
 		Generation: obj.Generation, DeletionPolicy: deletionPolicy(obj.Spec.DeletionPolicy),
-		RevisionFloor: revisionFloor(&obj.Status),
+		RevisionFloor: revisionFloor(&obj.Status), History: policy.HistoryLimits(obj.Spec.History),
 	}, inventoryWants(obj), b)
 }
 

@@ -46,6 +46,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, d *Deps, ev Events, opts extra
 	if err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectConnectionTest{}).Complete(&ConnectionTestReconciler{Deps: d}); err != nil {
 		return fmt.Errorf("set up the connection test controller: %w", err)
 	}
+	if err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectReplay{}).
+		WatchesRawSource(channel(ev, busv1.KindReplay)).Complete(&ReplayReconciler{Deps: d}); err != nil {
+		return fmt.Errorf("set up the replay controller: %w", err)
+	}
 	for _, f := range busv1.Families() {
 		err := ctrl.NewControllerManagedBy(mgr).For(newSink(f)).
 			WatchesRawSource(channel(ev, f.SinkKind())).

@@ -1,0 +1,160 @@
+package replayer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/replay"
+)
+
+// run delivers req's revisions in order and returns the final status; it
+// reports progress after each revision.
+func (r *Replayer) run(ctx context.Context, req busv1.ReplayRequest) busv1.ReplayStatus {
+	st := busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayRunning, StartedAt: time.Now().UTC()}
+	fail := func(reason string, err error) busv1.ReplayStatus {
+		st.Phase, st.FinishedAt = busv1.ReplayFailed, time.Now().UTC()
+		st.Outcome = busv1.Outcome{Reason: reason, Message: err.Error()}
+		return st
+	}
+	history, err := replay.Events(ctx, r.js, req.Inventory)
+	if err != nil {
+		return fail(v1alpha1.ReasonReplayFailed, err)
+	}
+	evs, err := selectEvents(req, history)
+	if err != nil {
+		return fail(v1alpha1.ReasonRevisionNotRetained, err)
+	}
+	st.RevisionsTotal = len(evs)
+	r.report(ctx, req, st)
+	state, err := r.js.KeyValue(ctx, bus.BucketExportState)
+	if err != nil {
+		return fail(v1alpha1.ReasonReplayFailed, fmt.Errorf("open KV bucket %s: %w", bus.BucketExportState, err))
+	}
+	for _, ev := range evs {
+		if err := r.deliver(ctx, req, state, ev); err != nil {
+			reason := v1alpha1.ReasonReplayFailed
+			if errors.Is(err, errNotBound) {
+				reason = v1alpha1.ReasonSinkNotFound
+			}
+			return fail(reason, err)
+		}
+		st.RevisionsDone, st.LastRevision = st.RevisionsDone+1, ev.Revision
+		if st.RevisionsDone < st.RevisionsTotal {
+			r.report(ctx, req, st)
+		}
+	}
+	st.Phase, st.FinishedAt = busv1.ReplaySucceeded, time.Now().UTC()
+	return st
+}
+
+// errNotBound is the cause of a replay whose inventory no longer binds
+// the sink.
+var errNotBound = errors.New("not bound")
+
+// deliver publishes ev as a replay to req's binding and waits until the
+// binding's export state records it replayed, publishing it again after
+// each AckTimeout (an exporter drops a pending replay when a regular event
+// of the binding arrives), at most Attempts times.
+func (r *Replayer) deliver(ctx context.Context, req busv1.ReplayRequest, state jetstream.KeyValue, ev busv1.SnapshotEvent) error {
+	key := bus.ExportStateKey(req.Inventory, req.Sink)
+	for attempt := 1; ; attempt++ {
+		b, err := r.binding(ctx, req)
+		if err != nil {
+			return err
+		}
+		// The watch starts before the publish, so the acknowledgement
+		// cannot be missed.
+		w, err := state.Watch(ctx, key, jetstream.UpdatesOnly())
+		if err != nil {
+			return fmt.Errorf("watch export state %s: %w", key, err)
+		}
+		err = r.publish(ctx, ev, b, req.RequestedBy)
+		if err == nil {
+			err = r.acknowledged(ctx, w, ev)
+		}
+		_ = w.Stop()
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case attempt >= r.opts.Attempts:
+			return fmt.Errorf("revision %d of %s: %w (%d attempts)", ev.Revision, req.Inventory, err, attempt)
+		}
+	}
+}
+
+// binding returns the binding of the inventory's current config to req's
+// sink: exporters deliver only to bindings the config lists.
+func (r *Replayer) binding(ctx context.Context, req busv1.ReplayRequest) (busv1.Binding, error) {
+	kv, err := r.js.KeyValue(ctx, bus.BucketConfig)
+	if err != nil {
+		return busv1.Binding{}, fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
+	}
+	e, err := kv.Get(ctx, bus.ConfigKey(bus.ConfigRef{Kind: req.InventoryKind, Namespace: req.Inventory.Namespace, Name: req.Inventory.Name}))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return busv1.Binding{}, fmt.Errorf("inventory %s has no config: %w", req.Inventory, errNotBound)
+	}
+	if err != nil {
+		return busv1.Binding{}, fmt.Errorf("read config of %s: %w", req.Inventory, err)
+	}
+	var ic busv1.InventoryConfig
+	if err := json.Unmarshal(e.Value(), &ic); err != nil {
+		return busv1.Binding{}, fmt.Errorf("decode config of %s: %w", req.Inventory, err)
+	}
+	for _, b := range ic.Bindings {
+		if b.SinkRef == req.Sink {
+			return b, nil
+		}
+	}
+	return busv1.Binding{}, fmt.Errorf("inventory %s does not bind sink %s: %w", req.Inventory, req.Sink.BindingName(), errNotBound)
+}
+
+// publish sends ev again as a replay addressed to b alone, without its
+// delta.
+func (r *Replayer) publish(ctx context.Context, ev busv1.SnapshotEvent, b busv1.Binding, by string) error {
+	ev.Delta, ev.DeltaRef, ev.Bindings = nil, nil, []busv1.Binding{b}
+	ev.Replay = &busv1.Replay{RequestedAt: time.Now().UTC(), RequestedBy: by}
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	if _, err := r.js.Publish(ctx, bus.SnapshotSubject(ev.Inventory), data, jetstream.WithMsgID(bus.ReplayMsgID(ev))); err != nil {
+		return fmt.Errorf("publish replay of revision %d of %s: %w", ev.Revision, ev.Inventory, err)
+	}
+	return nil
+}
+
+// acknowledged waits until an update of the export state records ev as
+// replayed, or AckTimeout passes.
+func (r *Replayer) acknowledged(ctx context.Context, w jetstream.KeyWatcher, ev busv1.SnapshotEvent) error {
+	timer := time.NewTimer(r.opts.AckTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			return fmt.Errorf("the sink did not acknowledge revision %d within %s", ev.Revision, r.opts.AckTimeout)
+		case e := <-w.Updates():
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			var st busv1.ExportState
+			if json.Unmarshal(e.Value(), &st) != nil || st.Replayed == nil {
+				continue
+			}
+			if st.Replayed.Revision == ev.Revision && st.Replayed.Checksum == ev.Checksum {
+				return nil
+			}
+		}
+	}
+}

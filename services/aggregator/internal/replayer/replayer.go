@@ -1,0 +1,169 @@
+package replayer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go/jetstream"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// Options tune a Replayer.
+type Options struct {
+	// AckTimeout is how long one revision may take to be acknowledged by
+	// the sink before it is published again; zero is 5 minutes.
+	AckTimeout time.Duration
+	// Attempts is how many times one revision is published before the
+	// replay fails; zero is 3.
+	Attempts int
+	// Log receives one line per replay finished or failed.
+	Log logr.Logger
+}
+
+// Replayer runs the replay requests of the config bucket.
+type Replayer struct {
+	js   jetstream.JetStream
+	opts Options
+	// bindings serialises replays to the same binding.
+	mu       sync.Mutex
+	bindings map[string]*sync.Mutex
+}
+
+// New returns a Replayer on js.
+func New(js jetstream.JetStream, opts Options) *Replayer {
+	if opts.AckTimeout <= 0 {
+		opts.AckTimeout = 5 * time.Minute
+	}
+	if opts.Attempts <= 0 {
+		opts.Attempts = 3
+	}
+	return &Replayer{js: js, opts: opts, bindings: map[string]*sync.Mutex{}}
+}
+
+// Run watches the replay keys and runs each request not yet finished, until
+// ctx ends. A request whose key is deleted (its KollectReplay was) stops.
+func (r *Replayer) Run(ctx context.Context) error {
+	kv, err := r.js.KeyValue(ctx, bus.BucketConfig)
+	if err != nil {
+		return fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
+	}
+	w, err := kv.WatchFiltered(ctx, []string{bus.ConfigKeyFilter(busv1.KindReplay)})
+	if err != nil {
+		return fmt.Errorf("watch replays in KV bucket %s: %w", bus.BucketConfig, err)
+	}
+	defer func() { _ = w.Stop() }()
+	type running struct {
+		uid    string
+		cancel context.CancelFunc
+	}
+	active := map[string]running{}
+	var wg sync.WaitGroup
+	defer func() {
+		for _, a := range active {
+			a.cancel()
+		}
+		wg.Wait()
+	}()
+	for {
+		var ent jetstream.KeyValueEntry
+		select {
+		case <-ctx.Done():
+			return nil
+		case ent = <-w.Updates():
+		}
+		if ent == nil {
+			continue // the initial values were all delivered
+		}
+		key := ent.Key()
+		var req busv1.ReplayRequest
+		put := ent.Operation() == jetstream.KeyValuePut && json.Unmarshal(ent.Value(), &req) == nil
+		if a, ok := active[key]; ok && (!put || a.uid != req.UID) {
+			a.cancel()
+			delete(active, key)
+		}
+		if _, ok := active[key]; !put || ok {
+			continue
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		active[key] = running{uid: req.UID, cancel: cancel}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.serve(rctx, req)
+		}()
+	}
+}
+
+// serve runs req unless its last report says it already finished.
+func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest) {
+	if last, err := r.lastReport(ctx, req); err == nil && last != nil && last.UID == req.UID &&
+		(last.Phase == busv1.ReplaySucceeded || last.Phase == busv1.ReplayFailed) {
+		return
+	}
+	lock := r.lockFor(bus.ExportStateKey(req.Inventory, req.Sink))
+	lock.Lock()
+	defer lock.Unlock()
+	st := r.run(ctx, req)
+	if ctx.Err() != nil {
+		return // stopped: the object is gone or the leader stepped down
+	}
+	r.report(ctx, req, st)
+	r.opts.Log.Info("replay finished", "replay", req.Namespace+"/"+req.Name, "inventory", req.Inventory.String(),
+		"sink", req.Sink.BindingName(), "phase", st.Phase, "revisions", st.RevisionsDone, "reason", st.Reason, "message", st.Message)
+}
+
+func (r *Replayer) lockFor(key string) *sync.Mutex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.bindings[key]
+	if !ok {
+		m = &sync.Mutex{}
+		r.bindings[key] = m
+	}
+	return m
+}
+
+// lastReport returns the replay section of the latest report on req, nil
+// when there is none.
+func (r *Replayer) lastReport(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, error) {
+	s, err := r.js.Stream(ctx, bus.StreamStatus)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.GetLastMsgForSubject(ctx, bus.StatusSubject(statusAddress(req)))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rep busv1.StatusReport
+	if err := json.Unmarshal(m.Data, &rep); err != nil {
+		return nil, err
+	}
+	return rep.Replay, nil
+}
+
+func statusAddress(req busv1.ReplayRequest) bus.StatusAddress {
+	return bus.StatusAddress{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: req.Namespace, Name: req.Name}
+}
+
+// report publishes st as the replay's status report.
+func (r *Replayer) report(ctx context.Context, req busv1.ReplayRequest, st busv1.ReplayStatus) {
+	rep := busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: req.Namespace,
+		Name: req.Name, Generation: req.Generation, ObservedAt: time.Now().UTC(), Replay: &st}
+	data, err := json.Marshal(rep)
+	if err == nil {
+		_, err = r.js.Publish(ctx, bus.StatusSubject(statusAddress(req)), data)
+	}
+	if err != nil && ctx.Err() == nil {
+		r.opts.Log.Error(err, "report replay progress", "replay", req.Namespace+"/"+req.Name)
+	}
+}
