@@ -48,15 +48,27 @@ func churnInventory(t *testing.T, b *bed, clock *fakeClock, opts Options, inv bu
 		b.putRow(mkRow("team-a", "web", rowName(i), pad))
 	}
 	e := b.start(opts)
-	waitFor(t, "the first snapshot", func() bool { return e.events.Load() == 1 })
+	// The inventory's own revisions, not the engine's event count: another inventory of
+	// the bed publishes its first snapshot at start too, in either order.
+	k := key(inv.Namespace, inv.Name)
+	waitFor(t, "the first snapshot", func() bool { return latestRevision(b, k) >= 1 })
 	for i := range n {
 		last := b.putRow(mkRow("team-a", "web", rowName((i*97)%rows), pad+strings.Repeat("y", i+1)))
 		waitFor(t, "the row", func() bool { return e.rowsRev.Load() >= last })
-		before := e.events.Load()
+		before := latestRevision(b, k)
 		clock.Advance(time.Second)
-		waitFor(t, "the revision", func() bool { return e.events.Load() > before })
+		waitFor(t, "the revision", func() bool { return latestRevision(b, k) > before })
 	}
 	return e
+}
+
+// latestRevision is the newest revision on inv's snapshot subject (0: none yet).
+func latestRevision(b *bed, inv busv1.NamespacedName) uint64 {
+	evs := b.history(inv)
+	if len(evs) == 0 {
+		return 0
+	}
+	return evs[len(evs)-1].Event.Revision
 }
 
 func TestGarbageCollectionKeepsExactlyWhatRetainedRevisionsNeed(t *testing.T) {

@@ -107,12 +107,14 @@ func TestRetentionDefaultsAndScopeCapApplyPerInventory(t *testing.T) {
 	opts := Options{Settle: time.Second, Clock: clock, MaxMessageBytes: 8 << 10, GCInterval: time.Hour,
 		HistoryRevisions: 4}
 	e := churnInventory(t, b, clock, opts, capped, 600, 6)
+	small := key("team-b", "small")
+	waitFor(t, "the small inventory's first snapshot", func() bool { return latestRevision(b, small) >= 1 })
 	for i := range 6 {
 		last := b.putRow(mkRow("team-b", "web", rowName(i), "v"))
 		waitFor(t, "the row", func() bool { return e.rowsRev.Load() >= last })
-		before := e.events.Load()
+		before := latestRevision(b, small)
 		clock.Advance(time.Second)
-		waitFor(t, "the revision", func() bool { return e.events.Load() > before })
+		waitFor(t, "the revision", func() bool { return latestRevision(b, small) > before })
 	}
 	collectNow(t, e, clock, time.Hour)
 	if diff := cmp.Diff([]uint64{6, 7}, revisions(b.history(key("team-a", "big")))); diff != "" {
