@@ -128,7 +128,7 @@ func routeHandshake(addr string, files testenv.TLSFiles, withCert bool) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	_, err = bufio.NewReader(c).ReadString('\n')
 	return err
