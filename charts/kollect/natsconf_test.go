@@ -40,9 +40,16 @@ func TestNATSConfigGivesEachServiceItsBusPermissions(t *testing.T) {
 		sets      []string
 		provision bool
 	}{
-		{name: "control provisions the bus (default)", provision: true},
-		{name: "an administrator provisions the bus", sets: []string{"control.provisionBus=false"}},
+		{name: "control provisions the bus (default)", sets: []string{"query.enabled=true"}, provision: true},
+		{name: "an administrator provisions the bus", sets: []string{"query.enabled=true", "control.provisionBus=false"}},
 	}
+	t.Run("without the query service there is no query user (an existing users Secret lacks its key)", func(t *testing.T) {
+		for _, u := range parseNATSConf(t).Users {
+			if u.Username == string(busv1.ServiceQuery) {
+				t.Errorf("nats.conf has the query user with query.enabled=false")
+			}
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := parseNATSConf(t, tt.sets...)

@@ -43,6 +43,8 @@ func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key strin
 	defer rt.configs.release(context.WithoutCancel(ctx), in)
 	dc, ok := in.sink.(sink.DriftChecker)
 	if !ok {
+		// Nothing to check: the export state says the sink holds this revision.
+		rt.metrics.sinkCurrent(cfg, w.inv, time.Now())
 		return nil
 	}
 	now := time.Now().UTC()

@@ -123,9 +123,12 @@ user and password reach the services as $KOLLECT_NATS_USER and $KOLLECT_NATS_PAS
 {{- printf "%s-query" (include "kollect.fullname" .) -}}
 {{- end -}}
 
-{{/* kollect.natsUsers: every service's NATS user, enabled or not (the Secret keeps them all). */}}
+{{/* kollect.natsUsers: every service's NATS user, exporters enabled or not (the Secret keeps them all); query only with query.enabled. */}}
 {{- define "kollect.natsUsers" -}}
-{{- toJson (list "control" "collector" "aggregator" "snapshot-exporter" "database-exporter" "event-exporter" "query") -}}
+{{- $users := list "control" "collector" "aggregator" "snapshot-exporter" "database-exporter" "event-exporter" -}}
+{{- /* query only when installed: an existing users Secret without its key would stop NATS */ -}}
+{{- if .Values.query.enabled }}{{ $users = append $users "query" }}{{ end -}}
+{{- toJson $users -}}
 {{- end -}}
 
 {{/* kollect.natsList: a list of strings in nats-server configuration syntax. */}}
