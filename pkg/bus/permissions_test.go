@@ -41,7 +41,7 @@ func securedNATS(t *testing.T) func(busv1.Service) serviceConn {
 	n.Conn.Close() // it has no user and would retry noisily
 	err := n.Server.ReloadOptions(&server.Options{
 		Host: "127.0.0.1", Port: n.Server.Addr().(*net.TCPAddr).Port, JetStream: true,
-		StoreDir: n.StoreDir, NoSigs: true, NoLog: true, Users: users,
+		JetStreamMaxStore: testenv.MaxStore, StoreDir: n.StoreDir, NoSigs: true, NoLog: true, Users: users,
 	})
 	if err != nil {
 		t.Fatalf("reload NATS with users: %v", err)

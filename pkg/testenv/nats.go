@@ -75,14 +75,23 @@ func (n *NATS) Stop() {
 	n.Server.WaitForShutdown()
 }
 
+// MaxStore is the JetStream file store limit of every server testenv starts.
+// Left unset, nats-server takes 75% of the disk's free space, and the bus's
+// envelope object store reserves 4 GiB: on a runner with less than about
+// 5.4 GiB free every provisioning fails with "insufficient storage resources
+// available" although the tests write a few megabytes. A fixed limit makes
+// the tests independent of the runner's free disk.
+const MaxStore = 1 << 40
+
 func newServer(dir string, port int) (*server.Server, error) {
 	s, err := server.NewServer(&server.Options{
-		Host:      "127.0.0.1",
-		Port:      port,
-		JetStream: true,
-		StoreDir:  dir,
-		NoSigs:    true,
-		NoLog:     true,
+		Host:              "127.0.0.1",
+		Port:              port,
+		JetStream:         true,
+		JetStreamMaxStore: MaxStore,
+		StoreDir:          dir,
+		NoSigs:            true,
+		NoLog:             true,
 	})
 	if err != nil {
 		return nil, err

@@ -59,7 +59,11 @@ func (n *NATSProcess) Start() error {
 	if n.proc != nil {
 		return fmt.Errorf("nats-server is already running")
 	}
-	cmd := exec.Command(n.Bin, "-a", "127.0.0.1", "-p", strconv.Itoa(n.Port), "-js", "-sd", n.StoreDir)
+	conf := filepath.Join(filepath.Dir(n.StoreDir), "nats-server.conf")
+	if err := os.WriteFile(conf, fmt.Appendf(nil, "jetstream { max_file_store: %d }\n", MaxStore), 0o600); err != nil {
+		return err
+	}
+	cmd := exec.Command(n.Bin, "-c", conf, "-a", "127.0.0.1", "-p", strconv.Itoa(n.Port), "-js", "-sd", n.StoreDir)
 	p, err := startProcess("nats-server", n.LogFile, syscall.SIGTERM, cmd)
 	if err != nil {
 		return err

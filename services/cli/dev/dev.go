@@ -222,10 +222,16 @@ func families(o Options) []family {
 	}
 }
 
+// devMaxStore is the embedded server's JetStream file store limit. Left
+// unset, nats-server takes 75% of the free disk, and the bus's envelope
+// object store reserves 4 GiB: a laptop with less than about 5.4 GiB free
+// would refuse to provision it although a dev session writes megabytes.
+const devMaxStore = 1 << 40
+
 // startNATS starts an embedded JetStream server on loopback.
 func startNATS(dir string, port int) (*server.Server, error) {
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
-		StoreDir: dir, NoSigs: true, NoLog: true})
+		JetStreamMaxStore: devMaxStore, StoreDir: dir, NoSigs: true, NoLog: true})
 	if err != nil {
 		return nil, fmt.Errorf("start embedded NATS: %w", err)
 	}

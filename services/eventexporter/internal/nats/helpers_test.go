@@ -17,6 +17,7 @@ import (
 	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
+	"kollect.dev/kollect/pkg/testenv"
 	natssink "kollect.dev/kollect/services/eventexporter/internal/nats"
 	"kollect.dev/kollect/services/eventexporter/internal/parts/partstest"
 )
@@ -33,7 +34,7 @@ type peer struct {
 // test's own client.
 func startNATS(t testing.TB, set func(*server.Options), adminOpts ...nats.Option) *peer {
 	t.Helper()
-	o := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true}
+	o := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, JetStreamMaxStore: testenv.MaxStore, StoreDir: t.TempDir(), NoSigs: true, NoLog: true}
 	if set != nil {
 		set(o)
 	}
