@@ -177,6 +177,17 @@ func (c *claim) release(ctx context.Context) error {
 	return nil
 }
 
+// recordTimeout bounds recording the export state after a write.
+const recordTimeout = 10 * time.Second
+
+// recordContext is the context that records a write's export state once the
+// sink holds it: detached from ctx, so that a replica stopped in between
+// still records the write and drops its claim, rather than leave the next
+// replica to wait the claim's TTL out and write the revision again.
+func recordContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+}
+
 // casConflict reports whether err is a lost compare-and-set on a KV key:
 // a Create of an existing key, or an Update on another revision (which
 // replicated buckets report with another error code than single ones).

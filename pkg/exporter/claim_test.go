@@ -8,6 +8,8 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 // putState writes a binding's export state as another replica would.
@@ -69,5 +71,56 @@ func TestALiveClaimOfAnotherReplicaDefersTheWriteUntilItEnds(t *testing.T) {
 	waitFor(t, "the event acknowledged", func() bool { return e.ackPending() == 0 })
 	if calls := e.b.callsOf("good"); len(calls) != 0 {
 		t.Fatalf("the runtime wrote %v although the other replica held the binding", calls)
+	}
+}
+
+// stopAfterWrite builds the backend's sinks so that a write, once the sink
+// holds it, stops the exporter runtime, as a rolling update can at any time.
+type stopAfterWrite struct {
+	*backend
+	stop context.CancelFunc
+}
+
+func (b stopAfterWrite) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+	s, err := b.backend.New(ctx, cfg, creds)
+	if err != nil {
+		return nil, err
+	}
+	return stoppingSink{s.(*counting), b.stop}, nil
+}
+
+type stoppingSink struct {
+	*counting
+	stop context.CancelFunc
+}
+
+func (s stoppingSink) Write(ctx context.Context, snap sink.Snapshot) error {
+	err := s.counting.Write(ctx, snap)
+	s.stop()
+	return err
+}
+
+// A replica stopped between its sink's write and recording it still records
+// the write and drops its claim: the next replica neither waits the claim's
+// TTL out nor writes the revision again.
+func TestAReplicaStoppedRightAfterAWriteRecordsItAndLeavesNoClaim(t *testing.T) {
+	e := newEnv(t, "good")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := exporter.DefaultConfig(busv1.FamilySnapshot)
+	cfg.Credentials = creds
+	done := make(chan error, 1)
+	go func() { done <- exporter.Run(ctx, e.n.JS, cfg, stopAfterWrite{e.b, cancel}) }()
+	e.publish(1, busv1.ReasonChange, []string{"good"}, "a")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exporter: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the exporter did not stop after its write")
+	}
+	if st := e.state("good"); st.Revision != 1 || st.Claim != nil {
+		t.Fatalf("export state after the stop: revision %d, claim %+v; want revision 1 and no claim", st.Revision, st.Claim)
 	}
 }

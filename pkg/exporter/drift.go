@@ -98,7 +98,9 @@ func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key strin
 	rt.metrics.repaired(cfg.Type)
 	next := c.base
 	next.Checksum, next.Revision, next.ExportedAt = ev.Checksum, ev.Revision, now
-	if err := rt.recordState(ctx, key, next, true, rev); err != nil {
+	rctx, rcancel := recordContext(ctx)
+	defer rcancel()
+	if err := rt.recordState(rctx, key, next, true, rev); err != nil {
 		return err
 	}
 	rt.log.Info("sink drift repaired", "inventory", w.inv.String(), "sink", w.ref.BindingName(), "revision", ev.Revision, "drift", reason)

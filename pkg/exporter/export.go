@@ -83,11 +83,13 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 		rt.metrics.claimLost()
 		return err
 	}
+	rctx, rcancel := recordContext(ctx)
+	defer rcancel()
 	if ev.Replay != nil {
-		return rt.recordReplay(ctx, key, c.base, rev, ev, now)
+		return rt.recordReplay(rctx, key, c.base, rev, ev, now)
 	}
 	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now}
-	if err := rt.recordState(ctx, key, next, true, rev); err != nil {
+	if err := rt.recordState(rctx, key, next, true, rev); err != nil {
 		return err
 	}
 	failpoint.Hit("exporter.afterStateCAS") // state recorded, the event not acknowledged
