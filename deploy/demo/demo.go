@@ -43,6 +43,9 @@ func Run(ctx context.Context, out io.Writer, o Options) error {
 		if err := Build(ctx, root, o.BinDir, step); err != nil {
 			return err
 		}
+		if err := buildBinary(ctx, root, o.BinDir, Query, step); err != nil {
+			return err
+		}
 	}
 	p, err := StartPeers(step)
 	if err != nil {
@@ -97,6 +100,22 @@ func Run(ctx context.Context, out io.Writer, o Options) error {
 		return err
 	}
 	step(fmt.Sprintf("the change reached Git in %.1fs and PostgreSQL in %.1fs", inGit.Seconds(), time.Since(changed).Seconds()))
+	step("starting the query service and registering query.kollect.dev with the API server")
+	qs, queryExits, err := StartQuery(ctx, o.BinDir, logDir, p, o.Timeout)
+	if qs != nil {
+		defer func() {
+			if err := StopServices([]*Service{qs}, 15*time.Second); err != nil {
+				step(err.Error())
+			}
+		}()
+	}
+	if err != nil {
+		return err
+	}
+	step("the inventory's history, read through the Kubernetes API with the demo's kubeconfig")
+	if err := w.showHistory(ctx, "team-a/workloads", 2); err != nil {
+		return err
+	}
 	if o.Once {
 		return nil
 	}
@@ -105,6 +124,8 @@ func Run(ctx context.Context, out io.Writer, o Options) error {
 	case <-ctx.Done():
 		return nil
 	case err := <-exits:
+		return err
+	case err := <-queryExits:
 		return err
 	}
 }

@@ -33,6 +33,7 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 		"demo/team-a/deployment/web.yaml", "demo/team-a/deployment/worker.yaml", "demo/team-a/deployment/cache.yaml",
 		"nginx:1.27", "team-a | web | [\"nginx:1.28\", \"envoy:1.30\"] | alice | 2",
 		"chore(demo/team-a/workloads): export 3 items @", "the change reached Git in",
+		"$ kollect history team-a/workloads", "REVISION   TIME", "ADDED   CHANGED   REMOVED",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("demo output lacks %q", want)

@@ -18,6 +18,9 @@ type Peers struct {
 	// Kube is the API server and etcd; Kubeconfig a file pointing at it.
 	Kube       *testenv.Kube
 	Kubeconfig string
+	// Aggregation are the TLS files of the API server's aggregation layer
+	// (the query service's serving certificate among them).
+	Aggregation testenv.Aggregation
 	// NATS is the embedded bus server (it runs in this process).
 	NATS *testenv.NATS
 	// PG is the PostgreSQL server and DSN its superuser connection string.
@@ -41,8 +44,12 @@ func StartPeers(step func(string)) (p *Peers, err error) {
 			p.Stop()
 		}
 	}()
-	step("starting kube-apiserver and etcd")
-	if p.Kube, err = testenv.NewKube(); err != nil {
+	step("starting kube-apiserver (with the aggregation layer) and etcd")
+	tlsDir := filepath.Join(dir, "aggregation")
+	if err = os.Mkdir(tlsDir, 0o700); err != nil {
+		return p, err
+	}
+	if p.Kube, p.Aggregation, err = testenv.NewAggregatingKube(tlsDir, queryHost); err != nil {
 		return p, err
 	}
 	p.Kubeconfig = filepath.Join(dir, "kubeconfig")

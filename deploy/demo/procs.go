@@ -122,12 +122,20 @@ func StopServices(ss []*Service, grace time.Duration) error {
 // Go build cache makes a second run take seconds.
 func Build(ctx context.Context, root, binDir string, step func(string)) error {
 	for _, name := range Services {
-		step("building " + name)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(binDir, name), "./services/"+name+"/cmd")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %w\n%s", name, err, out)
+		if err := buildBinary(ctx, root, binDir, name, step); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// buildBinary compiles services/<name>/cmd into binDir/<name>.
+func buildBinary(ctx context.Context, root, binDir, name string, step func(string)) error {
+	step("building " + name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(binDir, name), "./services/"+name+"/cmd")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %w\n%s", name, err, out)
 	}
 	return nil
 }

@@ -1,7 +1,15 @@
 package testenv
 
 import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // ProxyClientName is the common name of the client certificate the
@@ -34,7 +42,25 @@ type Aggregation struct {
 // (<service>.<namespace>.svc).
 func StartAggregatingKube(t testing.TB, serverHosts ...string) (*Kube, Aggregation) {
 	t.Helper()
-	files := WriteTLSFiles(t, t.TempDir(), append([]string{"localhost", "127.0.0.1"}, serverHosts...)...)
+	k, agg, err := NewAggregatingKube(t.TempDir(), serverHosts...)
+	if err != nil {
+		t.Fatalf("start kube-apiserver: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := k.Stop(); err != nil {
+			t.Errorf("stop kube-apiserver: %v", err)
+		}
+	})
+	return k, agg
+}
+
+// NewAggregatingKube is StartAggregatingKube for callers without a test
+// (the demo): the TLS files go into dir, and the caller owns Stop.
+func NewAggregatingKube(dir string, serverHosts ...string) (*Kube, Aggregation, error) {
+	files, err := NewTLSFiles(dir, append([]string{"localhost", "127.0.0.1"}, serverHosts...)...)
+	if err != nil {
+		return nil, Aggregation{}, err
+	}
 	k, err := newKube("", map[string]string{
 		"requestheader-client-ca-file":       files.CA,
 		"requestheader-allowed-names":        ProxyClientName,
@@ -45,12 +71,37 @@ func StartAggregatingKube(t testing.TB, serverHosts ...string) (*Kube, Aggregati
 		"proxy-client-key-file":              files.ClientKey,
 	})
 	if err != nil {
-		t.Fatalf("start kube-apiserver: %v", err)
+		return nil, Aggregation{}, err
 	}
-	t.Cleanup(func() {
-		if err := k.Stop(); err != nil {
-			t.Errorf("stop kube-apiserver: %v", err)
-		}
-	})
-	return k, Aggregation{TLS: files}
+	return k, Aggregation{TLS: files}, nil
+}
+
+// RegisterAPIService makes kube route group/version to an aggregated API
+// server listening on port on this host: an ExternalName Service
+// default/<service> naming localhost, and an APIService pointing at it
+// with the Aggregation's CA as its caBundle.
+func RegisterAPIService(ctx context.Context, kube *Kube, agg Aggregation, group, version, service string, port int) error {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: service, Namespace: "default"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
+			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}}} //nolint:gosec // G115: a listener's port
+	if err := kube.Client.Create(ctx, svc); err != nil {
+		return fmt.Errorf("create Service default/%s: %w", service, err)
+	}
+	ca, err := os.ReadFile(agg.TLS.CA)
+	if err != nil {
+		return err
+	}
+	api := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+		"metadata": map[string]any{"name": version + "." + group},
+		"spec": map[string]any{
+			"group": group, "version": version,
+			"service":  map[string]any{"namespace": "default", "name": service, "port": int64(port)},
+			"caBundle": base64.StdEncoding.EncodeToString(ca), "groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
+		},
+	}}
+	if err := kube.Client.Create(ctx, api); err != nil {
+		return fmt.Errorf("create APIService %s.%s: %w", version, group, err)
+	}
+	return nil
 }

@@ -33,7 +33,16 @@ type TLSFiles struct {
 // day, and returns their paths.
 func WriteTLSFiles(t testing.TB, dir string, hosts ...string) TLSFiles {
 	t.Helper()
-	return writeTLSFiles(t, dir, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, hosts)
+	f, err := NewTLSFiles(dir, hosts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// NewTLSFiles is WriteTLSFiles for callers without a test (the demo).
+func NewTLSFiles(dir string, hosts ...string) (TLSFiles, error) {
+	return writeTLSFiles(dir, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, hosts)
 }
 
 // WritePeerTLSFiles is WriteTLSFiles with a server certificate that is a
@@ -41,15 +50,21 @@ func WriteTLSFiles(t testing.TB, dir string, hosts ...string) TLSFiles {
 // present it both ways.
 func WritePeerTLSFiles(t testing.TB, dir string, hosts ...string) TLSFiles {
 	t.Helper()
-	return writeTLSFiles(t, dir, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, hosts)
+	f, err := writeTLSFiles(dir, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
-func writeTLSFiles(t testing.TB, dir string, serverUsage []x509.ExtKeyUsage, hosts []string) TLSFiles {
-	t.Helper()
-	caKey, caCert, caDER := newCert(t, nil, nil, &x509.Certificate{
+func writeTLSFiles(dir string, serverUsage []x509.ExtKeyUsage, hosts []string) (TLSFiles, error) {
+	caKey, caCert, caDER, err := newCert(nil, nil, &x509.Certificate{
 		Subject: pkix.Name{CommonName: "kollect test CA"}, IsCA: true, BasicConstraintsValid: true,
 		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 	})
+	if err != nil {
+		return TLSFiles{}, err
+	}
 	server := &x509.Certificate{Subject: pkix.Name{CommonName: hosts[0]}, KeyUsage: x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: serverUsage}
 	for _, h := range hosts {
@@ -59,30 +74,47 @@ func writeTLSFiles(t testing.TB, dir string, serverUsage []x509.ExtKeyUsage, hos
 			server.DNSNames = append(server.DNSNames, h)
 		}
 	}
-	serverKey, _, serverDER := newCert(t, caCert, caKey, server)
-	clientKey, _, clientDER := newCert(t, caCert, caKey, &x509.Certificate{Subject: pkix.Name{CommonName: "kollect test client"},
+	serverKey, _, serverDER, err := newCert(caCert, caKey, server)
+	if err != nil {
+		return TLSFiles{}, err
+	}
+	clientKey, _, clientDER, err := newCert(caCert, caKey, &x509.Certificate{Subject: pkix.Name{CommonName: "kollect test client"},
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	if err != nil {
+		return TLSFiles{}, err
+	}
 	f := TLSFiles{CA: filepath.Join(dir, "ca.crt"), ServerCert: filepath.Join(dir, "tls.crt"), ServerKey: filepath.Join(dir, "tls.key"),
 		ClientCert: filepath.Join(dir, "client.crt"), ClientKey: filepath.Join(dir, "client.key")}
-	writePEM(t, f.CA, "CERTIFICATE", caDER)
-	writePEM(t, f.ServerCert, "CERTIFICATE", serverDER)
-	writePEM(t, f.ServerKey, "EC PRIVATE KEY", marshalKey(t, serverKey))
-	writePEM(t, f.ClientCert, "CERTIFICATE", clientDER)
-	writePEM(t, f.ClientKey, "EC PRIVATE KEY", marshalKey(t, clientKey))
-	return f
+	serverKeyDER, err := x509.MarshalECPrivateKey(serverKey)
+	if err != nil {
+		return TLSFiles{}, err
+	}
+	clientKeyDER, err := x509.MarshalECPrivateKey(clientKey)
+	if err != nil {
+		return TLSFiles{}, err
+	}
+	for _, w := range []struct {
+		path, typ string
+		der       []byte
+	}{{f.CA, "CERTIFICATE", caDER}, {f.ServerCert, "CERTIFICATE", serverDER}, {f.ServerKey, "EC PRIVATE KEY", serverKeyDER},
+		{f.ClientCert, "CERTIFICATE", clientDER}, {f.ClientKey, "EC PRIVATE KEY", clientKeyDER}} {
+		if err := os.WriteFile(w.path, pem.EncodeToMemory(&pem.Block{Type: w.typ, Bytes: w.der}), 0o600); err != nil {
+			return TLSFiles{}, err
+		}
+	}
+	return f, nil
 }
 
 // newCert creates a key and a certificate from tmpl, signed by parent and
 // parentKey, or self-signed when parent is nil.
-func newCert(t testing.TB, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, tmpl *x509.Certificate) (*ecdsa.PrivateKey, *x509.Certificate, []byte) {
-	t.Helper()
+func newCert(parent *x509.Certificate, parentKey *ecdsa.PrivateKey, tmpl *x509.Certificate) (*ecdsa.PrivateKey, *x509.Certificate, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, nil, err
 	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, nil, err
 	}
 	tmpl.SerialNumber = serial
 	tmpl.NotBefore = time.Now().Add(-time.Hour)
@@ -92,27 +124,11 @@ func newCert(t testing.TB, parent *x509.Certificate, parentKey *ecdsa.PrivateKey
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, nil, err
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, nil, err
 	}
-	return key, cert, der
-}
-
-func marshalKey(t testing.TB, k *ecdsa.PrivateKey) []byte {
-	t.Helper()
-	b, err := x509.MarshalECPrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writePEM(t testing.TB, path, typ string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	return key, cert, der, nil
 }

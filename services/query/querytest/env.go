@@ -2,7 +2,6 @@ package querytest
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -74,7 +71,9 @@ func Start(t testing.TB) *Env {
 			t.Errorf("query service: %v", err)
 		}
 	})
-	register(ctx, t, kube, agg, c.Server.Port)
+	if err := testenv.RegisterAPIService(ctx, kube, agg, queryv1.Group, queryv1.GroupVersion.Version, "kollect-query", c.Server.Port); err != nil {
+		t.Fatal(err)
+	}
 	testenv.Eventually(t, 2*time.Minute, "the API server serves query.kollect.dev", func() error {
 		cs, err := kubernetes.NewForConfig(kube.Config)
 		if err != nil {
@@ -86,34 +85,6 @@ func Start(t testing.TB) *Env {
 		return nil
 	})
 	return e
-}
-
-// register creates the ExternalName Service naming localhost at port and
-// the APIService of query.kollect.dev/v1alpha1 pointing at it.
-func register(ctx context.Context, t testing.TB, kube *testenv.Kube, agg testenv.Aggregation, port int) {
-	t.Helper()
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kollect-query", Namespace: "default"},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
-			Ports: []corev1.ServicePort{{Name: "https", Port: int32(port)}}}} //nolint:gosec // G115: a listener's port
-	if err := kube.Client.Create(ctx, svc); err != nil {
-		t.Fatal(err)
-	}
-	ca, err := os.ReadFile(agg.TLS.CA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-		"metadata": map[string]any{"name": queryv1.GroupVersion.Version + "." + queryv1.Group},
-		"spec": map[string]any{
-			"group": queryv1.Group, "version": queryv1.GroupVersion.Version,
-			"service":  map[string]any{"namespace": "default", "name": "kollect-query", "port": int64(port)},
-			"caBundle": base64.StdEncoding.EncodeToString(ca), "groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
-		},
-	}}
-	if err := kube.Client.Create(ctx, api); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // adminKubeconfig writes a kubeconfig of a system:masters user.
