@@ -54,13 +54,22 @@ func (r *Reviewer) Mapping(gvk schema.GroupVersionKind) (res schema.GroupVersion
 // MayList reports whether id may list res in namespace ns; "" asks about
 // every namespace (and cluster-scoped resources).
 func (r *Reviewer) MayList(ctx context.Context, id Identity, res schema.GroupVersionResource, ns string) (bool, error) {
+	return r.may(ctx, id, authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Group: res.Group, Resource: res.Resource})
+}
+
+// MayGet reports whether id may get the object name of res in namespace
+// ns ("" for a cluster-scoped resource).
+func (r *Reviewer) MayGet(ctx context.Context, id Identity, res schema.GroupVersionResource, ns, name string) (bool, error) {
+	return r.may(ctx, id, authorizationv1.ResourceAttributes{Namespace: ns, Verb: "get", Group: res.Group, Resource: res.Resource, Name: name})
+}
+
+func (r *Reviewer) may(ctx context.Context, id Identity, attrs authorizationv1.ResourceAttributes) (bool, error) {
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: id.User, Groups: id.Groups, UID: id.UID, Extra: id.Extra,
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Group: res.Group, Resource: res.Resource},
+		User: id.User, Groups: id.Groups, UID: id.UID, Extra: id.Extra, ResourceAttributes: &attrs,
 	}}
 	out, err := r.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
 	if err != nil {
-		return false, fmt.Errorf("review access of %s to %s in %q: %w", id.User, res.Resource, ns, err)
+		return false, fmt.Errorf("review access of %s to %s %s in %q: %w", id.User, attrs.Verb, attrs.Resource, attrs.Namespace, err)
 	}
 	return out.Status.Allowed, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,10 +90,6 @@ func (v *Validator) crossNamespace(ctx context.Context, req admission.Request, t
 }
 
 func (v *Validator) mayList(ctx context.Context, req admission.Request, res schema.GroupVersionResource, ns string) (bool, error) {
-	extra := map[string]authorizationv1.ExtraValue{}
-	for k, val := range req.UserInfo.Extra {
-		extra[k] = authorizationv1.ExtraValue(val)
-	}
 	r := access.Reviewer{Kube: v.Kube, Mapper: v.Mapper}
-	return r.MayList(ctx, access.Identity{User: req.UserInfo.Username, Groups: req.UserInfo.Groups, UID: req.UserInfo.UID, Extra: extra}, res, ns)
+	return r.MayList(ctx, identity(req), res, ns)
 }

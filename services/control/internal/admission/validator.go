@@ -68,6 +68,11 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 		msg, err = decodeAnd(req, func(i *v1alpha1.KollectInventory) (string, error) { return v.inventory(ctx, i) })
 	case "KollectClusterInventory":
 		msg, err = decodeAnd(req, func(i *v1alpha1.KollectClusterInventory) (string, error) { return v.clusterInventory(ctx, i) })
+	case "KollectReplay":
+		if req.Operation != admissionv1.Create {
+			return admission.Allowed("")
+		}
+		msg, err = decodeAnd(req, func(r *v1alpha1.KollectReplay) (string, error) { return v.replay(ctx, req, r) })
 	case "KollectSnapshotSink", "KollectDatabaseSink", "KollectEventSink":
 		msg, err = v.sink(ctx, req)
 	default:

@@ -1,0 +1,56 @@
+package control_test
+
+import (
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"kollect.dev/kollect/api/v1alpha1"
+)
+
+// replayOnlyClient returns a client for a user who may create
+// KollectReplays in ns and nothing else.
+func replayOnlyClient(t *testing.T, ns string) client.Client {
+	t.Helper()
+	user := "replayer-" + ns
+	u, err := shared.kube.Env.ControlPlane.AddUser(envtest.User{Name: user}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "replayer"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"kollect.dev"}, Resources: []string{"kollectreplays"}, Verbs: []string{"create"}},
+	}})
+	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "replayer"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "replayer"},
+		Subjects: []rbacv1.Subject{{Kind: "User", Name: user}}})
+	c, err := client.New(u.Config(), client.Options{Scheme: shared.kube.Client.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func replayObj(ns, name, kind, inventory, sink string) *v1alpha1.KollectReplay {
+	return &v1alpha1.KollectReplay{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.KollectReplaySpec{InventoryRef: v1alpha1.ReplayInventoryRef{Kind: kind, Name: inventory}, Sink: sink}}
+}
+
+// A replay re-sends an inventory's past data: only a user who may get the
+// inventory may create one, whatever create on kollectreplays allows.
+func TestWebhookAdmitsAReplayOnlyFromAUserWhoMayGetTheInventory(t *testing.T) {
+	ns := webhookNamespace(t)
+	only := replayOnlyClient(t, ns)
+	team := teamClient(t, ns)
+	refused(t, "a replay by a user who may not get the inventory", func() error {
+		return only.Create(t.Context(), replayObj(ns, "r1", "", "apps", "database/warehouse"))
+	}, "spec.inventoryRef: replayer-"+ns+" may not get KollectInventory "+ns+"/apps")
+	refused(t, "a cluster inventory's replay by a user who may not get it", func() error {
+		return team.Create(t.Context(), replayObj(ns, "r2", "KollectClusterInventory", "fleet", "database/"+ns+"/warehouse"))
+	}, "spec.inventoryRef: dev-"+ns+" may not get KollectClusterInventory fleet")
+	if err := team.Create(t.Context(), replayObj(ns, "r3", "", "apps", "database/warehouse")); err != nil {
+		t.Fatalf("a user who may get the inventory was refused: %v", err)
+	}
+}
