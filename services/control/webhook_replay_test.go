@@ -6,7 +6,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"kollect.dev/kollect/api/v1alpha1"
 )
@@ -15,22 +14,9 @@ import (
 // KollectReplays in ns and nothing else.
 func replayOnlyClient(t *testing.T, ns string) client.Client {
 	t.Helper()
-	user := "replayer-" + ns
-	u, err := shared.kube.Env.ControlPlane.AddUser(envtest.User{Name: user}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	create(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "replayer"}, Rules: []rbacv1.PolicyRule{
+	return userClient(t, ns, "replayer-"+ns, nil, []rbacv1.PolicyRule{
 		{APIGroups: []string{"kollect.dev"}, Resources: []string{"kollectreplays"}, Verbs: []string{"create"}},
-	}})
-	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "replayer"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "replayer"},
-		Subjects: []rbacv1.Subject{{Kind: "User", Name: user}}})
-	c, err := client.New(u.Config(), client.Options{Scheme: shared.kube.Client.Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	})
 }
 
 func replayObj(ns, name, kind, inventory, sink string) *v1alpha1.KollectReplay {

@@ -24,17 +24,23 @@ func webhookNamespace(t *testing.T) string {
 // and list ConfigMaps in ns only.
 func teamClient(t *testing.T, ns string) client.Client {
 	t.Helper()
-	user := "dev-" + ns
-	u, err := shared.kube.Env.ControlPlane.AddUser(envtest.User{Name: user, Groups: []string{"team"}}, nil)
+	return userClient(t, ns, "dev-"+ns, []string{"team"}, []rbacv1.PolicyRule{
+		{APIGroups: []string{"kollect.dev"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
+	})
+}
+
+// userClient returns a client for user, in groups, bound in ns to a Role
+// named after the user with rules.
+func userClient(t *testing.T, ns, user string, groups []string, rules []rbacv1.PolicyRule) client.Client {
+	t.Helper()
+	u, err := shared.kube.Env.ControlPlane.AddUser(envtest.User{Name: user, Groups: groups}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	create(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{"kollect.dev"}, Resources: []string{"*"}, Verbs: []string{"*"}},
-		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
-	}})
-	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "team"},
+	create(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: user}, Rules: rules})
+	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: user},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: user},
 		Subjects: []rbacv1.Subject{{Kind: "User", Name: user}}})
 	c, err := client.New(u.Config(), client.Options{Scheme: shared.kube.Client.Scheme()})
 	if err != nil {
