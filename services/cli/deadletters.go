@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
-	"sigs.k8s.io/yaml"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -261,25 +260,9 @@ func printDeadLetters(out io.Writer, v any, format string) error {
 		}
 		return w.Flush()
 	case "ndjson":
-		enc := json.NewEncoder(out)
-		for _, d := range dls {
-			if err := enc.Encode(d); err != nil {
-				return err
-			}
-		}
-		return nil
+		return printNDJSON(out, dls)
 	case "json", "yaml":
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err == nil && format == "yaml" {
-			b, err = yaml.JSONToYAML(b)
-		} else if err == nil {
-			b = append(b, '\n')
-		}
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(b)
-		return err
+		return printDoc(out, v, format)
 	}
 	return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", format, formatList)}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
-	"sigs.k8s.io/yaml"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -86,25 +84,9 @@ func printSnapshots(out io.Writer, inv busv1.NamespacedName, entries []replay.En
 	}
 	switch format {
 	case "ndjson":
-		enc := json.NewEncoder(out)
-		for _, e := range list {
-			if err := enc.Encode(e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return printNDJSON(out, list)
 	case "json", "yaml":
-		b, err := json.MarshalIndent(list, "", "  ")
-		if err == nil && format == "yaml" {
-			b, err = yaml.JSONToYAML(b)
-		} else if err == nil {
-			b = append(b, '\n')
-		}
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(b)
-		return err
+		return printDoc(out, list, format)
 	}
 	w := printers.GetNewTabWriter(out)
 	header := "REVISION\tTIME\tITEMS\tCHECKSUM\tREASON"
