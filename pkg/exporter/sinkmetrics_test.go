@@ -52,8 +52,8 @@ func TestPerSinkMetricsNameTheSinkAndGoWithIt(t *testing.T) {
 	if n := counterValue(t, reg, exporter.NameSinkBytes, good...); n <= 0 {
 		t.Errorf("%s of the good sink = %v, want the envelope's size", exporter.NameSinkBytes, n)
 	}
-	// A periodic event of a revision whose message is still held joins it
-	// instead of running again (dispatch.go): the first event is done only
+	// A periodic event of a revision still in flight for the binding is
+	// dropped in favour of it (worker.offer): the first event is done only
 	// when the bad sink's failure is dead-lettered and the message
 	// acknowledged, some time after the failure is counted.
 	waitFor(t, "the bad sink's permanent failure counted", func() bool {
