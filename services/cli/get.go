@@ -262,6 +262,25 @@ func (k *kubeFlags) qualifiedNames(kind, by string) []string {
 	return out
 }
 
+// clusterInventoryNames lists the cluster inventories' names, for
+// completion.
+func (k *kubeFlags) clusterInventoryNames() []string {
+	dyn, err := k.dynamic()
+	if err != nil {
+		return nil
+	}
+	gk, _ := findGetKind("inventories")
+	items, err := getKind{cluster: gk.cluster}.list(context.Background(), dyn, "", true)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for i := range items {
+		out = append(out, items[i].GetName())
+	}
+	return out
+}
+
 // namespaces lists the cluster's namespaces, for completion.
 func (k *kubeFlags) namespaces() []string {
 	dyn, err := k.dynamic()
