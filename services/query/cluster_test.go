@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
+	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/query/querytest"
 )
 
@@ -249,6 +251,32 @@ func TestClusterInventoryHistoryThroughTheKubernetesAPIServer(t *testing.T) {
 		// The namespaced resource does not reach the cluster inventory's history.
 		if _, code, _ := querytest.Get(ctx, bob, "/apis/query.kollect.dev/v1alpha1/namespaces/default/inventoryhistories/fleet/rows"); code == http.StatusOK {
 			t.Errorf("bob reads fleet through the namespaced resource")
+		}
+	})
+	t.Run("kubectl get lists a cluster inventory's revisions and histories as tables", func(t *testing.T) {
+		kubectl, err := testenv.Tool("envtest/kubectl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			args []string
+			want []string
+		}{
+			{[]string{"get", "clusterinventoryrevisions", "-l", queryv1.LabelInventory + "=fleet"}, []string{"REVISION", "ADDED", "fleet.4"}},
+			{[]string{"get", "clusterinventoryhistories"}, []string{"REVISIONS", "OLDEST", "fleet"}},
+		} {
+			out, err := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", e.Kubeconfig, "--as", "alice"}, tc.args...)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("kubectl %v: %v\n%s", tc.args, err, out)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(string(out), s) {
+					t.Errorf("kubectl %v lacks %q:\n%s", tc.args, s, out)
+				}
+			}
+			if strings.Contains(string(out), "hidden") {
+				t.Errorf("kubectl %v shows hidden:\n%s", tc.args, out)
+			}
 		}
 	})
 }
