@@ -9,7 +9,9 @@ import (
 
 // noteHistory records on the inventory's state what its trimmed history
 // kept (subject's events kept), and reports the status when that changed:
-// the figures status.history shows. An orphan's history has no status.
+// the figures status.history shows. An inventory still loading its last
+// event reports them with its first snapshot; an orphan's history has no
+// status.
 func (e *Engine) noteHistory(ctx context.Context, subject string, kept []retained) error {
 	name, err := bus.ParseSnapshotSubject(subject)
 	if err != nil {
@@ -27,7 +29,9 @@ func (e *Engine) noteHistory(ctx context.Context, subject string, kept []retaine
 		return nil
 	}
 	st.history = &h
-	e.report(st, e.clock.Now())
+	if st.phase != loading && st.last.revision > 0 { // else its next report, once it knows its snapshot, carries it
+		e.report(st, e.clock.Now())
+	}
 	return nil
 }
 
