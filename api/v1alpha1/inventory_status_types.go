@@ -33,6 +33,36 @@ type InventoryStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	SinkExports []SinkExportStatus `json:"sinkExports,omitempty"`
+
+	// history is what the bus keeps of the inventory's history (its
+	// spec.history retention applied), as of the aggregator's last trim:
+	// the kollect history, diff and replay commands reach back to
+	// history.oldestRevision.
+	// +optional
+	History *HistoryStatus `json:"history,omitempty"`
+}
+
+// HistoryStatus is the history kept for an inventory after the aggregator
+// trimmed it to its retention (at every collection of the envelope store,
+// at least every --gc-interval).
+type HistoryStatus struct {
+	// revisions is the number of distinct revisions kept.
+	// +optional
+	Revisions int64 `json:"revisions,omitempty"`
+
+	// oldestRevision is the oldest revision kept.
+	// +optional
+	OldestRevision int64 `json:"oldestRevision,omitempty"`
+
+	// oldestTime is when the oldest revision kept was published.
+	// +optional
+	OldestTime *metav1.Time `json:"oldestTime,omitempty"`
+
+	// bytes is what the kept revisions reference on the bus (chunks,
+	// manifests, envelopes, deltas), an object shared by several revisions
+	// counted once.
+	// +optional
+	Bytes int64 `json:"bytes,omitempty"`
 }
 
 // SinkExportStatus is the state of one sink binding of an inventory.

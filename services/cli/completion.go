@@ -36,7 +36,11 @@ func registerKubeCompletions(root *cobra.Command, kube *kubeFlags) {
 	_ = root.RegisterFlagCompletionFunc("namespace", complete(kube.namespaces))
 	inventories := complete(func() []string { return kube.qualifiedNames("inventories", "") })
 	sinks := complete(func() []string { return kube.qualifiedNames("sinks", "family") })
+	clusterInventories := complete(kube.clusterInventoryNames)
 	for _, c := range root.Commands() {
+		if c.Flags().Lookup(clusterInventoryFlag) != nil {
+			_ = c.RegisterFlagCompletionFunc(clusterInventoryFlag, clusterInventories)
+		}
 		switch c.Name() {
 		case "replay":
 			_ = c.RegisterFlagCompletionFunc("inventory", inventories)

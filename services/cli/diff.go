@@ -14,26 +14,30 @@ import (
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
 )
 
-type diffFlags struct{ from, to, output string }
+type diffFlags struct{ from, to, output, cluster string }
 
 func newDiffCommand(s Streams, kube *kubeFlags) *cobra.Command {
 	f := diffFlags{output: "table"}
 	cmd := &cobra.Command{
-		Use:   "diff NAMESPACE/NAME | NAME [--from REV|TIME] [--to REV|TIME] [-o table|wide|json|yaml|ndjson]",
+		Use:   "diff (NAMESPACE/NAME | NAME | --cluster-inventory NAME) [--from REV|TIME] [--to REV|TIME] [-o table|wide|json|yaml|ndjson]",
 		Short: "Show what changed in an inventory between two revisions or times",
 		Long: `diff compares two revisions of an inventory row by row: rows added, rows removed, and rows
 changed with the attributes that differ (before -> after). --from and --to take a revision number
 or an RFC 3339 time (the revision current then); --to defaults to the latest revision, --from to
 the revision before --to. It reads query.kollect.dev through the API server with your
-kubeconfig's credentials: you need get on the KollectInventory.`,
+kubeconfig's credentials: you need get on the KollectInventory. --cluster-inventory NAME compares
+revisions of a KollectClusterInventory instead (you need get on it).`,
 		Example: `  # what changed between revisions 12 and 15
   kollect diff shop/workloads --from 12 --to 15
 
   # what changed since Monday, as JSON
-  kollect diff shop/workloads --from 2026-01-05T00:00:00Z -o json`,
-		Args: cobra.ExactArgs(1),
+  kollect diff shop/workloads --from 2026-01-05T00:00:00Z -o json
+
+  # what changed in the cluster inventory fleet since its previous revision
+  kollect diff --cluster-inventory fleet`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDiff(cmd.Context(), s, kube, args[0], f)
+			return runDiff(cmd.Context(), s, kube, args, f)
 		},
 		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -45,11 +49,12 @@ kubeconfig's credentials: you need get on the KollectInventory.`,
 	cmd.Flags().StringVar(&f.from, "from", "", "earlier revision, or RFC 3339 time (default: the revision before --to)")
 	cmd.Flags().StringVar(&f.to, "to", "", "later revision, or RFC 3339 time (default: the latest)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", f.output, "output format: "+formatList)
+	cmd.Flags().StringVar(&f.cluster, clusterInventoryFlag, "", "compare revisions of this KollectClusterInventory (instead of NAMESPACE/NAME)")
 	registerCompletions(cmd, kube)
 	return cmd
 }
 
-func runDiff(ctx context.Context, s Streams, kube *kubeFlags, arg string, f diffFlags) error {
+func runDiff(ctx context.Context, s Streams, kube *kubeFlags, args []string, f diffFlags) error {
 	if !slices.Contains(formats, f.output) {
 		return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
 	}
@@ -63,7 +68,11 @@ func runDiff(ctx context.Context, s Streams, kube *kubeFlags, arg string, f diff
 		}
 		q.Set(p.name, p.v)
 	}
-	h, err := newHistoryAPI(kube, arg)
+	inv, err := historyTarget(kube, args, f.cluster)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	h, err := newHistoryAPI(kube, inv)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
@@ -77,7 +86,7 @@ func runDiff(ctx context.Context, s Streams, kube *kubeFlags, arg string, f diff
 	case "json", "yaml":
 		return printDoc(s.Out, d, f.output)
 	}
-	fmt.Fprintf(s.Err, "%s: revision %d (%s) -> %d (%s)\n", h.inv, d.From.Revision, d.From.Time.UTC().Format("2006-01-02T15:04:05Z"),
+	fmt.Fprintf(s.Err, "%s: revision %d (%s) -> %d (%s)\n", h.what(), d.From.Revision, d.From.Time.UTC().Format("2006-01-02T15:04:05Z"),
 		d.To.Revision, d.To.Time.UTC().Format("2006-01-02T15:04:05Z"))
 	if len(d.Items) == 0 {
 		fmt.Fprintln(s.Err, "No changes.")

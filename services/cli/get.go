@@ -52,12 +52,15 @@ type getFlags struct {
 	// at and revision read an inventory's rows from its history (at a
 	// time, or a revision) instead of listing objects.
 	at, revision string
+	// cluster names the KollectClusterInventory whose rows at and revision
+	// read.
+	cluster string
 }
 
 func newGetCommand(s Streams, kube *kubeFlags) *cobra.Command {
 	var f getFlags
 	cmd := &cobra.Command{
-		Use:   "get (inventories | sinks | targets) [NAME] [-n NAMESPACE | -A] [-o table|wide|json|yaml|ndjson] [--at TIME | --revision N]",
+		Use:   "get (inventories | sinks | targets) [NAME] [-n NAMESPACE | -A] [-o table|wide|json|yaml|ndjson] [--at TIME | --revision N] [--cluster-inventory NAME]",
 		Short: "List Kollect inventories, sinks or targets with their status, as kubectl get does",
 		Long: `get lists the inventories, sinks (snapshot, database and event) or targets of a namespace
 (-n, default the context's) or of every namespace (-A, which adds the cluster inventories and
@@ -66,8 +69,9 @@ cluster targets), with the Ready condition's status and reason. -o wide adds its
 
 With --at TIME (RFC 3339) or --revision N, get inventory NAMESPACE/NAME prints the inventory's
 rows as they were then, from the history the cluster keeps (query.kollect.dev, through the API
-server with your credentials: you need get on the KollectInventory). -o ndjson prints one row per
-line, -o json and -o yaml the revision with its rows.`,
+server with your credentials: you need get on the KollectInventory). get inventory
+--cluster-inventory NAME --at TIME does the same for a KollectClusterInventory. -o ndjson prints
+one row per line, -o json and -o yaml the revision with its rows.`,
 		Example: `  # inventories of every namespace, with why they are not ready
   kollect get inventories -A
 
@@ -78,7 +82,10 @@ line, -o json and -o yaml the revision with its rows.`,
   kollect get target images -n shop -o yaml
 
   # the rows of inventory workloads as they were on Monday morning
-  kollect get inventory shop/workloads --at 2026-01-05T09:00:00Z`,
+  kollect get inventory shop/workloads --at 2026-01-05T09:00:00Z
+
+  # the rows of the cluster inventory fleet at its revision 12
+  kollect get inventory --cluster-inventory fleet --revision 12`,
 		Args:      cobra.RangeArgs(1, 2),
 		ValidArgs: []string{"inventories", "sinks", "targets"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -98,6 +105,7 @@ line, -o json and -o yaml the revision with its rows.`,
 	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list every namespace, and the cluster-scoped inventories and targets")
 	cmd.Flags().StringVar(&f.at, "at", "", "print an inventory's rows as they were at this RFC 3339 time (from its history)")
 	cmd.Flags().StringVar(&f.revision, "revision", "", "print an inventory's rows at this revision (from its history)")
+	cmd.Flags().StringVar(&f.cluster, clusterInventoryFlag, "", "with --at or --revision: read this KollectClusterInventory's history (instead of NAME)")
 	cmd.MarkFlagsMutuallyExclusive("at", "revision")
 	registerCompletions(cmd, kube)
 	return cmd
@@ -113,6 +121,9 @@ func runGet(ctx context.Context, s Streams, kube *kubeFlags, f getFlags, args []
 	}
 	if f.at != "" || f.revision != "" {
 		return runGetAt(ctx, s, kube, k, f, args)
+	}
+	if f.cluster != "" {
+		return &ExitError{Code: 2, Err: fmt.Errorf("--%s: reads a history, with --at or --revision", clusterInventoryFlag)}
 	}
 	ns, explicit, err := kube.namespace()
 	if err != nil {
@@ -247,6 +258,25 @@ func (k *kubeFlags) qualifiedNames(kind, by string) []string {
 			prefix = strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(items[i].GetKind()), "kollect"), "sink")
 		}
 		out = append(out, prefix+"/"+items[i].GetName())
+	}
+	return out
+}
+
+// clusterInventoryNames lists the cluster inventories' names, for
+// completion.
+func (k *kubeFlags) clusterInventoryNames() []string {
+	dyn, err := k.dynamic()
+	if err != nil {
+		return nil
+	}
+	gk, _ := findGetKind("inventories")
+	items, err := getKind{cluster: gk.cluster}.list(context.Background(), dyn, "", true)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for i := range items {
+		out = append(out, items[i].GetName())
 	}
 	return out
 }

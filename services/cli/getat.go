@@ -13,8 +13,8 @@ import (
 // runGetAt prints one inventory's rows at a time or revision of its
 // history (get inventory NAME --at TIME | --revision N).
 func runGetAt(ctx context.Context, s Streams, kube *kubeFlags, k getKind, f getFlags, args []string) error {
-	if k.names[0] != "inventories" || len(args) != 2 {
-		return &ExitError{Code: 2, Err: errors.New("--at and --revision: name one inventory: get inventory NAMESPACE/NAME --at TIME")}
+	if k.names[0] != "inventories" || (len(args) != 2) == (f.cluster == "") {
+		return &ExitError{Code: 2, Err: errors.New("--at and --revision: name one inventory: get inventory NAMESPACE/NAME --at TIME, or get inventory --cluster-inventory NAME --at TIME")}
 	}
 	if f.allNamespaces {
 		return &ExitError{Code: 2, Err: errors.New("--at and --revision read one inventory: drop -A/--all-namespaces")}
@@ -31,7 +31,11 @@ func runGetAt(ctx context.Context, s Streams, kube *kubeFlags, k getKind, f getF
 		}
 		q.Set("revision", f.revision)
 	}
-	h, err := newHistoryAPI(kube, args[1])
+	inv, err := historyTarget(kube, args[1:], f.cluster)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	h, err := newHistoryAPI(kube, inv)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
@@ -46,7 +50,7 @@ func runGetAt(ctx context.Context, s Streams, kube *kubeFlags, k getKind, f getF
 		return printDoc(s.Out, rows, f.output)
 	}
 	r := rows.Revision
-	fmt.Fprintf(s.Err, "%s: revision %d of %s, %d rows\n", h.inv, r.Revision, r.Time.UTC().Format("2006-01-02T15:04:05Z"), r.ItemCount)
+	fmt.Fprintf(s.Err, "%s: revision %d of %s, %d rows\n", h.what(), r.Revision, r.Time.UTC().Format("2006-01-02T15:04:05Z"), r.ItemCount)
 	rec := collect.Record{Inventory: h.inv.String(), Envelope: busv1.Envelope{Items: rows.Items}}
 	return printRows(s.Out, []collect.Record{rec}, nil, f.output == "wide")
 }

@@ -10,23 +10,27 @@ import (
 )
 
 func newHistoryCommand(s Streams, kube *kubeFlags) *cobra.Command {
-	output := "table"
+	output, cluster := "table", ""
 	cmd := &cobra.Command{
-		Use:   "history NAMESPACE/NAME | NAME [-o table|wide|json|yaml|ndjson]",
+		Use:   "history (NAMESPACE/NAME | NAME | --cluster-inventory NAME) [-o table|wide|json|yaml|ndjson]",
 		Short: "List an inventory's revisions through the Kubernetes API",
 		Long: `history lists the revisions the bus keeps for an inventory, oldest first: revision, time,
 why it was published, item count, rows added, changed and removed since the revision before, and
 (-o wide) checksums. It reads query.kollect.dev through the API server with your kubeconfig's
 credentials: you see an inventory's history only if you may get that KollectInventory. Periodic
-re-exports repeat a revision and are not listed.`,
+re-exports repeat a revision and are not listed. --cluster-inventory NAME reads the history of a
+KollectClusterInventory instead (you need get on it).`,
 		Example: `  # revisions of inventory workloads in namespace shop
   kollect history shop/workloads
 
   # the same as JSON, one revision per line
-  kollect history workloads -n shop -o ndjson`,
-		Args: cobra.ExactArgs(1),
+  kollect history workloads -n shop -o ndjson
+
+  # revisions of the cluster inventory fleet
+  kollect history --cluster-inventory fleet`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHistory(cmd.Context(), s, kube, args[0], output)
+			return runHistory(cmd.Context(), s, kube, args, cluster, output)
 		},
 		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -36,15 +40,20 @@ re-exports repeat a revision and are not listed.`,
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", output, "output format: "+formatList)
+	cmd.Flags().StringVar(&cluster, clusterInventoryFlag, "", "read the history of this KollectClusterInventory (instead of NAMESPACE/NAME)")
 	registerCompletions(cmd, kube)
 	return cmd
 }
 
-func runHistory(ctx context.Context, s Streams, kube *kubeFlags, arg, output string) error {
+func runHistory(ctx context.Context, s Streams, kube *kubeFlags, args []string, cluster, output string) error {
 	if !slices.Contains(formats, output) {
 		return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", output, formatList)}
 	}
-	h, err := newHistoryAPI(kube, arg)
+	inv, err := historyTarget(kube, args, cluster)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	h, err := newHistoryAPI(kube, inv)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}

@@ -119,4 +119,49 @@ removed   shop        Deployment   web
 			t.Errorf("exit %d: %s", code, errOut)
 		}
 	})
+	t.Run("a cluster inventory's history, diff and rows through --cluster-inventory", func(t *testing.T) {
+		fleet, err := querytest.NewPublisher(ctx, e.NATS.JS, busv1.NamespacedName{Name: "fleet"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, rows := range [][]busv1.Row{v2, v1} {
+			if _, err := fleet.Publish(ctx, rows, monday.Add(time.Duration(i)*time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, errOut, code := run("history", "--cluster-inventory", "fleet")
+		want := `REVISION   TIME                   REASON   ITEMS   ADDED   CHANGED   REMOVED
+1          2026-01-05T09:00:00Z   change   3       3       0         0
+2          2026-01-05T10:00:00Z   change   3       1       1         1
+`
+		if diff := cmp.Diff(want, out); code != 0 || diff != "" {
+			t.Errorf("history: exit %d: %s (-want +got):\n%s", code, errOut, diff)
+		}
+		out, errOut, code = run("diff", "--cluster-inventory", "fleet", "-o", "ndjson")
+		var changes []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var c queryv1.RowChange
+			if err := json.Unmarshal([]byte(line), &c); err != nil {
+				t.Fatalf("diff: exit %d: %s: %v", code, errOut, err)
+			}
+			changes = append(changes, c.Change+":"+c.Key.UID)
+		}
+		if diff := cmp.Diff([]string{"changed:u-api", "removed:u-cache", "added:u-web"}, changes); diff != "" {
+			t.Errorf("diff (-want +got):\n%s", diff)
+		}
+		out, errOut, code = run("get", "inventory", "--cluster-inventory", "fleet", "--revision", "1", "-o", "json")
+		var doc queryv1.Rows
+		if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Revision.Revision != 1 ||
+			doc.Inventory != (busv1.NamespacedName{Name: "fleet"}) || len(doc.Items) != 3 {
+			t.Errorf("get --cluster-inventory: exit %d, %s, %v, %s revision %d with %d rows", code, errOut, err, doc.Inventory, doc.Revision.Revision, len(doc.Items))
+		}
+		_, errOut, code = run("--as", "mallory", "history", "--cluster-inventory", "fleet")
+		if code != 1 || !strings.Contains(errOut, "forbidden") || !strings.Contains(errOut, "KollectClusterInventory") {
+			t.Errorf("mallory: exit %d: %s", code, errOut)
+		}
+		_, errOut, code = run("history", "shop/workloads", "--cluster-inventory", "fleet")
+		if code != 2 || !strings.Contains(errOut, "--cluster-inventory") {
+			t.Errorf("both an inventory and --cluster-inventory: exit %d: %s", code, errOut)
+		}
+	})
 }

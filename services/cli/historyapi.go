@@ -23,26 +23,49 @@ import (
 
 // historyAPI reads one inventory's history through the Kubernetes API
 // server (query.kollect.dev/v1alpha1, served by the query service), with
-// the kubeconfig's credentials.
+// the kubeconfig's credentials. A cluster inventory has no namespace (as
+// on the bus) and is read through the cluster-scoped resources.
 type historyAPI struct {
 	rc  rest.Interface
 	inv busv1.NamespacedName
 }
 
-// newHistoryAPI resolves arg (NAMESPACE/NAME, or NAME in -n's namespace)
-// and the client of the one context.
-func newHistoryAPI(kube *kubeFlags, arg string) (*historyAPI, error) {
+// clusterInventoryFlag is the flag naming a KollectClusterInventory
+// instead of the NAMESPACE/NAME argument.
+const clusterInventoryFlag = "cluster-inventory"
+
+// historyTarget resolves the inventory a history command reads: the
+// KollectClusterInventory cluster when set, else args[0] (NAMESPACE/NAME,
+// or NAME in -n's namespace).
+func historyTarget(kube *kubeFlags, args []string, cluster string) (busv1.NamespacedName, error) {
+	switch {
+	case cluster != "" && len(args) > 0:
+		return busv1.NamespacedName{}, fmt.Errorf("--%s %q and the inventory %q: name one", clusterInventoryFlag, cluster, args[0])
+	case cluster != "":
+		if strings.Contains(cluster, "/") {
+			return busv1.NamespacedName{}, fmt.Errorf("--%s %q: a cluster inventory's name has no namespace", clusterInventoryFlag, cluster)
+		}
+		return busv1.NamespacedName{Name: cluster}, nil
+	case len(args) == 0:
+		return busv1.NamespacedName{}, fmt.Errorf("name an inventory: NAMESPACE/NAME, NAME (in -n's namespace) or --%s NAME", clusterInventoryFlag)
+	}
+	arg := args[0]
 	ns, name, ok := strings.Cut(arg, "/")
 	if !ok {
 		var err error
 		if ns, _, err = kube.namespace(); err != nil {
-			return nil, err
+			return busv1.NamespacedName{}, err
 		}
 		name = arg
 	}
 	if ns == "" || name == "" {
-		return nil, fmt.Errorf("inventory %q: want NAMESPACE/NAME or NAME (history of cluster inventories is not served yet)", arg)
+		return busv1.NamespacedName{}, fmt.Errorf("inventory %q: want NAMESPACE/NAME or NAME (a cluster inventory: --%s NAME)", arg, clusterInventoryFlag)
 	}
+	return busv1.NamespacedName{Namespace: ns, Name: name}, nil
+}
+
+// newHistoryAPI returns the client of the one context reading inv's history.
+func newHistoryAPI(kube *kubeFlags, inv busv1.NamespacedName) (*historyAPI, error) {
 	cfg, err := kube.restConfig()
 	if err != nil {
 		return nil, err
@@ -56,11 +79,35 @@ func newHistoryAPI(kube *kubeFlags, arg string) (*historyAPI, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &historyAPI{rc: rc, inv: busv1.NamespacedName{Namespace: ns, Name: name}}, nil
+	return &historyAPI{rc: rc, inv: inv}, nil
 }
 
-func (h *historyAPI) path(parts ...string) string {
-	return "/apis/" + queryv1.GroupVersion.String() + "/namespaces/" + h.inv.Namespace + "/" + strings.Join(parts, "/")
+// what names the inventory for messages.
+func (h *historyAPI) what() string {
+	if h.inv.Namespace == "" {
+		return "cluster inventory " + h.inv.Name
+	}
+	return h.inv.String()
+}
+
+// kind is the inventory's kind, for messages.
+func (h *historyAPI) kind() string {
+	if h.inv.Namespace == "" {
+		return "KollectClusterInventory"
+	}
+	return "KollectInventory"
+}
+
+// path is the API path of a resource (revisions or histories, the
+// cluster-scoped ones for a cluster inventory) and what follows it.
+func (h *historyAPI) path(resource string, parts ...string) string {
+	if h.inv.Namespace == "" {
+		r := map[string]string{queryv1.ResourceRevisions: queryv1.ResourceClusterRevisions,
+			queryv1.ResourceHistories: queryv1.ResourceClusterHistories}[resource]
+		return "/apis/" + queryv1.GroupVersion.String() + "/" + strings.Join(append([]string{r}, parts...), "/")
+	}
+	return "/apis/" + queryv1.GroupVersion.String() + "/namespaces/" + h.inv.Namespace + "/" +
+		strings.Join(append([]string{resource}, parts...), "/")
 }
 
 // get decodes the answer of path with q into v.
@@ -86,11 +133,11 @@ func (h *historyAPI) get(ctx context.Context, path string, q url.Values, v any) 
 func (h *historyAPI) explain(err error) error {
 	switch {
 	case apierrors.IsForbidden(err):
-		return fmt.Errorf("history of %s: %w (reading it needs get on the KollectInventory and on the query.kollect.dev resources)", h.inv, err)
+		return fmt.Errorf("history of %s: %w (reading it needs get on the %s and on the query.kollect.dev resources)", h.what(), err, h.kind())
 	case apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource"):
-		return fmt.Errorf("history of %s: the cluster serves no query.kollect.dev API (is the chart's query service installed?): %w", h.inv, err)
+		return fmt.Errorf("history of %s: the cluster serves no query.kollect.dev API (is the chart's query service installed?): %w", h.what(), err)
 	}
-	return fmt.Errorf("history of %s: %w", h.inv, err)
+	return fmt.Errorf("history of %s: %w", h.what(), err)
 }
 
 // revisions reads every revision, page by page.

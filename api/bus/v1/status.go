@@ -74,8 +74,26 @@ type InventoryStatus struct {
 	// checksum of the rows from each source namespace, sorted by namespace;
 	// absent for namespaced inventories.
 	NamespaceShards []NamespaceShard `json:"namespaceShards,omitempty"`
+	// History is what the bus keeps of the inventory's history, as of the
+	// aggregator's last trim to its retention; absent until the first.
+	History *HistoryStatus `json:"history,omitempty"`
 	// Outcome is set when the snapshot cannot be built or published.
 	Outcome
+}
+
+// HistoryStatus is the history the bus keeps for one inventory after the
+// aggregator trimmed it to its retention.
+type HistoryStatus struct {
+	// Revisions is the number of distinct revisions kept (periodic
+	// re-exports and replays repeat a revision and add none).
+	Revisions int `json:"revisions"`
+	// OldestRevision is the oldest revision kept.
+	OldestRevision uint64 `json:"oldestRevision"`
+	// OldestTime is when the oldest revision kept was published.
+	OldestTime time.Time `json:"oldestTime"`
+	// Bytes is what the kept revisions reference in the envelope store
+	// (chunks, manifests, envelopes, deltas), each object counted once.
+	Bytes int64 `json:"bytes"`
 }
 
 // BindingDue is when a binding's next periodic re-export is due.

@@ -56,3 +56,43 @@ func (l *InventoryHistoryList) DeepCopyObject() runtime.Object {
 	}
 	return out
 }
+
+// DeepCopyObject returns a deep copy of r.
+func (r *ClusterInventoryRevision) DeepCopyObject() runtime.Object {
+	out := new(InventoryRevision)
+	(*InventoryRevision)(r).DeepCopyInto(out)
+	return (*ClusterInventoryRevision)(out)
+}
+
+// DeepCopyObject returns a deep copy of l.
+func (l *ClusterInventoryRevisionList) DeepCopyObject() runtime.Object {
+	out := &ClusterInventoryRevisionList{TypeMeta: l.TypeMeta}
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	if l.Items != nil {
+		out.Items = make([]ClusterInventoryRevision, len(l.Items))
+		for i := range l.Items {
+			(*InventoryRevision)(&l.Items[i]).DeepCopyInto((*InventoryRevision)(&out.Items[i]))
+		}
+	}
+	return out
+}
+
+// DeepCopyObject returns a deep copy of h.
+func (h *ClusterInventoryHistory) DeepCopyObject() runtime.Object {
+	out := new(InventoryHistory)
+	(*InventoryHistory)(h).DeepCopyInto(out)
+	return (*ClusterInventoryHistory)(out)
+}
+
+// DeepCopyObject returns a deep copy of l.
+func (l *ClusterInventoryHistoryList) DeepCopyObject() runtime.Object {
+	out := &ClusterInventoryHistoryList{TypeMeta: l.TypeMeta}
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	if l.Items != nil {
+		out.Items = make([]ClusterInventoryHistory, len(l.Items))
+		for i := range l.Items {
+			(*InventoryHistory)(&l.Items[i]).DeepCopyInto((*InventoryHistory)(&out.Items[i]))
+		}
+	}
+	return out
+}

@@ -19,6 +19,13 @@ const (
 	// ResourceHistories is one InventoryHistory per inventory with history,
 	// the parent of the rows, diff and timeline subresources.
 	ResourceHistories = "inventoryhistories"
+	// ResourceClusterRevisions lists a cluster inventory's revisions
+	// (ClusterInventoryRevision); cluster-scoped.
+	ResourceClusterRevisions = "clusterinventoryrevisions"
+	// ResourceClusterHistories is one ClusterInventoryHistory per cluster
+	// inventory with history, the parent of the same subresources as
+	// ResourceHistories; cluster-scoped.
+	ResourceClusterHistories = "clusterinventoryhistories"
 	// SubresourceRows is a revision's rows (Rows).
 	SubresourceRows = "rows"
 	// SubresourceDiff is the difference between two revisions (Diff).
@@ -34,7 +41,8 @@ const LabelInventory = "kollect.dev/inventory"
 
 // AddToScheme registers the kinds of query.kollect.dev/v1alpha1 with s.
 func AddToScheme(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion, &InventoryRevision{}, &InventoryRevisionList{}, &InventoryHistory{}, &InventoryHistoryList{})
+	s.AddKnownTypes(GroupVersion, &InventoryRevision{}, &InventoryRevisionList{}, &InventoryHistory{}, &InventoryHistoryList{},
+		&ClusterInventoryRevision{}, &ClusterInventoryRevisionList{}, &ClusterInventoryHistory{}, &ClusterInventoryHistoryList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

@@ -44,6 +44,9 @@ func (e *Engine) collect(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := e.noteHistory(ctx, subject, kept); err != nil {
+			return err
+		}
 		for _, ev := range kept {
 			if err := e.mark(ctx, ev.refs, keep); err != nil {
 				return err

@@ -42,6 +42,9 @@ type invState struct {
 	due map[busv1.SinkRef]time.Time
 	// outcome is the last publish failure, for status.
 	outcome busv1.Outcome
+	// history is what the bus kept of the inventory's history at the last
+	// trim (collect), for status; nil before the first.
+	history *busv1.HistoryStatus
 }
 
 // published is the last event on the inventory's subject.

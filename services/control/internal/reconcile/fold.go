@@ -75,6 +75,9 @@ func foldInventory(obj statusObject, kind busv1.Kind, st *v1alpha1.InventoryStat
 	}
 	if agg != nil {
 		st.ItemCount = int64(agg.ItemCount)
+		if agg.History != nil {
+			st.History = historyStatus(agg.History)
+		}
 	}
 	exports := map[busv1.SinkRef]*busv1.ExportStatus{}
 	for _, f := range busv1.Families() {
@@ -149,5 +152,16 @@ func foldBinding(obj statusObject, b bindingState, e *busv1.ExportStatus, st *v1
 		}
 	}
 	meta.SetStatusCondition(&out.Conditions, c)
+	return out
+}
+
+// historyStatus is status.history from the aggregator's report of the
+// history it kept at its last trim.
+func historyStatus(h *busv1.HistoryStatus) *v1alpha1.HistoryStatus {
+	out := &v1alpha1.HistoryStatus{Revisions: int64(h.Revisions), OldestRevision: int64(h.OldestRevision), Bytes: h.Bytes} //nolint:gosec // G115: a revision fits an int64
+	if !h.OldestTime.IsZero() {
+		t := metav1.NewTime(h.OldestTime)
+		out.OldestTime = &t
+	}
 	return out
 }

@@ -15,35 +15,44 @@ import (
 	"kollect.dev/kollect/services/query/internal/history"
 )
 
-// inventoryResource is what a caller must be allowed to `get` to read an
-// inventory's history.
-var inventoryResource = schema.GroupResource{Group: v1alpha1.Group, Resource: "kollectinventories"}
+// inventoryResource and clusterInventoryResource are what a caller must be
+// allowed to `get` to read an inventory's, or a cluster inventory's,
+// history.
+var (
+	inventoryResource        = schema.GroupResource{Group: v1alpha1.Group, Resource: "kollectinventories"}
+	clusterInventoryResource = schema.GroupResource{Group: v1alpha1.Group, Resource: "kollectclusterinventories"}
+)
 
 // mayRead returns nil when the caller of ctx may get the KollectInventory
-// inv, and a Forbidden error otherwise: the delegated authorizer asks the
-// Kubernetes API server (a SubjectAccessReview, cached briefly).
+// inv (the KollectClusterInventory inv.Name when inv has no namespace, as
+// on the bus), and a Forbidden error otherwise: the delegated authorizer
+// asks the Kubernetes API server (a SubjectAccessReview, cached briefly).
 func mayRead(ctx context.Context, authz authorizer.Authorizer, inv busv1.NamespacedName) error {
 	user, ok := request.UserFrom(ctx)
 	if !ok {
 		return apierrors.NewUnauthorized("no user in the request")
 	}
+	resource, kind := inventoryResource, "KollectInventory"
+	if inv.Namespace == "" {
+		resource, kind = clusterInventoryResource, "KollectClusterInventory"
+	}
 	attrs := authorizer.AttributesRecord{
 		User: user, Verb: "get", Namespace: inv.Namespace, Name: inv.Name,
-		APIGroup: v1alpha1.Group, APIVersion: v1alpha1.GroupVersion.Version, Resource: inventoryResource.Resource,
+		APIGroup: v1alpha1.Group, APIVersion: v1alpha1.GroupVersion.Version, Resource: resource.Resource,
 		ResourceRequest: true,
 	}
 	decision, reason, err := authz.Authorize(ctx, attrs)
 	if decision == authorizer.DecisionAllow {
 		return nil
 	}
-	msg := "reading an inventory's history needs get on the KollectInventory"
+	msg := "reading an inventory's history needs get on the " + kind
 	if reason != "" {
 		msg += ": " + reason
 	}
 	if err != nil {
 		msg += ": " + err.Error()
 	}
-	return apierrors.NewForbidden(inventoryResource, inv.Name, errors.New(msg))
+	return apierrors.NewForbidden(resource, inv.Name, errors.New(msg))
 }
 
 // apiError maps history errors to API errors: not found is 404, anything

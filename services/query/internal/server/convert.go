@@ -56,3 +56,35 @@ func toHistory(inv busv1.NamespacedName, revs []history.Revision) queryv1.Invent
 		ItemCount: last.ItemCount, Checksum: last.Checksum,
 	}
 }
+
+// clusterRevision is r as a cluster inventory's revision.
+func clusterRevision(r queryv1.InventoryRevision) *queryv1.ClusterInventoryRevision {
+	r.Kind = "ClusterInventoryRevision"
+	out := queryv1.ClusterInventoryRevision(r)
+	return &out
+}
+
+// clusterRevisionList is l as a list of a cluster inventory's revisions.
+func clusterRevisionList(l *queryv1.InventoryRevisionList) *queryv1.ClusterInventoryRevisionList {
+	out := &queryv1.ClusterInventoryRevisionList{ListMeta: l.ListMeta, Items: make([]queryv1.ClusterInventoryRevision, len(l.Items))}
+	for i := range l.Items {
+		out.Items[i] = *clusterRevision(l.Items[i])
+	}
+	return out
+}
+
+// clusterHistory is h as a cluster inventory's history.
+func clusterHistory(h queryv1.InventoryHistory) *queryv1.ClusterInventoryHistory {
+	h.Kind = "ClusterInventoryHistory"
+	out := queryv1.ClusterInventoryHistory(h)
+	return &out
+}
+
+// clusterHistoryList is l as a list of cluster inventories' histories.
+func clusterHistoryList(l *queryv1.InventoryHistoryList) *queryv1.ClusterInventoryHistoryList {
+	out := &queryv1.ClusterInventoryHistoryList{ListMeta: l.ListMeta, Items: make([]queryv1.ClusterInventoryHistory, len(l.Items))}
+	for i := range l.Items {
+		out.Items[i] = *clusterHistory(l.Items[i])
+	}
+	return out
+}

@@ -16,23 +16,59 @@ import (
 	"kollect.dev/kollect/services/query/internal/history"
 )
 
-var historiesResource = schema.GroupResource{Group: queryv1.Group, Resource: queryv1.ResourceHistories}
+var (
+	historiesResource        = schema.GroupResource{Group: queryv1.Group, Resource: queryv1.ResourceHistories}
+	clusterHistoriesResource = schema.GroupResource{Group: queryv1.Group, Resource: queryv1.ResourceClusterHistories}
+)
 
 // historiesREST serves inventoryhistories: one summary per inventory with
-// a history, named as the inventory.
+// a history, named as the inventory; with cluster, clusterinventoryhistories,
+// the same for cluster inventories (cluster-scoped).
 type historiesREST struct {
-	h      *history.Reader
-	authz  authorizer.Authorizer
-	limits Limits
+	h       *history.Reader
+	authz   authorizer.Authorizer
+	limits  Limits
+	cluster bool
 }
 
-func (s *historiesREST) New() runtime.Object     { return &queryv1.InventoryHistory{} }
-func (s *historiesREST) NewList() runtime.Object { return &queryv1.InventoryHistoryList{} }
-func (s *historiesREST) Destroy()                {}
-func (s *historiesREST) NamespaceScoped() bool   { return true }
-func (s *historiesREST) GetSingularName() string { return "inventoryhistory" }
-func (s *historiesREST) ShortNames() []string    { return []string{"invhist"} }
-func (s *historiesREST) Categories() []string    { return []string{"kollect"} }
+func (s *historiesREST) New() runtime.Object {
+	if s.cluster {
+		return &queryv1.ClusterInventoryHistory{}
+	}
+	return &queryv1.InventoryHistory{}
+}
+
+func (s *historiesREST) NewList() runtime.Object {
+	if s.cluster {
+		return &queryv1.ClusterInventoryHistoryList{}
+	}
+	return &queryv1.InventoryHistoryList{}
+}
+
+func (s *historiesREST) Destroy()              {}
+func (s *historiesREST) NamespaceScoped() bool { return !s.cluster }
+func (s *historiesREST) Categories() []string  { return []string{"kollect"} }
+
+func (s *historiesREST) GetSingularName() string {
+	if s.cluster {
+		return "clusterinventoryhistory"
+	}
+	return "inventoryhistory"
+}
+
+func (s *historiesREST) ShortNames() []string {
+	if s.cluster {
+		return []string{"cinvhist"}
+	}
+	return []string{"invhist"}
+}
+
+func (s *historiesREST) resource() schema.GroupResource {
+	if s.cluster {
+		return clusterHistoriesResource
+	}
+	return historiesResource
+}
 
 // Get returns the summary of one inventory's history.
 func (s *historiesREST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
@@ -42,24 +78,35 @@ func (s *historiesREST) Get(ctx context.Context, name string, _ *metav1.GetOptio
 	}
 	revs, err := s.h.Revisions(ctx, inv)
 	if err != nil {
-		return nil, apiError(err, historiesResource, name)
+		return nil, apiError(err, s.resource(), name)
 	}
 	out := toHistory(inv, revs)
+	if s.cluster {
+		return clusterHistory(out), nil
+	}
 	return &out, nil
 }
 
-// List returns the histories of the namespace's inventories the caller may
-// get, by name.
+// List returns the histories of the namespace's inventories (the cluster
+// inventories) the caller may get, by name.
 func (s *historiesREST) List(ctx context.Context, opts *metainternalversion.ListOptions) (runtime.Object, error) {
+	out, err := s.list(ctx, opts)
+	if err != nil || !s.cluster {
+		return out, err
+	}
+	return clusterHistoryList(out), nil
+}
+
+func (s *historiesREST) list(ctx context.Context, opts *metainternalversion.ListOptions) (*queryv1.InventoryHistoryList, error) {
 	ns := request.NamespaceValue(ctx)
-	if ns == "" {
+	if ns == "" && !s.cluster {
 		return nil, apierrors.NewBadRequest("list inventory histories in one namespace (-n), not across all")
 	}
 	c, err := decodeCursor(opts.Continue)
 	if err != nil {
 		return nil, err
 	}
-	names, err := inventoryNames(ctx, s.h, ns)
+	names, err := inventoryNames(ctx, s.h, ns, s.resource())
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +126,10 @@ func (s *historiesREST) List(ctx context.Context, opts *metainternalversion.List
 		}
 		revs, err := s.h.Revisions(ctx, inv)
 		if err != nil {
-			if apierrors.IsNotFound(apiError(err, historiesResource, n)) {
+			if apierrors.IsNotFound(apiError(err, s.resource(), n)) {
 				continue
 			}
-			return nil, apiError(err, historiesResource, n)
+			return nil, apiError(err, s.resource(), n)
 		}
 		out.Items = append(out.Items, toHistory(inv, revs))
 	}

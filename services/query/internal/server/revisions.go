@@ -18,24 +18,61 @@ import (
 	"kollect.dev/kollect/services/query/internal/history"
 )
 
-var revisionsResource = schema.GroupResource{Group: queryv1.Group, Resource: queryv1.ResourceRevisions}
+var (
+	revisionsResource        = schema.GroupResource{Group: queryv1.Group, Resource: queryv1.ResourceRevisions}
+	clusterRevisionsResource = schema.GroupResource{Group: queryv1.Group, Resource: queryv1.ResourceClusterRevisions}
+)
 
 // revisionsREST serves inventoryrevisions: list (one inventory with the
 // label selector kollect.dev/inventory=NAME, or every inventory of the
-// namespace the caller may get) and get "<inventory>.<revision>".
+// namespace the caller may get) and get "<inventory>.<revision>"; with
+// cluster, clusterinventoryrevisions, the same for cluster inventories
+// (cluster-scoped).
 type revisionsREST struct {
-	h      *history.Reader
-	authz  authorizer.Authorizer
-	limits Limits
+	h       *history.Reader
+	authz   authorizer.Authorizer
+	limits  Limits
+	cluster bool
 }
 
-func (s *revisionsREST) New() runtime.Object     { return &queryv1.InventoryRevision{} }
-func (s *revisionsREST) NewList() runtime.Object { return &queryv1.InventoryRevisionList{} }
-func (s *revisionsREST) Destroy()                {}
-func (s *revisionsREST) NamespaceScoped() bool   { return true }
-func (s *revisionsREST) GetSingularName() string { return "inventoryrevision" }
-func (s *revisionsREST) ShortNames() []string    { return []string{"invrev"} }
-func (s *revisionsREST) Categories() []string    { return []string{"kollect"} }
+func (s *revisionsREST) New() runtime.Object {
+	if s.cluster {
+		return &queryv1.ClusterInventoryRevision{}
+	}
+	return &queryv1.InventoryRevision{}
+}
+
+func (s *revisionsREST) NewList() runtime.Object {
+	if s.cluster {
+		return &queryv1.ClusterInventoryRevisionList{}
+	}
+	return &queryv1.InventoryRevisionList{}
+}
+
+func (s *revisionsREST) Destroy()              {}
+func (s *revisionsREST) NamespaceScoped() bool { return !s.cluster }
+func (s *revisionsREST) Categories() []string  { return []string{"kollect"} }
+
+func (s *revisionsREST) GetSingularName() string {
+	if s.cluster {
+		return "clusterinventoryrevision"
+	}
+	return "inventoryrevision"
+}
+
+func (s *revisionsREST) ShortNames() []string {
+	if s.cluster {
+		return []string{"cinvrev"}
+	}
+	return []string{"invrev"}
+}
+
+func (s *revisionsREST) resource() schema.GroupResource {
+	if s.cluster {
+		return clusterRevisionsResource
+	}
+	return revisionsResource
+}
 
 // Get returns one revision.
 func (s *revisionsREST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
@@ -49,23 +86,34 @@ func (s *revisionsREST) Get(ctx context.Context, name string, _ *metav1.GetOptio
 	}
 	revs, err := s.h.Revisions(ctx, inv)
 	if err != nil {
-		return nil, apiError(err, revisionsResource, name)
+		return nil, apiError(err, s.resource(), name)
 	}
 	i, err := history.Select(revs, history.Selector{Revision: rev})
 	if err != nil {
-		return nil, apiError(err, revisionsResource, name)
+		return nil, apiError(err, s.resource(), name)
 	}
 	if err := s.h.Count(ctx, revs, i); err != nil {
-		return nil, apiError(err, revisionsResource, name)
+		return nil, apiError(err, s.resource(), name)
 	}
 	out := toRevision(inv, &revs[i])
+	if s.cluster {
+		return clusterRevision(out), nil
+	}
 	return &out, nil
 }
 
 // List returns a page of revisions, by inventory name then revision.
 func (s *revisionsREST) List(ctx context.Context, opts *metainternalversion.ListOptions) (runtime.Object, error) {
+	out, err := s.list(ctx, opts)
+	if err != nil || !s.cluster {
+		return out, err
+	}
+	return clusterRevisionList(out), nil
+}
+
+func (s *revisionsREST) list(ctx context.Context, opts *metainternalversion.ListOptions) (*queryv1.InventoryRevisionList, error) {
 	ns := request.NamespaceValue(ctx)
-	if ns == "" {
+	if ns == "" && !s.cluster {
 		return nil, apierrors.NewBadRequest("list inventory revisions in one namespace (-n), not across all")
 	}
 	c, err := decodeCursor(opts.Continue)
@@ -80,7 +128,7 @@ func (s *revisionsREST) List(ctx context.Context, opts *metainternalversion.List
 	}
 	explicit := names != nil
 	if !explicit {
-		if names, err = inventoryNames(ctx, s.h, ns); err != nil {
+		if names, err = inventoryNames(ctx, s.h, ns, s.resource()); err != nil {
 			return nil, err
 		}
 	}
@@ -98,11 +146,11 @@ func (s *revisionsREST) List(ctx context.Context, opts *metainternalversion.List
 			continue // not the caller's to see: not listed
 		}
 		revs, err := s.h.Revisions(ctx, inv)
-		if apierrors.IsNotFound(apiError(err, revisionsResource, n)) && !explicit {
+		if apierrors.IsNotFound(apiError(err, s.resource(), n)) && !explicit {
 			continue // its history expired meanwhile
 		}
 		if err != nil {
-			return nil, apiError(err, revisionsResource, n)
+			return nil, apiError(err, s.resource(), n)
 		}
 		for i := range revs {
 			if n == c.Inventory && revs[i].Event.Revision <= c.From {
@@ -114,7 +162,7 @@ func (s *revisionsREST) List(ctx context.Context, opts *metainternalversion.List
 				return out, nil
 			}
 			if err := s.h.Count(ctx, revs, i); err != nil {
-				return nil, apiError(err, revisionsResource, n)
+				return nil, apiError(err, s.resource(), n)
 			}
 			r := toRevision(inv, &revs[i])
 			if opts.LabelSelector != nil && !opts.LabelSelector.Matches(labels.Set(r.Labels)) {
@@ -126,12 +174,12 @@ func (s *revisionsREST) List(ctx context.Context, opts *metainternalversion.List
 	return out, nil
 }
 
-// inventoryNames returns the names of the inventories of ns with a
-// history, sorted.
-func inventoryNames(ctx context.Context, h *history.Reader, ns string) ([]string, error) {
+// inventoryNames returns the names of the inventories of ns (the cluster
+// inventories when empty) with a history, sorted.
+func inventoryNames(ctx context.Context, h *history.Reader, ns string, resource schema.GroupResource) ([]string, error) {
 	invs, err := h.Inventories(ctx, ns)
 	if err != nil {
-		return nil, apiError(err, revisionsResource, ns)
+		return nil, apiError(err, resource, ns)
 	}
 	names := make([]string, len(invs))
 	for i, inv := range invs {

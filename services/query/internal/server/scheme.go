@@ -18,7 +18,9 @@ func newScheme() (*runtime.Scheme, serializer.CodecFactory) {
 	must(queryv1.AddToScheme(s))
 	internal := schema.GroupVersion{Group: queryv1.Group, Version: runtime.APIVersionInternal}
 	s.AddKnownTypes(internal, &queryv1.InventoryRevision{}, &queryv1.InventoryRevisionList{},
-		&queryv1.InventoryHistory{}, &queryv1.InventoryHistoryList{})
+		&queryv1.InventoryHistory{}, &queryv1.InventoryHistoryList{},
+		&queryv1.ClusterInventoryRevision{}, &queryv1.ClusterInventoryRevisionList{},
+		&queryv1.ClusterInventoryHistory{}, &queryv1.ClusterInventoryHistoryList{})
 	must(s.SetVersionPriority(queryv1.GroupVersion))
 	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
 	unversioned := schema.GroupVersion{Group: "", Version: "v1"}

@@ -62,17 +62,25 @@ func New(js jetstream.JetStream, o Options) (*genericapiserver.GenericAPIServer,
 	}
 	h := history.NewReader(js, o.ChunkCacheBytes)
 	authz := cfg.Authorization.Authorizer
-	sub := func(serve func(context.Context, *subresource, busv1.NamespacedName, url.Values) (any, error)) *subresource {
-		return &subresource{h: h, authz: authz, limits: o.Limits, serve: serve}
+	sub := func(cluster bool, serve func(context.Context, *subresource, busv1.NamespacedName, url.Values) (any, error)) *subresource {
+		return &subresource{h: h, authz: authz, limits: o.Limits, cluster: cluster, serve: serve}
 	}
 	info := genericapiserver.NewDefaultAPIGroupInfo(queryv1.Group, scheme, runtime.NewParameterCodec(scheme), codecs)
-	info.VersionedResourcesStorageMap[queryv1.GroupVersion.Version] = map[string]rest.Storage{
-		queryv1.ResourceRevisions:                                     &revisionsREST{h: h, authz: authz, limits: o.Limits},
-		queryv1.ResourceHistories:                                     &historiesREST{h: h, authz: authz, limits: o.Limits},
-		queryv1.ResourceHistories + "/" + queryv1.SubresourceRows:     sub(serveRows),
-		queryv1.ResourceHistories + "/" + queryv1.SubresourceDiff:     sub(serveDiff),
-		queryv1.ResourceHistories + "/" + queryv1.SubresourceTimeline: sub(serveTimeline),
+	storage := map[string]rest.Storage{}
+	// The namespaced inventories' history, and the cluster inventories'
+	// (cluster-scoped resources, the inventory's namespace empty as on the
+	// bus).
+	for _, r := range []struct {
+		revisions, histories string
+		cluster              bool
+	}{{queryv1.ResourceRevisions, queryv1.ResourceHistories, false}, {queryv1.ResourceClusterRevisions, queryv1.ResourceClusterHistories, true}} {
+		storage[r.revisions] = &revisionsREST{h: h, authz: authz, limits: o.Limits, cluster: r.cluster}
+		storage[r.histories] = &historiesREST{h: h, authz: authz, limits: o.Limits, cluster: r.cluster}
+		storage[r.histories+"/"+queryv1.SubresourceRows] = sub(r.cluster, serveRows)
+		storage[r.histories+"/"+queryv1.SubresourceDiff] = sub(r.cluster, serveDiff)
+		storage[r.histories+"/"+queryv1.SubresourceTimeline] = sub(r.cluster, serveTimeline)
 	}
+	info.VersionedResourcesStorageMap[queryv1.GroupVersion.Version] = storage
 	if err := srv.InstallAPIGroup(&info); err != nil {
 		return nil, fmt.Errorf("install %s: %w", queryv1.GroupVersion, err)
 	}

@@ -18,20 +18,28 @@ import (
 	"kollect.dev/kollect/services/query/internal/history"
 )
 
-// subresource serves one GET subresource of inventoryhistories (rows,
-// diff, timeline). It is a Connecter so that its handler reads the query
+// subresource serves one GET subresource of inventoryhistories, or with
+// cluster of clusterinventoryhistories (rows, diff, timeline). It is a Connecter so that its handler reads the query
 // parameters itself; the caller's right to get the inventory is checked
 // before the handler runs.
 type subresource struct {
 	h      *history.Reader
 	authz  authorizer.Authorizer
 	limits Limits
+	// cluster serves the subresource of clusterinventoryhistories.
+	cluster bool
 	// serve answers one request; its result is encoded as JSON.
 	serve func(ctx context.Context, s *subresource, inv busv1.NamespacedName, q url.Values) (any, error)
 }
 
-func (s *subresource) New() runtime.Object { return &queryv1.InventoryHistory{} }
-func (s *subresource) Destroy()            {}
+func (s *subresource) New() runtime.Object {
+	if s.cluster {
+		return &queryv1.ClusterInventoryHistory{}
+	}
+	return &queryv1.InventoryHistory{}
+}
+
+func (s *subresource) Destroy() {}
 
 // ConnectMethods is GET only: the history is read-only.
 func (s *subresource) ConnectMethods() []string { return []string{http.MethodGet} }
@@ -49,7 +57,11 @@ func (s *subresource) Connect(ctx context.Context, name string, _ runtime.Object
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		out, err := s.serve(req.Context(), s, inv, req.URL.Query())
 		if err != nil {
-			r.Error(apiError(err, historiesResource, name))
+			resource := historiesResource
+			if s.cluster {
+				resource = clusterHistoriesResource
+			}
+			r.Error(apiError(err, resource, name))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -43,6 +43,13 @@ func (s *revisionsREST) ConvertToTable(_ context.Context, obj, _ runtime.Object)
 		items = []queryv1.InventoryRevision{*o}
 	case *queryv1.InventoryRevisionList:
 		items, t.Continue = o.Items, o.Continue
+	case *queryv1.ClusterInventoryRevision:
+		items = []queryv1.InventoryRevision{queryv1.InventoryRevision(*o)}
+	case *queryv1.ClusterInventoryRevisionList:
+		t.Continue = o.Continue
+		for i := range o.Items {
+			items = append(items, queryv1.InventoryRevision(o.Items[i]))
+		}
 	default:
 		return nil, fmt.Errorf("convert %T to a table: not a revision", obj)
 	}
@@ -65,6 +72,13 @@ func (s *historiesREST) ConvertToTable(_ context.Context, obj, _ runtime.Object)
 		items = []queryv1.InventoryHistory{*o}
 	case *queryv1.InventoryHistoryList:
 		items, t.Continue = o.Items, o.Continue
+	case *queryv1.ClusterInventoryHistory:
+		items = []queryv1.InventoryHistory{queryv1.InventoryHistory(*o)}
+	case *queryv1.ClusterInventoryHistoryList:
+		t.Continue = o.Continue
+		for i := range o.Items {
+			items = append(items, queryv1.InventoryHistory(o.Items[i]))
+		}
 	default:
 		return nil, fmt.Errorf("convert %T to a table: not a history", obj)
 	}
