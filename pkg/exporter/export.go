@@ -28,6 +28,9 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if st != nil && st.Revision > 0 && w.status.Revision == 0 {
 		w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: st.ExportedAt, Checksum: st.Checksum, Revision: st.Revision, OK: true}
 	}
+	if h := heldOff(st, ev, time.Now()); h != nil && !(skip(st, ev) && !driftDue(st, ev)) {
+		return heldError(h)
+	}
 	if skip(st, ev) {
 		if driftDue(st, ev) {
 			return rt.repairDrift(ctx, w, j, key, st, stRev)
@@ -86,7 +89,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if ev.Replay != nil {
 		return rt.recordReplay(ctx, key, c.base, rev, ev, now)
 	}
-	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now}
+	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now, Hold: c.base.Hold}
 	if err := rt.recordState(ctx, key, next, true, rev); err != nil {
 		return err
 	}
@@ -147,8 +150,11 @@ func (rt *runtime) recordState(ctx context.Context, key string, next busv1.Expor
 		if rerr != nil {
 			return rerr
 		}
-		if cur != nil && cur.Revision >= next.Revision {
-			return nil
+		if cur != nil {
+			next.Hold = cur.Hold // a backfill's hold stays until the aggregator clears it
+		}
+		if cur != nil && cur.Revision >= next.Revision && !rt.owns(cur) {
+			return nil // (a conflict under this replica's claim is a hold written meanwhile)
 		}
 		if cur != nil && cur.Claim != nil && cur.Claim.Owner != rt.id {
 			next.Claim = cur.Claim // another replica's claim stays until it ends

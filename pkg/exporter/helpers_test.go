@@ -35,11 +35,12 @@ type backend struct {
 	calls  map[string][]uint64
 	deltas map[string][]sink.Snapshot
 	builds map[string]int
+	starts map[string][]uint64 // revisions written with BackfillStart
 }
 
 func newBackend(sinks ...string) *backend {
 	b := &backend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}, deltas: map[string][]sink.Snapshot{},
-		builds: map[string]int{}}
+		builds: map[string]int{}, starts: map[string][]uint64{}}
 	for _, s := range sinks {
 		b.stores[s] = memory.NewStore("good-token")
 	}
@@ -101,6 +102,9 @@ func (c *counting) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 func (c *counting) Write(ctx context.Context, s sink.Snapshot) error {
 	c.b.mu.Lock()
 	c.b.calls[c.name] = append(c.b.calls[c.name], s.Envelope.Revision)
+	if s.BackfillStart {
+		c.b.starts[c.name] = append(c.b.starts[c.name], s.Envelope.Revision)
+	}
 	c.b.mu.Unlock()
 	return c.Sink.Write(ctx, s)
 }
