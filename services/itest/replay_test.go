@@ -81,6 +81,9 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The new binding gets the current revision through a regular export
+	// first, as it does in production: the backfill then arrives older.
+	db.waitRows(t, "fill_rows", "default", inv, row(d, 3), ns+"/apps")
 	apply(t, `
 apiVersion: kollect.dev/v1alpha1
 kind: KollectReplay
