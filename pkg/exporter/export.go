@@ -133,11 +133,13 @@ func (rt *runtime) readState(ctx context.Context, key string) (*busv1.ExportStat
 // move a binding's state backwards: on a conflict it re-reads and stops when
 // the stored revision is already as new.
 func (rt *runtime) recordState(ctx context.Context, key string, next busv1.ExportState, exists bool, rev uint64) error {
-	b, err := json.Marshal(next)
-	if err != nil {
-		return fmt.Errorf("encode export state %s: %w", key, err)
-	}
+	var err error
 	for range 5 {
+		// Encoded each time: a retry keeps what it found (claim, hold).
+		b, merr := json.Marshal(next)
+		if merr != nil {
+			return fmt.Errorf("encode export state %s: %w", key, merr)
+		}
 		if exists {
 			_, err = rt.state.Update(ctx, key, b, rev)
 		} else {
