@@ -28,7 +28,9 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if st != nil && st.Revision > 0 && w.status.Revision == 0 {
 		w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: st.ExportedAt, Checksum: st.Checksum, Revision: st.Revision, OK: true}
 	}
-	if h := heldOff(st, ev, time.Now()); h != nil && !(skip(st, ev) && !driftDue(st, ev)) {
+	// A held binding defers every write; an event needing none (skipped, no
+	// drift check due) finishes as usual.
+	if h := heldOff(st, ev, time.Now()); h != nil && (!skip(st, ev) || driftDue(st, ev)) {
 		return heldError(h)
 	}
 	if skip(st, ev) {

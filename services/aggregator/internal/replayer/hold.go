@@ -104,7 +104,7 @@ func (h *hold) write(ctx context.Context, set bool) error {
 		} else {
 			_, err = h.kv.Update(ctx, h.key, b, rev)
 		}
-		if err == nil || !(errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch)) {
+		if err == nil || !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			return err
 		}
 	}
