@@ -118,9 +118,10 @@ func serviceSubjects(s busv1.Service) []string {
 		return []string{"$KV." + BucketRows + ".>", status}
 	case busv1.ServiceAggregator:
 		// It reads its own history (restart, garbage collection) and trims
-		// an inventory's history over its byte limit.
+		// an inventory's history over its byte limit; a backfill's replayer
+		// sets and clears its hold on the binding's export state.
 		return append(streamRead(StreamSnapshots), SnapshotSubjects, status, "$KV."+BucketLeases+"."+LeaseKey(s),
-			"$JS.API.STREAM.PURGE."+StreamSnapshots)
+			"$JS.API.STREAM.PURGE."+StreamSnapshots, "$KV."+BucketExportState+".>")
 	case busv1.ServiceQuery:
 		// Read-only: the snapshot history and the objects its events
 		// reference, nothing else (no status, no keys).

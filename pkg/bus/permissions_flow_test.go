@@ -71,6 +71,10 @@ func aggregatorPublishesSnapshots(t *testing.T, as func(busv1.Service) serviceCo
 	lister := must[jetstream.KeyLister](t, "list export state")(state.ListKeysFiltered(ctx, ExportStateFilter(permInv)))
 	for range lister.Keys() {
 	}
+	// A backfill's hold on a binding, of any family.
+	for _, s := range []busv1.SinkRef{gitMain, warehouse} {
+		must[uint64](t, "hold a binding")(state.Put(ctx, ExportStateKey(permInv, s), []byte(`{}`)))
+	}
 	ev := busv1.SnapshotEvent{Inventory: permInv, Revision: 1, Reason: busv1.ReasonChange, CreatedAt: time.Now()}
 	must[*jetstream.PubAck](t, "publish snapshot")(c.js.Publish(ctx, SnapshotSubject(permInv), []byte(`{}`),
 		jetstream.WithMsgID(SnapshotMsgID(ev))))

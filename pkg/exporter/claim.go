@@ -90,14 +90,25 @@ func (c *claim) put(ctx context.Context, revision, rev uint64) (time.Time, uint6
 	st := c.base
 	expires := time.Now().Add(c.rt.cfg.ClaimTTL).UTC()
 	st.Claim = &busv1.ExportClaim{Owner: c.rt.id, Revision: revision, Expires: expires}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return expires, 0, fmt.Errorf("encode export state %s: %w", c.key, err)
-	}
-	if rev == 0 {
+	var err error
+	switch {
+	case rev == 0:
+		var b []byte
+		if b, err = json.Marshal(st); err != nil {
+			return expires, 0, fmt.Errorf("encode export state %s: %w", c.key, err)
+		}
 		rev, err = c.rt.state.Create(ctx, c.key, b)
-	} else {
+	case c.rev == 0:
+		// The first claim, on the state read: any change since loses.
+		var b []byte
+		if b, err = json.Marshal(st); err != nil {
+			return expires, 0, fmt.Errorf("encode export state %s: %w", c.key, err)
+		}
 		rev, err = c.rt.state.Update(ctx, c.key, b, rev)
+	default:
+		// A renewal keeps the hold another writer set meanwhile.
+		rev, st, err = c.rt.updateOwn(ctx, c.key, st, rev)
+		c.base.Hold = st.Hold
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -170,10 +181,7 @@ func (c *claim) release(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(c.base)
-	if err == nil {
-		_, _ = c.rt.state.Update(context.WithoutCancel(ctx), c.key, b, rev)
-	}
+	_, _, _ = c.rt.updateOwn(context.WithoutCancel(ctx), c.key, c.base, rev)
 	return nil
 }
 

@@ -59,6 +59,14 @@
 // the TTL; the sinks stay idempotent and ignore older revisions all the
 // same (the conformance suite checks it).
 //
+// A running backfill holds the binding (busv1.ExportState.Hold, set and
+// renewed by the aggregator): the worker writes the replay events of the
+// hold's UID and parks every other event of the binding, without counting
+// a failure, until the hold is cleared or expires; then the newest parked
+// event is written on top. A claim renewal or a state record that meets a
+// hold written meanwhile (the stored claim still this replica's) keeps the
+// hold and tries again, so the aggregator's renewals never cost a write.
+//
 // Each attempt's write is bounded by Config.WriteTimeout (the claim is
 // renewed meanwhile, so it may exceed ClaimTTL): a sink that accepts and
 // never answers fails the attempt transiently, shown in status as

@@ -28,6 +28,11 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if st != nil && st.Revision > 0 && w.status.Revision == 0 {
 		w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: st.ExportedAt, Checksum: st.Checksum, Revision: st.Revision, OK: true}
 	}
+	// A held binding defers every write; an event needing none (skipped, no
+	// drift check due) finishes as usual.
+	if h := heldOff(st, ev, time.Now()); h != nil && (!skip(st, ev) || driftDue(st, ev)) {
+		return heldError(h)
+	}
 	if skip(st, ev) {
 		if driftDue(st, ev) {
 			return rt.repairDrift(ctx, w, j, key, st, stRev)
@@ -88,7 +93,7 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	if ev.Replay != nil {
 		return rt.recordReplay(rctx, key, c.base, rev, ev, now)
 	}
-	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now}
+	next := busv1.ExportState{Inventory: w.inv, Sink: w.ref, Checksum: ev.Checksum, Revision: ev.Revision, ExportedAt: now, Hold: c.base.Hold}
 	if err := rt.recordState(rctx, key, next, true, rev); err != nil {
 		return err
 	}
@@ -132,11 +137,13 @@ func (rt *runtime) readState(ctx context.Context, key string) (*busv1.ExportStat
 // move a binding's state backwards: on a conflict it re-reads and stops when
 // the stored revision is already as new.
 func (rt *runtime) recordState(ctx context.Context, key string, next busv1.ExportState, exists bool, rev uint64) error {
-	b, err := json.Marshal(next)
-	if err != nil {
-		return fmt.Errorf("encode export state %s: %w", key, err)
-	}
+	var err error
 	for range 5 {
+		// Encoded each time: a retry keeps what it found (claim, hold).
+		b, merr := json.Marshal(next)
+		if merr != nil {
+			return fmt.Errorf("encode export state %s: %w", key, merr)
+		}
 		if exists {
 			_, err = rt.state.Update(ctx, key, b, rev)
 		} else {
@@ -149,8 +156,11 @@ func (rt *runtime) recordState(ctx context.Context, key string, next busv1.Expor
 		if rerr != nil {
 			return rerr
 		}
-		if cur != nil && cur.Revision >= next.Revision {
-			return nil
+		if cur != nil {
+			next.Hold = cur.Hold // a backfill's hold stays until the aggregator clears it
+		}
+		if cur != nil && cur.Revision >= next.Revision && !rt.owns(cur) {
+			return nil // (a conflict under this replica's claim is a hold written meanwhile)
 		}
 		if cur != nil && cur.Claim != nil && cur.Claim.Owner != rt.id {
 			next.Claim = cur.Claim // another replica's claim stays until it ends

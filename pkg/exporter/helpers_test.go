@@ -35,11 +35,30 @@ type backend struct {
 	calls  map[string][]uint64
 	deltas map[string][]sink.Snapshot
 	builds map[string]int
+	starts map[string][]uint64 // revisions written with BackfillStart
+	gates  map[string]*gate    // Write waits on the sink's gate, if any
+}
+
+// gate stops a sink's writes until opened: entered receives each write
+// that waits on it.
+type gate struct {
+	entered chan uint64
+	open    chan struct{}
+}
+
+// block makes sink name's writes wait until the returned gate's open is
+// closed (or the write's context ends).
+func (b *backend) block(name string) *gate {
+	g := &gate{entered: make(chan uint64, 16), open: make(chan struct{})}
+	b.mu.Lock()
+	b.gates[name] = g
+	b.mu.Unlock()
+	return g
 }
 
 func newBackend(sinks ...string) *backend {
 	b := &backend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}, deltas: map[string][]sink.Snapshot{},
-		builds: map[string]int{}}
+		builds: map[string]int{}, starts: map[string][]uint64{}, gates: map[string]*gate{}}
 	for _, s := range sinks {
 		b.stores[s] = memory.NewStore("good-token")
 	}
@@ -101,7 +120,19 @@ func (c *counting) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 func (c *counting) Write(ctx context.Context, s sink.Snapshot) error {
 	c.b.mu.Lock()
 	c.b.calls[c.name] = append(c.b.calls[c.name], s.Envelope.Revision)
+	if s.BackfillStart {
+		c.b.starts[c.name] = append(c.b.starts[c.name], s.Envelope.Revision)
+	}
+	g := c.b.gates[c.name]
 	c.b.mu.Unlock()
+	if g != nil {
+		g.entered <- s.Envelope.Revision
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	return c.Sink.Write(ctx, s)
 }
 

@@ -29,6 +29,11 @@ func (j *job) revision() uint64 { return j.d.ev.Revision }
 // replay reports whether j re-delivers a historical snapshot on request.
 func (j *job) replay() bool { return j.d.ev.Replay != nil }
 
+// backfill reports whether j is a revision of a backfill: the binding's
+// export state holds regular events off while its backfill runs, so a
+// regular event waits behind it rather than replacing it (worker.offer).
+func (j *job) backfill() bool { return j.replay() && j.d.ev.Replay.Backfill }
+
 // events returns the chain's deliveries, oldest first.
 func (j *job) events() []*delivery { return append(slices.Clone(j.prev), j.d) }
 

@@ -36,7 +36,8 @@ const missingObjectRetries = 5
 // failure of a later Load.
 func (rt *runtime) snapshot(ctx context.Context, s sink.Sink, st *busv1.ExportState, j *job, cluster string, now time.Time, loads *loadErr) (sink.Snapshot, error) {
 	ev := j.d.ev
-	snap := sink.Snapshot{Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil, MaxExportBytes: j.binding.MaxExportBytes}
+	snap := sink.Snapshot{Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil,
+		BackfillStart: ev.Replay != nil && ev.Replay.Backfill && ev.Replay.First, MaxExportBytes: j.binding.MaxExportBytes}
 	if _, ok := s.(sink.DeltaWriter); ok {
 		d, err := rt.delta(ctx, st, j)
 		if err == nil && d == nil && needsDelta(s) {

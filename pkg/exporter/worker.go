@@ -24,7 +24,11 @@ type worker struct {
 
 	wake    chan struct{}
 	stop    context.CancelFunc
-	pending *job      // guarded by rt.mu
+	pending *job // guarded by rt.mu
+	// parked is the newest regular job deferred by a backfill's hold
+	// (errHeld) while the backfill's replay events go through; it is taken
+	// again when nothing is pending. Guarded by rt.mu.
+	parked  *job
 	current uint64    // revision in flight, guarded by rt.mu
 	active  time.Time // last handed a job, guarded by rt.mu
 	status  busv1.ExportStatus
@@ -56,7 +60,7 @@ func (rt *runtime) sweep(cutoff time.Time) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	for k, w := range rt.workers {
-		if w.pending == nil && w.current == 0 && w.active.Before(cutoff) && !rt.configs.listed(k.inv, k.ref) {
+		if w.pending == nil && w.parked == nil && w.current == 0 && w.active.Before(cutoff) && !rt.configs.listed(k.inv, k.ref) {
 			w.stop()
 			delete(rt.workers, k)
 			rt.metrics.forgetBinding(k.inv, k.ref)
@@ -72,6 +76,12 @@ func (w *worker) offer(j *job) {
 	w.rt.mu.Lock()
 	var drop *job
 	switch {
+	case j.backfill() && w.pending != nil && !w.pending.replay():
+		// A backfill's revision goes before a pending regular event, which
+		// its hold defers anyway: that one waits parked.
+		drop, w.pending = w.park(w.pending), j
+	case !j.replay() && w.pending != nil && w.pending.backfill():
+		drop = w.park(j)
 	case j.replay():
 		// A replay is written whatever its revision, unless a regular
 		// event is pending: the newer state wins and the replay is dropped.
@@ -83,7 +93,8 @@ func (w *worker) offer(j *job) {
 	case w.pending != nil && w.pending.replay():
 		// A regular event arriving after a pending replay replaces it.
 		drop, w.pending = w.pending, j
-	case w.current >= j.revision() || w.pending != nil && w.pending.revision() >= j.revision():
+	case w.current >= j.revision() || w.pending != nil && w.pending.revision() >= j.revision() ||
+		w.parked != nil && w.parked.revision() >= j.revision():
 		drop = j
 	case w.pending == nil:
 		w.pending = j
@@ -118,23 +129,66 @@ func (w *worker) requeue(j *job) {
 	j.finish()
 }
 
-// take moves the pending job in flight.
+// park keeps regular job j aside while a backfill holds the binding,
+// unless a newer one is parked; it returns the job not kept, for the caller
+// to finish outside rt.mu. The newest event references the full snapshot,
+// and the sink holds a replayed one, so no delta chains onto it. Called
+// with rt.mu held.
+func (w *worker) park(j *job) *job {
+	if w.parked != nil && w.parked.revision() >= j.revision() {
+		return j
+	}
+	drop := w.parked
+	w.parked = j
+	return drop
+}
+
+// parkJob parks j after a write its hold deferred.
+func (w *worker) parkJob(j *job) {
+	w.rt.mu.Lock()
+	drop := w.park(j)
+	w.rt.mu.Unlock()
+	if drop != nil {
+		drop.finish()
+	}
+}
+
+// take moves the pending job in flight, else the parked one.
 func (w *worker) take() *job {
 	w.rt.mu.Lock()
 	defer w.rt.mu.Unlock()
 	j := w.pending
 	w.pending = nil
+	if j == nil {
+		j, w.parked = w.parked, nil
+	}
 	if j != nil {
 		w.current = j.revision()
 	}
 	return j
 }
 
-// superseded reports whether a newer job than j is pending.
+// superseded reports whether a newer job than j is pending, or, for a
+// regular j, a backfill's revision (which its hold lets through first).
 func (w *worker) superseded(j *job) bool {
 	w.rt.mu.Lock()
 	defer w.rt.mu.Unlock()
-	return w.pending != nil && (w.pending.revision() > j.revision() || j.replay() && !w.pending.replay())
+	switch {
+	case w.pending == nil:
+		return false
+	case !j.replay() && w.pending.backfill():
+		return true
+	case j.backfill() && !w.pending.replay():
+		return false // the regular event waits for the backfill's hold anyway
+	}
+	return w.pending.revision() > j.revision() || j.replay() && !w.pending.replay()
+}
+
+// backfillPending reports whether a backfill's revision is pending.
+func (w *worker) backfillPending() bool {
+	w.rt.mu.Lock()
+	defer w.rt.mu.Unlock()
+	return w.pending != nil && w.pending.backfill()
 }
 
 func (w *worker) run(ctx context.Context) {
@@ -150,6 +204,8 @@ func (w *worker) run(ctx context.Context) {
 				j.finish()
 			case superseded:
 				w.requeue(j)
+			case parked:
+				w.parkJob(j)
 			}
 			w.rt.mu.Lock()
 			w.current = 0
@@ -168,6 +224,9 @@ const (
 	superseded
 	// stopped: shutting down, the message is released instead.
 	stopped
+	// parked: a backfill's hold defers j and the backfill's next revision
+	// is pending: j waits parked (worker.parked).
+	parked
 )
 
 // deliver tries j until it is delivered, skipped, superseded or fails
@@ -176,6 +235,7 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 	br := w.rt.breaker(w.ref)
 	rotated := false
 	var configPending time.Time // since when the sink config is awaited
+	held := false               // a hold's deferral was logged
 	for attempt := 0; ; attempt++ {
 		if wait := br.wait(time.Now()); wait > 0 {
 			if !w.sleep(ctx, j, wait) {
@@ -202,6 +262,25 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 			return stopped
 		case errors.Is(err, errSuperseded):
 			return superseded
+		case errors.Is(err, errHeld):
+			// A backfill fills the binding: wait without counting a
+			// failure until its hold is cleared or expires, and let its
+			// revisions through meanwhile.
+			if !held {
+				held = true
+				w.rt.log.V(1).Info("export deferred by a backfill's hold", "inventory", w.inv.String(),
+					"sink", w.ref.BindingName(), "revision", j.revision(), "hold", err.Error())
+			}
+			if w.backfillPending() {
+				return parked
+			}
+			if !w.sleep(ctx, j, min(retryDelay(w.rt.cfg.RetryInitial, w.rt.cfg.RetryMax, attempt), w.rt.cfg.ClaimTTL/3)) {
+				if ctx.Err() == nil && w.backfillPending() {
+					return parked
+				}
+				return w.interrupted(ctx)
+			}
+			continue
 		case errors.Is(err, errClaimed) || errors.Is(err, errClaimLost) || errors.Is(err, errObjectMissing):
 			// Another replica writes this binding (or took it over while
 			// this one wrote): wait for it without counting a failure; the

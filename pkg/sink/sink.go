@@ -63,6 +63,12 @@ type Snapshot struct {
 	// on request (kollect replay): the sink writes it even when it holds a
 	// newer revision, instead of ignoring it as older.
 	Replay bool
+	// BackfillStart is set on the first revision of a backfill (a Replay
+	// snapshot): a sink that keeps history discards the history it holds
+	// from this revision on, then writes this revision as a forward write,
+	// so that the backfill's following revisions, newer each, rebuild the
+	// history in order. Sinks without history ignore it.
+	BackfillStart bool
 	// Repair is true when a drift check (DriftChecker) found that the sink
 	// no longer holds the snapshot it last wrote: the sink rewrites the whole
 	// snapshot, and its own state, even though that state names this

@@ -114,3 +114,30 @@ func (d pgDatabase) queryRow(ctx context.Context, sql string, args []any, dest .
 	defer func() { _ = conn.Close(ctx) }()
 	return conn.QueryRow(ctx, sql, args...).Scan(dest...)
 }
+
+// texts runs a query whose columns are all text and returns its rows.
+func (d pgDatabase) texts(ctx context.Context, sql string, args ...any) ([][]string, error) {
+	conn, err := pgx.Connect(ctx, d.DSN)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	rs, err := conn.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out [][]string
+	for rs.Next() {
+		vals, err := rs.Values()
+		if err != nil {
+			return nil, err
+		}
+		line := make([]string, len(vals))
+		for i, v := range vals {
+			line[i] = fmt.Sprint(v)
+		}
+		out = append(out, line)
+	}
+	return out, rs.Err()
+}

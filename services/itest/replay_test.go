@@ -2,7 +2,10 @@ package itest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/util/retry"
@@ -21,7 +24,7 @@ spec:
   type: postgres
   secretRef: {name: pg}
   provisioning: {mode: ensure}
-  postgres: {table: live_rows}
+  postgres: {table: live_rows, history: {enabled: true}}
 ---
 apiVersion: kollect.dev/v1alpha1
 kind: KollectDatabaseSink
@@ -30,14 +33,19 @@ spec:
   type: postgres
   secretRef: {name: pg}
   provisioning: {mode: ensure}
-  postgres: {table: fill_rows}
+  postgres: {table: fill_rows, history: {enabled: true}}
 `
 
 // TestAKollectReplayBackfillsANewPostgresSink runs a backfill through the
 // whole system: control compiles the KollectReplay, the aggregator
 // delivers every retained revision to the new binding one at a time, the
 // database exporter writes them, and control folds the progress into
-// status. The new sink ends with the live sink's rows.
+// status. The new sink ends with the live sink's rows, and with its
+// history: both sinks keep history, and the backfill rebuilds in the new
+// one the versions and revisions the live one recorded as they happened
+// (the first backfilled revision rewinds what the new binding's regular
+// export recorded, and the backfill's hold keeps regular exports out
+// until it is done).
 func TestAKollectReplayBackfillsANewPostgresSink(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t, "replay")
@@ -73,6 +81,9 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The new binding gets the current revision through a regular export
+	// first, as it does in production: the backfill then arrives older.
+	db.waitRows(t, "fill_rows", "default", inv, row(d, 3), ns+"/apps")
 	apply(t, `
 apiVersion: kollect.dev/v1alpha1
 kind: KollectReplay
@@ -96,4 +107,29 @@ spec:
 		t.Errorf("status %+v: want every retained revision (at least the 3 changes) delivered", s)
 	}
 	db.waitRows(t, "fill_rows", "default", inv, row(d, 3), ns+"/apps")
+	eventually(t, waitFor, "the backfilled history to equal the live one", func() error {
+		for _, q := range []string{
+			`SELECT target_namespace, target_name, source_uid, attributes::text, valid_from_revision::text,
+  coalesce(valid_to_revision::text, 'open') FROM public.%s_history
+WHERE cluster = 'default' AND inventory_namespace = $1 AND inventory_name = $2 ORDER BY source_uid, valid_from_revision`,
+			`SELECT revision::text, checksum, previous_checksum, item_count::text FROM public.%s_revisions
+WHERE cluster = 'default' AND inventory_namespace = $1 AND inventory_name = $2 ORDER BY revision`,
+		} {
+			live, err := db.texts(t.Context(), strings.ReplaceAll(q, "%s", "live_rows"), inv.Namespace, inv.Name)
+			if err != nil {
+				return err
+			}
+			if len(live) < 3 {
+				return fmt.Errorf("the live history holds %d rows, want at least the 3 revisions:\n%s", len(live), q)
+			}
+			fill, err := db.texts(t.Context(), strings.ReplaceAll(q, "%s", "fill_rows"), inv.Namespace, inv.Name)
+			if err != nil {
+				return err
+			}
+			if diff := cmp.Diff(live, fill); diff != "" {
+				return fmt.Errorf("live (-) and backfilled (+) history differ:\n%s\n%s", q, diff)
+			}
+		}
+		return nil
+	}, ns+"/apps")
 }

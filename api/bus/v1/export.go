@@ -27,6 +27,26 @@ type ExportState struct {
 	// writing concurrently. A claim past its Expires is void: its replica
 	// stopped without releasing it.
 	Claim *ExportClaim `json:"claim,omitempty"`
+	// Hold is set by the aggregator while a backfill (KollectReplay) fills
+	// the binding: exporters defer the binding's regular events, and
+	// replays of another replay, until the hold is cleared or expires, and
+	// write the replay events of the hold's UID. Every writer of the state
+	// keeps the hold it finds.
+	Hold *ExportHold `json:"hold,omitempty"`
+}
+
+// ExportHold is a running backfill's expiring hold on a binding's regular
+// exports.
+type ExportHold struct {
+	// Replay names the KollectReplay.
+	Replay NamespacedName `json:"replay"`
+	// UID is the KollectReplay's uid, carried by its replay events
+	// (Replay.UID).
+	UID string `json:"uid"`
+	// Expires is when the hold lapses unless renewed; the aggregator renews
+	// it while the backfill runs, so a hold whose aggregator died lapses by
+	// itself.
+	Expires time.Time `json:"expires"`
 }
 
 // ExportClaim is one replica's exclusive, expiring hold on a binding.

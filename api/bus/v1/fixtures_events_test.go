@@ -54,6 +54,12 @@ func snapshotEventReplay() SnapshotEvent {
 	return ev
 }
 
+func snapshotEventBackfill() SnapshotEvent {
+	ev := snapshotEventReplay()
+	ev.Replay = &Replay{RequestedAt: t1, RequestedBy: "alice", UID: "0a1b2c3d-0000-4000-8000-00000000000f", Backfill: true, First: true}
+	return ev
+}
+
 func targetStatusReport() StatusReport {
 	return StatusReport{
 		Service: ServiceCollector, Kind: KindTarget, Namespace: "team-a", Name: "pods",
@@ -123,6 +129,13 @@ func exportState() ExportState {
 		Inventory: NamespacedName{Namespace: "team-a", Name: "apps"}, Sink: gitSink(),
 		Checksum: envelope().Checksum, Revision: 42, ExportedAt: t1,
 	}
+}
+
+func heldExportState() ExportState {
+	st := exportState()
+	st.Hold = &ExportHold{Replay: NamespacedName{Namespace: "team-a", Name: "apps-backfill"},
+		UID: "0a1b2c3d-0000-4000-8000-00000000000f", Expires: t1.Add(2 * time.Minute)}
+	return st
 }
 
 func deadLetter() DeadLetter {

@@ -70,6 +70,18 @@ type Replay struct {
 	RequestedAt time.Time `json:"requestedAt"`
 	// RequestedBy names who asked for it, when known.
 	RequestedBy string `json:"requestedBy,omitempty"`
+	// UID is the requesting KollectReplay's uid: while the binding's export
+	// state carries a Hold of that uid, exporters write this replay and
+	// defer the binding's regular events.
+	UID string `json:"uid,omitempty"`
+	// Backfill is set on the revisions of a backfill (a range delivered in
+	// order to fill a sink's history).
+	Backfill bool `json:"backfill,omitempty"`
+	// First is set on a backfill's first revision: a sink that keeps
+	// history discards the history it holds from this revision on and
+	// writes it as a forward write, so the backfill rebuilds the history
+	// in order.
+	First bool `json:"first,omitempty"`
 }
 
 // SnapshotReason says why a snapshot event was published.

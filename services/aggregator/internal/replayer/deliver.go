@@ -38,7 +38,17 @@ func (r *Replayer) run(ctx context.Context, req busv1.ReplayRequest) busv1.Repla
 	if err != nil {
 		return fail(v1alpha1.ReasonReplayFailed, fmt.Errorf("open KV bucket %s: %w", bus.BucketExportState, err))
 	}
-	for _, ev := range evs {
+	if req.Backfill {
+		// Regular exports of the binding wait while the backfill runs, so
+		// that the sink gets the revisions in order, none in between.
+		h, err := r.holdBinding(ctx, state, req)
+		if err != nil {
+			return fail(v1alpha1.ReasonReplayFailed, err)
+		}
+		defer h.release(ctx)
+	}
+	for i, ev := range evs {
+		ev.Replay = &busv1.Replay{UID: req.UID, Backfill: req.Backfill, First: req.Backfill && i == 0}
 		if err := r.deliver(ctx, req, state, ev); err != nil {
 			reason := v1alpha1.ReasonReplayFailed
 			if errors.Is(err, errNotBound) {
@@ -122,7 +132,12 @@ func (r *Replayer) binding(ctx context.Context, req busv1.ReplayRequest) (busv1.
 // delta.
 func (r *Replayer) publish(ctx context.Context, ev busv1.SnapshotEvent, b busv1.Binding, by string) error {
 	ev.Delta, ev.DeltaRef, ev.Bindings = nil, nil, []busv1.Binding{b}
-	ev.Replay = &busv1.Replay{RequestedAt: time.Now().UTC(), RequestedBy: by}
+	mark := busv1.Replay{}
+	if ev.Replay != nil {
+		mark = *ev.Replay // the replay's uid and backfill marks
+	}
+	mark.RequestedAt, mark.RequestedBy = time.Now().UTC(), by
+	ev.Replay = &mark
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return err

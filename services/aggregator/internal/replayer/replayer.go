@@ -23,6 +23,9 @@ type Options struct {
 	// Attempts is how many times one revision is published before the
 	// replay fails; zero is 3.
 	Attempts int
+	// HoldTTL is how long a backfill's hold on its binding's regular
+	// exports lasts unless renewed (every third of it); zero is 2 minutes.
+	HoldTTL time.Duration
 	// Log receives one line per replay finished or failed.
 	Log logr.Logger
 }
@@ -43,6 +46,9 @@ func New(js jetstream.JetStream, opts Options) *Replayer {
 	}
 	if opts.Attempts <= 0 {
 		opts.Attempts = 3
+	}
+	if opts.HoldTTL <= 0 {
+		opts.HoldTTL = 2 * time.Minute
 	}
 	return &Replayer{js: js, opts: opts, bindings: map[string]*sync.Mutex{}}
 }

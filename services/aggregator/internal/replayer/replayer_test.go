@@ -52,7 +52,11 @@ type bed struct {
 	evs    []busv1.SnapshotEvent
 }
 
-func newBed(t *testing.T) *bed {
+func newBed(t *testing.T) *bed { return newBedWith(t, 10*time.Second) }
+
+// newBedWith is newBed with the replayer's AckTimeout; the sink "broken"
+// is bound too and refuses every write.
+func newBedWith(t *testing.T, ackTimeout time.Duration) *bed {
 	n := testenv.StartNATS(t)
 	ctx := t.Context()
 	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
@@ -60,7 +64,7 @@ func newBed(t *testing.T) *bed {
 	}
 	b := &bed{t: t, js: n.JS, stores: backend{"live": memory.NewStore(""), "fresh": memory.NewStore("")}}
 	ic := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name, Generation: 1}
-	for _, s := range []string{"live", "fresh"} {
+	for _, s := range []string{"live", "fresh", "broken"} {
 		b.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindSnapshotSink, Namespace: "team-a", Name: s}),
 			busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "memory", Namespace: "team-a", Name: s,
 				Generation: 1, Cluster: "east", Spec: json.RawMessage(`{}`)})
@@ -70,7 +74,7 @@ func newBed(t *testing.T) *bed {
 	c := exporter.DefaultConfig(busv1.FamilySnapshot)
 	c.Credentials, c.RetryInitial, c.RetryMax, c.BreakerCooldown = exporter.MapCredentials{}, 5*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
 	run(t, func(ctx context.Context) error { return exporter.Run(ctx, n.JS, c, b.stores) })
-	run(t, replayer.New(n.JS, replayer.Options{AckTimeout: 10 * time.Second, Log: logr.Discard()}).Run)
+	run(t, replayer.New(n.JS, replayer.Options{AckTimeout: ackTimeout, Log: logr.Discard()}).Run)
 	return b
 }
 

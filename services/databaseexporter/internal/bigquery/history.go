@@ -116,3 +116,27 @@ func withHistory(on bool, data tableRef, stmts []statement, env busv1.Envelope) 
 	}
 	return append(stmts, withParams(historyStatements(data), env)...)
 }
+
+// rewindStatements discard the scope's history from env's revision on:
+// the versions opened at or after it are deleted, those closed at or after
+// it are open again, the revisions from it on are forgotten.
+func rewindStatements(data tableRef) []statement {
+	hist, revs := data.with(data.Table+HistorySuffix), data.with(data.Table+RevisionsSuffix)
+	return []statement{
+		{SQL: "DELETE FROM " + hist.sql() + " h WHERE " + scopedAs("h") + " AND h.valid_from_revision >= @revision"},
+		{SQL: "UPDATE " + hist.sql() + " h SET valid_to_revision = NULL, valid_to = NULL WHERE " + scopedAs("h") +
+			" AND h.valid_to_revision >= @revision"},
+		{SQL: "DELETE FROM " + revs.sql() + " WHERE " + scopeSQL + " AND revision >= @revision"},
+	}
+}
+
+// withRewind puts the rewind statements before stmts when on (the first
+// revision of a backfill, sink.Snapshot.BackfillStart): in the same
+// transaction, the export then records the revision on the history as it
+// stood before it.
+func withRewind(on bool, data tableRef, stmts []statement, env busv1.Envelope) []statement {
+	if !on {
+		return stmts
+	}
+	return append(withParams(rewindStatements(data), env), stmts...)
+}

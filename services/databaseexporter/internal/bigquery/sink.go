@@ -59,13 +59,17 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 		return err
 	}
 	rev := sink.Revision64(env.Revision)
+	// A backfill's first revision rewinds the history to before it, so the
+	// backfill rebuilds it forward from there (see Snapshot.BackfillStart).
+	rewind := s.history && snap.BackfillStart
 	switch {
 	case found && rev < st.Revision && !snap.Replay:
 		return nil
-	case found && st.Checksum == env.Checksum && rev == st.Revision && !snap.Repair:
+	case found && st.Checksum == env.Checksum && rev == st.Revision && !snap.Repair && !rewind:
 		return nil
 	case found && st.Checksum == env.Checksum && !snap.Repair:
-		return s.run(ctx, "record the state", withHistory(s.history, s.data, withParams(stateStatements(s.data), env), env))
+		return s.run(ctx, "record the state", withRewind(rewind, s.data,
+			withHistory(s.history, s.data, withParams(stateStatements(s.data), env), env), env))
 	}
 	var staging tableRef
 	if len(env.Items) > 0 {
@@ -74,7 +78,8 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 		}
 		defer s.dropStaging(ctx, staging)
 	}
-	return s.run(ctx, "apply the snapshot", withHistory(s.history, s.data, replaceStatements(s.data, staging, env), env))
+	return s.run(ctx, "apply the snapshot", withRewind(rewind, s.data,
+		withHistory(s.history, s.data, replaceStatements(s.data, staging, env), env), env))
 }
 
 // stage loads rows into a new staging table and returns it.

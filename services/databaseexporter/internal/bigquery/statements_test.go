@@ -93,6 +93,9 @@ func TestStatements(t *testing.T) {
 		{"history mode closes changed versions, opens new ones and records the revision after the rows", "history.golden",
 			withHistory(true, goldenData, nil, env)},
 		{"history mode adds nothing when off", "empty.golden", withHistory(false, goldenData, replaceStatements(goldenData, tableRef{}, env), env)},
+		{"a backfill's first revision rewinds the history before the rows and the history are written", "rewind.golden",
+			withRewind(true, goldenData, withHistory(true, goldenData, nil, env), env)},
+		{"without a backfill nothing is rewound", "history.golden", withRewind(false, goldenData, withHistory(true, goldenData, nil, env), env)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -87,10 +87,18 @@ func (k *Sink) apply(ctx context.Context, tx pgx.Tx, sc scope, s sink.Snapshot, 
 		}
 		return k.recordHistory(ctx, tx, sc)
 	}
+	// A backfill's first revision rewinds the history to before it, so the
+	// backfill rebuilds it forward from there (see Snapshot.BackfillStart).
+	rewound := s.BackfillStart && k.t.withHistory
+	if rewound {
+		if err := k.rewindHistory(ctx, tx, sc); err != nil {
+			return err
+		}
+	}
 	if st.revision > sc.revision && !s.Replay {
 		return errUnchanged
 	}
-	if st.revision == sc.revision && st.checksum == sc.checksum && !s.Repair {
+	if st.revision == sc.revision && st.checksum == sc.checksum && !s.Repair && !rewound {
 		return errUnchanged
 	}
 	d := s.Delta
@@ -108,8 +116,8 @@ func (k *Sink) apply(ctx context.Context, tx pgx.Tx, sc scope, s sink.Snapshot, 
 		return err
 	}
 	// A replay of an older revision rewrites the rows but not the history,
-	// which records each revision once, in order.
-	if k.t.withHistory && st.revision <= sc.revision {
+	// which records each revision once, in order; a rewound one records it.
+	if k.t.withHistory && (st.revision <= sc.revision || rewound) {
 		if err := k.recordHistory(ctx, tx, sc); err != nil {
 			return err
 		}

@@ -119,3 +119,23 @@ ON CONFLICT (cluster, inventory_namespace, inventory_name, revision) DO UPDATE S
 	}
 	return nil
 }
+
+// rewindHistory discards the scope's history from sc.revision on: the
+// versions opened at or after it are deleted, those closed at or after it
+// are open again, and the revisions from it on are forgotten. The export
+// then records sc.revision as a forward write on the history as it stood
+// before it (the first revision of a backfill, sink.Snapshot.BackfillStart).
+func (k *Sink) rewindHistory(ctx context.Context, tx pgx.Tx, sc scope) error {
+	steps := []struct{ what, sql string }{
+		{"delete the versions opened from the backfill on", `DELETE FROM ` + k.t.history + ` t WHERE ` + scoped + ` AND t.valid_from_revision >= $4`},
+		{"reopen the versions closed from the backfill on", `UPDATE ` + k.t.history + ` t SET valid_to_revision = NULL, valid_to = NULL
+WHERE ` + scoped + ` AND t.valid_to_revision >= $4`},
+		{"forget the revisions from the backfill on", `DELETE FROM ` + k.t.revisions + ` t WHERE ` + scoped + ` AND t.revision >= $4`},
+	}
+	for _, st := range steps {
+		if _, err := tx.Exec(ctx, st.sql, sc.args(sc.revision)...); err != nil {
+			return fmt.Errorf("history: rewind to revision %d: %s: %w", sc.revision, st.what, err)
+		}
+	}
+	return nil
+}

@@ -228,3 +228,55 @@ func TestHistoryModeExistingNamesTheMissingTables(t *testing.T) {
 		t.Fatalf("after a write into the documented tables: %d versions (%v), want 1", versions, err)
 	}
 }
+
+// TestABackfillRewindsTheHistoryAndRebuildsItForward writes revisions 1 to
+// 4 live to one table, and to another only revision 4 (as a newly bound
+// sink gets it) then a backfill of 1 to 4 (the first BackfillStart, all
+// replays), then revision 5 to both: the two histories are equal.
+func TestABackfillRewindsTheHistoryAndRebuildsItForward(t *testing.T) {
+	dsn := newDatabase(t)
+	live := open(t, dsn, historySpec("public", "live", v1alpha1.ProvisionEnsure))
+	fill := open(t, dsn, historySpec("public", "fill", v1alpha1.ProvisionEnsure))
+	const cluster = "prod-eu-1"
+	revs := [][]busv1.Row{
+		{row("a", 1), row("b", 2)},
+		{row("a", 1), row("b", 3), row("c", 1)},
+		{row("a", 1), row("c", 1)},
+		{row("a", 2), row("c", 1), row("d", 1)},
+		{row("c", 1), row("d", 2)},
+	}
+	var snaps []sink.Snapshot
+	for i, rows := range revs {
+		s := snap(t, cluster, web, uint64(i+1), rows...)
+		if i > 0 {
+			s.Envelope.PreviousChecksum = snaps[i-1].Envelope.Checksum
+		}
+		snaps = append(snaps, s)
+	}
+	for _, s := range snaps[:4] {
+		write(t, live, s)
+	}
+	write(t, fill, snaps[3])
+	for i, s := range snaps[:4] {
+		s.Replay, s.BackfillStart = true, i == 0
+		write(t, fill, s)
+	}
+	write(t, live, snaps[4])
+	write(t, fill, snaps[4])
+
+	c := connect(t, dsn)
+	for _, q := range []string{
+		`SELECT source_uid, attributes, valid_from_revision, valid_to_revision, valid_from, valid_to FROM public.%s_history
+ORDER BY source_uid, valid_from_revision`,
+		`SELECT revision, checksum, previous_checksum, item_count, exported_at FROM public.%s_revisions ORDER BY revision`,
+		`SELECT source_uid, attributes FROM public.%s ORDER BY source_uid`,
+	} {
+		want := query(t, c, strings.ReplaceAll(q, "%s", "live"))
+		if len(want) < 2 {
+			t.Fatalf("the live table holds %d rows for %s", len(want), q)
+		}
+		if d := cmp.Diff(want, query(t, c, strings.ReplaceAll(q, "%s", "fill"))); d != "" {
+			t.Errorf("%s\nlive (-) and backfilled (+) differ:\n%s", q, d)
+		}
+	}
+}
