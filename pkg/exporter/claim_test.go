@@ -28,6 +28,13 @@ func (e *env) putState(s string, st busv1.ExportState) {
 // state reads a binding's export state.
 func (e *env) state(s string) busv1.ExportState {
 	e.t.Helper()
+	st, _ := e.stateAt(s)
+	return st
+}
+
+// stateAt reads a binding's export state and its KV revision.
+func (e *env) stateAt(s string) (busv1.ExportState, uint64) {
+	e.t.Helper()
 	kv, err := e.n.JS.KeyValue(context.Background(), bus.BucketExportState)
 	if err != nil {
 		e.t.Fatal(err)
@@ -40,7 +47,7 @@ func (e *env) state(s string) busv1.ExportState {
 	if err := json.Unmarshal(v.Value(), &st); err != nil {
 		e.t.Fatal(err)
 	}
-	return st
+	return st, v.Revision()
 }
 
 func TestAnExpiredClaimOfAVanishedReplicaIsTakenOver(t *testing.T) {

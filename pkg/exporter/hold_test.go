@@ -102,17 +102,10 @@ func (e *env) casState(s string, mod func(*busv1.ExportState)) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	en, err := kv.Get(context.Background(), bus.ExportStateKey(inv, ref(s)))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var st busv1.ExportState
-	if err := json.Unmarshal(en.Value(), &st); err != nil {
-		e.t.Fatal(err)
-	}
+	st, rev := e.stateAt(s)
 	mod(&st)
 	b, _ := json.Marshal(st)
-	if _, err := kv.Update(context.Background(), bus.ExportStateKey(inv, ref(s)), b, en.Revision()); err != nil {
+	if _, err := kv.Update(context.Background(), bus.ExportStateKey(inv, ref(s)), b, rev); err != nil {
 		e.t.Fatal(err)
 	}
 }

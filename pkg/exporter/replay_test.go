@@ -1,14 +1,11 @@
 package exporter_test
 
 import (
-	"context"
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/bus"
 )
 
 // replayOf returns ev re-addressed to sink s as a replay, without its delta.
@@ -16,24 +13,6 @@ func replayOf(ev busv1.SnapshotEvent, s string) busv1.SnapshotEvent {
 	ev.Delta, ev.Bindings = nil, []busv1.Binding{binding(s)}
 	ev.Replay = &busv1.Replay{RequestedAt: time.Now(), RequestedBy: "test"}
 	return ev
-}
-
-// exportState returns the export state of inv to sink s.
-func (e *env) exportState(s string) busv1.ExportState {
-	e.t.Helper()
-	kv, err := e.n.JS.KeyValue(context.Background(), bus.BucketExportState)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	en, err := kv.Get(context.Background(), bus.ExportStateKey(inv, ref(s)))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var st busv1.ExportState
-	if err := json.Unmarshal(en.Value(), &st); err != nil {
-		e.t.Fatal(err)
-	}
-	return st
 }
 
 func TestAReplayWritesAnOldRevisionToOneSinkAndTheNextChangeRestoresTheNewest(t *testing.T) {
@@ -52,7 +31,7 @@ func TestAReplayWritesAnOldRevisionToOneSinkAndTheNextChangeRestoresTheNewest(t 
 	if got := e.b.callsOf("two"); !slices.Equal(got, []uint64{1, 2}) {
 		t.Fatalf("sink two writes %v, want [1 2]: the replay reached another binding", got)
 	}
-	st := e.exportState("one")
+	st := e.state("one")
 	if st.Revision != 2 || st.Replayed == nil || st.Replayed.Revision != 1 || st.Replayed.Checksum != old.Checksum {
 		t.Fatalf("export state after replay %+v (replayed %+v), want revision 2 with replayed revision 1", st, st.Replayed)
 	}
@@ -61,7 +40,7 @@ func TestAReplayWritesAnOldRevisionToOneSinkAndTheNextChangeRestoresTheNewest(t 
 	e.publish(2, busv1.ReasonPeriodic, []string{"one"}, "a", "b")
 	waitFor(t, "revision 2 restored in sink one", func() bool { return e.stored("one") == 2 })
 	waitFor(t, "the periodic event acknowledged", func() bool { return e.ackPending() == 0 })
-	if st := e.exportState("one"); st.Revision != 2 || st.Replayed != nil {
+	if st := e.state("one"); st.Revision != 2 || st.Replayed != nil {
 		t.Fatalf("export state after the periodic re-export %+v, want revision 2 and no replay", st)
 	}
 
@@ -77,7 +56,7 @@ func TestAReplayWritesAnOldRevisionToOneSinkAndTheNextChangeRestoresTheNewest(t 
 	if got := e.b.callsOf("two"); !slices.Equal(got, []uint64{1, 2, 3}) {
 		t.Fatalf("sink two writes %v, want [1 2 3]", got)
 	}
-	if st := e.exportState("one"); st.Revision != 3 || st.Replayed != nil {
+	if st := e.state("one"); st.Revision != 3 || st.Replayed != nil {
 		t.Fatalf("export state after revision 3 %+v, want revision 3 and no replay", st)
 	}
 }
