@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os/user"
 	"strings"
 	"time"
@@ -38,9 +40,9 @@ whose replay is created in the sink's namespace). RBAC and audit are Kubernetes'
 KollectReplay needs the edit role of the namespace. --wait follows its status until it succeeds (exit
 0) or fails (exit 1). docs/replay.md explains replays and backfills.
 
---nats-url (deprecated) publishes the snapshot directly on the bus instead, for a bus without the
-Kubernetes side (kollect dev against a bare NATS): it needs NATS credentials, bypasses RBAC and audit,
-and takes neither --backfill nor --wait.`,
+--nats-url (deprecated) publishes the snapshot directly on the bus instead, only on the loopback bus
+of kollect dev (any other host is refused): it bypasses RBAC and audit, and takes neither --backfill
+nor --wait.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("nats-url") {
@@ -49,7 +51,7 @@ and takes neither --backfill nor --wait.`,
 			return runReplayObject(cmd.Context(), s, kube, f)
 		},
 	}
-	cmd.Flags().StringVar(&f.natsURL, "nats-url", f.natsURL, "deprecated: publish directly on this NATS bus instead of creating a KollectReplay")
+	cmd.Flags().StringVar(&f.natsURL, "nats-url", f.natsURL, "deprecated: publish directly on this loopback NATS bus (kollect dev) instead of creating a KollectReplay")
 	cmd.Flags().StringVar(&f.inventory, "inventory", "", "inventory NAMESPACE/NAME, or NAME for a cluster inventory")
 	cmd.Flags().StringVar(&f.sink, "sink", "", "sink binding FAMILY/NAME (snapshot, database or event; FAMILY/NAMESPACE/NAME for a cluster inventory)")
 	cmd.Flags().Uint64Var(&f.revision, "revision", 0, "revision to replay")
@@ -96,6 +98,9 @@ func runReplay(ctx context.Context, s Streams, f replayFlags, byRevision bool) e
 	if f.backfill || f.wait {
 		return &ExitError{Code: 2, Err: errors.New("replay: --backfill and --wait need a KollectReplay: drop --nats-url")}
 	}
+	if err := devBusOnly(f.natsURL); err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
 	fmt.Fprintln(s.Err, "warning: --nats-url is deprecated: without it, replay creates a KollectReplay (RBAC and audit apply)")
 	_, name, _ := strings.Cut(f.sink, "/")
 	family := string(fam)
@@ -126,6 +131,24 @@ func runReplay(ctx context.Context, s Streams, f replayFlags, byRevision bool) e
 		return &ExitError{Code: 1, Err: fmt.Errorf("replay: publish: %w", err)}
 	}
 	fmt.Fprintf(s.Out, "replayed revision %d of %s (checksum %s) to %s\n", ev.Revision, inv, ev.Checksum, b.BindingName())
+	return nil
+}
+
+// devBusOnly refuses a direct replay on any bus but a loopback one, the bus
+// `kollect dev` runs: on a cluster's bus a replay is a KollectReplay, so
+// that RBAC (get on the inventory) and the audit log apply.
+func devBusOnly(natsURL string) error {
+	for u := range strings.SplitSeq(natsURL, ",") {
+		parsed, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || parsed.Hostname() == "" {
+			return fmt.Errorf("replay: --nats-url %q: not a nats:// URL", u)
+		}
+		h := parsed.Hostname()
+		if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("replay: --nats-url reaches %s: the direct path is only for the loopback bus of `kollect dev`; "+
+				"drop --nats-url to create a KollectReplay (RBAC and audit apply)", h)
+		}
+	}
 	return nil
 }
 

@@ -64,6 +64,13 @@ func TestReplayPublishesAnOldRevisionToOneBinding(t *testing.T) {
 		code := Main(ctx, append([]string{"replay", "--inventory", "team-a/inv", "--nats-url", n.URL}, args...), Streams{Out: &out, Err: &errOut})
 		return code, out.String() + errOut.String()
 	}
+	for _, remote := range []string{"nats://nats.kollect-system.svc:4222", "nats://10.0.0.7:4222", "nats://127.0.0.1:4222,nats://10.0.0.8:4222"} {
+		var out, errOut bytes.Buffer
+		code := Main(ctx, []string{"replay", "--inventory", "team-a/inv", "--nats-url", remote, "--sink", "snapshot/git"}, Streams{Out: &out, Err: &errOut})
+		if code != 2 || !strings.Contains(errOut.String(), "only for the loopback bus of `kollect dev`") {
+			t.Errorf("--nats-url %s: exit %d, %q; want a refusal of a bus other than kollect dev's", remote, code, errOut.String())
+		}
+	}
 	if code, out := run("--sink", "snapshot/s3"); code != 1 || !strings.Contains(out, "not bound") {
 		t.Fatalf("unbound sink: exit %d: %s", code, out)
 	}
