@@ -2,6 +2,7 @@ package collector_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -126,7 +127,7 @@ func (a *acceptance) restartAfterChangesWhileDown() {
 	// 4 deletes (db twice, cache of the deleted Target, w1), 1 update (web)
 	// and the 2 markers.
 	if got := e.rowsSeq() - seq; got != 7 {
-		t.Errorf("the restarted collector wrote %d row messages, want 7", got)
+		t.Errorf("the restarted collector wrote %d row messages, want 7:\n%s", got, e.rowMessagesAfter(seq))
 	}
 	e.waitStatus(a.deploys, busv1.TargetStatus{CollectedCount: 3, MatchedNamespaces: []string{accNS}})
 }
@@ -154,6 +155,26 @@ func (e *env) revisions() map[string]uint64 {
 
 // rowsSeq returns the last sequence of the rows bucket's stream: every put
 // and delete adds one.
+// rowMessagesAfter lists the rows bucket's messages after stream sequence
+// seq (subject, operation, size), for a failure message.
+func (e *env) rowMessagesAfter(seq uint64) string {
+	e.t.Helper()
+	s, err := e.nats.JS.Stream(e.ctx, bus.KVStreamName(bus.BucketRows))
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for n := seq + 1; n <= e.rowsSeq(); n++ {
+		m, err := s.GetMsg(e.ctx, n)
+		if err != nil {
+			fmt.Fprintf(&b, "  #%d: %v\n", n, err)
+			continue
+		}
+		fmt.Fprintf(&b, "  #%d %s op=%q %d bytes\n", n, m.Subject, m.Header.Get("KV-Operation"), len(m.Data))
+	}
+	return b.String()
+}
+
 func (e *env) rowsSeq() uint64 {
 	e.t.Helper()
 	s, err := e.nats.JS.Stream(e.ctx, bus.KVStreamName(bus.BucketRows))

@@ -41,7 +41,9 @@ func TestInstallCRDsReturnsOnceEveryKindIsServed(t *testing.T) {
 			}
 		}
 	}
-	testenv.Eventually(t, time.Minute, "Kollect's CRDs deleted", func() error {
+	// The API server's finalizer removes a CRD once its (here no) objects
+	// are gone: seconds usually, over a minute on a loaded runner.
+	testenv.Eventually(t, 3*time.Minute, "Kollect's CRDs deleted", func() error {
 		for _, crd := range crds.Items {
 			if _, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("CRD %s: %v", crd.Name, err)
