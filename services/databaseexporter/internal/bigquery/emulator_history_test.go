@@ -65,7 +65,7 @@ func TestEmulatorHistoryAsOf(t *testing.T) {
 			dataset := fmt.Sprintf("kollect_h%d", dsSeq.Add(1))
 			spec, _ := json.Marshal(v1alpha1.KollectDatabaseSinkSpec{Type: v1alpha1.DatabaseBigQuery,
 				SinkCommon: v1alpha1.SinkCommon{Cluster: sinktest.Cluster},
-				BigQuery: &v1alpha1.BigQuerySink{Project: emulatorProject, Dataset: dataset, Table: "rows",
+				BigQuery: &v1alpha1.BigQuerySink{Project: emulatorProject, Dataset: dataset, Table: "inventory_rows", // the docs queries name it
 					History: &v1alpha1.TableHistory{Enabled: true}}})
 			b.Egress, b.Endpoint = egress.Policy{AllowPrivate: true}, endpoint
 			s, err := b.New(t.Context(), busv1.SinkConfig{Type: "bigquery", Namespace: "kollect-system", Name: "rows", Spec: spec}, exporter.MapCredentials{})

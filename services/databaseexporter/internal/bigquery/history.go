@@ -75,20 +75,26 @@ func scopedAs(alias string) string {
 		alias + ".inventory_name = @inventory_name"
 }
 
+// versionText is the canonical text of the version of the row alias names:
+// its key and version columns, the attributes as their JSON text.
+func versionText(alias string) string {
+	cols := make([]string, 0, len(keyColumns)+len(versionColumns))
+	for _, c := range append(append([]string{}, keyColumns...), versionColumns[:len(versionColumns)-1]...) {
+		cols = append(cols, alias+".`"+c+"`")
+	}
+	cols = append(cols, "IFNULL(TO_JSON_STRING("+alias+".attributes), '') AS attributes")
+	return "TO_JSON_STRING(STRUCT(" + strings.Join(cols, ", ") + "))"
+}
+
 // historyStatements make the scope's open versions equal to its rows in
 // the data table at env's revision and record the revision. They run after
 // the data table holds the snapshot (for a deletion: holds nothing).
 func historyStatements(data tableRef) []statement {
 	hist, revs := data.with(data.Table+HistorySuffix), data.with(data.Table+RevisionsSuffix)
-	var sameKey, same []string
+	var sameKey []string
 	for _, c := range keyColumns {
 		sameKey = append(sameKey, "t.`"+c+"` = h.`"+c+"`")
 	}
-	for _, c := range versionColumns[:len(versionColumns)-1] {
-		same = append(same, "t.`"+c+"` = h.`"+c+"`")
-	}
-	// JSON values do not compare with =; their canonical text does.
-	same = append(same, "IFNULL(TO_JSON_STRING(t.attributes), '') = IFNULL(TO_JSON_STRING(h.attributes), '')")
 	cols := append(append([]string{}, keyColumns...), versionColumns...)
 	cols = append(cols, "valid_from_revision", "valid_to_revision", "valid_from", "valid_to")
 	sel := make([]string, 0, len(cols))
@@ -97,9 +103,12 @@ func historyStatements(data tableRef) []statement {
 	}
 	sel = append(sel, "CAST(@revision AS INT64)", "CAST(NULL AS INT64)", "CAST(@exported_at AS TIMESTAMP)", "CAST(NULL AS TIMESTAMP)")
 	return []statement{
+		// Not a correlated NOT EXISTS: the emulator (go-zetasqlite) does
+		// not resolve the UPDATE's alias inside a subquery, and left every
+		// changed and removed version open.
 		{SQL: "UPDATE " + hist.sql() + " h SET valid_to_revision = @revision, valid_to = @exported_at WHERE " + scopedAs("h") +
-			" AND h.valid_to_revision IS NULL AND NOT EXISTS (SELECT 1 FROM " + data.sql() + " t WHERE " +
-			strings.Join(append(sameKey, same...), " AND ") + ")"},
+			" AND h.valid_to_revision IS NULL AND " + versionText("h") + " NOT IN (SELECT " + versionText("t") + " FROM " +
+			data.sql() + " t WHERE " + scopedAs("t") + ")"},
 		{SQL: "INSERT INTO " + hist.sql() + " (" + quoted(cols) + ") SELECT " + strings.Join(sel, ", ") + " FROM " + data.sql() +
 			" t WHERE " + scopedAs("t") + " AND NOT EXISTS (SELECT 1 FROM " + hist.sql() + " h WHERE " +
 			strings.Join(sameKey, " AND ") + " AND h.valid_to_revision IS NULL)"},
