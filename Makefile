@@ -50,7 +50,8 @@ build: ## Compile every package and the service binaries into bin/.
 LINT_DIR   = $(shell bash deploy/tools/build.sh lint-dir)
 VULNDB_DIR = $(shell bash deploy/tools/build.sh vulndb-dir)
 
-lint: ## gofmt, go mod tidy, go vet, golangci-lint (.golangci.yml) and govulncheck (offline database) must be clean.
+lint: ## No tracked binary or file over 5 MiB; gofmt, go mod tidy, go vet, golangci-lint (.golangci.yml) and govulncheck (offline database) must be clean.
+	@bash deploy/tools/hygiene/check.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 	$(GO) vet $(PKGS)
