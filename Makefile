@@ -35,17 +35,15 @@ tools-dir: ## Print the folder holding the built tools.
 
 generate: ## Regenerate deepcopy code, CRDs and generated docs.
 	$(GO) tool controller-gen object paths=./api/...
-	$(GO) tool controller-gen crd paths=./api/v1alpha1/... output:crd:artifacts:config=deploy/crds
+	$(GO) tool controller-gen crd paths=./api/v1alpha1/... output:crd:artifacts:config=api/crds
 	$(GO) test ./pkg/bus -run TestDocs -update >/dev/null
-	$(GO) test ./deploy/crds/reference -run TestReferenceIsCurrent -update >/dev/null
+	$(GO) test ./api/crds/reference -run TestReferenceIsCurrent -update >/dev/null
 	$(GO) test ./charts/kollect -run '^(TestCRDsAreCopiesOfDeployCRDs|TestKustomizeBase)$$' -update >/dev/null
 
 build: ## Compile every package and the service binaries into bin/.
 	$(GO) build ./...
 	@mkdir -p bin
-	@for m in $$(find services -path '*/cmd/main.go' -not -path 'services/cli/*' 2>/dev/null) cmd/*/main.go; do \
-	  d=$$(dirname $$m); n=$$(basename $$(dirname $$d)); case $$d in cmd/*) n=$$(basename $$d);; esac; \
-	  echo "go build -o bin/$$n ./$$d"; $(GO) build -o bin/$$n ./$$d; done
+	@for d in cmd/*/; do n=$$(basename $$d); echo "go build -o bin/$$n ./cmd/$$n"; $(GO) build -o bin/$$n ./cmd/$$n; done
 
 LINT_DIR   = $(shell bash deploy/tools/build.sh lint-dir)
 VULNDB_DIR = $(shell bash deploy/tools/build.sh vulndb-dir)

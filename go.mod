@@ -1,6 +1,8 @@
 module kollect.dev/kollect
 
-go 1.26.0
+go 1.27.0
+
+toolchain go1.27.3
 
 require (
 	cloud.google.com/go/auth v0.24.1

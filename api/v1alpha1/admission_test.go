@@ -23,7 +23,7 @@ import (
 )
 
 // TestAdmission runs every admission check against one real kube-apiserver
-// with deploy/crds installed.
+// with api/crds installed.
 func TestAdmission(t *testing.T) {
 	kube := testenv.StartKube(t)
 	// Strict field validation turns a field the schema does not know (a

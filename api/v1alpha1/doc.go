@@ -8,7 +8,7 @@
 //
 // The package owns the schema: field names, documentation (the `kubectl
 // explain` text), defaults and every structural rule the API server checks
-// itself (OpenAPI and CEL markers, rendered into deploy/crds by
+// itself (OpenAPI and CEL markers, rendered into api/crds by
 // controller-gen). It also owns the condition types (conditions.go), the
 // reasons with when each is set (reasons.go) and the error that carries one
 // (ReasonError).

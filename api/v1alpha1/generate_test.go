@@ -34,12 +34,12 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	compare(t, filepath.Join(objDir, "zz_generated.deepcopy.go"), filepath.Join(root, "api", "v1alpha1", "zz_generated.deepcopy.go"))
 
 	generated := listYAML(t, crdDir)
-	committed := listYAML(t, filepath.Join(root, "deploy", "crds"))
+	committed := listYAML(t, filepath.Join(root, "api", "crds"))
 	if !slices.Equal(generated, committed) {
-		t.Errorf("deploy/crds holds %v, controller-gen writes %v; run make generate", committed, generated)
+		t.Errorf("api/crds holds %v, controller-gen writes %v; run make generate", committed, generated)
 	}
 	for _, name := range generated {
-		compare(t, filepath.Join(crdDir, name), filepath.Join(root, "deploy", "crds", name))
+		compare(t, filepath.Join(crdDir, name), filepath.Join(root, "api", "crds", name))
 	}
 }
 

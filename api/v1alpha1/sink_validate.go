@@ -11,7 +11,7 @@ import (
 
 // The semantic checks of sink specs that need no SDK and no server. The
 // control webhook, the reconciler and every Backend.New (through
-// exporter.DecodeSpec) call the same Validate, so the three agree on every
+// backend.DecodeSpec) call the same Validate, so the three agree on every
 // endpoint form; the CRD's CEL rules check shape only. A new type adds its
 // line to its family's table below.
 

@@ -37,8 +37,8 @@ var e2eSets = []string{
 }
 
 var e2eServices = map[string]string{
-	"control": "services/control/cmd", "collector": "services/collector/cmd", "aggregator": "services/aggregator/cmd",
-	"database-exporter": "services/databaseexporter/cmd",
+	"control": "cmd/kollect-control", "collector": "cmd/kollect-collector", "aggregator": "cmd/kollect-aggregator",
+	"database-exporter": "cmd/kollect-databaseexporter",
 }
 
 // buildServices compiles the service binaries the end-to-end test runs.

@@ -46,11 +46,11 @@ var (
 // kustomizeFiles renders the base: CRDs from crds/, everything else from the templates.
 func kustomizeFiles(t *testing.T) map[string][]byte {
 	t.Helper()
-	// The CRDs come from deploy/crds, the source the chart's crds/ copies, so that one -update
+	// The CRDs come from api/crds, the source the chart's crds/ copies, so that one -update
 	// run refreshes both whatever the order of the tests.
-	paths, err := filepath.Glob(repoPath(t, "deploy/crds/*.yaml"))
+	paths, err := filepath.Glob(repoPath(t, "api/crds/*.yaml"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no CRDs in deploy/crds: %v", err)
+		t.Fatalf("no CRDs in api/crds: %v", err)
 	}
 	var crds []byte
 	for _, p := range paths {

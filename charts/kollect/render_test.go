@@ -118,12 +118,12 @@ func TestGoldenDefault(t *testing.T) {
 }
 
 func TestCRDsAreCopiesOfDeployCRDs(t *testing.T) {
-	src, err := filepath.Glob(repoPath(t, "deploy/crds/*.yaml"))
+	src, err := filepath.Glob(repoPath(t, "api/crds/*.yaml"))
 	if err != nil || len(src) == 0 {
-		t.Fatalf("no CRDs in deploy/crds: %v", err)
+		t.Fatalf("no CRDs in api/crds: %v", err)
 	}
 	for _, dir := range []string{"crds", "../kollect-crds/files"} {
-		t.Run(dir+" holds exactly deploy/crds", func(t *testing.T) {
+		t.Run(dir+" holds exactly api/crds", func(t *testing.T) {
 			var want []string
 			for _, p := range src {
 				b, err := os.ReadFile(p)
@@ -138,7 +138,7 @@ func TestCRDsAreCopiesOfDeployCRDs(t *testing.T) {
 				got[i] = filepath.Base(got[i])
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s files differ from deploy/crds (-want +got):\n%s", dir, diff)
+				t.Errorf("%s files differ from api/crds (-want +got):\n%s", dir, diff)
 			}
 		})
 	}

@@ -129,10 +129,10 @@ func Build(ctx context.Context, root, binDir string, step func(string)) error {
 	return nil
 }
 
-// buildBinary compiles services/<name>/cmd into binDir/<name>.
+// buildBinary compiles cmd/kollect-<name> into binDir/<name>.
 func buildBinary(ctx context.Context, root, binDir, name string, step func(string)) error {
 	step("building " + name)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(binDir, name), "./services/"+name+"/cmd")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(binDir, name), "./cmd/kollect-"+name)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build %s: %w\n%s", name, err, out)

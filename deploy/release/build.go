@@ -95,7 +95,7 @@ func git(ctx context.Context, repo string, args ...string) (string, error) {
 type Binary struct {
 	// Name is the released file's prefix: kollect for the CLI, kollect-<service> otherwise.
 	Name string
-	// Package is the main package, relative (./services/<service>/cmd).
+	// Package is the main package, relative (./cmd/<name>).
 	Package string
 }
 
@@ -107,23 +107,15 @@ const (
 	VerifyBinary = "kollect-verify"
 )
 
-// discover lists every services/*/cmd/main.go (kollect-<service>) and
-// cmd/*/main.go (kollect and its plugins, named after their folder) under
-// dir, keeping only names in only when it is not empty.
+// discover lists every cmd/*/main.go under dir (kollect, its plugins and
+// the services' kollect-<service>, each named after its folder), keeping
+// only names in only when it is not empty.
 func discover(dir string, only []string) ([]Binary, error) {
-	services, err := filepath.Glob(filepath.Join(dir, "services", "*", "cmd", "main.go"))
-	if err != nil {
-		return nil, fmt.Errorf("find commands: %w", err)
-	}
 	commands, err := filepath.Glob(filepath.Join(dir, "cmd", "*", "main.go"))
 	if err != nil {
 		return nil, fmt.Errorf("find commands: %w", err)
 	}
 	var all []Binary
-	for _, m := range services {
-		svc := filepath.Base(filepath.Dir(filepath.Dir(m)))
-		all = append(all, Binary{Name: "kollect-" + svc, Package: "./services/" + svc + "/cmd"})
-	}
 	for _, m := range commands {
 		name := filepath.Base(filepath.Dir(m))
 		all = append(all, Binary{Name: name, Package: "./cmd/" + name})
@@ -141,10 +133,10 @@ func discover(dir string, only []string) ([]Binary, error) {
 		}
 	}
 	for n := range want {
-		return nil, fmt.Errorf("find binary %q: no services/*/cmd or cmd/* builds it", n)
+		return nil, fmt.Errorf("find binary %q: no cmd/* builds it", n)
 	}
 	if len(bins) == 0 {
-		return nil, fmt.Errorf("find commands: none under %s/services or %s/cmd", dir, dir)
+		return nil, fmt.Errorf("find commands: none under %s/cmd", dir)
 	}
 	return bins, nil
 }

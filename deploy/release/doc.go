@@ -1,5 +1,5 @@
 // Package release builds a Kollect release: static, reproducible binaries of every
-// services/*/cmd for each platform, a CycloneDX SBOM and an in-toto/SLSA provenance
+// cmd/* for each platform, a CycloneDX SBOM and an in-toto/SLSA provenance
 // statement per artifact, the packaged Helm charts, a SHA256SUMS file, and SSH signatures
 // (ssh-keygen -Y sign) over the checksums, SBOMs and provenance.
 //

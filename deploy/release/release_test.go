@@ -173,7 +173,7 @@ func TestReleaseBinaryIsReproducible(t *testing.T) {
 		}
 		t.Cleanup(func() { os.RemoveAll(src.Dir) })
 		out := filepath.Join(t.TempDir(), testBinary)
-		if err := Build(ctx, BuildSpec{Dir: src.Dir, Package: "./services/aggregator/cmd",
+		if err := Build(ctx, BuildSpec{Dir: src.Dir, Package: "./cmd/kollect-aggregator",
 			Platform: Platform{"linux", "amd64"}, Version: "v0.0.1-test", Commit: src.Commit, Out: out}); err != nil {
 			t.Fatalf("build %d: %v", i, err)
 		}

@@ -14,15 +14,34 @@ import (
 	"kollect.dev/kollect/pkg/version"
 )
 
-// Main is the body of every service's main: it registers the service's
-// flags with bind plus the logging (LogOptions) and Process flags, parses
-// the command line, builds the logger, starts the Process settings (memory
+// Config is a service's configuration as Main takes it: BindFlags registers
+// its flags. A Config that also has Validate() error is validated after the
+// command line is parsed, before anything starts.
+type Config interface {
+	BindFlags(fs *flag.FlagSet)
+}
+
+// Validate returns c.Validate() when c has that method, nil otherwise.
+func Validate(c Config) error {
+	if v, ok := c.(interface{ Validate() error }); ok {
+		return v.Validate()
+	}
+	return nil
+}
+
+// Main is the body of every service's main: it registers c's flags plus
+// the logging (LogOptions) and Process flags, parses the command line,
+// validates c, builds the logger, starts the Process settings (memory
 // limit, pprof) and calls run with a context cancelled on SIGINT or
-// SIGTERM. It exits with status 2 on bad flags and 1 when the process
-// fails to start or run fails.
-func Main(name string, bind func(*flag.FlagSet), run func(ctx context.Context, log logr.Logger) error) {
-	fs, lo, proc := NewFlagSet(name, bind)
+// SIGTERM. It exits with status 2 on bad flags or a configuration that
+// does not validate, and 1 when the process fails to start or run fails.
+func Main(name string, c Config, run func(ctx context.Context, log logr.Logger) error) {
+	fs, lo, proc := NewFlagSet(name, c.BindFlags)
 	_ = fs.Parse(os.Args[1:]) // flag.ExitOnError
+	if err := Validate(c); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(2)
+	}
 	log, sync, err := lo.Logger(name)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)

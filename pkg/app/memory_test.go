@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
 		os.Exit(helperProcess())
 	}
+	if os.Getenv(mainChildEnv) == "1" {
+		mainChild()
+	}
 	os.Exit(m.Run())
 }
 

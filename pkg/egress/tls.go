@@ -10,7 +10,7 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
-// SecretReader reads the data of one Secret; exporter.Credentials satisfies
+// SecretReader reads the data of one Secret; backend.Credentials satisfies
 // it.
 type SecretReader interface {
 	Secret(ctx context.Context, namespace, name string) (map[string][]byte, error)

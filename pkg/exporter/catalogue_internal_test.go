@@ -6,7 +6,7 @@ import (
 
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/app/apptest"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/metrics.golden")
@@ -18,6 +18,6 @@ func TestTheMetricCatalogueListsEveryRegisteredFamily(t *testing.T) {
 	k.MustRegister(app.ServiceCollectors()...)
 	m := newMetrics(&k, "snapshot")
 	m.registerTracker(&k, newTracker(1, 1))
-	registerLoader(&k, "snapshot", replay.NewLoader(nil, 0))
+	registerLoader(&k, "snapshot", history.NewLoader(nil, 0))
 	apptest.CheckMetrics(t, &k, *update)
 }

@@ -11,7 +11,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/snapshot"
 )
 
@@ -21,8 +21,8 @@ import (
 // tests check.
 type chunked struct {
 	e      *env
-	w      *replay.Writer
-	l      *replay.Loader
+	w      *history.Writer
+	l      *history.Loader
 	sinks  []string
 	prev   *busv1.SnapshotEvent
 	rows   []busv1.Row // prev's rows, canonical order
@@ -30,11 +30,11 @@ type chunked struct {
 }
 
 func newChunked(t testing.TB, e *env, sinks ...string) *chunked {
-	w, err := replay.NewWriter(context.Background(), e.n.JS)
+	w, err := history.NewWriter(context.Background(), e.n.JS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &chunked{e: e, w: w, l: replay.NewLoader(e.n.JS, 0), sinks: sinks}
+	return &chunked{e: e, w: w, l: history.NewLoader(e.n.JS, 0), sinks: sinks}
 }
 
 // publish publishes revision rev holding rows, with the delta from the
@@ -57,7 +57,7 @@ func (c *chunked) event(t testing.TB, rev uint64, rows []busv1.Row, fresh bool) 
 	t.Helper()
 	ctx := context.Background()
 	rows = slices.Clone(rows)
-	ref, m, _, err := c.w.WriteManifest(ctx, inv, replay.RowsSource(rows))
+	ref, m, _, err := c.w.WriteManifest(ctx, inv, history.RowsSource(rows))
 	if err != nil {
 		t.Fatal(err)
 	}

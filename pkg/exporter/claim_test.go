@@ -9,6 +9,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -84,12 +85,12 @@ func TestALiveClaimOfAnotherReplicaDefersTheWriteUntilItEnds(t *testing.T) {
 // stopAfterWrite builds the backend's sinks so that a write, once the sink
 // holds it, stops the exporter runtime, as a rolling update can at any time.
 type stopAfterWrite struct {
-	*backend
+	*memBackend
 	stop context.CancelFunc
 }
 
-func (b stopAfterWrite) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
-	s, err := b.backend.New(ctx, cfg, creds)
+func (b stopAfterWrite) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
+	s, err := b.memBackend.New(ctx, cfg, creds)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -9,44 +8,9 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/replay"
-	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/exporter/backend"
+	"kollect.dev/kollect/pkg/history"
 )
-
-// Backend creates sinks of one type (git, s3, postgres, ...) of the family.
-// Backends are listed explicitly in the family service's Run, so that its
-// imports are the SDKs in the binary.
-type Backend interface {
-	// Type is the sink's spec.type the backend handles.
-	Type() string
-	// New returns a sink for cfg, reading its Secrets through creds. An
-	// invalid spec or refused credentials are sink.Permanent errors.
-	New(ctx context.Context, cfg busv1.SinkConfig, creds Credentials) (sink.Sink, error)
-}
-
-// Credentials reads the Secrets a sink references. In production they come
-// from the Kubernetes API; the runtime hands each backend Credentials
-// restricted by the CredentialPolicy to the sink's namespace. A sink is
-// rebuilt from a fresh read when its config changes and on each connection
-// test.
-type Credentials interface {
-	// Secret returns the data of Secret namespace/name; a missing Secret is
-	// a sink.Permanent error.
-	Secret(ctx context.Context, namespace, name string) (map[string][]byte, error)
-}
-
-// MapCredentials is Credentials backed by a map of Secrets, for tests and
-// `kollect dev`.
-type MapCredentials map[busv1.NamespacedName]map[string][]byte
-
-// Secret returns the map's Secret namespace/name.
-func (m MapCredentials) Secret(_ context.Context, namespace, name string) (map[string][]byte, error) {
-	data, ok := m[busv1.NamespacedName{Namespace: namespace, Name: name}]
-	if !ok {
-		return nil, Unresolved(fmt.Errorf("read secret %s/%s: not found", namespace, name))
-	}
-	return data, nil
-}
 
 // Config configures one family's exporter runtime.
 type Config struct {
@@ -54,10 +18,10 @@ type Config struct {
 	// the sink configs watched and the connection-test subject.
 	Family busv1.Family
 	// Credentials reads the sinks' Secrets.
-	Credentials Credentials
+	Credentials backend.Credentials
 	// CredentialPolicy says which Secrets and identities a sink may use;
 	// the zero value allows its own namespace's Secrets only.
-	CredentialPolicy CredentialPolicy
+	CredentialPolicy backend.CredentialPolicy
 	// RetryInitial is the first retry delay of a binding after a transient
 	// failure; it doubles per attempt, with jitter, up to RetryMax.
 	RetryInitial time.Duration
@@ -103,11 +67,11 @@ type Config struct {
 	// ChunkCacheBytes bounds the cache of snapshot chunks the runtime keeps
 	// for full writes, shared by every binding (consecutive revisions share
 	// most chunks, so a full write reads only those that changed); zero
-	// means replay.DefaultChunkCacheBytes, negative disables the cache.
+	// means history.DefaultChunkCacheBytes, negative disables the cache.
 	ChunkCacheBytes int64
 	// Loader, when set, is the loader every object is read through instead
 	// of one built with ChunkCacheBytes (tests read its counters).
-	Loader *replay.Loader
+	Loader *history.Loader
 	// Metrics registers the runtime's metrics; nil records none.
 	Metrics prometheus.Registerer
 	// Log is the logger; the zero value discards.
@@ -117,22 +81,29 @@ type Config struct {
 // DefaultConfig returns the defaults for family f: retries from 1s to 5m,
 // circuit open for 1m after 5 consecutive failures, 30s connection tests,
 // 5m writes, 10m for a sink config to appear, 64 events held of which 16
-// per namespace, a chunk cache of replay.DefaultChunkCacheBytes.
+// per namespace, a chunk cache of history.DefaultChunkCacheBytes.
 func DefaultConfig(f busv1.Family) Config {
 	return Config{Family: f, RetryInitial: time.Second, RetryMax: 5 * time.Minute,
 		BreakerFailures: 5, BreakerCooldown: time.Minute, ProbeTimeout: 30 * time.Second,
 		ClaimTTL: time.Minute, WriteTimeout: 5 * time.Minute, ConfigPendingTimeout: 10 * time.Minute,
 		MaxHeld: 64, MaxHeldPerNamespace: 16,
-		SecretCheckInterval: 30 * time.Second, ChunkCacheBytes: replay.DefaultChunkCacheBytes}
+		SecretCheckInterval: 30 * time.Second, ChunkCacheBytes: history.DefaultChunkCacheBytes}
 }
 
 // validate checks c before Run starts anything.
 func (c Config) validate() error {
+	if c.Credentials == nil {
+		return errors.New("exporter config: no credentials reader")
+	}
+	return c.Validate()
+}
+
+// Validate reports settings out of range; the Credentials, which Serve
+// sets, are not checked.
+func (c Config) Validate() error {
 	switch {
 	case c.Family.SinkKind() == "":
 		return fmt.Errorf("exporter config: unknown family %q", c.Family)
-	case c.Credentials == nil:
-		return errors.New("exporter config: no credentials reader")
 	case c.RetryInitial <= 0 || c.RetryMax < c.RetryInitial:
 		return fmt.Errorf("exporter config: retry delays %s..%s", c.RetryInitial, c.RetryMax)
 	case c.BreakerFailures <= 0 || c.BreakerCooldown <= 0 || c.ProbeTimeout <= 0:

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -51,9 +52,9 @@ func retire(in *instance) bool {
 // of the inventories, and the sinks built from them.
 type configs struct {
 	family   busv1.Family
-	backends map[string]Backend
-	creds    Credentials
-	policy   CredentialPolicy
+	backends map[string]backend.Backend
+	creds    backend.Credentials
+	policy   backend.CredentialPolicy
 
 	mu          sync.Mutex
 	sinks       map[busv1.SinkRef]busv1.SinkConfig
@@ -65,7 +66,7 @@ type configs struct {
 	forget func(busv1.SinkRef)
 }
 
-func newConfigs(f busv1.Family, backends map[string]Backend, creds Credentials, policy CredentialPolicy) *configs {
+func newConfigs(f busv1.Family, backends map[string]backend.Backend, creds backend.Credentials, policy backend.CredentialPolicy) *configs {
 	return &configs{family: f, backends: backends, creds: creds, policy: policy,
 		sinks:       map[busv1.SinkRef]busv1.SinkConfig{},
 		inventories: map[busv1.NamespacedName]busv1.InventoryConfig{},

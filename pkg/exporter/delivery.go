@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // delivery is one snapshot event received from the family's consumer and
@@ -32,7 +32,7 @@ type delivery struct {
 
 // envelope returns the event's full envelope, loaded through l (inline, from
 // its manifest's chunks or a legacy envelope object) once for every binding.
-func (d *delivery) envelope(ctx context.Context, l *replay.Loader) (*busv1.Envelope, error) {
+func (d *delivery) envelope(ctx context.Context, l *history.Loader) (*busv1.Envelope, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.env != nil {
@@ -48,7 +48,7 @@ func (d *delivery) envelope(ctx context.Context, l *replay.Loader) (*busv1.Envel
 
 // delta returns the event's delta (nil when it has none), loaded through l
 // once for every binding when it is an object.
-func (d *delivery) delta(ctx context.Context, l *replay.Loader) (*busv1.Delta, error) {
+func (d *delivery) delta(ctx context.Context, l *history.Loader) (*busv1.Delta, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.loaded {

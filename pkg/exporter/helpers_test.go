@@ -13,6 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/memory"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -29,7 +30,7 @@ type memSpec struct {
 // backend builds memory sinks, one store per sink name, and records every
 // call of Write per sink so tests see what the runtime asked for, not only
 // what the store kept.
-type backend struct {
+type memBackend struct {
 	mu     sync.Mutex
 	stores map[string]*memory.Store
 	calls  map[string][]uint64
@@ -48,7 +49,7 @@ type gate struct {
 
 // block makes sink name's writes wait until the returned gate's open is
 // closed (or the write's context ends).
-func (b *backend) block(name string) *gate {
+func (b *memBackend) block(name string) *gate {
 	g := &gate{entered: make(chan uint64, 16), open: make(chan struct{})}
 	b.mu.Lock()
 	b.gates[name] = g
@@ -56,8 +57,8 @@ func (b *backend) block(name string) *gate {
 	return g
 }
 
-func newBackend(sinks ...string) *backend {
-	b := &backend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}, deltas: map[string][]sink.Snapshot{},
+func newBackend(sinks ...string) *memBackend {
+	b := &memBackend{stores: map[string]*memory.Store{}, calls: map[string][]uint64{}, deltas: map[string][]sink.Snapshot{},
 		builds: map[string]int{}, starts: map[string][]uint64{}, gates: map[string]*gate{}}
 	for _, s := range sinks {
 		b.stores[s] = memory.NewStore("good-token")
@@ -65,9 +66,9 @@ func newBackend(sinks ...string) *backend {
 	return b
 }
 
-func (b *backend) Type() string { return "memory" }
+func (b *memBackend) Type() string { return "memory" }
 
-func (b *backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b *memBackend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	var spec memSpec
 	if err := json.Unmarshal(cfg.Spec, &spec); err != nil {
 		return nil, sink.Permanent(err)
@@ -83,14 +84,14 @@ func (b *backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.
 }
 
 // buildsOf returns how many times sink name was built.
-func (b *backend) buildsOf(name string) int {
+func (b *memBackend) buildsOf(name string) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.builds[name]
 }
 
 // callsOf returns the revisions the runtime wrote to sink name, in order.
-func (b *backend) callsOf(name string) []uint64 {
+func (b *memBackend) callsOf(name string) []uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]uint64(nil), b.calls[name]...)
@@ -98,13 +99,13 @@ func (b *backend) callsOf(name string) []uint64 {
 
 type counting struct {
 	*memory.Sink
-	b    *backend
+	b    *memBackend
 	name string
 }
 
 // deltasOf returns the snapshots the runtime handed to sink name's
 // WriteDelta, in order.
-func (b *backend) deltasOf(name string) []sink.Snapshot {
+func (b *memBackend) deltasOf(name string) []sink.Snapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]sink.Snapshot(nil), b.deltas[name]...)
@@ -136,7 +137,7 @@ func (c *counting) Write(ctx context.Context, s sink.Snapshot) error {
 	return c.Sink.Write(ctx, s)
 }
 
-var creds = exporter.MapCredentials{
+var creds = backend.MapCredentials{
 	{Namespace: "team-a", Name: "good"}: {"token": []byte("good-token")},
 	{Namespace: "team-a", Name: "bad"}:  {"token": []byte("wrong")},
 }
@@ -145,7 +146,7 @@ var creds = exporter.MapCredentials{
 type env struct {
 	t testing.TB
 	n *testenv.NATS
-	b *backend
+	b *memBackend
 }
 
 // newEnv provisions the bus and configures inv bound to each sink; a sink

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/snapshot"
 )
@@ -83,7 +83,7 @@ func (rt *runtime) stateEvent(ctx context.Context, st *busv1.ExportState, j *job
 			return d.ev, nil
 		}
 	}
-	evs, err := replay.Events(ctx, rt.js, j.d.ev.Inventory)
+	evs, err := history.Events(ctx, rt.js, j.d.ev.Inventory)
 	if err != nil {
 		return nil, err
 	}

@@ -10,19 +10,20 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/exporter/backend"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/sink"
 )
 
 // needing builds the backend's sinks as sinks that need deltas (as the
 // Kafka sink in perRow mode does) when needs is set.
 type needing struct {
-	*backend
+	*memBackend
 	needs bool
 }
 
-func (n needing) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
-	s, err := n.backend.New(ctx, cfg, creds)
+func (n needing) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
+	s, err := n.memBackend.New(ctx, cfg, creds)
 	if err != nil || !n.needs {
 		return s, err
 	}
@@ -60,7 +61,7 @@ func (e *env) startNeeding(c *chunked, n needing) func() {
 func (e *env) purge(rev uint64) {
 	e.t.Helper()
 	ctx := context.Background()
-	evs, err := replay.Events(ctx, e.n.JS, inv)
+	evs, err := history.Events(ctx, e.n.JS, inv)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestAfterARestartASinkThatNeedsDeltasGetsOneRebuiltFromTheHistory(t *testin
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, "good")
 			c := newChunked(t, e, "good")
-			n := needing{backend: e.b, needs: tc.needs}
+			n := needing{memBackend: e.b, needs: tc.needs}
 			stop := e.startNeeding(c, n)
 			first := c.publish(t, 1, base, true)
 			waitFor(t, "revision 1 in the sink", func() bool { return e.stored("good") == 1 })

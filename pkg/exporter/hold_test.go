@@ -32,7 +32,7 @@ func (e *env) hold(s, uid string, expires time.Time) {
 	e.putState(s, st)
 }
 
-func (b *backend) startsOf(name string) []uint64 {
+func (b *memBackend) startsOf(name string) []uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]uint64(nil), b.starts[name]...)

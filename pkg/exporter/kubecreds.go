@@ -8,8 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/exporter/backend"
 )
 
 // KubeCredentials reads Secrets from the Kubernetes API. Each read is a GET,
@@ -29,19 +28,11 @@ func (k KubeCredentials) Secret(ctx context.Context, namespace, name string) (ma
 	s, err := k.Client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, Unresolved(fmt.Errorf("read Secret %s/%s: not found", namespace, name))
+		return nil, backend.Unresolved(fmt.Errorf("read Secret %s/%s: not found", namespace, name))
 	case apierrors.IsForbidden(err):
-		return nil, Unresolved(fmt.Errorf("read Secret %s/%s: the exporter may not read it", namespace, name))
+		return nil, backend.Unresolved(fmt.Errorf("read Secret %s/%s: the exporter may not read it", namespace, name))
 	case err != nil:
 		return nil, fmt.Errorf("read Secret %s/%s: %w", namespace, name, err)
 	}
 	return s.Data, nil
-}
-
-// Unresolved marks err, a Secret that is missing, not readable or lacks a
-// key the sink needs, as a permanent error with reason SecretResolveFailed:
-// the connection test and the export report it so, and control makes the
-// sink Ready=False until the Secret or the sink changes.
-func Unresolved(err error) error {
-	return sink.Permanent(&v1alpha1.ReasonError{Reason: v1alpha1.ReasonSecretResolveFailed, Err: err})
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -152,7 +152,7 @@ func (m *metrics) claimLost() {
 }
 
 // registerLoader exposes the loader's counters on reg.
-func registerLoader(reg prometheus.Registerer, family string, l *replay.Loader) {
+func registerLoader(reg prometheus.Registerer, family string, l *history.Loader) {
 	if reg == nil {
 		return
 	}

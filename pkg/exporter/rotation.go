@@ -8,6 +8,7 @@ import (
 	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -15,7 +16,7 @@ import (
 // remembers a digest of every Secret read, so that the runtime can tell
 // when one of them changed (rotation) and rebuild the sink.
 type recorder struct {
-	Credentials
+	backend.Credentials
 	mu   sync.Mutex
 	read map[busv1.NamespacedName][32]byte
 }

@@ -11,17 +11,18 @@ import (
 	"kollect.dev/kollect/pkg/exporter"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"kollect.dev/kollect/pkg/exporter/backend"
 )
 
 // rotatingCreds is a Secret store whose data tests change while the
 // runtime runs, as a rotation in Kubernetes would.
 type rotatingCreds struct {
 	mu sync.Mutex
-	m  exporter.MapCredentials
+	m  backend.MapCredentials
 }
 
 func newRotatingCreds() *rotatingCreds {
-	m := exporter.MapCredentials{}
+	m := backend.MapCredentials{}
 	for k, v := range creds {
 		m[k] = v
 	}

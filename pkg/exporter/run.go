@@ -13,7 +13,8 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/exporter/backend"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // bindingKey names one (inventory, sink) binding.
@@ -31,7 +32,7 @@ type runtime struct {
 	metrics *metrics
 	configs *configs
 	state   jetstream.KeyValue
-	loader  *replay.Loader // reads every event's envelope, manifest, chunks and delta
+	loader  *history.Loader // reads every event's envelope, manifest, chunks and delta
 	tracker *tracker
 	ctx     context.Context // the workers' context
 	wg      sync.WaitGroup
@@ -45,11 +46,11 @@ type runtime struct {
 // backends until ctx ends; see the package documentation for the design.
 // The bus must be provisioned (bus.Provision). Run returns nil after a clean
 // shutdown: in-flight writes are cancelled and their messages released.
-func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Backend) error {
+func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...backend.Backend) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	byType := map[string]Backend{}
+	byType := map[string]backend.Backend{}
 	for _, b := range backends {
 		byType[b.Type()] = b
 	}
@@ -62,7 +63,7 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...Back
 		rt.configs.forget = rt.metrics.forgetSink
 	}
 	if rt.loader == nil {
-		rt.loader = replay.NewLoader(js, c.ChunkCacheBytes)
+		rt.loader = history.NewLoader(js, c.ChunkCacheBytes)
 	}
 	registerLoader(c.Metrics, string(c.Family), rt.loader)
 	for {

@@ -15,6 +15,8 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
+	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -225,7 +227,9 @@ func TestAConnectionTestOfACrossNamespaceSecretRefReadsNothing(t *testing.T) {
 	spec, _ := json.Marshal(map[string]any{"secretRef": map[string]string{"namespace": "team-b", "name": "other"}})
 	e.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindSnapshotSink, Namespace: "team-a", Name: "cross"}),
 		busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "memory", Namespace: "team-a", Name: "cross", Generation: 1, Spec: spec})
-	log := newReadLog()
+	log := &exportertest.ReadLog{MapCredentials: backend.MapCredentials{
+		{Namespace: "team-b", Name: "other"}: {"token": []byte("team-b-token")},
+	}}
 	e.start(func(c *exporter.Config) { c.Credentials = log })
 	b, _ := json.Marshal(busv1.ConnectionTestRequest{RequestID: "1", Sink: ref("cross"), SinkGeneration: 1})
 	var m *nats.Msg
@@ -241,7 +245,7 @@ func TestAConnectionTestOfACrossNamespaceSecretRefReadsNothing(t *testing.T) {
 	if err := json.Unmarshal(m.Data, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.OK || !got.Permanent || got.Reason != exporter.ReasonSecretRefDenied {
+	if got.OK || !got.Permanent || got.Reason != v1alpha1.ReasonSecretRefDenied {
 		t.Fatalf("reply %+v, want a permanent SecretRefDenied", got)
 	}
 	if n, builds := len(log.Reads()), e.b.buildsOf("cross"); n != 0 || builds != 0 {

@@ -13,6 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/pkg/exporter/backend"
 )
 
 // ServiceConfig is the configuration every exporter service binary shares;
@@ -73,6 +74,12 @@ func (c *ServiceConfig) BindFlags(fs *flag.FlagSet) {
 	r.CredentialPolicy.BindFlags(fs)
 }
 
+// Validate reports settings that cannot work: the bus, the API server
+// options and the runtime's.
+func (c ServiceConfig) Validate() error {
+	return errors.Join(c.Bus.Validate(), c.Kube.Validate(), c.Runtime.Validate())
+}
+
 // Egress returns the endpoint address policy the configuration allows.
 func (c ServiceConfig) Egress() egress.Policy {
 	return egress.Policy{AllowPrivate: c.AllowInClusterSinks, AllowLinkLocal: c.AllowLinkLocalSinks, Deny: c.DenySinkCIDRs}
@@ -80,7 +87,7 @@ func (c ServiceConfig) Egress() egress.Policy {
 
 // Serve connects to the bus and the API server, serves metrics and probes,
 // and runs the family's exporter with backends until ctx ends.
-func Serve(ctx context.Context, c ServiceConfig, backends ...Backend) error {
+func Serve(ctx context.Context, c ServiceConfig, backends ...backend.Backend) error {
 	rc, err := c.Kube.RestConfig(string(c.Runtime.Family.Exporter()))
 	if err != nil {
 		return err

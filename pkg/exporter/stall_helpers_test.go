@@ -13,6 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/memory"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -147,7 +148,7 @@ func newStallEnv(t *testing.T, maxAckPending int, ackWait time.Duration) *stallE
 }
 
 // backend returns a backend over the env's sinks.
-func (e *stallEnv) backend() exporter.Backend { return stallSinks{e} }
+func (e *stallEnv) backend() backend.Backend { return stallSinks{e} }
 
 // stallSinks builds the sink named "tarpit" as the env's tarpit and any
 // other as a sink of its memory store.
@@ -155,7 +156,7 @@ type stallSinks struct{ e *stallEnv }
 
 func (s stallSinks) Type() string { return "memory" }
 
-func (s stallSinks) New(_ context.Context, cfg busv1.SinkConfig, _ exporter.Credentials) (sink.Sink, error) {
+func (s stallSinks) New(_ context.Context, cfg busv1.SinkConfig, _ backend.Credentials) (sink.Sink, error) {
 	if cfg.Name == tarpitRef.Name {
 		return s.e.pit, nil
 	}
@@ -183,7 +184,7 @@ func (e *stallEnv) connect(url string) jetstream.JetStream {
 // end with one.
 func (e *stallEnv) start(js jetstream.JetStream, mod func(*exporter.Config)) {
 	c := exporter.DefaultConfig(busv1.FamilySnapshot)
-	c.Credentials = exporter.MapCredentials{}
+	c.Credentials = backend.MapCredentials{}
 	c.RetryInitial, c.RetryMax, c.BreakerCooldown = 5*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
 	if mod != nil {
 		mod(&c)

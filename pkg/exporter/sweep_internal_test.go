@@ -9,13 +9,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/exporter/backend"
 )
 
 func TestSweepStopsOnlyIdleWorkersOfBindingsThatAreGone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	reg := prometheus.NewRegistry()
-	rt := &runtime{ctx: ctx, workers: map[bindingKey]*worker{}, configs: newConfigs(busv1.FamilySnapshot, nil, nil, CredentialPolicy{}),
+	rt := &runtime{ctx: ctx, workers: map[bindingKey]*worker{}, configs: newConfigs(busv1.FamilySnapshot, nil, nil, backend.CredentialPolicy{}),
 		metrics: newMetrics(reg, "snapshot")}
 	inv := busv1.NamespacedName{Namespace: "team-a", Name: "web"}
 	kept := busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: "team-a", Name: "kept"}

@@ -11,7 +11,7 @@
 //   - attribute types, enforced without silent conversion (see Type);
 //   - missing values and errors: required attributes become null when missing and fail the
 //     row on an error; optional ones are omitted in both cases;
-//   - redaction (CONTRACT.md): denylisted keys, env entries, reference blocks, attribute names,
+//   - redaction (docs/contract.md): denylisted keys, env entries, reference blocks, attribute names,
 //     Secret data (see Rules);
 //   - the embedded copy of export mode Resource: include, dedupeIdentity and prune;
 //   - the paths a Profile reads (Extractor.Fields) and Prune, for the informer transform;

@@ -1,5 +1,5 @@
 // Package failpoint holds the crash points compiled into every Kollect
-// binary for the fault-injection suite (loadtest/faults.go, `make faults`).
+// binary for the fault-injection suite (loadtest/fault_*.go, `make faults`).
 // They are inert unless the environment variable KOLLECT_FAILPOINT names
 // them, so a production process pays one map lookup per point it passes.
 //

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -98,7 +99,7 @@ func Parse(js []byte, o Options) (*Key, error) {
 		return nil, sink.Permanent(errors.New("credentials.json is not a JSON object"))
 	}
 	if !slices.Contains(types, head.Type) {
-		return nil, exporter.Denied(exporter.ReasonCredentialsDenied, fmt.Errorf("credentials.json: unsupported credential type %s: accepted types are %v",
+		return nil, backend.Denied(v1alpha1.ReasonCredentialsDenied, fmt.Errorf("credentials.json: unsupported credential type %s: accepted types are %v",
 			typeName(head.Type), types))
 	}
 	k := &Key{Type: head.Type, tokenURL: tokenURL}
@@ -125,9 +126,9 @@ func (k *Key) serviceAccount(js []byte) error {
 	case sa.PrivateKey == "" || sa.ClientEmail == "":
 		return sink.Permanent(errors.New("credentials.json: a service account key needs private_key and client_email"))
 	case sa.TokenURI != "" && sa.TokenURI != k.tokenURL:
-		return exporter.Denied(exporter.ReasonCredentialsDenied, fmt.Errorf("credentials.json: token_uri must be %s", k.tokenURL))
+		return backend.Denied(v1alpha1.ReasonCredentialsDenied, fmt.Errorf("credentials.json: token_uri must be %s", k.tokenURL))
 	case sa.UniverseDomain != "" && sa.UniverseDomain != defaultUniverse:
-		return exporter.Denied(exporter.ReasonCredentialsDenied, fmt.Errorf("credentials.json: universe_domain must be %s", defaultUniverse))
+		return backend.Denied(v1alpha1.ReasonCredentialsDenied, fmt.Errorf("credentials.json: universe_domain must be %s", defaultUniverse))
 	}
 	sa.TokenURI, sa.UniverseDomain = k.tokenURL, ""
 	k.ProjectID, k.privateKey = sa.ProjectID, sa.PrivateKey
@@ -145,7 +146,7 @@ func (k *Key) authorizedUser(js []byte) error {
 	case au.ClientID == "" || au.ClientSecret == "" || au.RefreshToken == "":
 		return sink.Permanent(errors.New("credentials.json: an authorized_user file needs client_id, client_secret and refresh_token"))
 	case au.UniverseDomain != "" && au.UniverseDomain != defaultUniverse:
-		return exporter.Denied(exporter.ReasonCredentialsDenied, fmt.Errorf("credentials.json: universe_domain must be %s", defaultUniverse))
+		return backend.Denied(v1alpha1.ReasonCredentialsDenied, fmt.Errorf("credentials.json: universe_domain must be %s", defaultUniverse))
 	}
 	au.UniverseDomain = ""
 	k.json, _ = json.Marshal(au) //nolint:gosec // G117: the file is handed to the auth library, never logged; strings only: always encodes

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
 	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
 	"kollect.dev/kollect/pkg/sink"
@@ -18,7 +18,7 @@ import (
 // containing msg.
 func wantDenied(t *testing.T, err error, msg string) {
 	t.Helper()
-	if exporter.DeniedReason(err) != exporter.ReasonCredentialsDenied || !sink.IsPermanent(err) || !strings.Contains(err.Error(), msg) {
+	if v1alpha1.ReasonOf(err) != v1alpha1.ReasonCredentialsDenied || !sink.IsPermanent(err) || !strings.Contains(err.Error(), msg) {
 		t.Fatalf("got %v, want a permanent CredentialsDenied error saying %q", err, msg)
 	}
 }

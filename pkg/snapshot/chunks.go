@@ -12,7 +12,7 @@ import (
 )
 
 // ChecksumVersion is the version of the checksum Kollect writes: 2, the
-// chunk-tree checksum of CONTRACT.md. Version 1 (ChecksumV1) is the sha256 of
+// chunk-tree checksum of docs/contract.md. Version 1 (ChecksumV1) is the sha256 of
 // the whole canonical item list; it can still be computed offline.
 const ChecksumVersion = 2
 

@@ -8,12 +8,12 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
 
-// Sort puts rows in the canonical order of CONTRACT.md (targetNamespace,
+// Sort puts rows in the canonical order of docs/contract.md (targetNamespace,
 // targetName, namespace, name, uid), in place.
 func Sort(rows []busv1.Row) { slices.SortFunc(rows, busv1.CompareRows) }
 
 // Checksum returns the checksum of rows, which must already be sorted: the
-// version 2 checksum of CONTRACT.md (ChecksumVersion), computed from the
+// version 2 checksum of docs/contract.md (ChecksumVersion), computed from the
 // rows' chunks (Chunker, Canonical).
 func Checksum(rows []busv1.Row) (string, error) {
 	var c Chunker

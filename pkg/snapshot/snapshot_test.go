@@ -66,7 +66,7 @@ func TestChecksumV1IsTheSHA256OfTheCanonicalJSON(t *testing.T) {
 	}
 }
 
-// checksumV2 is CONTRACT.md's definition of the version 2 checksum, written
+// checksumV2 is docs/contract.md's definition of the version 2 checksum, written
 // out independently of Chunker.
 func checksumV2(t *testing.T, rows []busv1.Row) (string, int) {
 	t.Helper()

@@ -16,7 +16,7 @@ import (
 )
 
 // Kube is a real kube-apiserver and etcd started through envtest, with
-// Kollect's CRDs from deploy/crds installed.
+// Kollect's CRDs from api/crds installed.
 type Kube struct {
 	Config *rest.Config
 	// Client knows client-go's built-in types and every kollect.dev kind.
@@ -36,7 +36,7 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
-// StartKube starts etcd and kube-apiserver with deploy/crds installed and
+// StartKube starts etcd and kube-apiserver with api/crds installed and
 // stops them when the test ends. It fails the test (never skips) when the
 // binaries are missing.
 func StartKube(t testing.TB) *Kube {
@@ -53,7 +53,7 @@ func StartKube(t testing.TB) *Kube {
 	return k
 }
 
-// NewKube starts etcd and kube-apiserver with deploy/crds installed; the
+// NewKube starts etcd and kube-apiserver with api/crds installed; the
 // caller owns Stop. TestMain functions and the demo use it.
 func NewKube() (*Kube, error) { return newKube("", nil) }
 
@@ -75,7 +75,7 @@ func newKube(certDir string, flags map[string]string) (*Kube, error) {
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: filepath.Dir(apiserver),
-		CRDDirectoryPaths:     []string{filepath.Join(root, "deploy", "crds")},
+		CRDDirectoryPaths:     []string{filepath.Join(root, "api", "crds")},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                Scheme(),
 		// The default (20s) is too short on a loaded 2-core machine.

@@ -1,5 +1,5 @@
 // Package tree renders an inventory snapshot as a tree of files: the
-// projection of CONTRACT.md "Projections / Git" shared by the Git and GitLab
+// projection of docs/contract.md "Projections / Git" shared by the Git and GitLab
 // snapshot sinks and by `kollect collect --output`.
 //
 // It owns the layouts (document, perResource, split), the contents (item,

@@ -1,7 +1,9 @@
 package aggregator
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -68,6 +70,32 @@ func DefaultConfig() Config {
 		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
 		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute}
+}
+
+// Validate reports settings out of range; app.Main runs it before anything
+// starts.
+func (c Config) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	errs = append(errs, c.Bus.Validate(), c.Leader.Validate())
+	check(c.Settle >= 0, "--settle %v: must not be negative", c.Settle)
+	check(c.MaxMessageBytes >= 0, "--max-message-bytes %d: must not be negative", c.MaxMessageBytes)
+	check(c.GCInterval >= 0, "--gc-interval %v: must not be negative", c.GCInterval)
+	check(c.GCAfterBytes >= 0, "--gc-after-bytes %d: must not be negative", c.GCAfterBytes)
+	check(c.GCGrace >= 0, "--gc-grace %v: must not be negative", c.GCGrace)
+	check(c.BusCheckInterval >= 0, "--bus-check-interval %v: must not be negative", c.BusCheckInterval)
+	check(c.ReplayAckTimeout > 0, "--replay-ack-timeout %v: must be positive", c.ReplayAckTimeout)
+	check(c.HistoryRevisions >= 0, "--history-revisions %d: must not be negative", c.HistoryRevisions)
+	check(c.HistoryMaxAge >= 0, "--history-max-age %v: must not be negative", c.HistoryMaxAge)
+	check(c.HistoryMaxBytes >= 0, "--history-max-bytes %d: must not be negative", c.HistoryMaxBytes)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("aggregator config: %w", err)
+	}
+	return nil
 }
 
 // BindFlags registers the configuration's flags on fs, defaulting to c's

@@ -12,7 +12,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/aggregator"
 )
@@ -75,8 +75,8 @@ func TestOneOfTwoReplicasPublishesAndTheOtherTakesOver(t *testing.T) {
 		}
 		t.Cleanup(stops[id])
 	}
-	history := func() []replay.Entry {
-		l, err := replay.List(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
+	history := func() []history.Entry {
+		l, err := history.List(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestAnAggregatorStartedBeforeProvisioningWaits(t *testing.T) {
 	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
 	putRow(t, n, "u1", 1)
 	waitFor(t, "a snapshot with the row", func() bool {
-		s, err := replay.Last(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
+		s, err := history.Last(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
 		return err == nil && s != nil && s.Event.ItemCount == 1
 	})
 }

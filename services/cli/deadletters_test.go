@@ -10,7 +10,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -81,7 +81,7 @@ func TestDeadLettersListShowRetry(t *testing.T) {
 	if code, stdout, stderr := run("deadletters", "retry", "1"); code != 0 || !strings.Contains(stdout, "replayed revision 7") {
 		t.Fatalf("retry: exit %d, stderr %s, stdout %s", code, stderr, stdout)
 	}
-	evs, err := replay.Events(ctx, n.JS, inv)
+	evs, err := history.Events(ctx, n.JS, inv)
 	if err != nil {
 		t.Fatal(err)
 	}

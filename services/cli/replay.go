@@ -16,10 +16,10 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
-// replayFlags are the arguments of kollect replay.
+// replayFlags are the arguments of kollect history.
 type replayFlags struct {
 	natsURL, inventory, sink, at, name string
 	revision, from, to                 uint64
@@ -38,7 +38,7 @@ without either), or with --backfill every retained revision in order (--from/--t
 sink binding (FAMILY/NAME, as in status.sinkExports; FAMILY/NAMESPACE/NAME for a cluster inventory,
 whose replay is created in the sink's namespace). RBAC and audit are Kubernetes': creating the
 KollectReplay needs the edit role of the namespace. --wait follows its status until it succeeds (exit
-0) or fails (exit 1). docs/replay.md explains replays and backfills.
+0) or fails (exit 1). docs/history.md explains replays and backfills.
 
 --nats-url (deprecated) publishes the snapshot directly on the bus instead, only on the loopback bus
 of kollect dev (any other host is refused): it bypasses RBAC and audit, and takes neither --backfill
@@ -157,18 +157,18 @@ func devBusOnly(natsURL string) error {
 func fetchEvent(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName, rev uint64, byRevision bool, at time.Time) (*busv1.SnapshotEvent, error) {
 	switch {
 	case byRevision:
-		ev, _, err := replay.Fetch(ctx, js, inv, rev)
+		ev, _, err := history.Fetch(ctx, js, inv, rev)
 		return ev, err
 	case !at.IsZero():
-		ev, _, err := replay.FetchAt(ctx, js, inv, at)
+		ev, _, err := history.FetchAt(ctx, js, inv, at)
 		return ev, err
 	}
-	st, err := replay.Last(ctx, js, inv)
+	st, err := history.Last(ctx, js, inv)
 	if err != nil {
 		return nil, err
 	}
 	if st == nil {
-		return nil, fmt.Errorf("replay: no snapshot of %s on the bus: %w", inv, replay.ErrNotFound)
+		return nil, fmt.Errorf("replay: no snapshot of %s on the bus: %w", inv, history.ErrNotFound)
 	}
 	return &st.Event, nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -82,7 +82,7 @@ func TestReplayPublishesAnOldRevisionToOneBinding(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, out)
 		}
 	}
-	evs, err := replay.Events(ctx, n.JS, inv)
+	evs, err := history.Events(ctx, n.JS, inv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // snapshotEntry is one snapshot event as -o json, yaml and ndjson print it.
@@ -52,7 +52,7 @@ through the Kubernetes API with your own credentials and RBAC.`,
 				return &ExitError{Code: 2, Err: err}
 			}
 			defer nc.Close()
-			entries, err := replay.List(cmd.Context(), js, inv)
+			entries, err := history.List(cmd.Context(), js, inv)
 			if err != nil {
 				return &ExitError{Code: 1, Err: err}
 			}
@@ -76,7 +76,7 @@ func validSnapshotsFormat(f string) bool {
 
 // printSnapshots writes entries in format: a table (wide adds the
 // sequence), a JSON or YAML list, or one JSON object per line.
-func printSnapshots(out io.Writer, inv busv1.NamespacedName, entries []replay.Entry, format string) error {
+func printSnapshots(out io.Writer, inv busv1.NamespacedName, entries []history.Entry, format string) error {
 	list := make([]snapshotEntry, 0, len(entries))
 	for _, e := range entries {
 		list = append(list, snapshotEntry{Inventory: inv, Sequence: e.Sequence, Revision: e.Revision, Time: e.Time.UTC(),

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -110,6 +111,19 @@ func DefaultConfig() Config {
 	}
 }
 
+// Validate reports settings that cannot work, before Run connects to
+// anything.
+func (c Config) Validate() error {
+	var errs []error
+	if c.BusCheckInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--bus-check-interval %v: must be positive", c.BusCheckInterval))
+	}
+	if err := errors.Join(append(errs, c.Bus.Validate(), c.Kube.Validate(), c.Leader.Validate())...); err != nil {
+		return fmt.Errorf("control config: %w", err)
+	}
+	return nil
+}
+
 // BindFlags registers the flags that set c. --lease-duration,
 // --renew-deadline and --retry-period are deprecated aliases of the
 // --leader-election-* flags.
@@ -148,6 +162,9 @@ func (c Config) Egress() egress.Policy {
 
 // Run runs control until ctx ends.
 func Run(ctx context.Context, c Config) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
 	log := c.Log
 	ctx = logr.NewContext(ctx, log)
 	nc, js, err := c.Bus.Connect(busv1.ServiceControl)
@@ -204,9 +221,6 @@ func Run(ctx context.Context, c Config) error {
 	}
 	if err := c.Webhook.register(ctx, mgr, kube, deps, certDir, ca, c.Egress(), c.Extract); err != nil {
 		return err
-	}
-	if c.BusCheckInterval <= 0 {
-		return fmt.Errorf("--bus-check-interval %v: must be positive", c.BusCheckInterval)
 	}
 	g := &guardian.Guardian{JS: js, Options: busOpts, Provision: c.ProvisionBus, Interval: c.BusCheckInterval,
 		Log: log.WithName("bus"), Resync: func(ctx context.Context) error {

@@ -6,6 +6,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/services/databaseexporter/internal/bigquery"
 	"kollect.dev/kollect/services/databaseexporter/internal/mongodb"
 	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
@@ -28,9 +29,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 
 // Backends returns the family's backends configured by c. The imports of
 // this file are the list of database SDKs in the binary.
-func Backends(c Config) []exporter.Backend {
+func Backends(c Config) []backend.Backend {
 	p := c.Egress()
-	return []exporter.Backend{postgres.Backend{Egress: p}, mongodb.Backend{Egress: p}, bigquery.Backend{Egress: p}}
+	return []backend.Backend{postgres.Backend{Egress: p}, mongodb.Backend{Egress: p}, bigquery.Backend{Egress: p}}
 }
 
 // Run exports snapshot events to database sinks until ctx ends.

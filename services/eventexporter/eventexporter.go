@@ -6,6 +6,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/services/eventexporter/internal/kafka"
 	"kollect.dev/kollect/services/eventexporter/internal/nats"
 )
@@ -27,9 +28,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 
 // Backends returns the family's backends configured by c. The imports of
 // this file are the list of messaging SDKs in the binary.
-func Backends(c Config) []exporter.Backend {
+func Backends(c Config) []backend.Backend {
 	p := c.Egress()
-	return []exporter.Backend{kafka.Backend{Egress: p}, nats.Backend{Egress: p}}
+	return []backend.Backend{kafka.Backend{Egress: p}, nats.Backend{Egress: p}}
 }
 
 // Run exports snapshot events to event sinks until ctx ends.

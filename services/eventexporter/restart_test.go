@@ -16,7 +16,8 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/exporter/backend"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/eventexporter"
@@ -78,7 +79,7 @@ func (s *kafkaSystem) start() func() {
 	c := eventexporter.DefaultConfig()
 	c.AllowInClusterSinks = true
 	rc := c.Runtime
-	rc.Credentials, rc.RetryInitial, rc.RetryMax, rc.BreakerCooldown = exporter.MapCredentials{}, 20*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
+	rc.Credentials, rc.RetryInitial, rc.RetryMax, rc.BreakerCooldown = backend.MapCredentials{}, 20*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -240,7 +241,7 @@ func TestKafkaPerRowTombstonesRowsDeletedAfterTheirHistoryExpired(t *testing.T) 
 func (s *kafkaSystem) expire(rev uint64) {
 	s.t.Helper()
 	ctx := context.Background()
-	evs, err := replay.Events(ctx, s.nats.JS, inv)
+	evs, err := history.Events(ctx, s.nats.JS, inv)
 	if err != nil {
 		s.t.Fatal(err)
 	}

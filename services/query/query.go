@@ -14,7 +14,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/services/query/internal/server"
 )
 
@@ -39,7 +39,7 @@ type Config struct {
 // self-signed certificate, and the default page limits.
 func DefaultConfig() Config {
 	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(),
-		Server: server.Options{Port: DefaultSecurePort, Limits: server.DefaultLimits(), ChunkCacheBytes: replay.DefaultChunkCacheBytes}}
+		Server: server.Options{Port: DefaultSecurePort, Limits: server.DefaultLimits(), ChunkCacheBytes: history.DefaultChunkCacheBytes}}
 }
 
 // BindFlags registers the configuration's flags on fs, defaulting to c's

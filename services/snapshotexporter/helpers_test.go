@@ -17,6 +17,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/snapshotexporter"
@@ -30,7 +31,7 @@ type system struct {
 	t     *testing.T
 	nats  *testenv.NATS
 	git   *testenv.Git
-	creds exporter.MapCredentials
+	creds backend.MapCredentials
 	sinks []string
 }
 
@@ -40,7 +41,7 @@ func newSystem(t *testing.T) *system {
 		t.Fatal(err)
 	}
 	g := testenv.StartGit(t, testenv.GitOptions{Username: "kollect", Password: "s3cret"})
-	return &system{t: t, nats: n, git: g, creds: exporter.MapCredentials{
+	return &system{t: t, nats: n, git: g, creds: backend.MapCredentials{
 		{Namespace: "team-a", Name: "good"}: {"username": []byte("kollect"), "password": []byte("s3cret")},
 		{Namespace: "team-a", Name: "bad"}:  {"username": []byte("kollect"), "password": []byte("wrong")},
 	}}

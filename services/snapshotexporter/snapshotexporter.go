@@ -6,6 +6,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/services/snapshotexporter/internal/azureblob"
 	"kollect.dev/kollect/services/snapshotexporter/internal/gcs"
 	"kollect.dev/kollect/services/snapshotexporter/internal/git"
@@ -39,10 +40,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 
 // Backends returns the family's backends configured by c. The imports of
 // this file are the list of sink SDKs in the binary.
-func Backends(c Config) []exporter.Backend {
+func Backends(c Config) []backend.Backend {
 	p := c.Egress()
 	p.AllowLocalFiles = c.AllowFileSinks
-	return []exporter.Backend{
+	return []backend.Backend{
 		&git.Backend{Egress: p, CacheDir: c.GitCacheDir},
 		gitlab.Backend{Egress: p},
 		s3.Backend{Egress: p},

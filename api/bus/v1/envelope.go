@@ -5,18 +5,18 @@ import (
 	"time"
 )
 
-// SchemaVersion is the envelope schemaVersion of CONTRACT.md.
+// SchemaVersion is the envelope schemaVersion of docs/contract.md.
 const SchemaVersion = "kollect.dev/v1alpha1"
 
 // Envelope is the canonical snapshot of one inventory, exactly the envelope of
-// CONTRACT.md. The aggregator builds it with Cluster and ExportedAt unset,
+// docs/contract.md. The aggregator builds it with Cluster and ExportedAt unset,
 // because both belong to a delivery: each exporter calls Stamp with its sink's
 // cluster and the export time before writing. Checksum covers the items only,
 // so stamping never changes it.
 type Envelope struct {
 	// SchemaVersion is always SchemaVersion.
 	SchemaVersion string `json:"schemaVersion"`
-	// Checksum is the checksum (version 2, CONTRACT.md) of the sorted items.
+	// Checksum is the checksum (version 2, docs/contract.md) of the sorted items.
 	Checksum string `json:"checksum"`
 	// PreviousChecksum is the checksum of the revision the aggregator
 	// published before this one for the same inventory, so a reader holding
@@ -57,7 +57,7 @@ func (e Envelope) Stamp(cluster string, exportedAt time.Time) Envelope {
 	return e
 }
 
-// MarshalJSON writes the envelope of CONTRACT.md: items as [] when empty,
+// MarshalJSON writes the envelope of docs/contract.md: items as [] when empty,
 // exportedAt in UTC, partIndex and partTotal only for split snapshots.
 func (e Envelope) MarshalJSON() ([]byte, error) {
 	type plain Envelope

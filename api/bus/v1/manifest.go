@@ -2,7 +2,7 @@ package busv1
 
 // Manifest lists, in canonical order, the chunks that hold one snapshot's
 // rows. A snapshot's items are the chunks' rows in manifest order, and its
-// checksum (version 2, CONTRACT.md) is computed from the chunk digests, so a
+// checksum (version 2, docs/contract.md) is computed from the chunk digests, so a
 // reader verifies every chunk it loads and the whole against the event.
 //
 // Manifests and chunks are content-addressed objects in the envelope object

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Row is one collected object of one Target, exactly the row of CONTRACT.md.
+// Row is one collected object of one Target, exactly the row of docs/contract.md.
 type Row struct {
 	// TargetNamespace is the Target's namespace; empty for a ClusterTarget.
 	TargetNamespace string `json:"targetNamespace"`
@@ -38,7 +38,7 @@ func (r Row) Key() RowKey {
 }
 
 // CompareRows orders rows by targetNamespace, targetName, namespace, name and
-// uid: the canonical order of CONTRACT.md, for slices.SortFunc.
+// uid: the canonical order of docs/contract.md, for slices.SortFunc.
 func CompareRows(a, b Row) int {
 	return cmp.Or(
 		cmp.Compare(a.TargetNamespace, b.TargetNamespace),

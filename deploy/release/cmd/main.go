@@ -26,7 +26,7 @@ func main() {
 	flag.StringVar(&o.Commit, "commit", "HEAD", "git revision to build")
 	flag.StringVar(&o.Out, "out", "dist", "output folder (emptied first)")
 	flag.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated GOOS/GOARCH list")
-	flag.StringVar(&binaries, "binaries", "", "comma-separated binary names (default: every services/*/cmd)")
+	flag.StringVar(&binaries, "binaries", "", "comma-separated binary names (default: every cmd/*)")
 	flag.StringVar(&charts, "charts", "charts/kollect,charts/kollect-crds", "comma-separated chart folders ('' for none)")
 	flag.StringVar(&o.ToolsDir, "tools", os.Getenv("KOLLECT_TOOLS_DIR"), "folder holding bin/helm, bin/cyclonedx-gomod and bin/cosign")
 	flag.StringVar(&o.SigningKey, "key", "", "OpenSSH private key to sign with (default: a fresh ed25519 key, discarded after signing)")

@@ -1,3 +1,3 @@
 // Package bigquery pins goccy/bigquery-emulator for `make tools-bigquery`
-// (build.sh builds its cmd/bigquery-emulator with cgo). It holds no code.
+// (build.sh builds its bigquery-emulator command with cgo). It holds no code.
 package bigquery

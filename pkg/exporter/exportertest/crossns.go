@@ -13,8 +13,10 @@ import (
 	"github.com/nats-io/nats.go"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -33,7 +35,7 @@ const (
 // permanent SecretRefDenied and no Secret may be read, whatever the
 // backend; with cross-namespace references allowed each backend must read
 // its Secret, and only that one.
-func CheckSecretRefNamespaces(t *testing.T, family busv1.Family, backends []exporter.Backend, specs map[string]map[string]any, data map[string][]byte) {
+func CheckSecretRefNamespaces(t *testing.T, family busv1.Family, backends []backend.Backend, specs map[string]map[string]any, data map[string][]byte) {
 	t.Helper()
 	for _, b := range backends {
 		if _, ok := specs[b.Type()]; !ok {
@@ -52,7 +54,7 @@ func CheckSecretRefNamespaces(t *testing.T, family busv1.Family, backends []expo
 	}
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprintf("cross-namespace references allowed %t", allow), func(t *testing.T) {
-			log := &ReadLog{MapCredentials: exporter.MapCredentials{}}
+			log := &ReadLog{MapCredentials: backend.MapCredentials{}}
 			var want []busv1.NamespacedName
 			for typ := range specs {
 				want = append(want, busv1.NamespacedName{Namespace: OtherNamespace, Name: "creds-" + typ})
@@ -65,7 +67,7 @@ func CheckSecretRefNamespaces(t *testing.T, family busv1.Family, backends []expo
 			defer stop()
 			for typ := range specs {
 				reply := probe(t, n, busv1.SinkRef{Family: family, Namespace: SinkNamespace, Name: typ})
-				denied := !reply.OK && reply.Permanent && reply.Reason == exporter.ReasonSecretRefDenied
+				denied := !reply.OK && reply.Permanent && reply.Reason == v1alpha1.ReasonSecretRefDenied
 				if denied == allow {
 					t.Errorf("%s sink: reply %+v, want SecretRefDenied %t", typ, reply, !allow)
 				}
@@ -110,7 +112,7 @@ func put(t *testing.T, n *testenv.NATS, sc busv1.SinkConfig) {
 }
 
 // run starts the runtime and returns the function stopping it.
-func run(t *testing.T, n *testenv.NATS, c exporter.Config, backends []exporter.Backend) func() {
+func run(t *testing.T, n *testenv.NATS, c exporter.Config, backends []backend.Backend) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- exporter.Run(ctx, n.JS, c, backends...) }()

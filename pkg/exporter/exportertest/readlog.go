@@ -6,13 +6,13 @@ import (
 	"sync"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 )
 
 // ReadLog is Credentials over a MapCredentials that records every Secret
 // read, so a test can tell which Secrets a backend or policy asked for.
 type ReadLog struct {
-	exporter.MapCredentials
+	backend.MapCredentials
 	mu    sync.Mutex
 	reads []busv1.NamespacedName
 }

@@ -14,14 +14,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
 // CheckRegistry checks that a family's backends are registered everywhere
 // a type must be, and nowhere else:
 //
-//   - the CRD's spec.type enum (deploy/crds) lists exactly the types of
+//   - the CRD's spec.type enum (api/crds) lists exactly the types of
 //     backends (the family's Backends);
 //   - spec validates each type: validate(type) (the spec's Validate on a
 //     spec of that type) does not refuse spec.type as unsupported, so the
@@ -34,7 +34,7 @@ import (
 // Adding a backend to a family is then: its package, its Backends line,
 // the API (constant, enum, block, CEL, its Validate line) and its docs
 // page; this check names whichever is missing.
-func CheckRegistry(t *testing.T, family busv1.Family, backends []exporter.Backend, validate func(typ string) field.ErrorList) {
+func CheckRegistry(t *testing.T, family busv1.Family, backends []backend.Backend, validate func(typ string) field.ErrorList) {
 	t.Helper()
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -76,7 +76,7 @@ func CheckRegistry(t *testing.T, family busv1.Family, backends []exporter.Backen
 // crdTypeEnum returns the sorted spec.type enum of kind's CRD.
 func crdTypeEnum(t *testing.T, root, kind string) []string {
 	t.Helper()
-	raw, err := fs.ReadFile(os.DirFS(root), "deploy/crds/kollect.dev_"+strings.ToLower(kind)+"s.yaml")
+	raw, err := fs.ReadFile(os.DirFS(root), "api/crds/kollect.dev_"+strings.ToLower(kind)+"s.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func readmeTypes(t *testing.T, root, family string) []string {
 
 // packageDir is the folder, relative to the repository root, of the
 // package b's type is declared in.
-func packageDir(b exporter.Backend) string {
+func packageDir(b backend.Backend) string {
 	typ := reflect.TypeOf(b)
 	if typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()

@@ -18,6 +18,7 @@ import (
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/aggregator"
 	"kollect.dev/kollect/services/collector"
@@ -57,10 +58,10 @@ type Options struct {
 	// CredentialPolicy is the exporters' credential policy; control admits
 	// cross-namespace Secret references as it allows them. The zero value
 	// allows neither those nor ambient credentials.
-	CredentialPolicy exporter.CredentialPolicy
+	CredentialPolicy backend.CredentialPolicy
 	// Credentials read the sinks' Secrets; nil reads them from the API
 	// server.
-	Credentials exporter.Credentials
+	Credentials backend.Credentials
 	// Tune adjusts each exporter family's runtime settings (tests shorten
 	// retries); nil keeps the defaults.
 	Tune func(*exporter.Config)
@@ -203,7 +204,7 @@ func services(o Options, url string) map[string]func(context.Context) error {
 
 type family struct {
 	family   busv1.Family
-	backends []exporter.Backend
+	backends []backend.Backend
 }
 
 // families returns the three exporter families with their backends.

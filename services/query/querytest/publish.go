@@ -12,14 +12,14 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/snapshot"
 )
 
 // Publisher publishes the revisions of one inventory in order.
 type Publisher struct {
 	js   jetstream.JetStream
-	w    *replay.Writer
+	w    *history.Writer
 	inv  busv1.NamespacedName
 	last *busv1.SnapshotEvent
 	rows map[busv1.RowKey]busv1.Row
@@ -33,7 +33,7 @@ type Publisher struct {
 
 // NewPublisher returns a Publisher of inv's history on a provisioned bus.
 func NewPublisher(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName) (*Publisher, error) {
-	w, err := replay.NewWriter(ctx, js)
+	w, err := history.NewWriter(ctx, js)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func NewPublisher(ctx context.Context, js jetstream.JetStream, inv busv1.Namespa
 // change (deleted when rows is nil), and returns its event.
 func (p *Publisher) Publish(ctx context.Context, rows []busv1.Row, at time.Time) (*busv1.SnapshotEvent, error) {
 	rows = slices.Clone(rows)
-	ref, m, written, err := p.w.WriteManifest(ctx, p.inv, replay.RowsSource(rows))
+	ref, m, written, err := p.w.WriteManifest(ctx, p.inv, history.RowsSource(rows))
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // checkLink fails unless ev and its inline envelope carry prev as the
@@ -98,7 +98,7 @@ func TestALargeSnapshotCarriesThePreviousChecksumThroughItsManifest(t *testing.T
 		t.Fatalf("event holds envelope %v, manifest %+v; want a manifest", ev.Envelope != nil, ev.ManifestRef)
 	}
 	checkLink(t, "the event", ev, evs[0].Event.Checksum)
-	_, env, err := replay.Fetch(context.Background(), b.js, key("team-a", "big"), ev.Revision)
+	_, env, err := history.Fetch(context.Background(), b.js, key("team-a", "big"), ev.Revision)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
@@ -64,7 +64,7 @@ type Engine struct {
 	m     *Metrics
 	rows  *index.Rows
 	// loader reads snapshots back (restart, delta base, garbage collection).
-	loader *replay.Loader
+	loader *history.Loader
 	invs   map[busv1.NamespacedName]*invState
 	// timers holds each inventory's next check or periodic event, once
 	// the rebuild ended.
@@ -94,7 +94,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 	if opts.RetryBackoff <= 0 {
 		opts.RetryBackoff = time.Second
 	}
-	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.NewRows(), loader: replay.NewLoader(js, -1),
+	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.NewRows(), loader: history.NewLoader(js, -1),
 		invs: map[busv1.NamespacedName]*invState{}, timers: newTimers(), manifests: map[string][]busv1.Chunk{}}, nil
 }
 

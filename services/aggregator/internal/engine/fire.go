@@ -7,7 +7,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
@@ -83,7 +83,7 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 	// Replays (kollect replay) on the subject are not the aggregator's
 	// revisions: continue from the last published event, but expect the
 	// subject's true last sequence on the next publish.
-	last, seq, err := replay.LastPublished(ctx, e.js, st.name)
+	last, seq, err := history.LastPublished(ctx, e.js, st.name)
 	if err != nil {
 		e.failed(st, err, now)
 		return false

@@ -8,7 +8,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // putExportState records that sink delivered revision rev of inv, as an
@@ -28,7 +28,7 @@ func (b *bed) putExportState(inv busv1.NamespacedName, sink busv1.SinkRef, rev u
 	}
 }
 
-func lastRevision(t *testing.T, evs []replay.Stored) uint64 {
+func lastRevision(t *testing.T, evs []history.Stored) uint64 {
 	t.Helper()
 	if len(evs) == 0 {
 		t.Fatal("no event")

@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // storeObjects lists the envelope store: name to size.
@@ -86,7 +86,7 @@ func TestGarbageCollectionKeepsExactlyWhatRetainedRevisionsNeed(t *testing.T) {
 		t.Fatalf("history holds %d events, want 8", len(evs))
 	}
 	need := map[string]bool{}
-	l := replay.NewLoader(b.js, -1)
+	l := history.NewLoader(b.js, -1)
 	for _, s := range evs {
 		ev := s.Event
 		if ev.ManifestRef == nil {

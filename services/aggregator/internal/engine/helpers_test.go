@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -231,9 +231,9 @@ func (b *bed) deleteRow(k busv1.RowKey) {
 }
 
 // history returns every event kept for inv.
-func (b *bed) history(inv busv1.NamespacedName) []replay.Stored {
+func (b *bed) history(inv busv1.NamespacedName) []history.Stored {
 	b.t.Helper()
-	evs, err := replay.Events(context.Background(), b.js, inv)
+	evs, err := history.Events(context.Background(), b.js, inv)
 	if err != nil {
 		b.t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/snapshot"
 )
 
@@ -92,7 +92,7 @@ func TestALargeSnapshotGoesThroughTheObjectStore(t *testing.T) {
 	if ev.Envelope != nil || ev.ManifestRef == nil {
 		t.Fatalf("event holds envelope %v, manifest %+v; want a manifest", ev.Envelope != nil, ev.ManifestRef)
 	}
-	got, env, err := replay.Fetch(context.Background(), b.js, key("team-a", "big"), 1)
+	got, env, err := history.Fetch(context.Background(), b.js, key("team-a", "big"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
@@ -115,7 +115,7 @@ func TestMetricsCountAFailedPublishAndClearWhenTheEngineStops(t *testing.T) {
 func publishEmptyRevision(t *testing.T, b *bed, inv busv1.NamespacedName, rev uint64) {
 	t.Helper()
 	ctx := context.Background()
-	_, seq, err := replay.LastPublished(ctx, b.js, inv)
+	_, seq, err := history.LastPublished(ctx, b.js, inv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // adoptOrphans finds, at the end of the rebuild, inventories whose config
@@ -55,7 +55,7 @@ func (e *Engine) adoptOrphans(ctx context.Context) {
 // events, one binding each, may have pushed that event out of the history
 // (M9). It returns nil when nothing is to be published.
 func (e *Engine) orphanConfig(ctx context.Context, inv busv1.NamespacedName) (*busv1.InventoryConfig, error) {
-	last, _, err := replay.LastPublished(ctx, e.js, inv)
+	last, _, err := history.LastPublished(ctx, e.js, inv)
 	if err != nil || last == nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (e *Engine) orphanConfig(ctx context.Context, inv busv1.NamespacedName) (*b
 	}
 	bindings := ev.Bindings
 	if ev.Reason != busv1.ReasonChange {
-		evs, err := replay.Events(ctx, e.js, inv)
+		evs, err := history.Events(ctx, e.js, inv)
 		if err != nil {
 			return nil, err
 		}

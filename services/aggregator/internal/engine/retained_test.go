@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // TestStatusReportsTheHistoryKeptAfterTrimming checks that the inventory's
@@ -33,7 +33,7 @@ func TestStatusReportsTheHistoryKeptAfterTrimming(t *testing.T) {
 	if diff := cmp.Diff([]uint64{5, 6, 7}, revisions(evs)); diff != "" {
 		t.Fatalf("retained revisions (-want +got):\n%s", diff)
 	}
-	l := replay.NewLoader(b.js, -1)
+	l := history.NewLoader(b.js, -1)
 	referenced := map[string]bool{}
 	for _, s := range evs {
 		ev := s.Event

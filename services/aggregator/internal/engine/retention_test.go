@@ -8,11 +8,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // revisions returns the revisions of a history, oldest first.
-func revisions(evs []replay.Stored) []uint64 {
+func revisions(evs []history.Stored) []uint64 {
 	var out []uint64
 	for _, s := range evs {
 		out = append(out, s.Event.Revision)
@@ -37,7 +37,7 @@ func TestRetentionKeepsAnInventorysOwnRevisionsAndTheChunksTheyShare(t *testing.
 	opts := Options{Settle: time.Second, Clock: clock, MaxMessageBytes: 8 << 10, GCInterval: time.Hour,
 		HistoryRevisions: 16}
 	e := churnInventory(t, b, clock, opts, inv, 4000, 10)
-	l := replay.NewLoader(b.js, -1)
+	l := history.NewLoader(b.js, -1)
 	chunksOf := func(ev busv1.SnapshotEvent) map[string]bool {
 		m, err := l.Manifest(context.Background(), &ev)
 		if err != nil {

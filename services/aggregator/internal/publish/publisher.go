@@ -10,7 +10,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/failpoint"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // ErrConflict reports that another event was published on the inventory's
@@ -25,7 +25,7 @@ const headroom = 4 << 10
 // message as content-addressed objects (chunks and a manifest, or a delta).
 type Publisher struct {
 	js    jetstream.JetStream
-	w     *replay.Writer
+	w     *history.Writer
 	limit int
 }
 
@@ -36,7 +36,7 @@ func New(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, maxBytes in
 	if err != nil {
 		return nil, fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
 	}
-	w, err := replay.NewWriter(ctx, js)
+	w, err := history.NewWriter(ctx, js)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func New(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, maxBytes in
 func (p *Publisher) Limit() int { return p.limit }
 
 // Writer is the publisher's object writer.
-func (p *Publisher) Writer() *replay.Writer { return p.w }
+func (p *Publisher) Writer() *history.Writer { return p.w }
 
 // Content is an event's body before it is published.
 type Content struct {

@@ -12,7 +12,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // run delivers req's revisions in order and returns the final status; it
@@ -24,7 +24,7 @@ func (r *Replayer) run(ctx context.Context, req busv1.ReplayRequest) busv1.Repla
 		st.Outcome = busv1.Outcome{Reason: reason, Message: err.Error()}
 		return st
 	}
-	history, err := replay.Events(ctx, r.js, req.Inventory)
+	history, err := history.Events(ctx, r.js, req.Inventory)
 	if err != nil {
 		return fail(v1alpha1.ReasonReplayFailed, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/memory"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -26,12 +27,12 @@ import (
 
 var inv = busv1.NamespacedName{Namespace: "team-a", Name: "apps"}
 
-// backend builds memory sinks, one store per sink name.
-type backend map[string]*memory.Store
+// memBackend builds memory sinks, one store per sink name.
+type memBackend map[string]*memory.Store
 
-func (b backend) Type() string { return "memory" }
+func (b memBackend) Type() string { return "memory" }
 
-func (b backend) New(_ context.Context, cfg busv1.SinkConfig, _ exporter.Credentials) (sink.Sink, error) {
+func (b memBackend) New(_ context.Context, cfg busv1.SinkConfig, _ backend.Credentials) (sink.Sink, error) {
 	s, ok := b[cfg.Name]
 	if !ok {
 		return nil, sink.Permanent(fmt.Errorf("no store %s", cfg.Name))
@@ -48,7 +49,7 @@ func ref(name string) busv1.SinkRef {
 type bed struct {
 	t      *testing.T
 	js     jetstream.JetStream
-	stores backend
+	stores memBackend
 	evs    []busv1.SnapshotEvent
 }
 
@@ -62,7 +63,7 @@ func newBedWith(t *testing.T, ackTimeout time.Duration) *bed {
 	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
-	b := &bed{t: t, js: n.JS, stores: backend{"live": memory.NewStore(""), "fresh": memory.NewStore("")}}
+	b := &bed{t: t, js: n.JS, stores: memBackend{"live": memory.NewStore(""), "fresh": memory.NewStore("")}}
 	ic := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name, Generation: 1}
 	for _, s := range []string{"live", "fresh", "broken"} {
 		b.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindSnapshotSink, Namespace: "team-a", Name: s}),
@@ -72,7 +73,7 @@ func newBedWith(t *testing.T, ackTimeout time.Duration) *bed {
 	}
 	b.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name}), ic)
 	c := exporter.DefaultConfig(busv1.FamilySnapshot)
-	c.Credentials, c.RetryInitial, c.RetryMax, c.BreakerCooldown = exporter.MapCredentials{}, 5*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
+	c.Credentials, c.RetryInitial, c.RetryMax, c.BreakerCooldown = backend.MapCredentials{}, 5*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
 	run(t, func(ctx context.Context) error { return exporter.Run(ctx, n.JS, c, b.stores) })
 	run(t, replayer.New(n.JS, replayer.Options{AckTimeout: ackTimeout, Log: logr.Discard()}).Run)
 	return b

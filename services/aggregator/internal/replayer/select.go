@@ -5,13 +5,13 @@ import (
 	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/replay"
+	"kollect.dev/kollect/pkg/history"
 )
 
 // selectEvents returns the events a request delivers, oldest first: one
 // event per revision (the first published), skipping replays and
 // deletions. The error names what the history lacks.
-func selectEvents(req busv1.ReplayRequest, history []replay.Stored) ([]busv1.SnapshotEvent, error) {
+func selectEvents(req busv1.ReplayRequest, history []history.Stored) ([]busv1.SnapshotEvent, error) {
 	var revs []busv1.SnapshotEvent
 	seen := map[uint64]bool{}
 	for _, s := range history {

@@ -17,7 +17,7 @@ import (
 
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/cli/dev"
 )
@@ -122,7 +122,7 @@ It is its own binary, kollect-dev, because it links every service and sink SDK; 
 }
 
 func runDev(ctx context.Context, s Streams, f devFlags) error {
-	var ambient exporter.NamespaceList
+	var ambient backend.NamespaceList
 	if err := ambient.Set(strings.Join(f.ambientNamespaces, ",")); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("--ambient-credentials-namespaces: %w", err)}
 	}
@@ -158,7 +158,7 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSCredentials: f.natsCredentials, NATSDir: f.natsDir, NATSPort: f.natsPort,
 		AllowInClusterSinks: f.allowInCluster, AllowLinkLocalSinks: f.allowLinkLocal, DenySinkCIDRs: f.denyCIDRs,
 		AllowFileSinks: f.allowFile, Extract: f.extract, Log: zapr.NewLogger(z), MetricsPort: f.metricsPort,
-		CredentialPolicy: exporter.CredentialPolicy{AllowCrossNamespaceSecretRefs: f.allowCrossNamespaceSecretRefs,
+		CredentialPolicy: backend.CredentialPolicy{AllowCrossNamespaceSecretRefs: f.allowCrossNamespaceSecretRefs,
 			AmbientNamespaces: ambient},
 		Ready: func(url string) {
 			fmt.Fprintf(s.Err, "kollect dev: all services running, bus at %s; Ctrl-C stops\n", url)

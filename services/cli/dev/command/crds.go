@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
-	"kollect.dev/kollect/deploy/crds"
+	"kollect.dev/kollect/api/crds"
 )
 
 // installCRDs server-side applies every kollect.dev CRD and waits until

@@ -2,5 +2,5 @@
 // dev`, the kubeconfig, the logger and the CRD installation around
 // dev.Run. It is a binary of its own because it links every service and
 // sink SDK; the everyday kollect CLI runs it for `kollect dev`
-// (services/cli/devcmd.go).
+// (services/cli/plugin.go).
 package command

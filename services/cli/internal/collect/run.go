@@ -17,7 +17,7 @@ import (
 	"kollect.dev/kollect/services/cli/internal/restmap"
 )
 
-// Exit codes of CONTRACT.md.
+// Exit codes of docs/contract.md.
 const (
 	ExitOK      = 0 // everything collected
 	ExitPartial = 1 // some contexts, kinds or objects failed

@@ -1,8 +1,3 @@
-//go:build go1.27
-
-// The file needs go1.27 for encoding/json/jsontext; go.mod says 1.26 and
-// every build here runs GOTOOLCHAIN=go1.27.3 (see the README).
-
 package collect
 
 import (

@@ -142,7 +142,7 @@ func Render(s Spec) ([]File, error) {
 	return files, nil
 }
 
-const profileTmpl = `# What to extract from each {{.Kind.Kind}} (kollect init; docs/api.md lists every field).
+const profileTmpl = `# What to extract from each {{.Kind.Kind}} (kollect init; docs/reference/ lists every field).
 apiVersion: kollect.dev/v1alpha1
 kind: KollectProfile
 metadata:

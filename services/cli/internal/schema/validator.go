@@ -18,7 +18,7 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
 
-	"kollect.dev/kollect/deploy/crds"
+	"kollect.dev/kollect/api/crds"
 )
 
 // Validator checks objects of every kollect.dev kind.

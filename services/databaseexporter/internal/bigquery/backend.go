@@ -15,7 +15,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/sink"
 )
@@ -49,7 +49,7 @@ func (b Backend) Type() string { return string(v1alpha1.DatabaseBigQuery) }
 
 // New returns a sink writing to the table cfg names. It makes no request:
 // provisioning happens on the first write or check.
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	spec, err := DecodeSpec(cfg.Spec)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 		project = key.ProjectID
 	case project == "":
 		// Detection reads the exporter's own default credentials.
-		if err := exporter.AmbientCredentials(creds, cfg.Namespace); err != nil {
+		if err := backend.AmbientCredentials(creds, cfg.Namespace); err != nil {
 			return nil, fmt.Errorf("spec.bigquery.project: not set, and detecting it needs the exporter's default credentials: %w", err)
 		}
 		project = bigquery.DetectProjectID
@@ -106,10 +106,10 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 }
 
 // DecodeSpec decodes a database sink spec of type bigquery
-// (exporter.DecodeSpec) and validates the table reference without
+// (backend.DecodeSpec) and validates the table reference without
 // contacting any server; errors are sink.Permanent and name the field.
 func DecodeSpec(raw json.RawMessage) (v1alpha1.KollectDatabaseSinkSpec, error) {
-	spec, err := exporter.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](busv1.SinkConfig{Spec: raw}, string(v1alpha1.DatabaseBigQuery))
+	spec, err := backend.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](busv1.SinkConfig{Spec: raw}, string(v1alpha1.DatabaseBigQuery))
 	if err != nil {
 		return spec, err
 	}
@@ -134,8 +134,8 @@ func (b Backend) endpoint(spec v1alpha1.KollectDatabaseSinkSpec) string {
 // credentials reads the service account key of secretRef, or returns nil
 // without a secretRef. Only a service_account key naming Google's token
 // endpoint is accepted, checked before the auth library sees it.
-func (b Backend) credentials(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (*googlecreds.Key, error) {
-	data, err := exporter.SecretData(ctx, creds, namespace, spec.SecretRef, CredentialsKey)
+func (b Backend) credentials(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds backend.Credentials) (*googlecreds.Key, error) {
+	data, err := backend.SecretData(ctx, creds, namespace, spec.SecretRef, CredentialsKey)
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (b Backend) credentials(ctx context.Context, spec v1alpha1.KollectDatabaseS
 // go through the policy too, or the default credentials where the operator
 // allows ambient credentials for the namespace) unless an endpoint override
 // without a key is used.
-func (b Backend) httpClient(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials, key *googlecreds.Key) (*http.Client, error) {
+func (b Backend) httpClient(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds backend.Credentials, key *googlecreds.Key) (*http.Client, error) {
 	tlsCfg, err := egress.TLSConfig(ctx, spec.TLS, namespace, creds)
 	if err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func (b Backend) httpClient(ctx context.Context, spec v1alpha1.KollectDatabaseSi
 	case b.endpoint(spec) != "":
 		return &http.Client{Transport: base}, nil
 	default:
-		if err := exporter.AmbientCredentials(creds, namespace); err != nil {
+		if err := backend.AmbientCredentials(creds, namespace); err != nil {
 			return nil, err
 		}
 		auth = option.WithScopes(bigquery.Scope) // Application Default Credentials

@@ -14,7 +14,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 )
@@ -22,7 +22,7 @@ import (
 const sinkNS = "kollect-system"
 
 func TestNewRefusesInvalidConfig(t *testing.T) {
-	creds := exporter.MapCredentials{{Namespace: sinkNS, Name: "nokey"}: {"key.json": []byte("{}")},
+	creds := backend.MapCredentials{{Namespace: sinkNS, Name: "nokey"}: {"key.json": []byte("{}")},
 		{Namespace: sinkNS, Name: "garbage"}: {CredentialsKey: []byte(`{"type":"service_account","project_id":"p","private_key":"s3cr3t-value"}`)}}
 	tests := []struct {
 		name, spec, mention string
@@ -59,7 +59,7 @@ func TestDefaultEgressPolicyRefusesLoopback(t *testing.T) {
 	t.Run("an endpoint on loopback is refused before any request leaves", func(t *testing.T) {
 		cfg := busv1.SinkConfig{Type: "bigquery", Namespace: sinkNS, Name: "rows",
 			Spec: json.RawMessage(`{"type":"bigquery","bigquery":{"project":"p1","dataset":"d","table":"t"}}`)}
-		s, err := Backend{Endpoint: "http://127.0.0.1:9/"}.New(context.Background(), cfg, exporter.MapCredentials{})
+		s, err := Backend{Endpoint: "http://127.0.0.1:9/"}.New(context.Background(), cfg, backend.MapCredentials{})
 		if err != nil {
 			t.Fatal(err)
 		}

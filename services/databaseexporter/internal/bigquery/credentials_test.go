@@ -13,8 +13,9 @@ import (
 	"testing"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
@@ -31,15 +32,15 @@ func keyedConfig(secret bool) busv1.SinkConfig {
 	return busv1.SinkConfig{Type: "bigquery", Namespace: sinkNS, Name: "rows", Spec: json.RawMessage(spec)}
 }
 
-func keySecret(js []byte) exporter.MapCredentials {
-	return exporter.MapCredentials{{Namespace: sinkNS, Name: "bq"}: {CredentialsKey: js}}
+func keySecret(js []byte) backend.MapCredentials {
+	return backend.MapCredentials{{Namespace: sinkNS, Name: "bq"}: {CredentialsKey: js}}
 }
 
 // wantDenied fails unless err is a permanent CredentialsDenied error
 // saying msg.
 func wantDenied(t *testing.T, err error, msg string) {
 	t.Helper()
-	if exporter.DeniedReason(err) != exporter.ReasonCredentialsDenied || !sink.IsPermanent(err) || !strings.Contains(err.Error(), msg) {
+	if v1alpha1.ReasonOf(err) != v1alpha1.ReasonCredentialsDenied || !sink.IsPermanent(err) || !strings.Contains(err.Error(), msg) {
 		t.Fatalf("got %v, want a permanent CredentialsDenied error saying %q", err, msg)
 	}
 }
@@ -90,12 +91,12 @@ func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
 	adc, opened := testenv.Tripwire(t, "not read")
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", adc)
 	cfg := keyedConfig(false)
-	exportertest.CheckAmbientRefused(t, cfg, sinkNS, func(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) error {
+	exportertest.CheckAmbientRefused(t, cfg, sinkNS, func(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) error {
 		_, err := Backend{}.New(ctx, cfg, creds)
 		return err
 	}, opened)
 	t.Run("an endpoint override is used without authentication and without them", func(t *testing.T) {
-		s, err := Backend{Endpoint: "http://127.0.0.1:9/"}.New(context.Background(), cfg, exporter.MapCredentials{})
+		s, err := Backend{Endpoint: "http://127.0.0.1:9/"}.New(context.Background(), cfg, backend.MapCredentials{})
 		if err != nil {
 			t.Fatalf("new: %v", err)
 		}
@@ -107,7 +108,7 @@ func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
 	t.Run("an endpoint override without a project does not detect it from them", func(t *testing.T) {
 		noProject := cfg
 		noProject.Spec = json.RawMessage(`{"type":"bigquery","bigquery":{"dataset":"d","table":"t"}}`)
-		_, err := Backend{Endpoint: "http://127.0.0.1:9/"}.New(context.Background(), noProject, exporter.MapCredentials{})
+		_, err := Backend{Endpoint: "http://127.0.0.1:9/"}.New(context.Background(), noProject, backend.MapCredentials{})
 		wantDenied(t, err, "spec.bigquery.project")
 		if opened() {
 			t.Fatal("the Application Default Credentials were read")
@@ -119,7 +120,7 @@ func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", key)
-		creds, err := exporter.CredentialPolicy{AmbientNamespaces: []string{exporter.AllNamespaces}}.For(cfg, exporter.MapCredentials{})
+		creds, err := backend.CredentialPolicy{AmbientNamespaces: []string{backend.AllNamespaces}}.For(cfg, backend.MapCredentials{})
 		if err != nil {
 			t.Fatal(err)
 		}

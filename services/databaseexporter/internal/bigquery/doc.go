@@ -1,6 +1,6 @@
 // Package bigquery is the bigquery backend of the database exporter: it
 // keeps a BigQuery table equal to the latest snapshot of each bound
-// inventory, one row per collected object (CONTRACT.md, BigQuery
+// inventory, one row per collected object (docs/contract.md, BigQuery
 // projection).
 //
 // It owns the table layout (the Postgres columns with attributes as JSON,

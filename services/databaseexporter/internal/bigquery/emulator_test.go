@@ -27,7 +27,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -94,7 +94,7 @@ func emulatorSink(t *testing.T, endpoint string, b Backend) (sink.Sink, string) 
 		SinkCommon: v1alpha1.SinkCommon{Cluster: sinktest.Cluster},
 		BigQuery:   &v1alpha1.BigQuerySink{Project: emulatorProject, Dataset: dataset, Table: "rows"}})
 	b.Egress, b.Endpoint = egress.Policy{AllowPrivate: true}, endpoint
-	s, err := b.New(t.Context(), busv1.SinkConfig{Type: "bigquery", Namespace: "kollect-system", Name: "rows", Spec: spec}, exporter.MapCredentials{})
+	s, err := b.New(t.Context(), busv1.SinkConfig{Type: "bigquery", Namespace: "kollect-system", Name: "rows", Spec: spec}, backend.MapCredentials{})
 	if err != nil {
 		t.Fatalf("new sink: %v", err)
 	}

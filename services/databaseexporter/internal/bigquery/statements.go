@@ -21,7 +21,7 @@ const scopeSQL = "cluster = @cluster AND inventory_namespace = @inventory_namesp
 var stagedColumns = []string{"target_namespace", "target_name", "source_uid", "resource_namespace",
 	"resource_name", "group", "version", "kind", "attributes"}
 
-// tableSchema is the schema of the data table (CONTRACT.md: the Postgres
+// tableSchema is the schema of the data table (docs/contract.md: the Postgres
 // columns, attributes as JSON).
 func tableSchema() bigquery.Schema {
 	s := bigquery.Schema{

@@ -16,7 +16,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -54,7 +54,7 @@ func (b Backend) Type() string { return string(v1alpha1.DatabaseMongoDB) }
 
 // New returns a sink writing to the collection cfg names. The client
 // connects lazily: New fails only on an invalid spec or unreadable Secrets.
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	spec, err := decodeSpec(cfg.Spec)
 	if err != nil {
 		return nil, err
@@ -85,9 +85,9 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 }
 
 // decodeSpec decodes a database sink spec of type mongodb
-// (exporter.DecodeSpec) and checks the names New relies on.
+// (backend.DecodeSpec) and checks the names New relies on.
 func decodeSpec(raw json.RawMessage) (v1alpha1.KollectDatabaseSinkSpec, error) {
-	spec, err := exporter.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](busv1.SinkConfig{Spec: raw}, string(v1alpha1.DatabaseMongoDB))
+	spec, err := backend.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](busv1.SinkConfig{Spec: raw}, string(v1alpha1.DatabaseMongoDB))
 	if err != nil {
 		return spec, err
 	}
@@ -109,7 +109,7 @@ func validate(spec v1alpha1.KollectDatabaseSinkSpec) error {
 
 // clientOptions builds the driver options: the endpoint (or the Secret's
 // connection string), the Secret's credentials, the egress dialer and TLS.
-func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (*options.ClientOptions, error) {
+func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds backend.Credentials) (*options.ClientOptions, error) {
 	secretURI, from, err := connectionString(ctx, spec, namespace, creds)
 	if err != nil {
 		return nil, err
@@ -164,15 +164,15 @@ func (b Backend) clientOptions(ctx context.Context, spec v1alpha1.KollectDatabas
 // connectionString reads the connection string from mongodb.databaseRef, or
 // from secretRef's key uri or dsn; it returns "" when neither is set, and
 // from names where it came from, for error messages.
-func connectionString(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (uri, from string, err error) {
+func connectionString(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec, namespace string, creds backend.Credentials) (uri, from string, err error) {
 	if ref := spec.MongoDB.DatabaseRef; ref != nil {
-		data, err := exporter.SecretData(ctx, creds, namespace, &v1alpha1.SecretReference{Name: ref.Name, Namespace: ref.Namespace}, ref.Key)
+		data, err := backend.SecretData(ctx, creds, namespace, &v1alpha1.SecretReference{Name: ref.Name, Namespace: ref.Namespace}, ref.Key)
 		if err != nil {
 			return "", "", err
 		}
 		return string(data[ref.Key]), fmt.Sprintf("Secret %s key %s", ref.Name, ref.Key), nil
 	}
-	data, err := exporter.SecretData(ctx, creds, namespace, spec.SecretRef)
+	data, err := backend.SecretData(ctx, creds, namespace, spec.SecretRef)
 	if err != nil || data == nil {
 		return "", "", err
 	}
@@ -181,5 +181,5 @@ func connectionString(ctx context.Context, spec v1alpha1.KollectDatabaseSinkSpec
 			return string(v), fmt.Sprintf("Secret %s key %s", spec.SecretRef.Name, key), nil
 		}
 	}
-	return "", "", exporter.MissingKey(cmp.Or(spec.SecretRef.Namespace, namespace), spec.SecretRef.Name, "uri", "dsn")
+	return "", "", backend.MissingKey(cmp.Or(spec.SecretRef.Namespace, namespace), spec.SecretRef.Name, "uri", "dsn")
 }

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
 func TestNewRefusesInvalidConfig(t *testing.T) {
 	const secret = "mongodb://kollect:s3cr3t-value@db.example.com/"
-	creds := exporter.MapCredentials{
+	creds := backend.MapCredentials{
 		{Namespace: sinkNS, Name: "mongo"}:   {"uri": []byte(secret)},
 		{Namespace: sinkNS, Name: "nokey"}:   {"other": []byte("x")},
 		{Namespace: sinkNS, Name: "garbage"}: {"dsn": []byte("mongodb://kollect:s3cr3t-value@/%zz")},
@@ -57,7 +57,7 @@ func TestEndpointWithSecretCredentials(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		creds := exporter.MapCredentials{{Namespace: sinkNS, Name: "mongo"}: {"uri": []byte("mongodb://kollect:pw@other.example.com/?authSource=admin")}}
+		creds := backend.MapCredentials{{Namespace: sinkNS, Name: "mongo"}: {"uri": []byte("mongodb://kollect:pw@other.example.com/?authSource=admin")}}
 		opts, err := testBackend().clientOptions(context.Background(), sp, sinkNS, creds)
 		if err != nil {
 			t.Fatal(err)

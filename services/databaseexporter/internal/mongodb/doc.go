@@ -1,6 +1,6 @@
 // Package mongodb is the mongodb backend of the database exporter: it keeps a
 // MongoDB collection equal to the latest snapshot of each bound inventory,
-// one document per row (CONTRACT.md, MongoDB projection).
+// one document per row (docs/contract.md, MongoDB projection).
 //
 // It owns the document layout (a string _id built from the row identity,
 // the identity as top-level fields, the row under row, revision, checksum

@@ -7,7 +7,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
 )
@@ -20,7 +20,7 @@ func TestDocsExample(t *testing.T) {
 		t.Fatalf("the example Secret's uri is %q", secret.StringData["uri"])
 	}
 	// Only the server address changes: the test peer.
-	creds := exporter.MapCredentials{{Namespace: secret.Metadata.Namespace, Name: secret.Metadata.Name}: {"uri": []byte(srv.URI)}}
+	creds := backend.MapCredentials{{Namespace: secret.Metadata.Namespace, Name: secret.Metadata.Name}: {"uri": []byte(srv.URI)}}
 	spec, err := json.Marshal(sk.Spec)
 	if err != nil {
 		t.Fatal(err)

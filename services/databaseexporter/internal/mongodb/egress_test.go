@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 )
 
 func TestTheDriversHTTPRequestsGoThroughThePolicy(t *testing.T) {
@@ -15,7 +15,7 @@ func TestTheDriversHTTPRequestsGoThroughThePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.clientOptions(context.Background(), spec, sinkNS, exporter.MapCredentials{})
+	opts, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.clientOptions(context.Background(), spec, sinkNS, backend.MapCredentials{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 )
 
 func TestTheEstablishedDatabaseRefReadsTheDSNKey(t *testing.T) {
-	creds := exporter.MapCredentials{{Namespace: sinkNS, Name: "conn"}: {
+	creds := backend.MapCredentials{{Namespace: sinkNS, Name: "conn"}: {
 		"dsn": []byte("mongodb://kollect:pw@ref.example.com:27019/?authSource=admin"), "uri": []byte("mongodb://other.example.com")}}
 	for _, ref := range []string{`{"name":"conn"}`, `{"name":"conn","namespace":"` + sinkNS + `"}`, `{"name":"conn","key":"dsn"}`} {
 		t.Run(ref, func(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -55,8 +55,8 @@ func sinkConfig(t testing.TB, cluster, database, collection string, mode v1alpha
 }
 
 // secrets holds the Secret "mongo" with uri.
-func secrets(uri string) exporter.MapCredentials {
-	return exporter.MapCredentials{{Namespace: sinkNS, Name: "mongo"}: {"uri": []byte(uri)}}
+func secrets(uri string) backend.MapCredentials {
+	return backend.MapCredentials{{Namespace: sinkNS, Name: "mongo"}: {"uri": []byte(uri)}}
 }
 
 // newSink creates a sink of b on database.collection and closes it on

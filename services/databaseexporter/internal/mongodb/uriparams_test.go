@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
 )
@@ -30,7 +30,7 @@ func TestConnectionStringsCannotNameLocalFilesOrAmbientMechanisms(t *testing.T) 
 		{"GSSAPI", "mongodb://u@db.example.com/?authMechanism=GSSAPI", "authMechanism GSSAPI"},
 	} {
 		t.Run(tc.name+" is refused", func(t *testing.T) {
-			creds := exporter.MapCredentials{{Namespace: sinkNS, Name: "mongo"}: {"uri": []byte(tc.uri)}}
+			creds := backend.MapCredentials{{Namespace: sinkNS, Name: "mongo"}: {"uri": []byte(tc.uri)}}
 			_, err := testBackend().clientOptions(context.Background(), sp, sinkNS, creds)
 			if err == nil || !sink.IsPermanent(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("clientOptions = %v, want a permanent error naming %s", err, tc.want)

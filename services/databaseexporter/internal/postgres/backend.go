@@ -11,7 +11,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -19,7 +19,7 @@ import (
 // at a time per binding, so a few connections serve many inventories.
 const defaultMaxConns = 4
 
-// Backend creates postgres sinks. It implements exporter.Backend.
+// Backend creates postgres sinks. It implements backend.Backend.
 type Backend struct {
 	// Egress is the address policy every connection is dialled through.
 	Egress egress.Policy
@@ -36,7 +36,7 @@ type Backend struct {
 func (Backend) Type() string { return string(v1alpha1.DatabasePostgres) }
 
 // New returns the sink of cfg; see Open.
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	s, err := b.Open(ctx, cfg, creds)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 // does not contact the server, which happens on the first Write or Check.
 // An invalid spec or a missing Secret key is a sink.Permanent error naming
 // the field or the Secret and key.
-func (b Backend) Open(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*Sink, error) {
+func (b Backend) Open(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (*Sink, error) {
 	spec, err := decodeSpec(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("configure postgres sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
@@ -77,11 +77,11 @@ func (b Backend) Open(ctx context.Context, cfg busv1.SinkConfig, creds exporter.
 		spec.Postgres.History != nil && spec.Postgres.History.Enabled), mode: mode}, nil
 }
 
-// decodeSpec decodes the sink spec (exporter.DecodeSpec: strict, of type
+// decodeSpec decodes the sink spec (backend.DecodeSpec: strict, of type
 // postgres, valid) and checks what this backend relies on beyond it,
 // applying the API defaults a hand-written spec may lack.
 func decodeSpec(cfg busv1.SinkConfig) (*v1alpha1.KollectDatabaseSinkSpec, error) {
-	spec, err := exporter.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](cfg, string(v1alpha1.DatabasePostgres))
+	spec, err := backend.DecodeSpec[v1alpha1.KollectDatabaseSinkSpec](cfg, string(v1alpha1.DatabasePostgres))
 	if err != nil {
 		return nil, err
 	}

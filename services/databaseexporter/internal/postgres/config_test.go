@@ -10,7 +10,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -29,8 +29,8 @@ func TestConnectionStringPrecedence(t *testing.T) {
 	)
 	secretRef := &v1alpha1.SecretReference{Name: "pg"}
 	databaseRef := &v1alpha1.DatabaseSecretReference{Name: "other", Key: "connection"}
-	creds := func(pg map[string]string) exporter.MapCredentials {
-		m := exporter.MapCredentials{{Namespace: "team-a", Name: "other"}: {"connection": []byte(refDSN)}}
+	creds := func(pg map[string]string) backend.MapCredentials {
+		m := backend.MapCredentials{{Namespace: "team-a", Name: "other"}: {"connection": []byte(refDSN)}}
 		if pg != nil {
 			data := map[string][]byte{}
 			for k, v := range pg {
@@ -85,18 +85,18 @@ func TestInvalidConfigurationIsPermanentAndNamesTheField(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		spec     string
-		secrets  exporter.MapCredentials
+		secrets  backend.MapCredentials
 		wantText string
 	}{
 		{"a missing table", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{}}`, nil, "spec.postgres.table is required"},
 		{"another type", `{"type":"mongodb","postgres":{"table":"t"}}`, nil, `spec.type is "mongodb"`},
 		{"a missing Secret", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`, nil, "team-a/pg"},
 		{"a Secret without dsn or uri and no endpoint", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`,
-			exporter.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"password": []byte(password)}}, `Secret team-a/pg has no key "dsn" or "uri"`},
+			backend.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"password": []byte(password)}}, `Secret team-a/pg has no key "dsn" or "uri"`},
 		{"a missing databaseRef key", `{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db","key":"url"}}}`,
-			exporter.MapCredentials{{Namespace: "team-a", Name: "db"}: {"dsn": []byte(password)}}, `Secret team-a/db has no key "url"`},
+			backend.MapCredentials{{Namespace: "team-a", Name: "db"}: {"dsn": []byte(password)}}, `Secret team-a/db has no key "url"`},
 		{"an unparsable dsn, without quoting it", `{"type":"postgres","secretRef":{"name":"pg"},"postgres":{"table":"t"}}`,
-			exporter.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"dsn": []byte("postgres://u:" + password + "@h:notaport/db")}}, `Secret team-a/pg key "dsn" is not a valid PostgreSQL connection string`},
+			backend.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"dsn": []byte("postgres://u:" + password + "@h:notaport/db")}}, `Secret team-a/pg key "dsn" is not a valid PostgreSQL connection string`},
 		{"an endpoint with a password", `{"type":"postgres","endpoint":"postgres://u:` + password + `@h/db","postgres":{"table":"t"}}`, nil, "spec.endpoint must not carry a password"},
 		{"no server at all", `{"type":"postgres","postgres":{"table":"t"}}`, nil, "need an endpoint, a secretRef or a databaseRef"},
 		{"an unknown field", `{"type":"postgres","endpoint":"postgres://h/db","postgres":{"table":"t","tabel":"u"}}`, nil, `unknown field "tabel"`},
@@ -118,7 +118,7 @@ func TestSpecTLSMakesEveryAttemptUseVerifiedTLS(t *testing.T) {
 		Endpoint:   "postgres://a.example.com,b.example.com:5433/db?sslmode=prefer",
 		SinkCommon: v1alpha1.SinkCommon{TLS: &v1alpha1.TLSConfig{InsecureSkipVerify: false}},
 		Postgres:   &v1alpha1.PostgresSink{Schema: "public", Table: "t"}}
-	cfg, err := connConfig(context.Background(), spec, "team-a", exporter.MapCredentials{})
+	cfg, err := connConfig(context.Background(), spec, "team-a", backend.MapCredentials{})
 	if err != nil {
 		t.Fatalf("resolve: %v", err)
 	}
@@ -145,7 +145,7 @@ func tlsServer(c *tls.Config) string {
 
 func TestTheEstablishedDatabaseRefReadsTheDSNKey(t *testing.T) {
 	const refDSN = "postgres://carol:ref-pw@ref.example.com:5435/refdb?sslmode=disable"
-	creds := exporter.MapCredentials{{Namespace: "team-a", Name: "db"}: {"dsn": []byte(refDSN), "other": []byte("x")}}
+	creds := backend.MapCredentials{{Namespace: "team-a", Name: "db"}: {"dsn": []byte(refDSN), "other": []byte("x")}}
 	for _, spec := range []string{
 		`{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db"}}}`,
 		`{"type":"postgres","postgres":{"table":"t","databaseRef":{"name":"db","namespace":"team-a"}}}`,

@@ -14,7 +14,7 @@ import (
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -48,8 +48,8 @@ type dsnSource struct {
 // else"): user and password come from the connection string of 1 or 2 when
 // there is one, else from the keys username and password of secretRef's
 // Secret, else from the endpoint's own user (no password).
-func connConfig(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, namespace string, creds exporter.Credentials) (*pgxpool.Config, error) {
-	secret, err := exporter.SecretData(ctx, creds, namespace, spec.SecretRef)
+func connConfig(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, namespace string, creds backend.Credentials) (*pgxpool.Config, error) {
+	secret, err := backend.SecretData(ctx, creds, namespace, spec.SecretRef)
 	if err != nil {
 		return nil, err
 	}
@@ -97,14 +97,14 @@ func connConfig(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, nam
 // secretDSN returns the connection string of postgres.databaseRef, else of
 // the dsn or uri key of secretRef's Secret; an empty dsn when neither
 // exists.
-func secretDSN(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, namespace, secretName string, secret map[string][]byte, creds exporter.Credentials) (dsnSource, error) {
+func secretDSN(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, namespace, secretName string, secret map[string][]byte, creds backend.Credentials) (dsnSource, error) {
 	if ref := spec.Postgres.DatabaseRef; ref != nil {
 		ns := namespace
 		if ref.Namespace != "" {
 			ns = ref.Namespace
 		}
 		where := fmt.Sprintf("Secret %s/%s key %q (postgres.databaseRef)", ns, ref.Name, ref.Key)
-		data, err := exporter.SecretData(ctx, creds, ns, &v1alpha1.SecretReference{Name: ref.Name}, ref.Key)
+		data, err := backend.SecretData(ctx, creds, ns, &v1alpha1.SecretReference{Name: ref.Name}, ref.Key)
 		if err != nil {
 			return dsnSource{}, err
 		}
@@ -116,7 +116,7 @@ func secretDSN(ctx context.Context, spec *v1alpha1.KollectDatabaseSinkSpec, name
 		}
 	}
 	if spec.Endpoint == "" && spec.SecretRef != nil {
-		return dsnSource{}, fmt.Errorf("spec.endpoint is empty: %w", exporter.MissingKey(cmp.Or(spec.SecretRef.Namespace, namespace), spec.SecretRef.Name, keyDSN, keyURI))
+		return dsnSource{}, fmt.Errorf("spec.endpoint is empty: %w", backend.MissingKey(cmp.Or(spec.SecretRef.Namespace, namespace), spec.SecretRef.Name, keyDSN, keyURI))
 	}
 	return dsnSource{}, nil
 }
@@ -164,7 +164,7 @@ func parse(dsn, where string) (*pgxpool.Config, error) {
 
 // applyTLS makes TLS mandatory and verified as spec.tls says when it is set;
 // without spec.tls the connection string's sslmode rules.
-func applyTLS(ctx context.Context, cfg *pgconn.Config, spec *v1alpha1.TLSConfig, namespace string, creds exporter.Credentials) error {
+func applyTLS(ctx context.Context, cfg *pgconn.Config, spec *v1alpha1.TLSConfig, namespace string, creds backend.Credentials) error {
 	base, err := egress.TLSConfig(ctx, spec, namespace, creds)
 	if err != nil || base == nil {
 		return err

@@ -116,9 +116,9 @@ func newRowEncoder(m *pgtype.Map, fields []pgconn.FieldDescription, cols []strin
 		switch c := stagingColumns[i]; {
 		case c == "attributes" && f.DataTypeOID != pgtype.JSONBOID:
 			// Re-exports compare attributes, which json cannot.
-			return nil, sink.Permanent(fmt.Errorf("column attributes has type %s, want jsonb (CONTRACT.md)", typeName(m, f.DataTypeOID)))
+			return nil, sink.Permanent(fmt.Errorf("column attributes has type %s, want jsonb (docs/contract.md)", typeName(m, f.DataTypeOID)))
 		case c != "attributes" && !textLike(m, f.DataTypeOID):
-			return nil, sink.Permanent(fmt.Errorf("column %s has type %s, want text (CONTRACT.md)", c, typeName(m, f.DataTypeOID)))
+			return nil, sink.Permanent(fmt.Errorf("column %s has type %s, want text (docs/contract.md)", c, typeName(m, f.DataTypeOID)))
 		}
 	}
 	return e, nil

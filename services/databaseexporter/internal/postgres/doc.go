@@ -1,7 +1,7 @@
 // Package postgres is the PostgreSQL backend of the database exporter: it
 // keeps one table of a PostgreSQL database equal to the latest snapshot of
 // every inventory bound to a KollectDatabaseSink of type postgres
-// (CONTRACT.md "Postgres").
+// (docs/contract.md "Postgres").
 //
 // It owns the sink's connection pool (pgx, dialled through the egress
 // policy), the provisioning of the table and its state table (mode ensure)

@@ -10,7 +10,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
@@ -24,7 +24,7 @@ func TestDocsExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds := exporter.MapCredentials{}
+	creds := backend.MapCredentials{}
 	objs := sinktest.DocObjects[v1alpha1.KollectDatabaseSinkSpec](t, "docs/sinks/postgres.md", "KollectDatabaseSink")
 	secret, obj := sinktest.OneDoc(t, objs, "Secret"), sinktest.OneDoc(t, objs, "KollectDatabaseSink")
 	if secret.StringData["username"] == "" || secret.StringData["password"] == "" {

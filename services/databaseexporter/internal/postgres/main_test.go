@@ -17,7 +17,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -104,7 +104,7 @@ func openWith(b postgres.Backend, dsn string, s v1alpha1.KollectDatabaseSinkSpec
 	if err != nil {
 		return nil, err
 	}
-	creds := exporter.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"dsn": []byte(dsn)}}
+	creds := backend.MapCredentials{{Namespace: "team-a", Name: "pg"}: {"dsn": []byte(dsn)}}
 	return b.Open(context.Background(), busv1.SinkConfig{Family: busv1.FamilyDatabase, Type: "postgres",
 		Namespace: "team-a", Name: "db", Cluster: "default", Spec: raw}, creds)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // mergeStaging makes the scope's rows equal to the staging table, which
-// holds n rows of distinct keys (CONTRACT.md: a row's identity is its key):
+// holds n rows of distinct keys (docs/contract.md: a row's identity is its key):
 //
 //  1. one MERGE (PostgreSQL 15 and later; before, an UPDATE and an INSERT)
 //     rewrites the rows whose content changed and inserts the new ones:

@@ -13,7 +13,7 @@ import (
 // shortened here instead, keeping them distinct.
 const maxIdentifier = 63
 
-// Column lists of the contract (CONTRACT.md "Postgres"), in table order.
+// Column lists of the contract (docs/contract.md "Postgres"), in table order.
 var (
 	// keyColumns are the primary key of the rows table.
 	keyColumns = []string{"cluster", "inventory_namespace", "inventory_name", "target_namespace", "target_name", "source_uid"}

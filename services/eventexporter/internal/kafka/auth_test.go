@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/eventexporter/internal/kafka"
 )
@@ -20,8 +20,8 @@ func saslSpec(broker, mechanism string) map[string]any {
 	return sp
 }
 
-func secret(user, pass string) exporter.MapCredentials {
-	return exporter.MapCredentials{{Namespace: "team-a", Name: "kafka-creds"}: {"username": []byte(user), "password": []byte(pass)}}
+func secret(user, pass string) backend.MapCredentials {
+	return backend.MapCredentials{{Namespace: "team-a", Name: "kafka-creds"}: {"username": []byte(user), "password": []byte(pass)}}
 }
 
 func TestSASL(t *testing.T) {
@@ -60,11 +60,11 @@ func TestSASL(t *testing.T) {
 func TestSecretErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		creds exporter.MapCredentials
+		creds backend.MapCredentials
 		want  string
 	}{
-		{"a missing Secret is permanent and named", exporter.MapCredentials{}, "team-a/kafka-creds"},
-		{"a missing password key is permanent and named", exporter.MapCredentials{{Namespace: "team-a", Name: "kafka-creds"}: {"username": []byte("u")}}, `"password"`},
+		{"a missing Secret is permanent and named", backend.MapCredentials{}, "team-a/kafka-creds"},
+		{"a missing password key is permanent and named", backend.MapCredentials{{Namespace: "team-a", Name: "kafka-creds"}: {"username": []byte("u")}}, `"password"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,7 +102,7 @@ func TestInvalidSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is a permanent error naming the field", func(t *testing.T) {
-			_, err := private.New(context.Background(), sinkConfig(t, tt.spec), exporter.MapCredentials{})
+			_, err := private.New(context.Background(), sinkConfig(t, tt.spec), backend.MapCredentials{})
 			expectPermanent(t, err, tt.want)
 		})
 	}

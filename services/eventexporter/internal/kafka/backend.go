@@ -15,7 +15,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -25,7 +25,7 @@ import (
 // headers and batch framing.
 const DefaultMaxRecordBytes = 1_000_000
 
-// Backend creates kafka sinks. It implements exporter.Backend.
+// Backend creates kafka sinks. It implements backend.Backend.
 type Backend struct {
 	// Egress is the address policy every broker connection goes through.
 	Egress egress.Policy
@@ -46,8 +46,8 @@ func (b Backend) Type() string { return string(v1alpha1.EventKafka) }
 // New returns a kafka sink for cfg. It connects lazily: the first Write or
 // Check dials the brokers, so refused credentials are reported there as
 // sink.Permanent errors.
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
-	spec, err := exporter.DecodeSpec[v1alpha1.KollectEventSinkSpec](cfg, string(v1alpha1.EventKafka))
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
+	spec, err := backend.DecodeSpec[v1alpha1.KollectEventSinkSpec](cfg, string(v1alpha1.EventKafka))
 	if err != nil {
 		return nil, fmt.Errorf("kafka sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
@@ -78,7 +78,7 @@ func (b Backend) maxRecordBytes() int {
 // (with TLS on top when enabled), SASL, an idempotent producer with acks
 // from all in-sync replicas (franz-go's default) and the batch limit.
 func (b Backend) clientOptions(ctx context.Context, cfg busv1.SinkConfig, spec v1alpha1.KollectEventSinkSpec, set settings,
-	creds exporter.Credentials) ([]kgo.Opt, error) {
+	creds backend.Credentials) ([]kgo.Opt, error) {
 	timeout := b.DeliveryTimeout
 	if timeout <= 0 {
 		timeout = time.Minute
@@ -136,11 +136,11 @@ func dialer(p egress.Policy, tlsCfg *tls.Config) func(ctx context.Context, netwo
 // mechanism reads username and password from the sink's Secret and returns
 // the SASL mechanism named by kafka.sasl.mechanism.
 func mechanism(ctx context.Context, namespace string, ref *v1alpha1.SecretReference, name string,
-	creds exporter.Credentials) (sasl.Mechanism, error) {
+	creds backend.Credentials) (sasl.Mechanism, error) {
 	if ref == nil {
 		return nil, sink.Permanent(fmt.Errorf("kafka.sasl needs secretRef, the Secret holding username and password"))
 	}
-	data, err := exporter.SecretData(ctx, creds, namespace, ref, "username", "password")
+	data, err := backend.SecretData(ctx, creds, namespace, ref, "username", "password")
 	if err != nil {
 		return nil, fmt.Errorf("kafka.sasl: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 )
@@ -17,8 +17,8 @@ func TestConformance(t *testing.T) {
 	for _, mode := range []string{v1alpha1.KafkaModeSnapshot, v1alpha1.KafkaModePerRow} {
 		t.Run("mode "+mode, func(t *testing.T) {
 			broker := startKafka(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "kollect", "s3cret"))
-			creds := exporter.MapCredentials{{Namespace: "team-a", Name: "kafka"}: {"username": []byte("kollect"), "password": []byte("s3cret")}}
-			bad := exporter.MapCredentials{{Namespace: "team-a", Name: "kafka"}: {"username": []byte("kollect"), "password": []byte("wrong")}}
+			creds := backend.MapCredentials{{Namespace: "team-a", Name: "kafka"}: {"username": []byte("kollect"), "password": []byte("s3cret")}}
+			bad := backend.MapCredentials{{Namespace: "team-a", Name: "kafka"}: {"username": []byte("kollect"), "password": []byte("wrong")}}
 			n := 0
 			cfg := func(topic string) busv1.SinkConfig {
 				sp := spec(broker, topic, mode)

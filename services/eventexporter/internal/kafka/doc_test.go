@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 )
 
@@ -25,7 +25,7 @@ func TestDocExample(t *testing.T) {
 	broker := startKafka(t, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}),
 		kfake.EnableSASL(), kfake.Superuser(ks.Spec.Kafka.SASL.Mechanism, user, pass))
 	ks.Spec.Kafka.Brokers = []string{broker} // the only rewrite of the spec
-	creds := exporter.MapCredentials{
+	creds := backend.MapCredentials{
 		{Namespace: ks.Metadata.Namespace, Name: ks.Spec.SecretRef.Name}:       {"username": []byte(user), "password": []byte(pass)},
 		{Namespace: ks.Metadata.Namespace, Name: ks.Spec.TLS.CASecretRef.Name}: {ks.Spec.TLS.CASecretRef.Key: []byte(ca)},
 	}

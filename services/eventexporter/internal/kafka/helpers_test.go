@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/services/eventexporter/internal/kafka"
@@ -51,7 +51,7 @@ func spec(broker, topic, mode string) map[string]any {
 }
 
 // newSink builds a sink through the Backend, as the runtime does.
-func newSink(t testing.TB, b kafka.Backend, cfg busv1.SinkConfig, creds exporter.Credentials) *kafka.Sink {
+func newSink(t testing.TB, b kafka.Backend, cfg busv1.SinkConfig, creds backend.Credentials) *kafka.Sink {
 	t.Helper()
 	s, err := b.New(context.Background(), cfg, creds)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	natssink "kollect.dev/kollect/services/eventexporter/internal/nats"
 )
@@ -22,12 +22,12 @@ func withSecret(sp map[string]any) map[string]any {
 	return sp
 }
 
-func secret(kv ...string) exporter.MapCredentials {
+func secret(kv ...string) backend.MapCredentials {
 	d := map[string][]byte{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		d[kv[i]] = []byte(kv[i+1])
 	}
-	return exporter.MapCredentials{{Namespace: "team-a", Name: "nats-creds"}: d}
+	return backend.MapCredentials{{Namespace: "team-a", Name: "nats-creds"}: d}
 }
 
 func TestAuthentication(t *testing.T) {
@@ -36,7 +36,7 @@ func TestAuthentication(t *testing.T) {
 	tests := []struct {
 		name  string
 		peer  *peer
-		creds exporter.MapCredentials
+		creds backend.MapCredentials
 		ok    bool
 	}{
 		{"the right token publishes", tokenPeer, secret("token", "tok"), true},
@@ -64,10 +64,10 @@ func TestAuthentication(t *testing.T) {
 func TestSecretErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		creds exporter.MapCredentials
+		creds backend.MapCredentials
 		want  string
 	}{
-		{"a missing Secret is permanent and named", exporter.MapCredentials{}, "team-a/nats-creds"},
+		{"a missing Secret is permanent and named", backend.MapCredentials{}, "team-a/nats-creds"},
 		{"a username without a password is permanent", secret("username", "alice"), `no key "password"`},
 		{"a Secret without any known key is permanent", secret("other", "x"), `"token"`},
 	}

@@ -11,7 +11,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -19,7 +19,7 @@ import (
 // creates: a message with a Nats-Msg-Id seen within it is dropped.
 const DefaultDuplicateWindow = 2 * time.Minute
 
-// Backend creates nats sinks. It implements exporter.Backend.
+// Backend creates nats sinks. It implements backend.Backend.
 type Backend struct {
 	// Egress is the address policy every connection goes through.
 	Egress egress.Policy
@@ -42,8 +42,8 @@ func (b Backend) Type() string { return string(v1alpha1.EventNATS) }
 // New returns a nats sink for cfg. It connects lazily: the first Write or
 // Check connects, so refused credentials are reported there as
 // sink.Permanent errors.
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
-	spec, err := exporter.DecodeSpec[v1alpha1.KollectEventSinkSpec](cfg, string(v1alpha1.EventNATS))
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
+	spec, err := backend.DecodeSpec[v1alpha1.KollectEventSinkSpec](cfg, string(v1alpha1.EventNATS))
 	if err != nil {
 		return nil, fmt.Errorf("nats sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
@@ -75,7 +75,7 @@ func (b Backend) timeout() time.Duration {
 // options are the connection options: the policy dialer, TLS from spec.tls,
 // the Secret's credentials, reconnects forever.
 func (b Backend) options(ctx context.Context, cfg busv1.SinkConfig, spec v1alpha1.KollectEventSinkSpec,
-	creds exporter.Credentials) ([]nats.Option, error) {
+	creds backend.Credentials) ([]nats.Option, error) {
 	opts := []nats.Option{
 		nats.Name("kollect-eventexporter " + cfg.Namespace + "/" + cfg.Name),
 		nats.SetCustomDialer(dialer{policy: b.Egress, timeout: b.timeout()}),
@@ -99,8 +99,8 @@ func (b Backend) options(ctx context.Context, cfg busv1.SinkConfig, spec v1alpha
 
 // credentials reads the sink's Secret: key "creds" (a user credentials
 // file: JWT and NKey seed), else "token", else "username" and "password".
-func credentials(ctx context.Context, namespace string, ref *v1alpha1.SecretReference, creds exporter.Credentials) ([]nats.Option, error) {
-	data, err := exporter.SecretData(ctx, creds, namespace, ref)
+func credentials(ctx context.Context, namespace string, ref *v1alpha1.SecretReference, creds backend.Credentials) ([]nats.Option, error) {
+	data, err := backend.SecretData(ctx, creds, namespace, ref)
 	if err != nil || data == nil {
 		return nil, err
 	}

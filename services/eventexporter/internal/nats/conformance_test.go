@@ -6,15 +6,15 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 )
 
 func TestConformance(t *testing.T) {
 	p := startNATS(t, func(o *server.Options) { o.Authorization = "s3cret-token" }, nats.Token("s3cret-token"))
-	creds := func(token string) exporter.MapCredentials {
-		return exporter.MapCredentials{{Namespace: "team-a", Name: "nats"}: {"token": []byte(token)}}
+	creds := func(token string) backend.MapCredentials {
+		return backend.MapCredentials{{Namespace: "team-a", Name: "nats"}: {"token": []byte(token)}}
 	}
 	n := 0
 	cfg := func(t *testing.T, stream string) map[string]any {

@@ -15,7 +15,7 @@
 //
 // Nats-Msg-Id is "<cluster>/<namespace>/<inventory>/<checksum>/<revision>",
 // plus "/<partIndex>/<partTotal>" for a part and "/replay/<exportedAt>" for
-// a replayed snapshot. CONTRACT.md names the first four segments; the
+// a replayed snapshot. docs/contract.md names the first four segments; the
 // revision keeps a return to earlier content (checksum A, then B, then A
 // again within the duplicate window) from being dropped as a duplicate of
 // the first A, and a replay is always stored.

@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 )
 
@@ -33,7 +33,7 @@ func TestDocExample(t *testing.T) {
 		o.TLSConfig = &tls.Config{Certificates: srv.TLS.Certificates, MinVersion: tls.VersionTLS12}
 	}, nats.Token(token), nats.Secure(&tls.Config{InsecureSkipVerify: true})) // the test's admin client
 	es.Spec.Endpoint = strings.Replace(p.url, "nats://", "tls://", 1) // the only rewrite of the spec
-	creds := exporter.MapCredentials{
+	creds := backend.MapCredentials{
 		{Namespace: es.Metadata.Namespace, Name: es.Spec.SecretRef.Name}:       {"token": []byte(token)},
 		{Namespace: es.Metadata.Namespace, Name: es.Spec.TLS.CASecretRef.Name}: {es.Spec.TLS.CASecretRef.Key: ca},
 	}

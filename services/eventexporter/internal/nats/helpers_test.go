@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
@@ -80,7 +80,7 @@ func sinkConfig(t testing.TB, spec map[string]any) busv1.SinkConfig {
 
 var private = natssink.Backend{Egress: egress.Policy{AllowPrivate: true}}
 
-func newSink(t testing.TB, b natssink.Backend, cfg busv1.SinkConfig, creds exporter.Credentials) *natssink.Sink {
+func newSink(t testing.TB, b natssink.Backend, cfg busv1.SinkConfig, creds backend.Credentials) *natssink.Sink {
 	t.Helper()
 	s, err := b.New(context.Background(), cfg, creds)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 )
 
 func TestProvisioning(t *testing.T) {
@@ -78,7 +78,7 @@ func TestInvalidSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is a permanent error naming the field", func(t *testing.T) {
-			_, err := private.New(context.Background(), sinkConfig(t, tt.spec), exporter.MapCredentials{})
+			_, err := private.New(context.Background(), sinkConfig(t, tt.spec), backend.MapCredentials{})
 			expectPermanent(t, err, tt.want)
 			if strings.Contains(err.Error(), "s3cr3t") {
 				t.Fatalf("the error quotes the password: %v", err)

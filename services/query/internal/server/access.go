@@ -12,12 +12,12 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/services/query/internal/history"
+	"kollect.dev/kollect/services/query/internal/answer"
 )
 
 // inventoryResource and clusterInventoryResource are what a caller must be
 // allowed to `get` to read an inventory's, or a cluster inventory's,
-// history.
+// answer.
 var (
 	inventoryResource        = schema.GroupResource{Group: v1alpha1.Group, Resource: "kollectinventories"}
 	clusterInventoryResource = schema.GroupResource{Group: v1alpha1.Group, Resource: "kollectclusterinventories"}
@@ -58,7 +58,7 @@ func mayRead(ctx context.Context, authz authorizer.Authorizer, inv busv1.Namespa
 // apiError maps history errors to API errors: not found is 404, anything
 // else an internal error (the bus failed).
 func apiError(err error, resource schema.GroupResource, name string) error {
-	if errors.Is(err, history.ErrNotFound) {
+	if errors.Is(err, answer.ErrNotFound) {
 		nf := apierrors.NewNotFound(resource, name)
 		nf.ErrStatus.Message = err.Error()
 		return nf

@@ -9,7 +9,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
-	"kollect.dev/kollect/services/query/internal/history"
+	"kollect.dev/kollect/services/query/internal/answer"
 )
 
 // revisionName is an InventoryRevision's name: "<inventory>.<revision>".
@@ -30,7 +30,7 @@ func parseRevisionName(name string) (string, uint64, error) {
 }
 
 // toRevision converts a counted revision.
-func toRevision(inv busv1.NamespacedName, r *history.Revision) queryv1.InventoryRevision {
+func toRevision(inv busv1.NamespacedName, r *answer.Revision) queryv1.InventoryRevision {
 	ev := r.Event
 	t := metav1.NewTime(ev.CreatedAt)
 	return queryv1.InventoryRevision{
@@ -44,7 +44,7 @@ func toRevision(inv busv1.NamespacedName, r *history.Revision) queryv1.Inventory
 }
 
 // toHistory summarises revs.
-func toHistory(inv busv1.NamespacedName, revs []history.Revision) queryv1.InventoryHistory {
+func toHistory(inv busv1.NamespacedName, revs []answer.Revision) queryv1.InventoryHistory {
 	first, last := revs[0].Event, revs[len(revs)-1].Event
 	return queryv1.InventoryHistory{
 		TypeMeta: metav1.TypeMeta{Kind: "InventoryHistory", APIVersion: queryv1.GroupVersion.String()},
@@ -73,7 +73,7 @@ func clusterRevisionList(l *queryv1.InventoryRevisionList) *queryv1.ClusterInven
 	return out
 }
 
-// clusterHistory is h as a cluster inventory's history.
+// clusterHistory is h as a cluster inventory's answer.
 func clusterHistory(h queryv1.InventoryHistory) *queryv1.ClusterInventoryHistory {
 	h.Kind = "ClusterInventoryHistory"
 	out := queryv1.ClusterInventoryHistory(h)

@@ -13,7 +13,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
-	"kollect.dev/kollect/services/query/internal/history"
+	"kollect.dev/kollect/services/query/internal/answer"
 )
 
 var (
@@ -25,7 +25,7 @@ var (
 // a history, named as the inventory; with cluster, clusterinventoryhistories,
 // the same for cluster inventories (cluster-scoped).
 type historiesREST struct {
-	h       *history.Reader
+	h       *answer.Reader
 	authz   authorizer.Authorizer
 	limits  Limits
 	cluster bool
@@ -70,7 +70,7 @@ func (s *historiesREST) resource() schema.GroupResource {
 	return historiesResource
 }
 
-// Get returns the summary of one inventory's history.
+// Get returns the summary of one inventory's answer.
 func (s *historiesREST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
 	inv := busv1.NamespacedName{Namespace: request.NamespaceValue(ctx), Name: name}
 	if err := mayRead(ctx, s.authz, inv); err != nil {

@@ -10,7 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"kollect.dev/kollect/services/query/internal/history"
+	"kollect.dev/kollect/services/query/internal/answer"
 )
 
 // Limits bound what one request returns, whatever the caller asks: a
@@ -75,8 +75,8 @@ func decodeCursor(s string) (cursor, error) {
 // revision number) and prefixAt (an RFC 3339 time): `revision`/`at`,
 // `from`/`fromAt`... A value of from or to that is not a number is read as a
 // time, so that `from=2026-01-02T00:00:00Z` works too.
-func selector(q url.Values, name, atName string) (history.Selector, error) {
-	var s history.Selector
+func selector(q url.Values, name, atName string) (answer.Selector, error) {
+	var s answer.Selector
 	if v := q.Get(name); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err == nil && n > 0 {

@@ -15,7 +15,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
-	"kollect.dev/kollect/services/query/internal/history"
+	"kollect.dev/kollect/services/query/internal/answer"
 )
 
 var (
@@ -29,7 +29,7 @@ var (
 // cluster, clusterinventoryrevisions, the same for cluster inventories
 // (cluster-scoped).
 type revisionsREST struct {
-	h       *history.Reader
+	h       *answer.Reader
 	authz   authorizer.Authorizer
 	limits  Limits
 	cluster bool
@@ -88,7 +88,7 @@ func (s *revisionsREST) Get(ctx context.Context, name string, _ *metav1.GetOptio
 	if err != nil {
 		return nil, apiError(err, s.resource(), name)
 	}
-	i, err := history.Select(revs, history.Selector{Revision: rev})
+	i, err := answer.Select(revs, answer.Selector{Revision: rev})
 	if err != nil {
 		return nil, apiError(err, s.resource(), name)
 	}
@@ -176,7 +176,7 @@ func (s *revisionsREST) list(ctx context.Context, opts *metainternalversion.List
 
 // inventoryNames returns the names of the inventories of ns (the cluster
 // inventories when empty) with a history, sorted.
-func inventoryNames(ctx context.Context, h *history.Reader, ns string, resource schema.GroupResource) ([]string, error) {
+func inventoryNames(ctx context.Context, h *answer.Reader, ns string, resource schema.GroupResource) ([]string, error) {
 	invs, err := h.Inventories(ctx, ns)
 	if err != nil {
 		return nil, apiError(err, resource, ns)

@@ -17,7 +17,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
-	"kollect.dev/kollect/services/query/internal/history"
+	"kollect.dev/kollect/services/query/internal/answer"
 )
 
 // Options configure the API server.
@@ -60,7 +60,7 @@ func New(js jetstream.JetStream, o Options) (*genericapiserver.GenericAPIServer,
 	if err != nil {
 		return nil, fmt.Errorf("build the API server: %w", err)
 	}
-	h := history.NewReader(js, o.ChunkCacheBytes)
+	h := answer.NewReader(js, o.ChunkCacheBytes)
 	authz := cfg.Authorization.Authorizer
 	sub := func(cluster bool, serve func(context.Context, *subresource, busv1.NamespacedName, url.Values) (any, error)) *subresource {
 		return &subresource{h: h, authz: authz, limits: o.Limits, cluster: cluster, serve: serve}

@@ -15,7 +15,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
-	"kollect.dev/kollect/services/query/internal/history"
+	"kollect.dev/kollect/services/query/internal/answer"
 )
 
 // subresource serves one GET subresource of inventoryhistories, or with
@@ -23,7 +23,7 @@ import (
 // parameters itself; the caller's right to get the inventory is checked
 // before the handler runs.
 type subresource struct {
-	h      *history.Reader
+	h      *answer.Reader
 	authz  authorizer.Authorizer
 	limits Limits
 	// cluster serves the subresource of clusterinventoryhistories.
@@ -90,13 +90,13 @@ func serveRows(ctx context.Context, s *subresource, inv busv1.NamespacedName, q 
 		return nil, err
 	}
 	if c.From > 0 {
-		sel = history.Selector{Revision: c.From}
+		sel = answer.Selector{Revision: c.From}
 	}
 	revs, err := s.h.Revisions(ctx, inv)
 	if err != nil {
 		return nil, err
 	}
-	i, err := history.Select(revs, sel)
+	i, err := answer.Select(revs, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -133,19 +133,19 @@ func serveDiff(ctx context.Context, s *subresource, inv busv1.NamespacedName, q 
 		return nil, err
 	}
 	if c.From > 0 {
-		from, to = history.Selector{Revision: c.From}, history.Selector{Revision: c.To}
+		from, to = answer.Selector{Revision: c.From}, answer.Selector{Revision: c.To}
 	}
 	revs, err := s.h.Revisions(ctx, inv)
 	if err != nil {
 		return nil, err
 	}
-	j, err := history.Select(revs, to)
+	j, err := answer.Select(revs, to)
 	if err != nil {
 		return nil, err
 	}
 	i := max(j-1, 0)
-	if from != (history.Selector{}) {
-		if i, err = history.Select(revs, from); err != nil {
+	if from != (answer.Selector{}) {
+		if i, err = answer.Select(revs, from); err != nil {
 			return nil, err
 		}
 	}
@@ -163,7 +163,7 @@ func serveDiff(ctx context.Context, s *subresource, inv busv1.NamespacedName, q 
 		}
 	}
 	out := &queryv1.Diff{TypeMeta: typeMeta("Diff"), Inventory: inv, From: toRevision(inv, &revs[i]), To: toRevision(inv, &revs[j])}
-	out.Items, out.ListMeta = page(history.Compare(before, after), c.Offset, pageSize(limit, s.limits.DefaultRows, s.limits.Rows),
+	out.Items, out.ListMeta = page(answer.Compare(before, after), c.Offset, pageSize(limit, s.limits.DefaultRows, s.limits.Rows),
 		cursor{From: revs[i].Event.Revision, To: revs[j].Event.Revision})
 	if out.Items == nil {
 		out.Items = []queryv1.RowChange{}
@@ -173,7 +173,7 @@ func serveDiff(ctx context.Context, s *subresource, inv busv1.NamespacedName, q 
 
 // serveTimeline answers timeline?uid=U or ?kind=K&name=N[&namespace=NS][&group=G].
 func serveTimeline(ctx context.Context, s *subresource, inv busv1.NamespacedName, q url.Values) (any, error) {
-	o := history.Object{UID: q.Get("uid"), Group: q.Get("group"), Kind: q.Get("kind"), Namespace: q.Get("namespace"), Name: q.Get("name")}
+	o := answer.Object{UID: q.Get("uid"), Group: q.Get("group"), Kind: q.Get("kind"), Namespace: q.Get("namespace"), Name: q.Get("name")}
 	if o.UID == "" && (o.Kind == "" || o.Name == "") {
 		return nil, apierrors.NewBadRequest("timeline: name the object with uid, or with kind and name (and namespace, group)")
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -42,7 +42,7 @@ type credential struct {
 // settings, AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE,
 // are not looked at otherwise).
 func resolveCredential(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns string, ep endpoint,
-	creds exporter.Credentials) (credential, error) {
+	creds backend.Credentials) (credential, error) {
 	auth := v1alpha1.AzureBlobAuth("")
 	if spec.AzureBlob != nil {
 		auth = spec.AzureBlob.Auth
@@ -51,7 +51,7 @@ func resolveCredential(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSp
 		if auth != "" && auth != v1alpha1.AzureBlobWorkloadIdentity {
 			return credential{}, sink.Permanent(fmt.Errorf("invalid sink spec: azureBlob.auth %s needs secretRef", auth))
 		}
-		if err := exporter.AmbientCredentials(creds, ns); err != nil {
+		if err := backend.AmbientCredentials(creds, ns); err != nil {
 			return credential{}, err
 		}
 		if strings.HasPrefix(ep.serviceURL, "http://") {
@@ -110,7 +110,7 @@ func workloadIdentity() (*azidentity.WorkloadIdentityCredential, error) {
 
 // readSecret returns the data of the Secret ref names and "ns/name" for
 // messages.
-func readSecret(ctx context.Context, ref *v1alpha1.SecretReference, ns string, creds exporter.Credentials) (map[string][]byte, string, error) {
+func readSecret(ctx context.Context, ref *v1alpha1.SecretReference, ns string, creds backend.Credentials) (map[string][]byte, string, error) {
 	if ref.Namespace != "" {
 		ns = ref.Namespace
 	}

@@ -14,12 +14,12 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
 
-// Backend creates azureblob snapshot sinks. It implements exporter.Backend.
+// Backend creates azureblob snapshot sinks. It implements backend.Backend.
 type Backend struct {
 	// Egress is the address policy every connection to the endpoint obeys.
 	Egress egress.Policy
@@ -31,7 +31,7 @@ func (Backend) Type() string { return string(v1alpha1.SnapshotAzureBlob) }
 // New returns an objectstore.Sink writing to the container of cfg's
 // endpoint. It makes no request: the container is probed (and created in
 // provisioning mode ensure) by the first Check or Write.
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	c, layout, err := b.build(ctx, cfg, creds)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 }
 
 // build returns the container and layout of cfg.
-func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*blobContainer, objectstore.Layout, error) {
+func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (*blobContainer, objectstore.Layout, error) {
 	var layout objectstore.Layout
 	spec, err := decodeSpec(cfg)
 	if err != nil {
@@ -73,9 +73,9 @@ func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter
 }
 
 // decodeSpec decodes the snapshot sink spec of cfg strictly, checks its
-// type and validates it (exporter.DecodeSpec).
+// type and validates it (backend.DecodeSpec).
 func decodeSpec(cfg busv1.SinkConfig) (v1alpha1.KollectSnapshotSinkSpec, error) {
-	return exporter.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotAzureBlob))
+	return backend.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotAzureBlob))
 }
 
 // clientOptions sends every request to the endpoint through the egress

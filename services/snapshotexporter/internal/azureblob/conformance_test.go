@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) {
 					p.createContainer(t, c)
 					spec := p.spec(c, "", f.format, f.compression)
 					spec.AzureBlob = &v1alpha1.AzureBlobSink{Auth: v1alpha1.AzureBlobSharedKey}
-					creds := exporter.MapCredentials{{Namespace: "team-a", Name: secretName}: {
+					creds := backend.MapCredentials{{Namespace: "team-a", Name: secretName}: {
 						KeyAccountKey: []byte(wrongKey(testenv.AzuriteKey))}}
 					return p.newSink(t, spec, creds)
 				},

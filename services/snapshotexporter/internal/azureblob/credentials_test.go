@@ -17,7 +17,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
@@ -40,8 +40,8 @@ func (p *peer) containerSAS(t *testing.T, containerName string, perms sas.Contai
 	return q.Encode()
 }
 
-func sasSecret(token string) exporter.MapCredentials {
-	return exporter.MapCredentials{{Namespace: "team-a", Name: secretName}: {KeySASToken: []byte(token)}}
+func sasSecret(token string) backend.MapCredentials {
+	return backend.MapCredentials{{Namespace: "team-a", Name: secretName}: {KeySASToken: []byte(token)}}
 }
 
 var allPerms = sas.ContainerPermissions{Read: true, Add: true, Create: true, Write: true, Delete: true, List: true}
@@ -166,7 +166,7 @@ func TestSecretKeys(t *testing.T) {
 			if tt.auth != "" {
 				spec.AzureBlob = &v1alpha1.AzureBlobSink{Auth: tt.auth}
 			}
-			creds := exporter.MapCredentials{{Namespace: "team-a", Name: secretName}: tt.data}
+			creds := backend.MapCredentials{{Namespace: "team-a", Name: secretName}: tt.data}
 			_, err := resolveCredential(context.Background(), &spec, "team-a", ep, creds)
 			if !sink.IsPermanent(err) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "team-a/"+secretName) {
 				t.Fatalf("got %v, want a permanent error naming the Secret and saying %q", err, tt.want)
@@ -189,11 +189,11 @@ func TestWorkloadIdentityIsUsedOnlyWhereTheOperatorAllowsIt(t *testing.T) {
 	t.Setenv("AZURE_FEDERATED_TOKEN_FILE", token)
 	spec := v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotAzureBlob, Endpoint: "azblob://acme/lake"}
 	cfg := sinkConfig(t, spec)
-	exportertest.CheckAmbientRefused(t, cfg, "team-a", func(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) error {
+	exportertest.CheckAmbientRefused(t, cfg, "team-a", func(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) error {
 		_, err := Backend{}.New(ctx, cfg, creds)
 		return err
 	}, opened)
-	allowed, err := exporter.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(cfg, exporter.MapCredentials{})
+	allowed, err := backend.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(cfg, backend.MapCredentials{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,13 +236,13 @@ func TestACrossNamespaceSecretRefReadsNothing(t *testing.T) {
 		SinkCommon: v1alpha1.SinkCommon{SecretRef: &v1alpha1.SecretReference{Name: secretName, Namespace: "team-b"}}}
 	cfg := sinkConfig(t, spec)
 	reads := 0
-	creds := readCounter{MapCredentials: exporter.MapCredentials{{Namespace: "team-b", Name: secretName}: {
+	creds := readCounter{MapCredentials: backend.MapCredentials{{Namespace: "team-b", Name: secretName}: {
 		KeyAccountKey: []byte(testenv.AzuriteKey)}}, n: &reads}
-	_, err := exporter.CredentialPolicy{}.For(cfg, creds)
-	if exporter.DeniedReason(err) != exporter.ReasonSecretRefDenied || reads != 0 {
+	_, err := backend.CredentialPolicy{}.For(cfg, creds)
+	if v1alpha1.ReasonOf(err) != v1alpha1.ReasonSecretRefDenied || reads != 0 {
 		t.Fatalf("For: %v after %d reads, want SecretRefDenied and no read", err, reads)
 	}
-	allowed, err := exporter.CredentialPolicy{AllowCrossNamespaceSecretRefs: true}.For(cfg, creds)
+	allowed, err := backend.CredentialPolicy{AllowCrossNamespaceSecretRefs: true}.For(cfg, creds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestACrossNamespaceSecretRefReadsNothing(t *testing.T) {
 
 // readCounter counts Secret reads.
 type readCounter struct {
-	exporter.MapCredentials
+	backend.MapCredentials
 	n *int
 }
 

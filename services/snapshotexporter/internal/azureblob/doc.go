@@ -26,7 +26,7 @@
 // workload identity (azidentity.WorkloadIdentityCredential: AZURE_CLIENT_ID,
 // AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE, which the AKS workload
 // identity webhook sets), only where the operator allows ambient
-// credentials for the sink's namespace (exporter.AmbientCredentials), else
+// credentials for the sink's namespace (backend.AmbientCredentials), else
 // the sink is refused with CredentialsDenied before the identity is
 // loaded. Every request to the endpoint goes through the sink's
 // egress.Policy HTTP client with spec.tls; the identity's token requests

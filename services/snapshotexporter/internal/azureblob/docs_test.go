@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 )
@@ -20,7 +20,7 @@ type docObject = sinktest.DocObject[v1alpha1.KollectSnapshotSinkSpec]
 
 func TestDocExamples(t *testing.T) {
 	p := startPeer(t)
-	creds := exporter.MapCredentials{}
+	creds := backend.MapCredentials{}
 	var sinks []docObject
 	for _, o := range sinktest.DocObjects[v1alpha1.KollectSnapshotSinkSpec](t, "docs/sinks/azureblob.md", "KollectSnapshotSink") {
 		switch o.Kind {
@@ -76,9 +76,9 @@ func TestDocExamples(t *testing.T) {
 // checkDocCredential fails unless the backend accepts the example's
 // credential: its Secret, or the workload identity where the operator
 // allows it (with the settings the AKS webhook injects).
-func checkDocCredential(t *testing.T, spec *v1alpha1.KollectSnapshotSinkSpec, ep endpoint, creds exporter.MapCredentials) {
+func checkDocCredential(t *testing.T, spec *v1alpha1.KollectSnapshotSinkSpec, ep endpoint, creds backend.MapCredentials) {
 	t.Helper()
-	var c exporter.Credentials = creds
+	var c backend.Credentials = creds
 	if spec.SecretRef == nil {
 		token := filepath.Join(t.TempDir(), "token")
 		if err := os.WriteFile(token, []byte("federated-token"), 0o600); err != nil {
@@ -88,7 +88,7 @@ func checkDocCredential(t *testing.T, spec *v1alpha1.KollectSnapshotSinkSpec, ep
 		t.Setenv("AZURE_TENANT_ID", "00000000-0000-0000-0000-000000000002")
 		t.Setenv("AZURE_FEDERATED_TOKEN_FILE", token)
 		var err error
-		c, err = exporter.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(sinkConfig(t, *spec), creds)
+		c, err = backend.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(sinkConfig(t, *spec), creds)
 		if err != nil {
 			t.Fatal(err)
 		}

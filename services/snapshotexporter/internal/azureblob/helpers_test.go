@@ -17,7 +17,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
@@ -86,8 +86,8 @@ const secretName = "azure"
 
 // keySecret is the credentials of team-a with the emulator's account key in
 // Secret azure.
-func keySecret() exporter.MapCredentials {
-	return exporter.MapCredentials{{Namespace: "team-a", Name: secretName}: {
+func keySecret() backend.MapCredentials {
+	return backend.MapCredentials{{Namespace: "team-a", Name: secretName}: {
 		KeyAccountName: []byte(testenv.AzuriteAccount), KeyAccountKey: []byte(testenv.AzuriteKey)}}
 }
 
@@ -111,7 +111,7 @@ func sinkConfig(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec) busv1.SinkC
 }
 
 // newSink builds a sink of spec on the peer, allowing loopback.
-func (p *peer) newSink(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) sink.Sink {
+func (p *peer) newSink(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec, creds backend.Credentials) sink.Sink {
 	t.Helper()
 	s, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.New(context.Background(), sinkConfig(t, spec), creds)
 	if err != nil {

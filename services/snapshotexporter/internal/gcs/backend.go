@@ -14,7 +14,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/googlecreds"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
@@ -27,7 +27,7 @@ const KeyCredentials = "credentials.json"
 // makes the exporter read files or call a URL the file chooses.
 var credentialTypes = []string{googlecreds.ServiceAccount, googlecreds.AuthorizedUser}
 
-// Backend creates gcs snapshot sinks. It implements exporter.Backend.
+// Backend creates gcs snapshot sinks. It implements backend.Backend.
 type Backend struct {
 	// Egress is the address policy every connection to the endpoint obeys.
 	Egress egress.Policy
@@ -43,9 +43,9 @@ func (Backend) Type() string { return string(v1alpha1.SnapshotGCS) }
 // New returns an objectstore.Sink writing to the bucket of cfg's endpoint.
 // It makes no request to the bucket: the first Check or Write probes it
 // (and creates it in provisioning mode ensure).
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	var layout objectstore.Layout
-	spec, err := exporter.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotGCS))
+	spec, err := backend.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotGCS))
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 		return nil, err
 	}
 	if key == nil && ambient(ep) {
-		if err := exporter.AmbientCredentials(creds, cfg.Namespace); err != nil {
+		if err := backend.AmbientCredentials(creds, cfg.Namespace); err != nil {
 			return nil, err
 		}
 	}
@@ -89,8 +89,8 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 // without secretRef. A credential type that would make the exporter read a
 // file or call a URL the tenant chose is refused before the auth library
 // sees it.
-func (b Backend) readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns string, creds exporter.Credentials) (*googlecreds.Key, error) {
-	data, err := exporter.SecretData(ctx, creds, ns, spec.SecretRef, KeyCredentials)
+func (b Backend) readSecret(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns string, creds backend.Credentials) (*googlecreds.Key, error) {
+	data, err := backend.SecretData(ctx, creds, ns, spec.SecretRef, KeyCredentials)
 	if err != nil || data == nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
@@ -23,7 +23,7 @@ func TestConformance(t *testing.T) {
 					// Each sink gets a bucket of its own, created by
 					// provisioning mode ensure.
 					b := newBucketName()
-					s := p.newSink(t, p.spec(b, "exports", f.format, f.compression), exporter.MapCredentials{})
+					s := p.newSink(t, p.spec(b, "exports", f.format, f.compression), backend.MapCredentials{})
 					return s, objectstoretest.Reader{Get: p.getter(b), Delete: p.deleter(b), Prefix: "exports", Format: f.format,
 						Compression: f.compression}
 				},
@@ -39,7 +39,7 @@ func TestConformance(t *testing.T) {
 					p.srv.CreateBucket(t, b)
 					spec := p.spec(b, "", f.format, f.compression)
 					spec.SecretRef = &v1alpha1.SecretReference{Name: "gcs"}
-					creds := exporter.MapCredentials{{Namespace: "team-a", Name: "gcs"}: {
+					creds := backend.MapCredentials{{Namespace: "team-a", Name: "gcs"}: {
 						KeyCredentials: googlecredstest.ServiceAccount(t, p.srv.URL+"/token")}}
 					return p.newSinkOf(t, Backend{Egress: egress.Policy{AllowPrivate: true}, TokenURL: p.srv.URL + "/token"}, spec, creds)
 				},

@@ -13,7 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/googlecreds/googlecredstest"
 	"kollect.dev/kollect/pkg/sink"
@@ -29,15 +29,15 @@ func gsSpec(secret bool) v1alpha1.KollectSnapshotSinkSpec {
 	return spec
 }
 
-func credentialsSecret(js []byte) exporter.MapCredentials {
-	return exporter.MapCredentials{{Namespace: "team-a", Name: "gcs"}: {KeyCredentials: js}}
+func credentialsSecret(js []byte) backend.MapCredentials {
+	return backend.MapCredentials{{Namespace: "team-a", Name: "gcs"}: {KeyCredentials: js}}
 }
 
 // wantDenied fails unless err is a permanent CredentialsDenied error
 // saying msg.
 func wantDenied(t *testing.T, err error, msg string) {
 	t.Helper()
-	if exporter.DeniedReason(err) != exporter.ReasonCredentialsDenied || !sink.IsPermanent(err) || !strings.Contains(err.Error(), msg) {
+	if v1alpha1.ReasonOf(err) != v1alpha1.ReasonCredentialsDenied || !sink.IsPermanent(err) || !strings.Contains(err.Error(), msg) {
 		t.Fatalf("new returned %v, want a permanent CredentialsDenied error saying %q", err, msg)
 	}
 }
@@ -76,7 +76,7 @@ func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", adc)
 	t.Setenv("STORAGE_EMULATOR_HOST", "")
 	cfg := sinkConfig(t, gsSpec(false))
-	exportertest.CheckAmbientRefused(t, cfg, "team-a", func(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) error {
+	exportertest.CheckAmbientRefused(t, cfg, "team-a", func(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) error {
 		_, err := Backend{}.New(ctx, cfg, creds)
 		return err
 	}, opened)
@@ -86,7 +86,7 @@ func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", key)
-		creds, err := exporter.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(cfg, exporter.MapCredentials{})
+		creds, err := backend.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(cfg, backend.MapCredentials{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestAmbientCredentialsAreUsedOnlyWhereTheOperatorAllowsThem(t *testing.T) {
 	t.Run("an http endpoint without secretRef needs no leave: it is used without authentication", func(t *testing.T) {
 		spec := gsSpec(false)
 		spec.Endpoint = "http://127.0.0.1:1/bucket"
-		s, err := Backend{}.New(context.Background(), sinkConfig(t, spec), exporter.MapCredentials{})
+		s, err := Backend{}.New(context.Background(), sinkConfig(t, spec), backend.MapCredentials{})
 		if err != nil {
 			t.Fatalf("new: %v", err)
 		}
@@ -117,13 +117,13 @@ func TestACrossNamespaceSecretRefReadsNothing(t *testing.T) {
 	spec.SecretRef.Namespace = "team-b"
 	cfg := sinkConfig(t, spec)
 	reads := 0
-	creds := readCounter{MapCredentials: exporter.MapCredentials{{Namespace: "team-b", Name: "gcs"}: {
+	creds := readCounter{MapCredentials: backend.MapCredentials{{Namespace: "team-b", Name: "gcs"}: {
 		KeyCredentials: googlecredstest.ServiceAccount(t, "")}}, n: &reads}
-	_, err := exporter.CredentialPolicy{}.For(cfg, creds)
-	if exporter.DeniedReason(err) != exporter.ReasonSecretRefDenied || reads != 0 {
+	_, err := backend.CredentialPolicy{}.For(cfg, creds)
+	if v1alpha1.ReasonOf(err) != v1alpha1.ReasonSecretRefDenied || reads != 0 {
 		t.Fatalf("For: %v after %d reads, want SecretRefDenied and no read", err, reads)
 	}
-	allowed, err := exporter.CredentialPolicy{AllowCrossNamespaceSecretRefs: true}.For(cfg, creds)
+	allowed, err := backend.CredentialPolicy{AllowCrossNamespaceSecretRefs: true}.For(cfg, creds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestACrossNamespaceSecretRefReadsNothing(t *testing.T) {
 
 // readCounter counts Secret reads.
 type readCounter struct {
-	exporter.MapCredentials
+	backend.MapCredentials
 	n *int
 }
 

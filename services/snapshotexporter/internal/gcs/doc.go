@@ -23,7 +23,7 @@
 // process read files or call URLs the file chooses). Without secretRef,
 // gs:// uses the exporter's Application Default Credentials, only where the
 // operator allows ambient credentials for the sink's namespace
-// (exporter.AmbientCredentials); a custom http(s) endpoint is used without
+// (backend.AmbientCredentials); a custom http(s) endpoint is used without
 // authentication (emulators have none). Every request to the endpoint goes
 // through the sink's egress.Policy transport with spec.tls; the OAuth2
 // transport is wrapped around it

@@ -14,7 +14,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
@@ -63,13 +63,13 @@ func sinkConfig(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec) busv1.SinkC
 }
 
 // newSink builds a sink of spec on the peer, allowing loopback.
-func (p *peer) newSink(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) sink.Sink {
+func (p *peer) newSink(t testing.TB, spec v1alpha1.KollectSnapshotSinkSpec, creds backend.Credentials) sink.Sink {
 	t.Helper()
 	return p.newSinkOf(t, Backend{Egress: egress.Policy{AllowPrivate: true}}, spec, creds)
 }
 
 // newSinkOf builds a sink of spec with backend b.
-func (p *peer) newSinkOf(t testing.TB, b Backend, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) sink.Sink {
+func (p *peer) newSinkOf(t testing.TB, b Backend, spec v1alpha1.KollectSnapshotSinkSpec, creds backend.Credentials) sink.Sink {
 	t.Helper()
 	s, err := b.New(context.Background(), sinkConfig(t, spec), creds)
 	if err != nil {

@@ -12,13 +12,13 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
 
-var none = exporter.MapCredentials{}
+var none = backend.MapCredentials{}
 
 // snap is a stamped snapshot of n rows at revision.
 func snap(t testing.TB, revision uint64, n int) sink.Snapshot {
@@ -147,7 +147,7 @@ func TestProvisioning(t *testing.T) {
 	t.Run("a Secret without credentials.json is a permanent error naming the key", func(t *testing.T) {
 		spec := p.spec("b", "", "json", "none")
 		spec.SecretRef = &v1alpha1.SecretReference{Name: "gcs"}
-		creds := exporter.MapCredentials{{Namespace: "team-a", Name: "gcs"}: {"key.json": []byte("{}")}}
+		creds := backend.MapCredentials{{Namespace: "team-a", Name: "gcs"}: {"key.json": []byte("{}")}}
 		_, err := Backend{}.New(context.Background(), sinkConfig(t, spec), creds)
 		if !sink.IsPermanent(err) || !strings.Contains(err.Error(), KeyCredentials) {
 			t.Fatalf("new returned %v, want a permanent error naming %s", err, KeyCredentials)

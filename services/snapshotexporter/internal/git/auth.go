@@ -16,7 +16,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
@@ -51,7 +51,7 @@ type secretRef struct {
 func (s *secretRef) key(k, why string) ([]byte, error) {
 	v, ok := s.data[k]
 	if !ok || len(v) == 0 {
-		return nil, fmt.Errorf("%s: %w", why, exporter.MissingKey(s.Namespace, s.Name, k))
+		return nil, fmt.Errorf("%s: %w", why, backend.MissingKey(s.Namespace, s.Name, k))
 	}
 	return v, nil
 }
@@ -59,12 +59,12 @@ func (s *secretRef) key(k, why string) ([]byte, error) {
 func (s *secretRef) has(k string) bool { return s != nil && len(s.data[k]) > 0 }
 
 // readSecret reads spec.secretRef, nil when the spec has none.
-func readSecret(ctx context.Context, cfg busv1.SinkConfig, spec *v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) (*secretRef, error) {
+func readSecret(ctx context.Context, cfg busv1.SinkConfig, spec *v1alpha1.KollectSnapshotSinkSpec, creds backend.Credentials) (*secretRef, error) {
 	if spec.SecretRef == nil {
 		return nil, nil
 	}
 	ref := &secretRef{NamespacedName: busv1.NamespacedName{Namespace: cmp.Or(spec.SecretRef.Namespace, cfg.Namespace), Name: spec.SecretRef.Name}}
-	data, err := exporter.SecretData(ctx, creds, cfg.Namespace, spec.SecretRef)
+	data, err := backend.SecretData(ctx, creds, cfg.Namespace, spec.SecretRef)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func sshAuth(spec *v1alpha1.KollectSnapshotSinkSpec, ep *transport.Endpoint, sec
 	case spec.TLS != nil && spec.TLS.InsecureSkipVerify:
 		verify = ssh.InsecureIgnoreHostKey() //nolint:gosec // the user's explicit choice, reported as TLSInsecure
 	default:
-		return nil, exporter.Unresolved(fmt.Errorf("secretRef: Secret %s has no key %q: add the server's host keys, or set tls.insecureSkipVerify to skip host key verification", sec.NamespacedName, keyKnownHosts))
+		return nil, backend.Unresolved(fmt.Errorf("secretRef: Secret %s has no key %q: add the server's host keys, or set tls.insecureSkipVerify to skip host key verification", sec.NamespacedName, keyKnownHosts))
 	}
 	pk.HostKeyCallback = func(host string, remote net.Addr, k ssh.PublicKey) error {
 		if ta, ok := remote.(*net.TCPAddr); ok {

@@ -12,7 +12,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/tree"
 )
@@ -54,7 +54,7 @@ func (b *Backend) Type() string { return string(v1alpha1.SnapshotGit) }
 
 // New returns a sink writing to the repository of cfg. An invalid spec, or
 // a missing Secret or key, is a sink.Permanent error naming the field.
-func (b *Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b *Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	s, err := b.newSink(ctx, cfg, creds)
 	if err != nil {
 		return nil, fmt.Errorf("configure git sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
@@ -62,8 +62,8 @@ func (b *Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.
 	return s, nil
 }
 
-func (b *Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*Sink, error) {
-	decoded, err := exporter.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotGit))
+func (b *Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (*Sink, error) {
+	decoded, err := backend.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotGit))
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
@@ -57,7 +57,7 @@ func TestConformance(t *testing.T) {
 			if tt.bad != nil {
 				f.BadCredentials = func(t *testing.T) sink.Sink {
 					_, url := p.newRepo(t)
-					creds := exporter.MapCredentials{{Namespace: "team-a", Name: "git"}: tt.bad}
+					creds := backend.MapCredentials{{Namespace: "team-a", Name: "git"}: tt.bad}
 					return newSink(t, &Backend{Egress: allowLoopback}, spec(url), creds)
 				}
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
 )
@@ -69,7 +69,7 @@ func TestDocExamples(t *testing.T) {
 			repo, url := tt.p.newRepo(t)
 			spec := tt.ex.sink.Spec
 			spec.Endpoint = tt.endpoint(repo, url)
-			creds := exporter.MapCredentials{{Namespace: tt.ex.sink.Metadata.Namespace, Name: spec.SecretRef.Name}: bytesOf(tt.secret)}
+			creds := backend.MapCredentials{{Namespace: tt.ex.sink.Metadata.Namespace, Name: spec.SecretRef.Name}: bytesOf(tt.secret)}
 			cfg := cfgFor(t, spec)
 			cfg.Cluster = spec.Cluster
 			s, err := (&Backend{Egress: allowLoopback}).New(context.Background(), cfg, creds)

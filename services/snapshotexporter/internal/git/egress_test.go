@@ -16,7 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
 )
@@ -81,7 +81,7 @@ func (a *acceptCounter) acceptsBefore(t *testing.T) int {
 
 func TestSSHDialsThroughThePolicyBeforeConnecting(t *testing.T) {
 	a := startAcceptCounter(t)
-	creds := exporter.MapCredentials{{Namespace: "team-a", Name: "ssh"}: {keySSHKey: newKey(t).pem, keyKnownHosts: []byte("")}}
+	creds := backend.MapCredentials{{Namespace: "team-a", Name: "ssh"}: {keySSHKey: newKey(t).pem, keyKnownHosts: []byte("")}}
 	spec := v1alpha1.KollectSnapshotSinkSpec{Type: "git", Endpoint: "ssh://git@" + a.ln.Addr().String() + "/repo.git",
 		SinkCommon: v1alpha1.SinkCommon{SecretRef: &v1alpha1.SecretReference{Name: "ssh"},
 			TLS: &v1alpha1.TLSConfig{InsecureSkipVerify: true}}}
@@ -161,7 +161,7 @@ func TestFileRepositoriesNeedTheirOwnOptIn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := (&Backend{Egress: tt.policy}).New(context.Background(), cfgFor(t, spec), exporter.MapCredentials{})
+			s, err := (&Backend{Egress: tt.policy}).New(context.Background(), cfgFor(t, spec), backend.MapCredentials{})
 			if tt.admit {
 				if err != nil {
 					t.Fatalf("new: %v", err)

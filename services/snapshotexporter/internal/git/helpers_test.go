@@ -19,7 +19,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
@@ -37,14 +37,14 @@ var repoCount atomic.Int64
 type peer struct {
 	g     *testenv.Git
 	opts  testenv.GitOptions
-	creds exporter.MapCredentials
+	creds backend.MapCredentials
 }
 
 // startPeer starts a Git server; its Secret "git" holds the accepted
 // credentials.
 func startPeer(t testing.TB, opts testenv.GitOptions) *peer {
 	t.Helper()
-	p := &peer{g: testenv.StartGit(t, opts), opts: opts, creds: exporter.MapCredentials{}}
+	p := &peer{g: testenv.StartGit(t, opts), opts: opts, creds: backend.MapCredentials{}}
 	data := map[string][]byte{}
 	switch {
 	case opts.Token != "":
@@ -76,7 +76,7 @@ func (p *peer) spec(endpoint string) v1alpha1.KollectSnapshotSinkSpec {
 }
 
 // newSink creates a sink of b for spec with creds; the test closes it.
-func newSink(t testing.TB, b *Backend, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) *Sink {
+func newSink(t testing.TB, b *Backend, spec v1alpha1.KollectSnapshotSinkSpec, creds backend.Credentials) *Sink {
 	t.Helper()
 	s, err := b.New(context.Background(), cfgFor(t, spec), creds)
 	if err != nil {

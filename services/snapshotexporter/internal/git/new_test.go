@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 )
 
 func TestNewRefusesInvalidSpecs(t *testing.T) {
-	creds := exporter.MapCredentials{
+	creds := backend.MapCredentials{
 		{Namespace: "team-a", Name: "token"}: {keyToken: []byte("t")},
 		{Namespace: "team-a", Name: "basic"}: {keyUsername: []byte("u")},
 		{Namespace: "team-a", Name: "key"}:   {keySSHKey: []byte("not a key")},
@@ -70,7 +70,7 @@ func TestNewRefusesInvalidSpecs(t *testing.T) {
 }
 
 func TestNewAcceptsSSHWithInsecureSkipVerify(t *testing.T) {
-	creds := exporter.MapCredentials{{Namespace: "team-a", Name: "key"}: {keySSHKey: newKey(t).pem}}
+	creds := backend.MapCredentials{{Namespace: "team-a", Name: "key"}: {keySSHKey: newKey(t).pem}}
 	spec := v1alpha1.KollectSnapshotSinkSpec{Type: "git", Endpoint: "git@git.example.com:r.git",
 		SinkCommon: v1alpha1.SinkCommon{SecretRef: &v1alpha1.SecretReference{Name: "key"}, TLS: &v1alpha1.TLSConfig{InsecureSkipVerify: true}}}
 	s, err := (&Backend{}).New(context.Background(), cfgFor(t, spec), creds)
@@ -81,7 +81,7 @@ func TestNewAcceptsSSHWithInsecureSkipVerify(t *testing.T) {
 }
 
 func TestNewNamesTheMissingKeyOfTheChosenAuth(t *testing.T) {
-	creds := exporter.MapCredentials{{Namespace: "team-a", Name: "basic"}: {keyUsername: []byte("u")}}
+	creds := backend.MapCredentials{{Namespace: "team-a", Name: "basic"}: {keyUsername: []byte("u")}}
 	spec := v1alpha1.KollectSnapshotSinkSpec{Type: "git", Endpoint: "https://git.example.com/r.git",
 		SinkCommon: v1alpha1.SinkCommon{SecretRef: &v1alpha1.SecretReference{Name: "basic"}},
 		Git:        &v1alpha1.GitSink{Auth: &v1alpha1.GitAuth{Type: "basic"}}}

@@ -11,7 +11,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/tree"
 )
@@ -64,7 +64,7 @@ func (Backend) Type() string { return string(v1alpha1.SnapshotGitLab) }
 // New returns a sink writing to the GitLab project of cfg. An invalid spec,
 // or a missing Secret or key, is a sink.Permanent error naming the field.
 // New makes no request: the first Write or Check does.
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	s, err := b.newSink(ctx, cfg, creds)
 	if err != nil {
 		return nil, fmt.Errorf("configure gitlab sink %s/%s: %w", cfg.Namespace, cfg.Name, err)
@@ -72,8 +72,8 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 	return s, nil
 }
 
-func (b Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*Sink, error) {
-	spec, err := exporter.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotGitLab))
+func (b Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (*Sink, error) {
+	spec, err := backend.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotGitLab))
 	if err != nil {
 		return nil, err
 	}
@@ -145,18 +145,18 @@ func (s *Sink) applyGitLab(g *v1alpha1.GitLabSink) error {
 }
 
 // readToken reads the Secret key token.
-func readToken(ctx context.Context, cfg busv1.SinkConfig, spec *v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) (string, error) {
+func readToken(ctx context.Context, cfg busv1.SinkConfig, spec *v1alpha1.KollectSnapshotSinkSpec, creds backend.Credentials) (string, error) {
 	ref := spec.SecretRef
 	if ref == nil {
 		return "", sink.Permanent(fmt.Errorf("spec.secretRef is required: a gitlab sink reads its access token from the Secret key %q", secretKey))
 	}
-	data, err := exporter.SecretData(ctx, creds, cfg.Namespace, ref, secretKey)
+	data, err := backend.SecretData(ctx, creds, cfg.Namespace, ref, secretKey)
 	if err != nil {
 		return "", err
 	}
 	tok := strings.TrimSpace(string(data[secretKey]))
 	if tok == "" {
-		return "", exporter.MissingKey(or(ref.Namespace, cfg.Namespace), ref.Name, secretKey)
+		return "", backend.MissingKey(or(ref.Namespace, cfg.Namespace), ref.Name, secretKey)
 	}
 	return tok, nil
 }

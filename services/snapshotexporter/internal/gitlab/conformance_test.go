@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
@@ -47,7 +47,7 @@ func TestConformance(t *testing.T) {
 					return newSink(t, Backend{Egress: allowLoopback}, spec(project), p.creds), p.newReader(t, project, spec(project), prefix)
 				},
 				BadCredentials: func(t *testing.T) sink.Sink {
-					creds := exporter.MapCredentials{{Namespace: "team-a", Name: "gitlab"}: {"token": []byte("glpat-wrong")}}
+					creds := backend.MapCredentials{{Namespace: "team-a", Name: "gitlab"}: {"token": []byte("glpat-wrong")}}
 					return newSink(t, Backend{Egress: allowLoopback}, spec(p.newProject(t)), creds)
 				},
 			})

@@ -1,5 +1,5 @@
 // Package gitlab is the gitlab snapshot sink backend: it writes the files of
-// CONTRACT.md "Projections / Git" (rendered by package tree, the same files
+// docs/contract.md "Projections / Git" (rendered by package tree, the same files
 // the git sink writes) to a GitLab project through the GitLab REST API v4,
 // with a small client of its own (net/http and encoding/json, no SDK).
 // It does not render files (package tree does), and does not clone or

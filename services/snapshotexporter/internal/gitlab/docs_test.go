@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -33,7 +33,7 @@ func TestDocsExample(t *testing.T) {
 	}
 	cfg := busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "gitlab", Namespace: ksnap.Metadata.Namespace,
 		Name: ksnap.Metadata.Name, Cluster: spec.Cluster, Spec: raw}
-	creds := exporter.MapCredentials{{Namespace: secret.Metadata.Namespace, Name: secret.Metadata.Name}: {
+	creds := backend.MapCredentials{{Namespace: secret.Metadata.Namespace, Name: secret.Metadata.Name}: {
 		"token": []byte(secret.StringData["token"])}}
 	s, err := Backend{Egress: allowLoopback}.New(t.Context(), cfg, creds)
 	if err != nil {

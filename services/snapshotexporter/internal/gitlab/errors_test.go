@@ -11,7 +11,7 @@ import (
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
 )
@@ -24,31 +24,31 @@ func isPermanentNaming(err error, what string) bool {
 func TestErrorClassification(t *testing.T) {
 	tests := []struct {
 		name      string
-		setup     func(t *testing.T, p *peer, spec *v1alpha1.KollectSnapshotSinkSpec) exporter.Credentials
+		setup     func(t *testing.T, p *peer, spec *v1alpha1.KollectSnapshotSinkSpec) backend.Credentials
 		permanent bool
 		mention   string
 	}{
 		{name: "a refused token is permanent", permanent: true, mention: "401",
-			setup: func(_ *testing.T, _ *peer, _ *v1alpha1.KollectSnapshotSinkSpec) exporter.Credentials {
-				return exporter.MapCredentials{{Namespace: "team-a", Name: "gitlab"}: {"token": []byte("glpat-wrong")}}
+			setup: func(_ *testing.T, _ *peer, _ *v1alpha1.KollectSnapshotSinkSpec) backend.Credentials {
+				return backend.MapCredentials{{Namespace: "team-a", Name: "gitlab"}: {"token": []byte("glpat-wrong")}}
 			}},
 		{name: "an unknown project is permanent and named", permanent: true, mention: `"team/missing"`,
-			setup: func(_ *testing.T, _ *peer, spec *v1alpha1.KollectSnapshotSinkSpec) exporter.Credentials {
+			setup: func(_ *testing.T, _ *peer, spec *v1alpha1.KollectSnapshotSinkSpec) backend.Credentials {
 				spec.GitLab.Project = "team/missing"
 				return nil
 			}},
 		{name: "server errors are transient", mention: "500",
-			setup: func(_ *testing.T, p *peer, _ *v1alpha1.KollectSnapshotSinkSpec) exporter.Credentials {
+			setup: func(_ *testing.T, p *peer, _ *v1alpha1.KollectSnapshotSinkSpec) backend.Credentials {
 				p.gl.FailNext(http.StatusInternalServerError, 100)
 				return nil
 			}},
 		{name: "rate limiting is transient", mention: "429",
-			setup: func(_ *testing.T, p *peer, _ *v1alpha1.KollectSnapshotSinkSpec) exporter.Credentials {
+			setup: func(_ *testing.T, p *peer, _ *v1alpha1.KollectSnapshotSinkSpec) backend.Credentials {
 				p.gl.FailNext(http.StatusTooManyRequests, 100)
 				return nil
 			}},
 		{name: "a refused connection is transient", mention: "connect",
-			setup: func(_ *testing.T, _ *peer, spec *v1alpha1.KollectSnapshotSinkSpec) exporter.Credentials {
+			setup: func(_ *testing.T, _ *peer, spec *v1alpha1.KollectSnapshotSinkSpec) backend.Credentials {
 				spec.Endpoint = "http://127.0.0.1:1"
 				return nil
 			}},
@@ -57,7 +57,7 @@ func TestErrorClassification(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startPeer(t, testenv.GitLabOptions{})
 			spec := p.spec(p.newProject(t))
-			var creds exporter.Credentials = p.creds
+			var creds backend.Credentials = p.creds
 			if c := tt.setup(t, p, &spec); c != nil {
 				creds = c
 			}
@@ -143,7 +143,7 @@ func TestInvalidSpecsArePermanentAndNamed(t *testing.T) {
 	tests := []struct {
 		name    string
 		edit    func(*v1alpha1.KollectSnapshotSinkSpec)
-		creds   exporter.Credentials
+		creds   backend.Credentials
 		mention string
 	}{
 		{"a missing gitlab block", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.GitLab = nil }, nil, "spec.gitlab"},
@@ -153,7 +153,7 @@ func TestInvalidSpecsArePermanentAndNamed(t *testing.T) {
 		{"no secretRef", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.SecretRef = nil }, nil, "spec.secretRef"},
 		{"a missing Secret", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.SecretRef.Name = "absent" }, nil, "absent"},
 		{"a Secret without the token key", func(*v1alpha1.KollectSnapshotSinkSpec) {},
-			exporter.MapCredentials{{Namespace: "team-a", Name: "gitlab"}: {"password": []byte("x")}}, `"token"`},
+			backend.MapCredentials{{Namespace: "team-a", Name: "gitlab"}: {"password": []byte("x")}}, `"token"`},
 		{"an invalid layout", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Layout = &v1alpha1.GitLayout{Mode: "flat"} }, nil, "layout.mode"},
 	}
 	for _, tt := range tests {

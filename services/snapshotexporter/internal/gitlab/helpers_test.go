@@ -11,7 +11,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -32,7 +32,7 @@ var projectCount atomic.Int64
 // peer is a fake GitLab server and the Secret holding its token.
 type peer struct {
 	gl    *testenv.GitLab
-	creds exporter.MapCredentials
+	creds backend.MapCredentials
 }
 
 // startPeer starts a fake GitLab; the Secret team-a/gitlab holds its token.
@@ -40,7 +40,7 @@ func startPeer(t testing.TB, opts testenv.GitLabOptions) *peer {
 	t.Helper()
 	opts.Token = token
 	return &peer{gl: testenv.StartGitLab(t, opts),
-		creds: exporter.MapCredentials{{Namespace: "team-a", Name: "gitlab"}: {"token": []byte(token)}}}
+		creds: backend.MapCredentials{{Namespace: "team-a", Name: "gitlab"}: {"token": []byte(token)}}}
 }
 
 // newProject creates a project and returns its path.
@@ -66,7 +66,7 @@ func (p *peer) mrSpec(project string) v1alpha1.KollectSnapshotSinkSpec {
 }
 
 // newSink creates a sink of b for spec with creds; the test closes it.
-func newSink(t testing.TB, b Backend, spec v1alpha1.KollectSnapshotSinkSpec, creds exporter.Credentials) *Sink {
+func newSink(t testing.TB, b Backend, spec v1alpha1.KollectSnapshotSinkSpec, creds backend.Credentials) *Sink {
 	t.Helper()
 	s, err := b.New(context.Background(), cfgFor(t, spec), creds)
 	if err != nil {

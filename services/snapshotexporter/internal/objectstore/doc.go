@@ -1,4 +1,4 @@
-// Package objectstore is the object-store projection of CONTRACT.md shared by
+// Package objectstore is the object-store projection of docs/contract.md shared by
 // the s3 and gcs snapshot sinks: how a snapshot becomes objects (keys,
 // bodies, content types, Parquet schema), and the Sink that writes them
 // through a small Bucket interface while keeping the revision rule (an older

@@ -12,7 +12,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
 
-// The fixed Parquet columns of CONTRACT.md, all required. exported_at is a
+// The fixed Parquet columns of docs/contract.md, all required. exported_at is a
 // UTC timestamp in microseconds; attributes holds every attribute (hot ones
 // included) as JSON. The file's key-value metadata carries the envelope
 // header: kollect.schemaVersion, kollect.checksum, kollect.revision,

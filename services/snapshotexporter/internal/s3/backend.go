@@ -13,7 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
@@ -26,7 +26,7 @@ const (
 	KeyRegion          = "region"
 )
 
-// Backend creates s3 snapshot sinks. It implements exporter.Backend.
+// Backend creates s3 snapshot sinks. It implements backend.Backend.
 type Backend struct {
 	// Egress is the address policy every connection to the endpoint obeys.
 	Egress egress.Policy
@@ -38,7 +38,7 @@ func (Backend) Type() string { return string(v1alpha1.SnapshotS3) }
 // New returns an objectstore.Sink writing to the bucket of cfg's endpoint.
 // It makes no request: the bucket is probed (and created in provisioning
 // mode ensure) by the first Check or Write.
-func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (sink.Sink, error) {
+func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (sink.Sink, error) {
 	bk, layout, err := b.build(ctx, cfg, creds)
 	if err != nil {
 		return nil, err
@@ -47,9 +47,9 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds exporter.C
 }
 
 // build returns the bucket and layout of cfg.
-func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) (*bucket, objectstore.Layout, error) {
+func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) (*bucket, objectstore.Layout, error) {
 	var layout objectstore.Layout
-	spec, err := exporter.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotS3))
+	spec, err := backend.DecodeSpec[v1alpha1.KollectSnapshotSinkSpec](cfg, string(v1alpha1.SnapshotS3))
 	if err != nil {
 		return nil, layout, err
 	}
@@ -60,13 +60,13 @@ func (b Backend) build(ctx context.Context, cfg busv1.SinkConfig, creds exporter
 	if layout, err = objectstore.NewLayout(&spec, ep.Prefix); err != nil {
 		return nil, layout, err
 	}
-	secret, err := exporter.SecretData(ctx, creds, cfg.Namespace, spec.SecretRef, KeyAccessKeyID, KeySecretAccessKey)
+	secret, err := backend.SecretData(ctx, creds, cfg.Namespace, spec.SecretRef, KeyAccessKeyID, KeySecretAccessKey)
 	if err != nil {
 		return nil, layout, err
 	}
 	if secret == nil {
 		// The default credential chain is the exporter's own identity.
-		if err := exporter.AmbientCredentials(creds, cfg.Namespace); err != nil {
+		if err := backend.AmbientCredentials(creds, cfg.Namespace); err != nil {
 			return nil, layout, err
 		}
 	}

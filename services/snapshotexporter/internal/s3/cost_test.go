@@ -9,7 +9,7 @@ import (
 	"kollect.dev/kollect/pkg/snapshot"
 )
 
-// TestDeltaCost checks CONTRACT.md's cost of a one-row change on an
+// TestDeltaCost checks docs/contract.md's cost of a one-row change on an
 // inventory the bucket already holds: one GET of the state object, the data
 // object (for Parquet one new file, for JSON and NDJSON the overwritten
 // document) and the state object; no listing, no deletion, no other read.

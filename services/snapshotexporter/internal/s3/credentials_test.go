@@ -8,7 +8,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/exporter/exportertest"
 	"kollect.dev/kollect/pkg/testenv"
 )
@@ -22,12 +22,12 @@ func TestTheDefaultCredentialChainIsUsedOnlyWhereTheOperatorAllowsIt(t *testing.
 	t.Setenv("AWS_REGION", "")
 	spec := v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotS3, Endpoint: "s3://bucket/prefix"}
 	cfg := sinkConfig(t, spec)
-	exportertest.CheckAmbientRefused(t, cfg, "team-a", func(ctx context.Context, cfg busv1.SinkConfig, creds exporter.Credentials) error {
+	exportertest.CheckAmbientRefused(t, cfg, "team-a", func(ctx context.Context, cfg busv1.SinkConfig, creds backend.Credentials) error {
 		_, err := Backend{}.New(ctx, cfg, creds)
 		return err
 	}, opened)
 	t.Run("a policy allowing the namespace uses it", func(t *testing.T) {
-		creds, err := exporter.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(cfg, exporter.MapCredentials{})
+		creds, err := backend.CredentialPolicy{AmbientNamespaces: []string{"team-a"}}.For(cfg, backend.MapCredentials{})
 		if err != nil {
 			t.Fatal(err)
 		}

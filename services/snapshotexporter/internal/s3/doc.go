@@ -23,7 +23,7 @@
 // optionally sessionToken) sign requests; without it the SDK's default
 // credential chain is used (environment, web identity, shared files, ECS,
 // EC2 instance metadata), the exporter's own identity: only for sinks of
-// the namespaces the operator allows (exporter.AmbientCredentials), else
+// the namespaces the operator allows (backend.AmbientCredentials), else
 // the sink is refused with CredentialsDenied before the chain is loaded. Every request to the S3 endpoint goes through the
 // sink's egress.Policy HTTP client with the TLS configuration of spec.tls.
 // The default chain's own credential requests (instance metadata at a

@@ -13,7 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -67,7 +67,7 @@ func TestDocQueries(t *testing.T) {
 	}
 	spec.Endpoint = p.srv.Endpoint + "/data-lake/kollect"
 	p.srv.CreateBucket(t, "data-lake")
-	creds := exporter.MapCredentials{{Namespace: "team-a", Name: spec.SecretRef.Name}: {
+	creds := backend.MapCredentials{{Namespace: "team-a", Name: spec.SecretRef.Name}: {
 		KeyAccessKeyID: []byte(p.srv.AccessKey), KeySecretAccessKey: []byte(p.srv.SecretKey)}}
 	s, err := Backend{Egress: egress.Policy{AllowPrivate: true}}.New(context.Background(), sinkConfig(t, spec), creds)
 	if err != nil {

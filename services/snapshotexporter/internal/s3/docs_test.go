@@ -11,7 +11,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
@@ -22,7 +22,7 @@ type docObject = sinktest.DocObject[v1alpha1.KollectSnapshotSinkSpec]
 
 func TestDocExamples(t *testing.T) {
 	p := startPeer(t)
-	creds := exporter.MapCredentials{}
+	creds := backend.MapCredentials{}
 	var sinks []docObject
 	for _, o := range sinktest.DocObjects[v1alpha1.KollectSnapshotSinkSpec](t, "docs/sinks/s3.md", "KollectSnapshotSink") {
 		switch o.Kind {

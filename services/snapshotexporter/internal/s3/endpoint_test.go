@@ -11,7 +11,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
@@ -77,7 +77,7 @@ func TestResolveRegion(t *testing.T) {
 }
 
 func TestBuiltKeys(t *testing.T) {
-	creds := exporter.MapCredentials{{Namespace: "team-a", Name: "s3"}: {KeyAccessKeyID: []byte("AK"),
+	creds := backend.MapCredentials{{Namespace: "team-a", Name: "s3"}: {KeyAccessKeyID: []byte("AK"),
 		KeySecretAccessKey: []byte("SK"), KeyRegion: []byte("eu-central-1")}}
 	env := busv1.Envelope{Cluster: "prod", Revision: 9, Generation: 2, ExportedAt: time.Now(),
 		Inventory: busv1.NamespacedName{Namespace: "team-a", Name: "web"}}

@@ -17,7 +17,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter"
+	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
@@ -44,8 +44,8 @@ func newBucketName() string { return fmt.Sprintf("kollect-%d", bucketSeq.Add(1))
 
 // creds holds the peer's good and bad credentials under team-a/s3 and
 // team-a/wrong.
-func (p *peer) creds() exporter.MapCredentials {
-	return exporter.MapCredentials{
+func (p *peer) creds() backend.MapCredentials {
+	return backend.MapCredentials{
 		{Namespace: "team-a", Name: "s3"}: {KeyAccessKeyID: []byte(p.srv.AccessKey),
 			KeySecretAccessKey: []byte(p.srv.SecretKey)},
 		{Namespace: "team-a", Name: "wrong"}: {KeyAccessKeyID: []byte(p.srv.AccessKey),

@@ -1,0 +1,109 @@
+package history
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+)
+
+// ErrNotFound is returned when the history holds no matching event.
+var ErrNotFound = errors.New("no such snapshot in the history")
+
+// Entry is one stored snapshot event of an inventory.
+type Entry struct {
+	// Sequence is the event's stream sequence.
+	Sequence uint64
+	// Revision is the snapshot's revision.
+	Revision uint64
+	// Time is when the aggregator built the event.
+	Time time.Time
+	// ItemCount is the snapshot's item count.
+	ItemCount int
+	// Checksum is the snapshot's checksum.
+	Checksum string
+	// Reason is why the event was published.
+	Reason busv1.SnapshotReason
+}
+
+// Stored is a snapshot event with its stream sequence.
+type Stored struct {
+	// Sequence is the event's stream sequence.
+	Sequence uint64
+	// Event is the decoded event.
+	Event busv1.SnapshotEvent
+}
+
+// Last returns the latest event on inv's snapshot subject, or nil when the
+// history is empty.
+func Last(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName) (*Stored, error) {
+	s, err := js.Stream(ctx, bus.StreamSnapshots)
+	if err != nil {
+		return nil, fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
+	}
+	m, err := s.GetLastMsgForSubject(ctx, bus.SnapshotSubject(inv))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read last snapshot of %s: %w", inv, err)
+	}
+	var ev busv1.SnapshotEvent
+	if err := json.Unmarshal(m.Data, &ev); err != nil {
+		return nil, fmt.Errorf("decode snapshot event %d of %s: %w", m.Sequence, inv, err)
+	}
+	return &Stored{Sequence: m.Sequence, Event: ev}, nil
+}
+
+// Events returns every event kept on inv's snapshot subject, oldest first.
+func Events(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName) ([]Stored, error) {
+	subject := bus.SnapshotSubject(inv)
+	c, err := js.OrderedConsumer(ctx, bus.StreamSnapshots, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{subject}, DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read history of %s: %w", inv, err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read history of %s: %w", inv, err)
+	}
+	var out []Stored
+	for pending := info.NumPending; pending > 0; {
+		m, err := c.Next(jetstream.FetchContext(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("read history of %s: %w", inv, err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return nil, fmt.Errorf("read history of %s: %w", inv, err)
+		}
+		var ev busv1.SnapshotEvent
+		if err := json.Unmarshal(m.Data(), &ev); err != nil {
+			return nil, fmt.Errorf("decode snapshot event %d of %s: %w", md.Sequence.Stream, inv, err)
+		}
+		out = append(out, Stored{Sequence: md.Sequence.Stream, Event: ev})
+		pending = md.NumPending
+	}
+	return out, nil
+}
+
+// List returns the history of inv as entries, oldest first.
+func List(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName) ([]Entry, error) {
+	evs, err := Events(ctx, js, inv)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(evs))
+	for i, s := range evs {
+		e := s.Event
+		out[i] = Entry{Sequence: s.Sequence, Revision: e.Revision, Time: e.CreatedAt,
+			ItemCount: e.ItemCount, Checksum: e.Checksum, Reason: e.Reason}
+	}
+	return out, nil
+}
