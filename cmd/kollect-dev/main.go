@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
+	"io"
 
+	"kollect.dev/kollect/services/cli/climain"
 	"kollect.dev/kollect/services/cli/dev/command"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := command.Main(ctx, os.Args[1:], command.Streams{Out: os.Stdout, Err: os.Stderr})
-	stop()
-	os.Exit(code)
+	climain.Main(func(ctx context.Context, args []string, out, errOut io.Writer) int {
+		return command.Main(ctx, args, command.Streams{Out: out, Err: errOut})
+	})
 }

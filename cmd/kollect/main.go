@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
+	"io"
 
 	"kollect.dev/kollect/services/cli"
+	"kollect.dev/kollect/services/cli/climain"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr})
-	stop()
-	os.Exit(code)
+	climain.Main(func(ctx context.Context, args []string, out, errOut io.Writer) int {
+		return cli.Main(ctx, args, cli.Streams{Out: out, Err: errOut})
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/nats-io/nats.go"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -41,7 +43,7 @@ func (rt *runtime) answer(ctx context.Context, m *nats.Msg) {
 		err = m.Respond(b)
 	}
 	if err != nil {
-		rt.log.Error(err, "answer connection test", "sink", req.Sink.BindingName())
+		rt.log.Error(err, "answer connection test", app.KeySink, req.Sink.BindingName())
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/sink"
 )
@@ -103,7 +105,7 @@ func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key strin
 	if err := rt.recordState(rctx, key, next, true, rev); err != nil {
 		return err
 	}
-	rt.log.Info("sink drift repaired", "inventory", w.inv.String(), "sink", w.ref.BindingName(), "revision", ev.Revision, "drift", reason)
+	rt.log.Info("sink drift repaired", app.KeyInventory, w.inv.String(), app.KeySink, w.ref.BindingName(), app.KeyRevision, ev.Revision, "drift", reason)
 	w.status = busv1.ExportStatus{Sink: w.ref, LastExportTime: now, Checksum: ev.Checksum, Revision: ev.Revision, OK: true, Repaired: reason}
 	rt.report(ctx, ev, w.status)
 	w.status.Repaired = ""

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -42,8 +44,8 @@ func (rt *runtime) failed(ctx context.Context, w *worker, j *job, err error, per
 	es := w.status
 	es.Sink, es.OK, es.Permanent, es.Outcome = w.ref, false, permanent, out
 	rt.report(ctx, j.d.ev, es)
-	rt.log.Error(err, "export failed", "inventory", w.inv.String(), "sink", w.ref.BindingName(),
-		"revision", j.revision(), "permanent", permanent)
+	rt.log.Error(err, "export failed", app.KeyInventory, w.inv.String(), app.KeySink, w.ref.BindingName(),
+		app.KeyRevision, j.revision(), "permanent", permanent)
 	if !permanent {
 		return
 	}
@@ -56,7 +58,7 @@ func (rt *runtime) failed(ctx context.Context, w *worker, j *job, err error, per
 // terminate ends a message no binding can ever use and records it as a dead
 // letter of inv (when the subject names one).
 func (rt *runtime) terminate(m jetstream.Msg, inv busv1.NamespacedName, err error) {
-	rt.log.Error(err, "terminating a snapshot event", "subject", m.Subject())
+	rt.log.Error(err, "terminating a snapshot event", app.KeySubject, m.Subject())
 	_ = m.Term()
 	if inv.Name != "" {
 		dl := deadLetter(m, busv1.Outcome{Reason: v1alpha1.ReasonEventUndecodable, Message: err.Error()})
@@ -80,6 +82,6 @@ func (rt *runtime) publish(ctx context.Context, subject string, v any) {
 		_, err = rt.js.Publish(ctx, subject, b)
 	}
 	if err != nil && ctx.Err() == nil {
-		rt.log.Error(err, "publish failed", "subject", subject)
+		rt.log.Error(err, "publish failed", app.KeySubject, subject)
 	}
 }

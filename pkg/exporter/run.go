@@ -77,7 +77,7 @@ func Run(ctx context.Context, js jetstream.JetStream, c Config, backends ...back
 		// The bus lost the config bucket (storage wiped, a bucket deleted):
 		// open it again once control has provisioned it, instead of
 		// exiting as if asked to stop. Unacknowledged events come back.
-		rt.log.Info("the bus lost its config; opening it again", "reason", err.Error())
+		rt.log.Info("the bus lost its config; opening it again", app.KeyReason, err.Error())
 		select {
 		case <-ctx.Done():
 			return nil

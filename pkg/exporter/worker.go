@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/sink"
@@ -268,8 +270,8 @@ func (w *worker) deliver(ctx context.Context, j *job) outcome {
 			// revisions through meanwhile.
 			if !held {
 				held = true
-				w.rt.log.V(1).Info("export deferred by a backfill's hold", "inventory", w.inv.String(),
-					"sink", w.ref.BindingName(), "revision", j.revision(), "hold", err.Error())
+				w.rt.log.V(1).Info("export deferred by a backfill's hold", app.KeyInventory, w.inv.String(),
+					app.KeySink, w.ref.BindingName(), app.KeyRevision, j.revision(), "hold", err.Error())
 			}
 			if w.backfillPending() {
 				return parked

@@ -69,7 +69,7 @@ func NewAggregatingKube(dir string, serverHosts ...string) (*Kube, Aggregation, 
 		"requestheader-extra-headers-prefix": "X-Remote-Extra-",
 		"proxy-client-cert-file":             files.ClientCert,
 		"proxy-client-key-file":              files.ClientKey,
-	})
+	}, true)
 	if err != nil {
 		return nil, Aggregation{}, err
 	}

@@ -55,16 +55,33 @@ func StartKube(t testing.TB) *Kube {
 
 // NewKube starts etcd and kube-apiserver with api/crds installed; the
 // caller owns Stop. TestMain functions and the demo use it.
-func NewKube() (*Kube, error) { return newKube("", nil) }
+func NewKube() (*Kube, error) { return newKube("", nil, true) }
 
 // NewRestartableKube is NewKube with the API server's certificates in
 // certDir, so that its APIServer can be stopped (or killed, then stopped)
 // and started again with the same address and credentials while etcd keeps
 // the cluster: the fault suite kills it.
-func NewRestartableKube(certDir string) (*Kube, error) { return newKube(certDir, nil) }
+func NewRestartableKube(certDir string) (*Kube, error) { return newKube(certDir, nil, true) }
 
-// newKube starts the control plane, with flags added to kube-apiserver's.
-func newKube(certDir string, flags map[string]string) (*Kube, error) {
+// StartBareKube is StartKube without Kollect's CRDs: a fresh cluster, for
+// the tests of what installs them.
+func StartBareKube(t testing.TB) *Kube {
+	t.Helper()
+	k, err := newKube("", nil, false)
+	if err != nil {
+		t.Fatalf("start kube-apiserver: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := k.Stop(); err != nil {
+			t.Errorf("stop kube-apiserver: %v", err)
+		}
+	})
+	return k
+}
+
+// newKube starts the control plane, with flags added to kube-apiserver's
+// and, when crds is set, Kollect's CRDs installed.
+func newKube(certDir string, flags map[string]string, crds bool) (*Kube, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -75,12 +92,13 @@ func newKube(certDir string, flags map[string]string) (*Kube, error) {
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: filepath.Dir(apiserver),
-		CRDDirectoryPaths:     []string{filepath.Join(root, "api", "crds")},
-		ErrorIfCRDPathMissing: true,
 		Scheme:                Scheme(),
 		// The default (20s) is too short on a loaded 2-core machine.
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
+	}
+	if crds {
+		env.CRDDirectoryPaths, env.ErrorIfCRDPathMissing = []string{filepath.Join(root, "api", "crds")}, true
 	}
 	if certDir != "" {
 		env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}

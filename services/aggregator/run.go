@@ -67,7 +67,7 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 				HistoryMaxBytes:  c.HistoryMaxBytes,
 				HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval})
 			if app.Missing(err) {
-				log.Info("waiting for the bus to be provisioned", "reason", err.Error())
+				log.Info("waiting for the bus to be provisioned", app.KeyReason, err.Error())
 				if !sleep(ctx, time.Second) {
 					return nil
 				}
@@ -82,7 +82,7 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 			}
 			// A stream under the engine was re-created: rebuild from the
 			// buckets as they are, once they exist again.
-			log.Info("rebuilding", "reason", err.Error())
+			log.Info("rebuilding", app.KeyReason, err.Error())
 		}
 	})
 }

@@ -2,30 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"kollect.dev/kollect/services/cli/climain"
 )
-
-// ExitError carries a command's exit status.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
 
 // Streams are the command's standard streams.
 type Streams struct {
@@ -71,21 +55,7 @@ krew plugin it runs as kubectl kollect.`,
 
 // Main runs the command line with args and returns the process exit status.
 func Main(ctx context.Context, args []string, s Streams) int {
-	cmd := NewCommand(s)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	if err == nil {
-		return 0
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Err != nil {
-			fmt.Fprintln(s.Err, "kollect:", ee.Err)
-		}
-		return ee.Code
-	}
-	fmt.Fprintln(s.Err, "kollect:", err)
-	return 2
+	return climain.Run(ctx, NewCommand(s), args, s.Err, "kollect")
 }
 
 // isTerminal reports whether w is a terminal, for progress lines.

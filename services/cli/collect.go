@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 
 	"kollect.dev/kollect/services/cli/internal/collect"
@@ -80,25 +82,25 @@ Exit status: 0 all collected, 1 partial, 2 nothing collected or invalid input.`,
 func runCollect(cmd *cobra.Command, s Streams, kube *kubeFlags, f *collectFlags) error {
 	format, err := f.resolveOutput(s)
 	if err != nil {
-		return &ExitError{Code: collect.ExitNothing, Err: err}
+		return &climain.ExitError{Code: collect.ExitNothing, Err: err}
 	}
 	opts := f.opts
 	opts.Kube, opts.Contexts, opts.Warnings = kube, kube.contexts, s.Err
 	ns, explicit, err := kube.namespaceOf(kube.firstContext())
 	if err != nil {
-		return &ExitError{Code: collect.ExitNothing, Err: err}
+		return &climain.ExitError{Code: collect.ExitNothing, Err: err}
 	}
 	if explicit && f.allNamespaces {
-		return &ExitError{Code: collect.ExitNothing, Err: fmt.Errorf("-n/--namespace and -A/--all-namespaces exclude each other")}
+		return &climain.ExitError{Code: collect.ExitNothing, Err: fmt.Errorf("-n/--namespace and -A/--all-namespaces exclude each other")}
 	}
 	var objs []manifests.Object
 	var cols []string
 	if f.config != "" {
 		if f.adhoc.labels != "" {
-			return &ExitError{Code: collect.ExitNothing, Err: fmt.Errorf("-l/--selector selects objects of --kind; a folder's Targets select their own")}
+			return &climain.ExitError{Code: collect.ExitNothing, Err: fmt.Errorf("-l/--selector selects objects of --kind; a folder's Targets select their own")}
 		}
 		if objs, err = manifests.Load(f.config); err != nil {
-			return &ExitError{Code: collect.ExitNothing, Err: err}
+			return &climain.ExitError{Code: collect.ExitNothing, Err: err}
 		}
 		if explicit {
 			opts.Namespace, opts.Namespaces = ns, []string{ns}
@@ -108,7 +110,7 @@ func runCollect(cmd *cobra.Command, s Streams, kube *kubeFlags, f *collectFlags)
 			opts.Namespaces = []string{ns}
 		}
 		if objs, err = f.adhoc.objects(cmd.Context(), kube, ns, f.allNamespaces); err != nil {
-			return &ExitError{Code: collect.ExitNothing, Err: err}
+			return &climain.ExitError{Code: collect.ExitNothing, Err: err}
 		}
 		cols = f.adhoc.columns()
 	}
@@ -126,7 +128,7 @@ func runCollect(cmd *cobra.Command, s Streams, kube *kubeFlags, f *collectFlags)
 		fmt.Fprint(s.Err, "\r\033[K")
 	}
 	if code != 0 || err != nil {
-		return &ExitError{Code: code, Err: err}
+		return &climain.ExitError{Code: code, Err: err}
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -52,16 +54,16 @@ that revision to that sink, as kollect replay does. Like snapshots and replay it
 		RunE: func(cmd *cobra.Command, args []string) error {
 			filter, err := deadLetterFilter(family, args)
 			if err != nil {
-				return &ExitError{Code: 2, Err: err}
+				return &climain.ExitError{Code: 2, Err: err}
 			}
 			c, err := connect()
 			if err != nil {
-				return &ExitError{Code: 2, Err: err}
+				return &climain.ExitError{Code: 2, Err: err}
 			}
 			defer c.close()
 			dls, err := listDeadLetters(cmd.Context(), c.js, filter)
 			if err != nil {
-				return &ExitError{Code: 1, Err: err}
+				return &climain.ExitError{Code: 1, Err: err}
 			}
 			return printDeadLetters(s.Out, dls, output)
 		},
@@ -107,7 +109,7 @@ be retried; use kollect replay.`,
 			}
 			c.close()
 			if dl.Letter.Sink == nil || dl.Letter.Revision == 0 {
-				return &ExitError{Code: 1, Err: fmt.Errorf("dead letter %d names no sink or revision; use kollect replay --inventory %s --sink FAMILY/NAME", dl.Sequence, dl.Inventory)}
+				return &climain.ExitError{Code: 1, Err: fmt.Errorf("dead letter %d names no sink or revision; use kollect replay --inventory %s --sink FAMILY/NAME", dl.Sequence, dl.Inventory)}
 			}
 			return runReplay(cmd.Context(), s, replayFlags{natsURL: natsURL, inventory: inventoryArg(dl.Inventory),
 				sink: string(dl.Letter.Sink.Family) + "/" + dl.Letter.Sink.Name, revision: dl.Letter.Revision}, true)
@@ -159,29 +161,29 @@ func deadLetterFilter(family string, args []string) (string, error) {
 func oneDeadLetter(ctx context.Context, connect func() (*busConn, error), arg string) (*deadLetter, *busConn, error) {
 	seq, err := strconv.ParseUint(arg, 10, 64)
 	if err != nil || seq == 0 {
-		return nil, nil, &ExitError{Code: 2, Err: fmt.Errorf("SEQ %q: want the sequence number deadletters list prints", arg)}
+		return nil, nil, &climain.ExitError{Code: 2, Err: fmt.Errorf("SEQ %q: want the sequence number deadletters list prints", arg)}
 	}
 	c, err := connect()
 	if err != nil {
-		return nil, nil, &ExitError{Code: 2, Err: err}
+		return nil, nil, &climain.ExitError{Code: 2, Err: err}
 	}
 	st, err := c.js.Stream(ctx, bus.StreamDeadLetters)
 	if err != nil {
 		c.close()
-		return nil, nil, &ExitError{Code: 1, Err: fmt.Errorf("open %s: %w", bus.StreamDeadLetters, err)}
+		return nil, nil, &climain.ExitError{Code: 1, Err: fmt.Errorf("open %s: %w", bus.StreamDeadLetters, err)}
 	}
 	m, err := st.GetMsg(ctx, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		c.close()
-		return nil, nil, &ExitError{Code: 1, Err: fmt.Errorf("dead letter %d not found (evicted, or never written)", seq)}
+		return nil, nil, &climain.ExitError{Code: 1, Err: fmt.Errorf("dead letter %d not found (evicted, or never written)", seq)}
 	} else if err != nil {
 		c.close()
-		return nil, nil, &ExitError{Code: 1, Err: fmt.Errorf("get dead letter %d: %w", seq, err)}
+		return nil, nil, &climain.ExitError{Code: 1, Err: fmt.Errorf("get dead letter %d: %w", seq, err)}
 	}
 	dl, err := decodeDeadLetter(m.Subject, m.Sequence, m.Data)
 	if err != nil {
 		c.close()
-		return nil, nil, &ExitError{Code: 1, Err: err}
+		return nil, nil, &climain.ExitError{Code: 1, Err: err}
 	}
 	return dl, c, nil
 }
@@ -264,5 +266,5 @@ func printDeadLetters(out io.Writer, v any, format string) error {
 	case "json", "yaml":
 		return printDoc(out, v, format)
 	}
-	return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", format, formatList)}
+	return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", format, formatList)}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -56,7 +58,7 @@ revisions of a KollectClusterInventory instead (you need get on it).`,
 
 func runDiff(ctx context.Context, s Streams, kube *kubeFlags, args []string, f diffFlags) error {
 	if !slices.Contains(formats, f.output) {
-		return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
 	}
 	q := url.Values{}
 	for _, p := range []struct{ flag, name, v string }{{"--from", "from", f.from}, {"--to", "to", f.to}} {
@@ -64,21 +66,21 @@ func runDiff(ctx context.Context, s Streams, kube *kubeFlags, args []string, f d
 			continue
 		}
 		if err := revisionOrTime(p.flag, p.v); err != nil {
-			return &ExitError{Code: 2, Err: err}
+			return &climain.ExitError{Code: 2, Err: err}
 		}
 		q.Set(p.name, p.v)
 	}
 	inv, err := historyTarget(kube, args, f.cluster)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	h, err := newHistoryAPI(kube, inv)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	d, err := h.diff(ctx, q)
 	if err != nil {
-		return &ExitError{Code: 1, Err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	switch f.output {
 	case "ndjson":

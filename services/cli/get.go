@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -114,39 +116,39 @@ one row per line, -o json and -o yaml the revision with its rows.`,
 func runGet(ctx context.Context, s Streams, kube *kubeFlags, f getFlags, args []string) error {
 	k, ok := findGetKind(args[0])
 	if !ok {
-		return &ExitError{Code: 2, Err: fmt.Errorf("get %q: want inventories, sinks or targets", args[0])}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("get %q: want inventories, sinks or targets", args[0])}
 	}
 	if !slices.Contains(formats, f.output) {
-		return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
 	}
 	if f.at != "" || f.revision != "" {
 		return runGetAt(ctx, s, kube, k, f, args)
 	}
 	if f.cluster != "" {
-		return &ExitError{Code: 2, Err: fmt.Errorf("--%s: reads a history, with --at or --revision", clusterInventoryFlag)}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("--%s: reads a history, with --at or --revision", clusterInventoryFlag)}
 	}
 	ns, explicit, err := kube.namespace()
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	if explicit && f.allNamespaces {
-		return &ExitError{Code: 2, Err: fmt.Errorf("-n/--namespace and -A/--all-namespaces exclude each other")}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("-n/--namespace and -A/--all-namespaces exclude each other")}
 	}
 	if f.allNamespaces {
 		ns = metav1.NamespaceAll
 	}
 	dyn, err := kube.dynamic()
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	items, err := k.list(ctx, dyn, ns, f.allNamespaces)
 	if err != nil {
-		return &ExitError{Code: 1, Err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	if len(args) == 2 {
 		items = slices.DeleteFunc(items, func(u unstructured.Unstructured) bool { return u.GetName() != args[1] })
 		if len(items) == 0 {
-			return &ExitError{Code: 1, Err: fmt.Errorf("%s %q not found", k.names[0], args[1])}
+			return &climain.ExitError{Code: 1, Err: fmt.Errorf("%s %q not found", k.names[0], args[1])}
 		}
 	}
 	switch f.output {

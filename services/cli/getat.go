@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/services/cli/internal/collect"
 )
@@ -14,34 +16,34 @@ import (
 // history (get inventory NAME --at TIME | --revision N).
 func runGetAt(ctx context.Context, s Streams, kube *kubeFlags, k getKind, f getFlags, args []string) error {
 	if k.names[0] != "inventories" || (len(args) != 2) == (f.cluster == "") {
-		return &ExitError{Code: 2, Err: errors.New("--at and --revision: name one inventory: get inventory NAMESPACE/NAME --at TIME, or get inventory --cluster-inventory NAME --at TIME")}
+		return &climain.ExitError{Code: 2, Err: errors.New("--at and --revision: name one inventory: get inventory NAMESPACE/NAME --at TIME, or get inventory --cluster-inventory NAME --at TIME")}
 	}
 	if f.allNamespaces {
-		return &ExitError{Code: 2, Err: errors.New("--at and --revision read one inventory: drop -A/--all-namespaces")}
+		return &climain.ExitError{Code: 2, Err: errors.New("--at and --revision read one inventory: drop -A/--all-namespaces")}
 	}
 	q := url.Values{}
 	if f.at != "" {
 		if err := revisionOrTime("--at", f.at); err != nil {
-			return &ExitError{Code: 2, Err: err}
+			return &climain.ExitError{Code: 2, Err: err}
 		}
 		q.Set("at", f.at)
 	} else {
 		if err := revisionOrTime("--revision", f.revision); err != nil {
-			return &ExitError{Code: 2, Err: err}
+			return &climain.ExitError{Code: 2, Err: err}
 		}
 		q.Set("revision", f.revision)
 	}
 	inv, err := historyTarget(kube, args[1:], f.cluster)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	h, err := newHistoryAPI(kube, inv)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	rows, err := h.rows(ctx, q)
 	if err != nil {
-		return &ExitError{Code: 1, Err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	switch f.output {
 	case "ndjson":

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
 )
@@ -47,19 +49,19 @@ KollectClusterInventory instead (you need get on it).`,
 
 func runHistory(ctx context.Context, s Streams, kube *kubeFlags, args []string, cluster, output string) error {
 	if !slices.Contains(formats, output) {
-		return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", output, formatList)}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", output, formatList)}
 	}
 	inv, err := historyTarget(kube, args, cluster)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	h, err := newHistoryAPI(kube, inv)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	revs, err := h.revisions(ctx)
 	if err != nil {
-		return &ExitError{Code: 1, Err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	switch output {
 	case "ndjson":

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 
 	"kollect.dev/kollect/services/cli/internal/scaffold"
@@ -50,7 +52,7 @@ Kind.version.group for any other (Certificate.v1.cert-manager.io).`,
 }
 
 func runInit(s Streams, f initFlags) error {
-	usage := func(err error) error { return &ExitError{Code: 2, Err: fmt.Errorf("init: %w", err)} }
+	usage := func(err error) error { return &climain.ExitError{Code: 2, Err: fmt.Errorf("init: %w", err)} }
 	gvk, err := scaffold.ParseKind(f.kind)
 	if err != nil {
 		return usage(err)

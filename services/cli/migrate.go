@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 
 	"kollect.dev/kollect/services/cli/internal/migrate"
@@ -35,7 +37,7 @@ are reported, never rewritten. Exit status 2 when a file cannot be read or parse
 		RunE: func(_ *cobra.Command, args []string) error {
 			files, err := migrate.Folder(args[0], os.ReadFile)
 			if err != nil {
-				return &ExitError{Code: migrateInvalid, Err: err}
+				return &climain.ExitError{Code: migrateInvalid, Err: err}
 			}
 			return runMigrate(s, files, write)
 		},
@@ -58,14 +60,14 @@ func runMigrate(s Streams, files []migrate.File, write bool) error {
 		changed++
 		if write {
 			if err := writeFile(f); err != nil {
-				return &ExitError{Code: migrateInvalid, Err: err}
+				return &climain.ExitError{Code: migrateInvalid, Err: err}
 			}
 			fmt.Fprintf(s.Out, "rewrote %s\n", f.Path)
 			continue
 		}
 		d, err := f.Diff()
 		if err != nil {
-			return &ExitError{Code: migrateInvalid, Err: fmt.Errorf("diff %s: %w", f.Path, err)}
+			return &climain.ExitError{Code: migrateInvalid, Err: fmt.Errorf("diff %s: %w", f.Path, err)}
 		}
 		fmt.Fprint(s.Out, d)
 	}
@@ -77,7 +79,7 @@ func runMigrate(s Streams, files []migrate.File, write bool) error {
 		fmt.Fprintf(s.Err, "%d file(s) rewritten\n", changed)
 		return nil
 	}
-	return &ExitError{Code: migrateChanges, Err: fmt.Errorf("%d file(s) to migrate; run with --write to rewrite them", changed)}
+	return &climain.ExitError{Code: migrateChanges, Err: fmt.Errorf("%d file(s) to migrate; run with --write to rewrite them", changed)}
 }
 
 func writeFile(f migrate.File) error {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +70,7 @@ an error. Its subcommands and flags: kollect verify --help.`,
 func runPlugin(ctx context.Context, s Streams, command, name string, args []string) error {
 	path, err := findPlugin(command, name)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	cmd := exec.CommandContext(ctx, path, args...) //nolint:gosec // G204: kollect's own plugin, found beside this binary or on PATH, with the user's own arguments
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, s.Out, s.Err
@@ -82,12 +84,12 @@ func runPlugin(ctx context.Context, s Streams, command, name string, args []stri
 		case code == 0:
 			return nil
 		case code > 0:
-			return &ExitError{Code: code}
+			return &climain.ExitError{Code: code}
 		case ctx.Err() != nil:
 			return nil //nolint:nilerr // ended by the interrupt it was sent: a clean stop
 		}
 	}
-	return &ExitError{Code: 1, Err: fmt.Errorf("%s: run %s: %w", command, path, err)}
+	return &climain.ExitError{Code: 1, Err: fmt.Errorf("%s: run %s: %w", command, path, err)}
 }
 
 // findPlugin returns the binary name next to this executable, else on PATH.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
@@ -70,20 +72,20 @@ nor --wait.`,
 // family and the --at time.
 func checkReplayFlags(f replayFlags) (busv1.Family, time.Time, error) {
 	if f.inventory == "" || f.sink == "" {
-		return "", time.Time{}, &ExitError{Code: 2, Err: errors.New("replay: --inventory and --sink are required")}
+		return "", time.Time{}, &climain.ExitError{Code: 2, Err: errors.New("replay: --inventory and --sink are required")}
 	}
 	family, name, ok := strings.Cut(f.sink, "/")
 	if !ok || name == "" || !validFamily(busv1.Family(family)) {
-		return "", time.Time{}, &ExitError{Code: 2, Err: fmt.Errorf("replay: --sink %q: want FAMILY/NAME with FAMILY snapshot, database or event", f.sink)}
+		return "", time.Time{}, &climain.ExitError{Code: 2, Err: fmt.Errorf("replay: --sink %q: want FAMILY/NAME with FAMILY snapshot, database or event", f.sink)}
 	}
 	if (f.from != 0 || f.to != 0) && !f.backfill {
-		return "", time.Time{}, &ExitError{Code: 2, Err: errors.New("replay: --from and --to need --backfill")}
+		return "", time.Time{}, &climain.ExitError{Code: 2, Err: errors.New("replay: --from and --to need --backfill")}
 	}
 	var at time.Time
 	if f.at != "" {
 		var err error
 		if at, err = time.Parse(time.RFC3339, f.at); err != nil {
-			return "", time.Time{}, &ExitError{Code: 2, Err: fmt.Errorf("replay: --at: %w", err)}
+			return "", time.Time{}, &climain.ExitError{Code: 2, Err: fmt.Errorf("replay: --at: %w", err)}
 		}
 	}
 	return busv1.Family(family), at, nil
@@ -96,10 +98,10 @@ func runReplay(ctx context.Context, s Streams, f replayFlags, byRevision bool) e
 		return err
 	}
 	if f.backfill || f.wait {
-		return &ExitError{Code: 2, Err: errors.New("replay: --backfill and --wait need a KollectReplay: drop --nats-url")}
+		return &climain.ExitError{Code: 2, Err: errors.New("replay: --backfill and --wait need a KollectReplay: drop --nats-url")}
 	}
 	if err := devBusOnly(f.natsURL); err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	fmt.Fprintln(s.Err, "warning: --nats-url is deprecated: without it, replay creates a KollectReplay (RBAC and audit apply)")
 	_, name, _ := strings.Cut(f.sink, "/")
@@ -107,28 +109,28 @@ func runReplay(ctx context.Context, s Streams, f replayFlags, byRevision bool) e
 	inv := parseInventory(f.inventory)
 	nc, js, err := bus.Connect(f.natsURL, "cli")
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	defer nc.Close()
 	b, err := currentBinding(ctx, js, inv, busv1.Family(family), name)
 	if err != nil {
-		return &ExitError{Code: 1, Err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	ev, err := fetchEvent(ctx, js, inv, f.revision, byRevision, at)
 	if err != nil {
-		return &ExitError{Code: 1, Err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	if ev.Reason == busv1.ReasonDeleted {
-		return &ExitError{Code: 1, Err: fmt.Errorf("replay: revision %d of %s is its deletion; nothing to replay", ev.Revision, inv)}
+		return &climain.ExitError{Code: 1, Err: fmt.Errorf("replay: revision %d of %s is its deletion; nothing to replay", ev.Revision, inv)}
 	}
 	ev.Delta, ev.Bindings = nil, []busv1.Binding{b}
 	ev.Replay = &busv1.Replay{RequestedAt: time.Now().UTC(), RequestedBy: requester()}
 	data, err := json.Marshal(ev)
 	if err != nil {
-		return &ExitError{Code: 1, Err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	if _, err := js.Publish(ctx, bus.SnapshotSubject(inv), data, jetstream.WithMsgID(bus.ReplayMsgID(*ev))); err != nil {
-		return &ExitError{Code: 1, Err: fmt.Errorf("replay: publish: %w", err)}
+		return &climain.ExitError{Code: 1, Err: fmt.Errorf("replay: publish: %w", err)}
 	}
 	fmt.Fprintf(s.Out, "replayed revision %d of %s (checksum %s) to %s\n", ev.Revision, inv, ev.Checksum, b.BindingName())
 	return nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,19 +28,19 @@ func runReplayObject(ctx context.Context, s Streams, kube *kubeFlags, f replayFl
 	}
 	obj, err := replayObject(f)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	dyn, err := kube.dynamic()
 	if err != nil {
-		return &ExitError{Code: 2, Err: fmt.Errorf("replay: %w", err)}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("replay: %w", err)}
 	}
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return &ExitError{Code: 1, Err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	created, err := dyn.Resource(replayResource).Namespace(obj.Namespace).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
 	if err != nil {
-		return &ExitError{Code: 1, Err: fmt.Errorf("replay: create KollectReplay: %w", err)}
+		return &climain.ExitError{Code: 1, Err: fmt.Errorf("replay: create KollectReplay: %w", err)}
 	}
 	fmt.Fprintf(s.Out, "kollectreplay %s/%s created\n", created.GetNamespace(), created.GetName())
 	if !f.wait {
@@ -96,11 +98,11 @@ func waitReplay(ctx context.Context, s Streams, c dynamic.ResourceInterface, nam
 	for {
 		u, err := c.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return &ExitError{Code: 1, Err: fmt.Errorf("replay: get KollectReplay %s: %w", name, err)}
+			return &climain.ExitError{Code: 1, Err: fmt.Errorf("replay: get KollectReplay %s: %w", name, err)}
 		}
 		var obj v1alpha1.KollectReplay
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &obj); err != nil {
-			return &ExitError{Code: 1, Err: err}
+			return &climain.ExitError{Code: 1, Err: err}
 		}
 		st := obj.Status
 		line := fmt.Sprintf("%s: %d of %d revisions delivered", st.Phase, st.RevisionsDone, st.RevisionsTotal)
@@ -112,11 +114,11 @@ func waitReplay(ctx context.Context, s Streams, c dynamic.ResourceInterface, nam
 		case v1alpha1.ReplaySucceeded:
 			return nil
 		case v1alpha1.ReplayFailed:
-			return &ExitError{Code: 1, Err: fmt.Errorf("replay %s failed: %s", name, replayFailure(&obj))}
+			return &climain.ExitError{Code: 1, Err: fmt.Errorf("replay %s failed: %s", name, replayFailure(&obj))}
 		}
 		select {
 		case <-ctx.Done():
-			return &ExitError{Code: 1, Err: fmt.Errorf("replay: waiting for %s: %w", name, context.Cause(ctx))}
+			return &climain.ExitError{Code: 1, Err: fmt.Errorf("replay: waiting for %s: %w", name, context.Cause(ctx))}
 		case <-t.C:
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -44,17 +46,17 @@ through the Kubernetes API with your own credentials and RBAC.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !validSnapshotsFormat(output) {
-				return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: want %s", output, formatList)}
+				return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: want %s", output, formatList)}
 			}
 			inv := parseInventory(args[0])
 			nc, js, err := bus.Connect(natsURL, "cli")
 			if err != nil {
-				return &ExitError{Code: 2, Err: err}
+				return &climain.ExitError{Code: 2, Err: err}
 			}
 			defer nc.Close()
 			entries, err := history.List(cmd.Context(), js, inv)
 			if err != nil {
-				return &ExitError{Code: 1, Err: err}
+				return &climain.ExitError{Code: 1, Err: err}
 			}
 			return printSnapshots(s.Out, inv, entries, output)
 		},

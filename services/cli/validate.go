@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 
 	"kollect.dev/kollect/pkg/extract"
@@ -47,7 +49,7 @@ spelling; they do not change the exit status. "-" reads the manifests from stand
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
-				return &ExitError{Code: 2, Err: fmt.Errorf("validate: -o %q: want text or json", output)}
+				return &climain.ExitError{Code: 2, Err: fmt.Errorf("validate: -o %q: want text or json", output)}
 			}
 			return runValidate(cmd, s, args[0], output == "json", opts)
 		},
@@ -67,21 +69,21 @@ func runValidate(cmd *cobra.Command, s Streams, dir string, asJSON bool, opts ex
 		}
 		b, err := io.ReadAll(in)
 		if err != nil {
-			return &ExitError{Code: 2, Err: fmt.Errorf("validate: read standard input: %w", err)}
+			return &climain.ExitError{Code: 2, Err: fmt.Errorf("validate: read standard input: %w", err)}
 		}
 		read = func(string) ([]byte, error) { return b, nil }
 	}
 	objs, err := manifests.LoadWith(dir, read)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	findings, err := validate.Folder(cmd.Context(), objs, opts)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	spellings, err := migrate.Folder(dir, read)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	for _, f := range spellings {
 		for _, l := range f.Findings {
@@ -112,7 +114,7 @@ func runValidate(cmd *cobra.Command, s Streams, dir string, asJSON bool, opts ex
 		}
 	}
 	if !rep.Valid {
-		return &ExitError{Code: 2, Err: fmt.Errorf("%d problem(s) in %s", rep.Errors, dir)}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("%d problem(s) in %s", rep.Errors, dir)}
 	}
 	if !asJSON {
 		fmt.Fprintf(s.Out, "%d object(s) valid\n", len(objs))

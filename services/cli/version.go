@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 
 	"kollect.dev/kollect/pkg/version"
@@ -76,7 +78,7 @@ binary from go install or go build reports the module version and VCS revision G
 				_, err := fmt.Fprintf(s.Out, "version: %q\ncommit: %q\ngoVersion: %q\nplatform: %q\n", b.Version, b.Commit, b.GoVersion, b.Platform)
 				return err
 			}
-			return &ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be json or yaml", output)}
+			return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be json or yaml", output)}
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "json or yaml (default: one line)")

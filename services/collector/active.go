@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
@@ -55,7 +57,7 @@ func (d *deps) runActive(ctx context.Context) error {
 			return err
 		}
 		d.metrics.BusResets.Inc()
-		d.log.Info("starting again to rewrite every row", "reason", err.Error())
+		d.log.Info("starting again to rewrite every row", app.KeyReason, err.Error())
 	}
 }
 

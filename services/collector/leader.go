@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"kollect.dev/kollect/services/collector/internal/logging"
+	"kollect.dev/kollect/pkg/app"
 )
 
 // runElected takes part in leader election until ctx is cancelled and
@@ -18,7 +18,7 @@ func (d *deps) runElected(ctx context.Context, watchdog *leaderelection.HealthzA
 	if err != nil {
 		return err
 	}
-	log := d.log.WithValues(logging.KeyIdentity, d.cfg.Leader.Identity)
+	log := d.log.WithValues(app.KeyIdentity, d.cfg.Leader.Identity)
 	for ctx.Err() == nil {
 		if err := d.term(ctx, lock, watchdog); err != nil {
 			return err
@@ -60,7 +60,7 @@ func (d *deps) term(ctx context.Context, lock resourcelock.Interface, watchdog *
 	case <-runDone: // lost right after it was won
 		return nil
 	case lctx := <-leading:
-		d.log.Info("leading: collecting", logging.KeyIdentity, d.cfg.Leader.Identity)
+		d.log.Info("leading: collecting", app.KeyIdentity, d.cfg.Leader.Identity)
 		actx, cancel := context.WithCancel(lctx)
 		stop := context.AfterFunc(ctx, cancel)
 		err = d.runActive(actx)

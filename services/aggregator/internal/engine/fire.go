@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/history"
@@ -99,7 +101,7 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 			bindings: sinkRefs(ev.Bindings)}
 		st.body = bodyOf(ev)
 		if err := e.loadBase(ctx, st, ev); err != nil {
-			e.opts.Log.Error(err, "no delta base; the next event carries no delta", "inventory", st.name.String())
+			e.opts.Log.Error(err, "no delta base; the next event carries no delta", app.KeyInventory, st.name.String())
 		}
 	}
 	floor, err := exportFloor(ctx, e.js, st.name)
@@ -122,7 +124,7 @@ func (e *Engine) load(ctx context.Context, st *invState, now time.Time) bool {
 		// snapshot is published again at once.
 		e.m.lostHistory(source)
 		e.opts.Log.Info("the snapshot history is behind the sinks; continuing above their revision",
-			"inventory", st.name.String(), "revision", floor, "floorSource", source)
+			app.KeyInventory, st.name.String(), app.KeyRevision, floor, "floorSource", source)
 		st.last.revision, st.last.checksum, st.body = floor, "", body{}
 		if st.view != nil {
 			st.view.ForgetBase()
@@ -198,7 +200,7 @@ func (e *Engine) failed(st *invState, err error, now time.Time) {
 	case st.phase == idle:
 		st.phase = settling
 	}
-	e.opts.Log.Error(err, "publish snapshot", "inventory", st.name.String(), "revision", st.last.revision)
+	e.opts.Log.Error(err, "publish snapshot", app.KeyInventory, st.name.String(), app.KeyRevision, st.last.revision)
 	st.outcome = busv1.Outcome{Reason: v1alpha1.ReasonPublishFailed, Message: err.Error()}
 	st.settleAt = now.Add(e.opts.RetryBackoff)
 	e.report(st, now)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -214,7 +216,7 @@ func (e *Engine) trim(ctx context.Context, subject string, evs []retained) ([]re
 	if err := s.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(evs[cut].seq+1)); err != nil {
 		return nil, fmt.Errorf("trim history of %s: %w", subject, err)
 	}
-	e.opts.Log.V(1).Info("trimmed a snapshot history to its retention", "subject", subject, "events", cut+1)
+	e.opts.Log.V(1).Info("trimmed a snapshot history to its retention", app.KeySubject, subject, "events", cut+1)
 	return evs[cut+1:], nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -83,7 +85,7 @@ func (e *Engine) applyRow(ent jetstream.KeyValueEntry) {
 	defer e.observe(Event{Kind: EventRowApplied, Revision: ent.Revision()})
 	key, err := bus.ParseRowKey(ent.Key())
 	if err != nil {
-		e.opts.Log.Error(err, "skip row", "key", ent.Key())
+		e.opts.Log.Error(err, "skip row", app.KeyKey, ent.Key())
 		return
 	}
 	var old, next *index.Row
@@ -93,7 +95,7 @@ func (e *Engine) applyRow(ent jetstream.KeyValueEntry) {
 			err = errors.New("the row's identity is not its key")
 		}
 		if err != nil {
-			e.opts.Log.Error(err, "skip undecodable row", "key", ent.Key())
+			e.opts.Log.Error(err, "skip undecodable row", app.KeyKey, ent.Key())
 			return
 		}
 		var changed bool
@@ -118,7 +120,7 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 	defer e.observe(Event{Kind: EventConfigApplied, Revision: ent.Revision()})
 	ref, err := bus.ParseConfigKey(ent.Key())
 	if err != nil {
-		e.opts.Log.Error(err, "skip config entry", "key", ent.Key())
+		e.opts.Log.Error(err, "skip config entry", app.KeyKey, ent.Key())
 		return
 	}
 	name := busv1.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
@@ -132,7 +134,7 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 	}
 	var cfg busv1.InventoryConfig
 	if err := json.Unmarshal(ent.Value(), &cfg); err != nil {
-		e.opts.Log.Error(err, "skip undecodable inventory config", "key", ent.Key())
+		e.opts.Log.Error(err, "skip undecodable inventory config", app.KeyKey, ent.Key())
 		return
 	}
 	if st == nil {

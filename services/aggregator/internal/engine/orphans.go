@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -35,7 +37,7 @@ func (e *Engine) adoptOrphans(ctx context.Context) {
 		}
 		cfg, err := e.orphanConfig(ctx, inv)
 		if err != nil {
-			e.opts.Log.Error(err, "check inventory without config", "inventory", inv.String())
+			e.opts.Log.Error(err, "check inventory without config", app.KeyInventory, inv.String())
 			continue
 		}
 		if cfg != nil {

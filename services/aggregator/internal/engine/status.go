@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/aggregator/internal/index"
@@ -34,7 +36,7 @@ func (e *Engine) report(st *invState, now time.Time) {
 		err = e.js.Conn().Publish(bus.StatusSubjectFor(r), b)
 	}
 	if err != nil {
-		e.opts.Log.Error(err, "publish status", "inventory", st.name.String())
+		e.opts.Log.Error(err, "publish status", app.KeyInventory, st.name.String())
 	}
 }
 

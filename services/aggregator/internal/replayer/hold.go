@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -58,7 +60,7 @@ func (h *hold) renew(ctx context.Context) {
 		case <-t.C:
 		}
 		if err := h.write(ctx, true); err != nil && ctx.Err() == nil {
-			h.r.opts.Log.Error(err, "renew the backfill's hold", "key", h.key, "replay", h.h.Replay.String())
+			h.r.opts.Log.Error(err, "renew the backfill's hold", app.KeyKey, h.key, "replay", h.h.Replay.String())
 		}
 	}
 }
@@ -71,7 +73,7 @@ func (h *hold) release(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.r.opts.HoldTTL/3)
 	defer cancel()
 	if err := h.write(cctx, false); err != nil {
-		h.r.opts.Log.Error(err, "clear the backfill's hold", "key", h.key, "replay", h.h.Replay.String())
+		h.r.opts.Log.Error(err, "clear the backfill's hold", app.KeyKey, h.key, "replay", h.h.Replay.String())
 	}
 }
 

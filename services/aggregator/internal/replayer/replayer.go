@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -121,8 +123,8 @@ func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest) {
 		return // stopped: the object is gone or the leader stepped down
 	}
 	r.report(ctx, req, st)
-	r.opts.Log.Info("replay finished", "replay", req.Namespace+"/"+req.Name, "inventory", req.Inventory.String(),
-		"sink", req.Sink.BindingName(), "phase", st.Phase, "revisions", st.RevisionsDone, "reason", st.Reason, "message", st.Message)
+	r.opts.Log.Info("replay finished", "replay", req.Namespace+"/"+req.Name, app.KeyInventory, req.Inventory.String(),
+		app.KeySink, req.Sink.BindingName(), "phase", st.Phase, "revisions", st.RevisionsDone, app.KeyReason, st.Reason, "message", st.Message)
 }
 
 func (r *Replayer) lockFor(key string) *sync.Mutex {

@@ -2,11 +2,12 @@ package command
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"kollect.dev/kollect/services/cli/climain"
 
 	"github.com/go-logr/zapr"
 	"github.com/spf13/cobra"
@@ -41,31 +42,11 @@ type Streams struct {
 	Out, Err io.Writer
 }
 
-// exitError carries the exit status of a failed run.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
 // Main runs `kollect-dev` (or `kollect dev`, which runs this binary) with
 // args and returns the exit status: 0 after Ctrl-C, 1 when a service
 // fails, 2 for bad flags or an unreadable kubeconfig.
 func Main(ctx context.Context, args []string, s Streams) int {
-	cmd := NewCommand(s)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	if err == nil {
-		return 0
-	}
-	fmt.Fprintln(s.Err, "kollect dev:", err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return 2
+	return climain.Run(ctx, NewCommand(s), args, s.Err, "kollect dev")
 }
 
 // NewCommand returns the `kollect-dev` command.
@@ -124,13 +105,13 @@ It is its own binary, kollect-dev, because it links every service and sink SDK; 
 func runDev(ctx context.Context, s Streams, f devFlags) error {
 	var ambient backend.NamespaceList
 	if err := ambient.Set(strings.Join(f.ambientNamespaces, ",")); err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("--ambient-credentials-namespaces: %w", err)}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("--ambient-credentials-namespaces: %w", err)}
 	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.kubeconfig
 	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
 	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("load kubeconfig: %w", err)}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("load kubeconfig: %w", err)}
 	}
 	zc := zap.NewDevelopmentConfig()
 	zc.Level = zap.NewAtomicLevelAt(app.LogLevel(f.verbosity))
@@ -147,11 +128,11 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 	// One process runs every service: one memory limit and one pprof
 	// listener cover them all.
 	if _, err := f.process.Start(ctx, zapr.NewLogger(z)); err != nil {
-		return &exitError{code: 2, err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	if f.installCRDs {
 		if err := installCRDs(ctx, rc); err != nil {
-			return &exitError{code: 1, err: err}
+			return &climain.ExitError{Code: 1, Err: err}
 		}
 		fmt.Fprintln(s.Err, "kollect dev: CRDs applied")
 	}
@@ -167,7 +148,7 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 			}
 		}})
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return &climain.ExitError{Code: 1, Err: err}
 	}
 	return nil
 }

@@ -2,11 +2,12 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"kollect.dev/kollect/services/cli/climain"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
@@ -25,40 +26,11 @@ type Streams struct {
 	Out, Err io.Writer
 }
 
-// ExitError carries a command's exit status.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
 // Main runs kollect-verify (or `kollect verify`, which runs this binary)
 // with args and returns the exit status: 0 when everything verifies, 1 at
 // the first mismatch, 2 on an error.
 func Main(ctx context.Context, args []string, s Streams) int {
-	cmd := NewCommand(s)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	if err == nil {
-		return 0
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Err != nil {
-			fmt.Fprintln(s.Err, "kollect verify:", ee.Err)
-		}
-		return ee.Code
-	}
-	fmt.Fprintln(s.Err, "kollect verify:", err)
-	return 2
+	return climain.Run(ctx, NewCommand(s), args, s.Err, "kollect verify")
 }
 
 // NewCommand returns the kollect-verify command: recompute the checksums
@@ -91,7 +63,7 @@ func newVerifyGitCommand(s Streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.Repo = args[0]
 			if g.Path == "" {
-				return &ExitError{Code: 2, Err: fmt.Errorf("--path is required: the inventory's document in the repository")}
+				return &climain.ExitError{Code: 2, Err: fmt.Errorf("--path is required: the inventory's document in the repository")}
 			}
 			return runVerify(cmd.Context(), s, g)
 		},
@@ -112,10 +84,10 @@ func newVerifyPostgresCommand(s Streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dsn := os.Getenv(dsnEnv)
 			if dsn == "" {
-				return &ExitError{Code: 2, Err: fmt.Errorf("--dsn-env: environment variable %s holds no connection string", dsnEnv)}
+				return &climain.ExitError{Code: 2, Err: fmt.Errorf("--dsn-env: environment variable %s holds no connection string", dsnEnv)}
 			}
 			if table == "" || inventory == "" {
-				return &ExitError{Code: 2, Err: fmt.Errorf("--table and --inventory are required")}
+				return &climain.ExitError{Code: 2, Err: fmt.Errorf("--table and --inventory are required")}
 			}
 			schema, name, ok := strings.Cut(table, ".")
 			if !ok {
@@ -124,7 +96,7 @@ func newVerifyPostgresCommand(s Streams) *cobra.Command {
 			inv := inventoryName(inventory)
 			conn, err := pgx.Connect(cmd.Context(), dsn)
 			if err != nil {
-				return &ExitError{Code: 2, Err: fmt.Errorf("connect to the database of %s: %w", dsnEnv, err)}
+				return &climain.ExitError{Code: 2, Err: fmt.Errorf("connect to the database of %s: %w", dsnEnv, err)}
 			}
 			defer func() { _ = conn.Close(context.Background()) }()
 			return runVerify(cmd.Context(), s, verify.Postgres{Conn: conn, Schema: schema, Table: name, Cluster: cluster, Inventory: inv})
@@ -149,19 +121,19 @@ func inventoryName(s string) busv1.NamespacedName {
 func runVerify(ctx context.Context, s Streams, src source) error {
 	revs, err := src.Revisions(ctx)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	res, err := verify.Check(revs)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &climain.ExitError{Code: 2, Err: err}
 	}
 	if res.First != nil {
 		fmt.Fprintf(s.Out, "MISMATCH at revision %d (%s): %s\n", res.First.Revision, res.First.Where, res.First.Reason)
 		fmt.Fprintf(s.Out, "%d revisions verified before it\n", res.Checked)
-		return &ExitError{Code: 1}
+		return &climain.ExitError{Code: 1}
 	}
 	if res.Checked == 0 {
-		return &ExitError{Code: 2, Err: fmt.Errorf("no revision found to verify")}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("no revision found to verify")}
 	}
 	_, err = fmt.Fprintf(s.Out, "OK: %d revisions verified, %d previousChecksum links\n", res.Checked, res.Linked)
 	return err

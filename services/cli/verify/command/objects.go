@@ -3,6 +3,8 @@ package command
 import (
 	"fmt"
 
+	"kollect.dev/kollect/services/cli/climain"
+
 	"github.com/spf13/cobra"
 
 	"kollect.dev/kollect/services/cli/internal/verify"
@@ -22,7 +24,7 @@ func (f *objectFlags) bind(cmd *cobra.Command, store string) {
 
 func (f *objectFlags) check() error {
 	if f.bucket == "" || f.inventory == "" {
-		return &ExitError{Code: 2, Err: fmt.Errorf("--bucket and --inventory are required")}
+		return &climain.ExitError{Code: 2, Err: fmt.Errorf("--bucket and --inventory are required")}
 	}
 	return nil
 }
@@ -51,7 +53,7 @@ func newVerifyS3Command(s Streams) *cobra.Command {
 			}
 			store, err := verify.NewS3(cmd.Context(), f.bucket, endpoint, region)
 			if err != nil {
-				return &ExitError{Code: 2, Err: err}
+				return &climain.ExitError{Code: 2, Err: err}
 			}
 			return runVerify(cmd.Context(), s, f.objects(store, "s3"))
 		},
@@ -79,7 +81,7 @@ func newVerifyGCSCommand(s Streams) *cobra.Command {
 			}
 			store, err := verify.NewGCS(cmd.Context(), f.bucket)
 			if err != nil {
-				return &ExitError{Code: 2, Err: err}
+				return &climain.ExitError{Code: 2, Err: err}
 			}
 			defer func() { _ = store.Close() }()
 			return runVerify(cmd.Context(), s, f.objects(store, "gs"))

@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/services/collector/internal/logging"
 )
 
 // Handler applies the desired Targets.
@@ -133,7 +133,7 @@ func (w *Watcher) watch(ctx context.Context) error {
 func (w *Watcher) apply(ctx context.Context, e jetstream.KeyValueEntry, synced bool, initial map[bus.ConfigRef]busv1.TargetConfig) error {
 	ref, err := bus.ParseConfigKey(e.Key())
 	if err != nil {
-		w.Log.Error(err, "ignoring config entry", logging.KeyKey, e.Key())
+		w.Log.Error(err, "ignoring config entry", app.KeyKey, e.Key())
 		return nil
 	}
 	if e.Operation() == jetstream.KeyValueDelete || e.Operation() == jetstream.KeyValuePurge {
@@ -145,7 +145,7 @@ func (w *Watcher) apply(ctx context.Context, e jetstream.KeyValueEntry, synced b
 	}
 	cfg, err := decode(ref, e.Value())
 	if err != nil {
-		w.Log.Error(err, "ignoring config entry", logging.KeyKey, e.Key())
+		w.Log.Error(err, "ignoring config entry", app.KeyKey, e.Key())
 		return nil
 	}
 	if !synced {

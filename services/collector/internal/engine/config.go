@@ -9,11 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/target"
 	"kollect.dev/kollect/services/collector/internal/informers"
-	"kollect.dev/kollect/services/collector/internal/logging"
 )
 
 // Ref returns the config reference of a Target's entry.
@@ -45,7 +45,7 @@ func (e *Engine) Reset(ctx context.Context, cfgs []busv1.TargetConfig, complete 
 		return err
 	}
 	e.configured.Store(true)
-	e.cfg.Log.Info("targets loaded", logging.KeyCount, len(cfgs), "configComplete", complete)
+	e.cfg.Log.Info("targets loaded", app.KeyCount, len(cfgs), "configComplete", complete)
 	return nil
 }
 
@@ -56,8 +56,8 @@ func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
 	e.want(ref, true)
 	compiled, err := target.Compile(cfg, e.cfg.Extract)
 	if err != nil {
-		e.cfg.Log.Error(err, "target does not compile; keeping its rows", logging.KeyTarget, ref.Name,
-			logging.KeyNamespace, ref.Namespace, logging.KeyGeneration, cfg.Generation)
+		e.cfg.Log.Error(err, "target does not compile; keeping its rows", app.KeyTarget, ref.Name,
+			app.KeyNamespace, ref.Namespace, app.KeyGeneration, cfg.Generation)
 	}
 	e.mu.Lock()
 	ts, ok := e.targets[ref]
@@ -102,8 +102,8 @@ func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
 		e.enqueueGVK(newGVK)
 		e.queue.Add(sweepWork(ref, false))
 	}
-	e.cfg.Log.V(1).Info("target applied", logging.KeyTarget, ts.label, logging.KeyGeneration, cfg.Generation,
-		logging.KeyGVK, informers.GVKString(newGVK), "active", active)
+	e.cfg.Log.V(1).Info("target applied", app.KeyTarget, ts.label, app.KeyGeneration, cfg.Generation,
+		app.KeyGVK, informers.GVKString(newGVK), "active", active)
 	e.cfg.Status.Mark(ref)
 	return nil
 }
@@ -113,7 +113,7 @@ func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
 func (e *Engine) Delete(ctx context.Context, ref bus.ConfigRef) error {
 	if !e.want(ref, false) {
 		e.cfg.Log.Info("config bucket incomplete; holding the removal of a target's rows",
-			logging.KeyTarget, ref.Name, logging.KeyNamespace, ref.Namespace)
+			app.KeyTarget, ref.Name, app.KeyNamespace, ref.Namespace)
 		return nil
 	}
 	return e.remove(ctx, ref)

@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/services/collector/internal/logging"
 )
 
 // An entry missing from the config bucket is a deleted Target only while the
@@ -85,8 +85,8 @@ func (e *Engine) applyDeletions(ctx context.Context) error {
 			ref.Kind = busv1.KindClusterTarget
 		}
 		if !desired[ref] {
-			e.cfg.Log.Info("purging the rows of a target nobody configures", logging.KeyTarget, ref.Name,
-				logging.KeyNamespace, ref.Namespace)
+			e.cfg.Log.Info("purging the rows of a target nobody configures", app.KeyTarget, ref.Name,
+				app.KeyNamespace, ref.Namespace)
 			errs = append(errs, e.purge(ctx, ref))
 		}
 	}

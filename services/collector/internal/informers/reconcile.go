@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/services/collector/internal/logging"
+	"kollect.dev/kollect/pkg/app"
 )
 
 const minRetryInterval = 200 * time.Millisecond
@@ -107,7 +107,7 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 		}
 		m.setState(gvk, state)
 		if gone {
-			m.cfg.Log.Info("kind no longer served; informer released", logging.KeyGVK, GVKString(gvk))
+			m.cfg.Log.Info("kind no longer served; informer released", app.KeyGVK, GVKString(gvk))
 			m.handler.Gone(gvk)
 		}
 		return false
@@ -130,7 +130,7 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 		m.stop(gvk, old)
 	}
 	m.running[gvk] = m.start(ctx, spec, req)
-	m.cfg.Log.Info("informer started", logging.KeyGVK, GVKString(gvk), logging.KeyNamespace, spec.namespace,
+	m.cfg.Log.Info("informer started", app.KeyGVK, GVKString(gvk), app.KeyNamespace, spec.namespace,
 		"wholeObject", req.Whole, "restart", old != nil)
 	return true
 }

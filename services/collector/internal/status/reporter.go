@@ -12,8 +12,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/services/collector/internal/logging"
 )
 
 // Source builds the current report of a Target.
@@ -90,8 +90,8 @@ func (r *Reporter) flush(ctx context.Context, src Source) {
 		}
 		if err := r.publish(ctx, rep); err != nil {
 			if ctx.Err() == nil && !r.failing {
-				r.log.Error(err, "status reports not published; retrying every interval", logging.KeyKind, ref.Kind,
-					logging.KeyNamespace, ref.Namespace, logging.KeyTarget, ref.Name)
+				r.log.Error(err, "status reports not published; retrying every interval", app.KeyKind, ref.Kind,
+					app.KeyNamespace, ref.Namespace, app.KeyTarget, ref.Name)
 			}
 			r.failing = true
 			r.Mark(ref)

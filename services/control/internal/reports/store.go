@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"kollect.dev/kollect/pkg/app"
+
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -103,11 +105,11 @@ func (s *Store) Start(ctx context.Context) error {
 func (s *Store) add(ctx context.Context, subject string, data []byte) {
 	var r busv1.StatusReport
 	if err := json.Unmarshal(data, &r); err != nil {
-		s.log.Error(err, "decode status report", "subject", subject)
+		s.log.Error(err, "decode status report", app.KeySubject, subject)
 		return
 	}
 	if _, err := bus.ParseStatusSubject(subject); err != nil {
-		s.log.Error(err, "status report on an unknown subject", "subject", subject)
+		s.log.Error(err, "status report on an unknown subject", app.KeySubject, subject)
 		return
 	}
 	k := ObjectKey{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
