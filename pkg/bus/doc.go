@@ -11,7 +11,8 @@
 // api/bus/v1.
 //
 // bus does not publish, consume or watch anything itself, and holds no
-// connection: services own their message loops. It does not define message
+// connection: services own their message loops. Incarnation only reads the
+// identity of streams, so that the services tell a reset bus the same way. It does not define message
 // payloads (api/bus/v1 does).
 //
 // # Token encoding

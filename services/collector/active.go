@@ -53,7 +53,7 @@ func (d *deps) ready() error {
 func (d *deps) runActive(ctx context.Context) error {
 	for {
 		err := d.runTerm(ctx)
-		if !errors.Is(err, errBusReset) || ctx.Err() != nil {
+		if !errors.Is(err, bus.ErrReset) || ctx.Err() != nil {
 			return err
 		}
 		d.metrics.BusResets.Inc()
@@ -64,8 +64,13 @@ func (d *deps) runActive(ctx context.Context) error {
 // runTerm loads the rows already on the bus, follows the config bucket and
 // the cluster, and keeps the rows bucket equal to what it sees.
 func (d *deps) runTerm(ctx context.Context) error {
-	guard := &busGuard{js: d.js, interval: d.cfg.BusCheckInterval, reconnected: d.reconnects.Next}
-	guard.baseline(ctx)
+	var rows *rowstore.Store // loaded before the guard runs
+	inc, err := retry(ctx, d.log, "read the buckets' incarnation", func() (*bus.Incarnation, error) {
+		return watchTerm(ctx, d.js, func() bool { return rows.Len() > 0 })
+	})
+	if err != nil {
+		return nil // cancelled
+	}
 	configKV, err := retry(ctx, d.log, "open the config bucket", func() (jetstream.KeyValue, error) {
 		return d.js.KeyValue(ctx, bus.BucketConfig)
 	})
@@ -73,7 +78,7 @@ func (d *deps) runTerm(ctx context.Context) error {
 		return nil // cancelled
 	}
 	var rowsKV jetstream.KeyValue
-	rows, err := retry(ctx, d.log, "load the rows bucket", func() (*rowstore.Store, error) {
+	rows, err = retry(ctx, d.log, "load the rows bucket", func() (*rowstore.Store, error) {
 		kv, err := d.js.KeyValue(ctx, bus.BucketRows)
 		if err != nil {
 			return nil, fmt.Errorf("open rows bucket: %w", err)
@@ -113,7 +118,7 @@ func (d *deps) runTerm(ctx context.Context) error {
 	g.Go(func() error { return eng.Run(ctx) })
 	g.Go(func() error { return rep.Run(ctx, eng) })
 	g.Go(func() error { return watcher.Run(ctx) })
-	guard.rows = rows.Len
+	guard := &busGuard{inc: inc, interval: d.cfg.BusCheckInterval, reconnected: d.reconnects.Next}
 	g.Go(func() error { return guard.Run(ctx) })
 	g.Go(func() error { return markSynced(ctx, rowsKV, eng, rows) })
 	return g.Wait()

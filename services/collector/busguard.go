@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -13,54 +12,31 @@ import (
 	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
 
-// errBusReset ends a term whose rows or config bucket is not the one it
-// loaded: the next term reloads the rows (an empty bucket: every row is
-// written again), relists the cluster and reads the config again.
-var errBusReset = errors.New("rows or config bucket lost, re-created or emptied")
+// termStreams are the streams of the rows and config buckets: a term ends
+// (bus.ErrReset) when either is not the one it loaded, and the next term
+// reloads the rows (an empty bucket: every row is written again), relists
+// the cluster and reads the config again.
+var termStreams = []string{bus.KVStreamName(bus.BucketRows), bus.KVStreamName(bus.BucketConfig)}
 
-// streamIdentity is what tells one incarnation of a bucket's stream from
-// the next: its creation time.
-type streamIdentity struct {
-	created time.Time
+// watchTerm takes the baseline of a term. A bucket missing now is watched
+// for its appearance; the rows bucket emptied while held reports rows is a
+// reset too.
+func watchTerm(ctx context.Context, js jetstream.JetStream, held func() bool) (*bus.Incarnation, error) {
+	return bus.Watch(ctx, js, termStreams, bus.MissingOK(), bus.Emptied(termStreams[0], held))
 }
 
-// busGuard watches the rows and config buckets of one term.
+// busGuard checks the buckets of one term every interval and after each
+// reconnect to NATS, the moment a wiped server may be back.
 type busGuard struct {
-	js       jetstream.JetStream
+	inc      *bus.Incarnation
 	interval time.Duration
 	// reconnected returns a channel closed at the next reconnect to NATS.
 	reconnected func() <-chan struct{}
-	// rows are the rows the term holds; a bucket without messages while
-	// they are not empty was purged.
-	rows func() int
-
-	base map[string]streamIdentity
 }
 
-// guardedStreams are the streams whose loss restarts a term.
-var guardedStreams = []string{bus.KVStreamName(bus.BucketRows), bus.KVStreamName(bus.BucketConfig)}
-
-// baseline records the streams as the term starts; a stream missing now is
-// checked again once it exists.
-func (g *busGuard) baseline(ctx context.Context) {
-	g.base = map[string]streamIdentity{}
-	for _, name := range guardedStreams {
-		if info, err := g.info(ctx, name); err == nil {
-			g.base[name] = streamIdentity{created: info.Created}
-		}
-	}
-}
-
-func (g *busGuard) info(ctx context.Context, name string) (*jetstream.StreamInfo, error) {
-	s, err := g.js.Stream(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	return s.Info(ctx)
-}
-
-// Run checks every interval and after each reconnect; it returns
-// errBusReset when a bucket changed under the term, nil when ctx ends.
+// Run returns a bus.ErrReset when a bucket changed under the term, nil when
+// ctx ends. A failure to ask is not a loss (NATS may be down), only a
+// definite answer is.
 func (g *busGuard) Run(ctx context.Context) error {
 	t := time.NewTicker(g.interval)
 	defer t.Stop()
@@ -75,37 +51,10 @@ func (g *busGuard) Run(ctx context.Context) error {
 		case <-t.C:
 		case <-reconnected:
 		}
-		if err := g.check(ctx); err != nil {
+		if err := g.inc.Check(ctx); errors.Is(err, bus.ErrReset) {
 			return err
 		}
 	}
-}
-
-// check compares each stream with the baseline; a failure to ask is not a
-// loss (NATS may be down), only a definite answer is.
-func (g *busGuard) check(ctx context.Context) error {
-	for _, name := range guardedStreams {
-		info, err := g.info(ctx, name)
-		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			if _, had := g.base[name]; had {
-				return fmt.Errorf("%w: stream %s not found", errBusReset, name)
-			}
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		base, had := g.base[name]
-		switch {
-		case !had:
-			return fmt.Errorf("%w: stream %s appeared", errBusReset, name)
-		case !info.Created.Equal(base.created):
-			return fmt.Errorf("%w: stream %s was re-created", errBusReset, name)
-		case name == guardedStreams[0] && info.State.Msgs == 0 && g.rows() > 0:
-			return fmt.Errorf("%w: stream %s was emptied", errBusReset, name)
-		}
-	}
-	return nil
 }
 
 // markSynced writes bus.RowsSyncedKey once the term's initial sync is on

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -79,7 +80,7 @@ type Engine struct {
 	// markers (hold.go).
 	rowsSynced     bool
 	configComplete bool
-	guard          *streamGuard
+	guard          *bus.Incarnation
 }
 
 // New opens the publisher; Run does the rest.
@@ -105,7 +106,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.m.lead()
 	defer e.m.stepDown()
 	var err error
-	if e.guard, err = newStreamGuard(ctx, e.js); err != nil {
+	if e.guard, err = bus.Watch(ctx, e.js, rebuiltFrom); err != nil {
 		return err
 	}
 	e.m.holding(heldRows, true)
@@ -171,8 +172,8 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 				e.applyConfig(ent)
 			}
 		case <-check:
-			if err := e.guard.check(ctx); err != nil {
-				return err
+			if err := e.guard.Check(ctx); errors.Is(err, ErrBusReset) {
+				return err // a failure to ask (NATS down) is no answer
 			}
 		case <-wake:
 			e.fire(ctx)
@@ -191,7 +192,7 @@ func (e *Engine) stopped(ctx context.Context, bucket string) error {
 		return nil //nolint:nilerr // a cancelled ctx is a clean stop
 	}
 	if e.guard != nil {
-		if err := e.guard.check(ctx); err != nil {
+		if err := e.guard.Check(ctx); errors.Is(err, ErrBusReset) {
 			return err
 		}
 	}

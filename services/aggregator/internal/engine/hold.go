@@ -2,9 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -34,9 +31,10 @@ const (
 )
 
 // ErrBusReset ends a run whose rows or config bucket is not the one it
-// rebuilt from (lost, re-created); the caller starts a new engine, which
-// rebuilds from the buckets as they are now.
-var ErrBusReset = errors.New("rows or config bucket re-created")
+// rebuilt from (missing, deleted, re-created); the caller starts a new
+// engine, which rebuilds from the buckets as they are now. It is
+// bus.ErrReset, which the run's error wraps in a bus.ResetError.
+var ErrBusReset = bus.ErrReset
 
 // applyMarker handles a marker key of either bucket; it reports whether ent
 // was one.
@@ -95,47 +93,10 @@ func (e *Engine) applyHeldDeletions() {
 	}
 }
 
-// streamGuard tells the rows and config streams the engine rebuilt from from
-// later incarnations.
-type streamGuard struct {
-	js      jetstream.JetStream
-	created map[string]time.Time
-}
-
-var guardedStreams = []string{bus.KVStreamName(bus.BucketRows), bus.KVStreamName(bus.BucketConfig)}
-
-func newStreamGuard(ctx context.Context, js jetstream.JetStream) (*streamGuard, error) {
-	g := &streamGuard{js: js, created: map[string]time.Time{}}
-	for _, name := range guardedStreams {
-		s, err := js.Stream(ctx, name)
-		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return nil, fmt.Errorf("%w: stream %s not found", ErrBusReset, name)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read stream %s: %w", name, err)
-		}
-		g.created[name] = s.CachedInfo().Created
-	}
-	return g, nil
-}
-
-// check returns ErrBusReset when a stream is gone or was re-created; a
-// failure to ask (NATS down) is no answer.
-func (g *streamGuard) check(ctx context.Context) error {
-	for _, name := range guardedStreams {
-		s, err := g.js.Stream(ctx, name)
-		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("%w: stream %s not found", ErrBusReset, name)
-		}
-		if err != nil {
-			continue
-		}
-		if !s.CachedInfo().Created.Equal(g.created[name]) {
-			return fmt.Errorf("%w: stream %s was re-created", ErrBusReset, name)
-		}
-	}
-	return nil
-}
+// rebuiltFrom are the streams of the rows and config buckets the engine
+// rebuilds from; Run ends with ErrBusReset when either is missing at the
+// start or not the one it rebuilt from later.
+var rebuiltFrom = []string{bus.KVStreamName(bus.BucketRows), bus.KVStreamName(bus.BucketConfig)}
 
 // holdsFor reports whether a publish of st's rows must wait for the rows
 // bucket's marker.

@@ -30,10 +30,14 @@ type Guardian struct {
 	// Log receives one line per repair and per failure.
 	Log logr.Logger
 
-	// created is the config stream's creation time the last complete pass
-	// was made for.
-	created time.Time
+	// pass is the config bucket's incarnation the last complete pass was
+	// made for; nil before this process saw one.
+	pass *bus.Incarnation
 }
+
+// configStream is the stream of the config bucket, whose every incarnation
+// needs a complete pass.
+var configStream = []string{bus.KVStreamName(bus.BucketConfig)}
 
 // Start checks at once, then every Interval until ctx ends.
 func (g *Guardian) Start(ctx context.Context) error {
@@ -109,50 +113,50 @@ func (g *Guardian) missing(ctx context.Context) ([]string, error) {
 
 // completeConfig runs a full pass when the config bucket changed or lacks
 // its marker, and writes the marker after it; the marker is written only if
-// the bucket is still the one the pass started on.
+// the bucket is still the one the pass started on. The marker is also what
+// tells an emptied bucket: it is control's record of a complete pass,
+// which a purge removes and a later leader reads.
 func (g *Guardian) completeConfig(ctx context.Context) error {
 	kv, err := g.JS.KeyValue(ctx, bus.BucketConfig)
 	if err != nil {
 		return fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
 	}
-	created, err := g.configCreated(ctx)
-	if err != nil {
-		return err
-	}
 	_, err = kv.Get(ctx, bus.ConfigCompleteKey)
 	switch {
-	case err == nil && created.Equal(g.created):
-		return nil
-	case err == nil && g.created.IsZero():
-		g.created = created // a pass of an earlier leader or process made it
-		return nil
-	case err != nil && !errors.Is(err, jetstream.ErrKeyNotFound):
+	case err == nil && g.pass == nil:
+		g.pass, err = g.watch(ctx) // a pass of an earlier leader or process made it
+		return err
+	case err == nil:
+		if err := g.pass.Check(ctx); !errors.Is(err, bus.ErrReset) {
+			return err // unchanged, or no answer
+		}
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
 		return fmt.Errorf("read %s: %w", bus.ConfigCompleteKey, err)
 	}
 	g.Log.Info("config bucket new, re-created or emptied; putting every object's config again")
-	if err := g.Resync(ctx); err != nil {
-		return fmt.Errorf("put every object's config: %w", err)
-	}
-	now, err := g.configCreated(ctx)
+	pass, err := g.watch(ctx)
 	if err != nil {
 		return err
 	}
-	if !now.Equal(created) {
-		return fmt.Errorf("config bucket re-created during the pass")
+	if err := g.Resync(ctx); err != nil {
+		return fmt.Errorf("put every object's config: %w", err)
+	}
+	if err := pass.Check(ctx); err != nil {
+		return fmt.Errorf("confirm the config bucket of the pass: %w", err)
 	}
 	if _, err := kv.Put(ctx, bus.ConfigCompleteKey, []byte(time.Now().UTC().Format(time.RFC3339Nano))); err != nil {
 		return fmt.Errorf("write %s: %w", bus.ConfigCompleteKey, err)
 	}
-	g.created = created
+	g.pass = pass
 	g.Log.Info("every object's config put; the config bucket is complete")
 	return nil
 }
 
-func (g *Guardian) configCreated(ctx context.Context) (time.Time, error) {
-	name := bus.KVStreamName(bus.BucketConfig)
-	s, err := g.JS.Stream(ctx, name)
+// watch takes the config bucket's incarnation; a missing bucket is an error.
+func (g *Guardian) watch(ctx context.Context) (*bus.Incarnation, error) {
+	inc, err := bus.Watch(ctx, g.JS, configStream)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("read stream %s: %w", name, err)
+		return nil, fmt.Errorf("watch the config bucket: %w", err)
 	}
-	return s.CachedInfo().Created, nil
+	return inc, nil
 }
