@@ -77,7 +77,7 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 				return err
 			}
 			err = e.Run(ctx)
-			if !errors.Is(err, engine.ErrBusReset) {
+			if !errors.Is(err, bus.ErrReset) {
 				return err
 			}
 			// A stream under the engine was re-created: rebuild from the

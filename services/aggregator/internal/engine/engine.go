@@ -172,7 +172,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 				e.applyConfig(ent)
 			}
 		case <-check:
-			if err := e.guard.Check(ctx); errors.Is(err, ErrBusReset) {
+			if err := e.guard.Check(ctx); errors.Is(err, bus.ErrReset) {
 				return err // a failure to ask (NATS down) is no answer
 			}
 		case <-wake:
@@ -185,14 +185,14 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 }
 
 // stopped is the error for a closed watcher: none when ctx ended, which
-// closes watchers too, and ErrBusReset when its stream was deleted or
+// closes watchers too, and bus.ErrReset when its stream was deleted or
 // re-created, so that the caller rebuilds instead of exiting.
 func (e *Engine) stopped(ctx context.Context, bucket string) error {
 	if ctx.Err() != nil {
 		return nil //nolint:nilerr // a cancelled ctx is a clean stop
 	}
 	if e.guard != nil {
-		if err := e.guard.Check(ctx); errors.Is(err, ErrBusReset) {
+		if err := e.guard.Check(ctx); errors.Is(err, bus.ErrReset) {
 			return err
 		}
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // runRebuilding runs engines the way aggregator.RunWith does: a run that
-// ends with ErrBusReset is followed by a new engine. It returns the engine
+// ends with bus.ErrReset is followed by a new engine. It returns the engine
 // running now.
 func (b *bed) runRebuilding(opts Options) func() *probe {
 	b.t.Helper()
@@ -29,7 +29,7 @@ func (b *bed) runRebuilding(opts Options) func() *probe {
 			}
 			cur.Store(e)
 			err = e.Run(ctx)
-			if err != nil && !errors.Is(err, ErrBusReset) {
+			if err != nil && !errors.Is(err, bus.ErrReset) {
 				b.t.Errorf("engine: %v", err)
 				return
 			}

@@ -30,12 +30,6 @@ const (
 	heldConfig = "config"
 )
 
-// ErrBusReset ends a run whose rows or config bucket is not the one it
-// rebuilt from (missing, deleted, re-created); the caller starts a new
-// engine, which rebuilds from the buckets as they are now. It is
-// bus.ErrReset, which the run's error wraps in a bus.ResetError.
-var ErrBusReset = bus.ErrReset
-
 // applyMarker handles a marker key of either bucket; it reports whether ent
 // was one.
 func (e *Engine) applyMarker(ctx context.Context, ent jetstream.KeyValueEntry) bool {
@@ -94,7 +88,7 @@ func (e *Engine) applyHeldDeletions() {
 }
 
 // rebuiltFrom are the streams of the rows and config buckets the engine
-// rebuilds from; Run ends with ErrBusReset when either is missing at the
+// rebuilds from; Run ends with bus.ErrReset when either is missing at the
 // start or not the one it rebuilt from later.
 var rebuiltFrom = []string{bus.KVStreamName(bus.BucketRows), bus.KVStreamName(bus.BucketConfig)}
 
