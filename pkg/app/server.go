@@ -53,7 +53,11 @@ func (s *Server) Run(ctx context.Context) error {
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("stop metrics server on %s: %w", s.Addr, err)
+		// A scrape or probe still open after the grace (a loaded node) is
+		// cut: stopping is what was asked, and it fails only when it
+		// cannot listen.
+		s.Log.Info("metrics server: connections still open after 5s are closed", KeyAddress, s.Addr, KeyReason, err.Error())
+		_ = srv.Close()
 	}
 	return nil
 }

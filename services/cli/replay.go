@@ -21,7 +21,7 @@ import (
 	"kollect.dev/kollect/pkg/history"
 )
 
-// replayFlags are the arguments of kollect history.
+// replayFlags are the arguments of kollect replay.
 type replayFlags struct {
 	natsURL, inventory, sink, at, name string
 	revision, from, to                 uint64
@@ -40,7 +40,7 @@ without either), or with --backfill every retained revision in order (--from/--t
 sink binding (FAMILY/NAME, as in status.sinkExports; FAMILY/NAMESPACE/NAME for a cluster inventory,
 whose replay is created in the sink's namespace). RBAC and audit are Kubernetes': creating the
 KollectReplay needs the edit role of the namespace. --wait follows its status until it succeeds (exit
-0) or fails (exit 1). docs/history.md explains replays and backfills.
+0) or fails (exit 1). docs/replay.md explains replays and backfills.
 
 --nats-url (deprecated) publishes the snapshot directly on the bus instead, only on the loopback bus
 of kollect dev (any other host is refused): it bypasses RBAC and audit, and takes neither --backfill

@@ -78,11 +78,14 @@ func (c Config) Validate() error {
 	return c.Bus.Validate()
 }
 
-// Run serves the history API until ctx ends.
+// Run serves the history API until ctx ends. It names the process's
+// Kubernetes library logs "apiserver" (a global: RunWith, which shares its
+// process with others, leaves it alone).
 func Run(ctx context.Context, c Config) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	klog.SetLogger(c.Log.WithName("apiserver"))
 	nc, js, err := c.Bus.Connect(busv1.ServiceQuery)
 	if err != nil {
 		return err
@@ -102,7 +105,6 @@ func Run(ctx context.Context, c Config) error {
 
 // RunWith is Run on an open JetStream context (tests, `kollect dev`).
 func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
-	klog.SetLogger(c.Log.WithName("apiserver"))
 	err := app.WaitProvisioned(logr.NewContext(ctx, c.Log), js, app.ObjectStore(bus.ObjectStoreEnvelopes), app.Stream(bus.StreamSnapshots))
 	if err != nil {
 		if ctx.Err() != nil {

@@ -163,7 +163,9 @@ func collectContext(ctx context.Context, set *manifests.Set, p *plan, kctx kubeC
 	for gvk, targets := range p.byGVK {
 		mapping, err := mapper.RESTMapping(ctx, gvk)
 		if err != nil {
+			mu.Lock() // the goroutines of kinds already mapped append too
 			res.errs = append(res.errs, fmt.Errorf("context %s: %s: %w", kctx.name, gvk, err))
+			mu.Unlock()
 			continue
 		}
 		wg.Go(func() {

@@ -15,8 +15,8 @@ import (
 )
 
 var (
-	benchRevisions = flag.Int("answer.revisions", 1000, "revisions BenchmarkHistory publishes")
-	benchRows      = flag.Int("answer.rows", 10000, "rows of the inventory BenchmarkHistory publishes")
+	benchRevisions = flag.Int("history.revisions", 1000, "revisions BenchmarkHistory publishes")
+	benchRows      = flag.Int("history.rows", 10000, "rows of the inventory BenchmarkHistory publishes")
 )
 
 func benchRow(i, version int) busv1.Row {
@@ -25,8 +25,8 @@ func benchRow(i, version int) busv1.Row {
 		Attributes: map[string]any{"image": fmt.Sprintf("registry.example.com/app-%05d:%d", i, version), "replicas": float64(2)}}
 }
 
-// BenchmarkHistory publishes -answer.revisions revisions of a
-// -answer.rows-row inventory, each changing one row, the way the
+// BenchmarkHistory publishes -history.revisions revisions of a
+// -history.rows-row inventory, each changing one row, the way the
 // aggregator stores them (chunks, manifests, deltas), and reports the bus
 // storage they use (stream-bytes, object-bytes, both per revision) and
 // the latency of the questions the history API answers: diff between the

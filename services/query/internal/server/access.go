@@ -17,7 +17,7 @@ import (
 
 // inventoryResource and clusterInventoryResource are what a caller must be
 // allowed to `get` to read an inventory's, or a cluster inventory's,
-// answer.
+// history.
 var (
 	inventoryResource        = schema.GroupResource{Group: v1alpha1.Group, Resource: "kollectinventories"}
 	clusterInventoryResource = schema.GroupResource{Group: v1alpha1.Group, Resource: "kollectclusterinventories"}

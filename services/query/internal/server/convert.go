@@ -73,7 +73,7 @@ func clusterRevisionList(l *queryv1.InventoryRevisionList) *queryv1.ClusterInven
 	return out
 }
 
-// clusterHistory is h as a cluster inventory's answer.
+// clusterHistory is h as a cluster inventory's history.
 func clusterHistory(h queryv1.InventoryHistory) *queryv1.ClusterInventoryHistory {
 	h.Kind = "ClusterInventoryHistory"
 	out := queryv1.ClusterInventoryHistory(h)

@@ -70,7 +70,7 @@ func (s *historiesREST) resource() schema.GroupResource {
 	return historiesResource
 }
 
-// Get returns the summary of one inventory's answer.
+// Get returns the summary of one inventory's history.
 func (s *historiesREST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
 	inv := busv1.NamespacedName{Namespace: request.NamespaceValue(ctx), Name: name}
 	if err := mayRead(ctx, s.authz, inv); err != nil {
