@@ -200,6 +200,10 @@ func TestInvalidSpecsArePermanentAndNamed(t *testing.T) {
 		{"an invalid branch", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.GitLab.Branch = "a..b" }, nil, "spec.gitlab.branch"},
 		{"a non-http endpoint", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Endpoint = "ssh://gitlab.example.com" }, nil, "spec.endpoint"},
 		{"an endpoint with credentials", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Endpoint = "https://u:p@gitlab.example.com" }, nil, "spec.endpoint"},
+		{"an endpoint with a query", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Endpoint = "https://gitlab.example.com/?a=b" }, nil, "spec.endpoint"},
+		{"an invalid merge request target branch", func(s *v1alpha1.KollectSnapshotSinkSpec) {
+			s.GitLab.MergeRequest = &v1alpha1.GitLabMergeRequest{Mode: ModeMergeRequest, TargetBranch: "/main"}
+		}, nil, "spec.gitlab.mergeRequest.targetBranch"},
 		{"no secretRef", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.SecretRef = nil }, nil, "spec.secretRef"},
 		{"a missing Secret", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.SecretRef.Name = "absent" }, nil, "absent"},
 		{"a Secret without the token key", func(*v1alpha1.KollectSnapshotSinkSpec) {},
