@@ -4,6 +4,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// The XValidation markers of KollectSnapshotSinkSpec are generated from
+// the rules of internal/snapshotcel, where the sink's effective type is
+// written once: edit them there, then make generate.
+//go:generate go run ./internal/snapshotcel/gen snapshotsink_types.go
+
 // SnapshotSinkType is the kind of store a snapshot sink writes files to.
 // +kubebuilder:validation:Enum=git;gitlab;s3;gcs;azureblob
 type SnapshotSinkType string
@@ -22,6 +27,7 @@ const (
 // object-store bucket or container that receives inventory snapshots as
 // files.
 //
+// +kollect:generated:begin=snapshotcel
 // +kubebuilder:validation:XValidation:rule="!has(self.git) || (has(self.type) ? self.type : has(self.git) ? 'git' : has(self.gitlab) ? 'gitlab' : (has(self.objectStore) && (has(self.endpoint) ? self.endpoint : (has(self.git) && has(self.git.endpoint)) ? self.git.endpoint : (has(self.gitlab) && has(self.gitlab.endpoint)) ? self.gitlab.endpoint : '-').startsWith('s3://')) ? 's3' : (has(self.objectStore) && (has(self.endpoint) ? self.endpoint : (has(self.git) && has(self.git.endpoint)) ? self.git.endpoint : (has(self.gitlab) && has(self.gitlab.endpoint)) ? self.gitlab.endpoint : '-').startsWith('gs://')) ? 'gcs' : '-') == 'git'",message="git is allowed only when type is git",fieldPath=".git"
 // +kubebuilder:validation:XValidation:rule="!has(self.gitlab) || (has(self.type) ? self.type : has(self.git) ? 'git' : has(self.gitlab) ? 'gitlab' : (has(self.objectStore) && (has(self.endpoint) ? self.endpoint : (has(self.git) && has(self.git.endpoint)) ? self.git.endpoint : (has(self.gitlab) && has(self.gitlab.endpoint)) ? self.gitlab.endpoint : '-').startsWith('s3://')) ? 's3' : (has(self.objectStore) && (has(self.endpoint) ? self.endpoint : (has(self.git) && has(self.git.endpoint)) ? self.git.endpoint : (has(self.gitlab) && has(self.gitlab.endpoint)) ? self.gitlab.endpoint : '-').startsWith('gs://')) ? 'gcs' : '-') == 'gitlab'",message="gitlab is allowed only when type is gitlab",fieldPath=".gitlab"
 // +kubebuilder:validation:XValidation:rule="(has(self.type) ? self.type : has(self.git) ? 'git' : has(self.gitlab) ? 'gitlab' : (has(self.objectStore) && (has(self.endpoint) ? self.endpoint : (has(self.git) && has(self.git.endpoint)) ? self.git.endpoint : (has(self.gitlab) && has(self.gitlab.endpoint)) ? self.gitlab.endpoint : '-').startsWith('s3://')) ? 's3' : (has(self.objectStore) && (has(self.endpoint) ? self.endpoint : (has(self.git) && has(self.git.endpoint)) ? self.git.endpoint : (has(self.gitlab) && has(self.gitlab.endpoint)) ? self.gitlab.endpoint : '-').startsWith('gs://')) ? 'gcs' : '-') != 'gitlab' || has(self.gitlab)",message="gitlab is required when type is gitlab (gitlab.project has no default)",fieldPath=".gitlab"
@@ -45,6 +51,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.endpoint) || !has(self.gitlab) || !has(self.gitlab.endpoint) || self.endpoint == self.gitlab.endpoint",message="endpoint and gitlab.endpoint differ; set one of them",fieldPath=".gitlab.endpoint"
 // +kubebuilder:validation:XValidation:rule="!has(self.pathTemplate) || !has(self.git) || !has(self.git.pathTemplate) || self.pathTemplate == self.git.pathTemplate",message="pathTemplate and git.pathTemplate differ; set one of them",fieldPath=".git.pathTemplate"
 // +kubebuilder:validation:XValidation:rule="!has(self.pathTemplate) || !has(self.gitlab) || !has(self.gitlab.pathTemplate) || self.pathTemplate == self.gitlab.pathTemplate",message="pathTemplate and gitlab.pathTemplate differ; set one of them",fieldPath=".gitlab.pathTemplate"
+// +kollect:generated:end=snapshotcel
 type KollectSnapshotSinkSpec struct {
 	// type is git, gitlab, s3, gcs or azureblob. It may be left out when
 	// the sink's only block implies it (git, gitlab, or objectStore with an
