@@ -36,7 +36,8 @@ tools-bigquery: ## Opt-in: build the BigQuery emulator (cgo, clang, 25+ min, sev
 tools-dir: ## Print the folder holding the built tools.
 	@echo $(TOOLS_DIR)
 
-generate: ## Regenerate deepcopy code, CRDs and generated docs.
+generate: ## Regenerate the snapshot sinks' CEL markers, deepcopy code, CRDs and generated docs.
+	$(GO) generate ./api/v1alpha1
 	$(GO) tool controller-gen object paths=./api/...
 	$(GO) tool controller-gen crd paths=./api/v1alpha1/... output:crd:artifacts:config=api/crds
 	$(GO) test ./pkg/bus -run TestDocs -update >/dev/null

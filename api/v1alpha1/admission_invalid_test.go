@@ -39,6 +39,7 @@ spec:
 	baseTarget         = `{kind: KollectTarget, spec: {profileRef: {name: apps}}}`
 	baseInventory      = `{kind: KollectInventory, spec: {}}`
 	baseGitSink        = `{kind: KollectSnapshotSink, spec: {type: git, endpoint: 'https://git.example.com/a.git'}}`
+	baseGitLabSink     = `{kind: KollectSnapshotSink, spec: {type: gitlab, endpoint: 'https://gitlab.example.com', secretRef: {name: gitlab}, gitlab: {project: team/inventory, branch: main}}}`
 	baseS3Sink         = `{kind: KollectSnapshotSink, spec: {type: s3, endpoint: 's3://bucket/prefix'}}`
 	baseAzureBlobSink  = `{kind: KollectSnapshotSink, spec: {type: azureblob, endpoint: 'azblob://account/container/prefix', secretRef: {name: azure}, azureBlob: {auth: sharedKey}, serialization: {format: parquet, compression: zstd}}}`
 	basePostgresSink   = `{kind: KollectDatabaseSink, spec: {type: postgres, endpoint: 'postgres://db.example.com/inv', postgres: {table: rows}}}`
@@ -58,7 +59,7 @@ spec:
 )
 
 var bases = []string{
-	baseProfile, baseTarget, baseInventory, baseGitSink, baseS3Sink, baseAzureBlobSink, basePostgresSink,
+	baseProfile, baseTarget, baseInventory, baseGitSink, baseGitLabSink, baseS3Sink, baseAzureBlobSink, basePostgresSink,
 	baseKafkaSink, baseNATSSink, baseScope, baseConnectionTest, baseClusterTarget,
 	baseClusterInventory, baseClusterScope, baseReplay,
 }

@@ -9,8 +9,8 @@ import (
 // overrides:
 //
 //	snapshotSinkRefs:
-//	- git-main                      # a name
-//	- name: s3-archive              # an object
+//	- main-store                    # a name
+//	- name: archive                 # an object
 //	  exportMinInterval: 1h
 //
 // The sink lives in the inventory's namespace. An entry that is neither a
@@ -57,8 +57,8 @@ type SinkBinding struct {
 // name, an optional namespace and per-binding overrides:
 //
 //	snapshotSinkRefs:
-//	- fleet-git                     # kollect-system/fleet-git by default
-//	- name: platform-s3
+//	- fleet-store                   # kollect-system/fleet-store by default
+//	- name: platform-archive
 //	  namespace: platform
 //	  exportMinInterval: 15m
 //

@@ -21,24 +21,25 @@ const (
 // KollectInventorySpec says how the rows of a namespace roll up and where
 // they go.
 type KollectInventorySpec struct {
-	// snapshotSinkRefs bind KollectSnapshotSinks (Git, GitLab, S3, GCS,
-	// Azure Blob) of the inventory's namespace. Each entry is a sink name or
-	// an object {name, exportMinInterval, maxExportBytes}. At most 20.
+	// snapshotSinkRefs bind KollectSnapshotSinks of the inventory's
+	// namespace, of any type (see the sink's spec.type). Each entry is a sink
+	// name or an object {name, exportMinInterval, maxExportBytes}. At most 20.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=20
 	SnapshotSinkRefs []SinkBinding `json:"snapshotSinkRefs,omitempty"`
 
-	// databaseSinkRefs bind KollectDatabaseSinks (Postgres, MongoDB,
-	// BigQuery) of the inventory's namespace, in the same form as
+	// databaseSinkRefs bind KollectDatabaseSinks of the inventory's
+	// namespace, of any type (see the sink's spec.type), in the same form as
 	// snapshotSinkRefs. At most 20.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=20
 	DatabaseSinkRefs []SinkBinding `json:"databaseSinkRefs,omitempty"`
 
-	// eventSinkRefs bind KollectEventSinks (Kafka, NATS) of the inventory's
-	// namespace, in the same form as snapshotSinkRefs. At most 20.
+	// eventSinkRefs bind KollectEventSinks of the inventory's namespace, of
+	// any type (see the sink's spec.type), in the same form as
+	// snapshotSinkRefs. At most 20.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=20

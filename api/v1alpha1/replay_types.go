@@ -38,7 +38,7 @@ type KollectReplaySpec struct {
 
 	// backfill delivers every retained revision in the range, oldest first,
 	// each only after the sink acknowledged the one before: to fill a new
-	// sink (a PostgreSQL history table, a Git branch) with the history the
+	// sink (a database's history table, a repository's branch) with the history the
 	// bus still holds. The newest snapshot follows on the next change or
 	// periodic export. With none of revision, at and backfill the latest
 	// revision is replayed.

@@ -52,11 +52,10 @@ type SinkCommon struct {
 	Provisioning *Provisioning `json:"provisioning,omitempty"`
 
 	// options are non-secret pass-through tuning settings of the backend,
-	// by name (for example postgres statement_timeout: "30000"). Each type
-	// honours the options HonouredOptions lists (postgres:
-	// statement_timeout, lock_timeout, application_name, sent as
-	// connection runtime parameters; other types none yet): any other
-	// name, and any name that looks like a credential, is refused.
+	// by name (for example statement_timeout: "30000"). Each type honours
+	// the options its page of docs/sinks lists (see spec.type; most none
+	// yet): any other name, and any name that looks like a credential, is
+	// refused.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=32
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z][A-Za-z0-9_.-]{0,62}$'))",message="options names are letters, digits, '_', '.' and '-', starting with a letter, at most 63 characters"

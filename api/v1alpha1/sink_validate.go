@@ -40,8 +40,8 @@ type snapshotShape struct {
 var snapshotShapes = map[SnapshotSinkType]snapshotShape{
 	SnapshotGit: {blocks: []string{"git", "layout"}, endpoint: form(`^((https?|ssh|file)://|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)`,
 		"a git endpoint must be an http(s)://, ssh:// or file:// URL, or user@host:path (git:// is not supported)")},
-	SnapshotGitLab: {blocks: []string{"gitlab", "layout"}, endpoint: form(`^https?://`,
-		"a gitlab endpoint must be the http(s):// URL of the GitLab server")},
+	SnapshotGitLab: {blocks: []string{"gitlab", "layout"}, endpoint: form(`^https?://[^/?#@]+([/][^?#]*)?$`,
+		"a gitlab endpoint must be the http(s):// URL of the GitLab server, without credentials (the token goes in the Secret), query or fragment")},
 	SnapshotS3: {blocks: []string{"objectStore"}, endpoint: form(`^(s3|https?)://[^/]+`,
 		"an s3 endpoint must be s3://bucket[/prefix] or http(s)://host/bucket[/prefix]")},
 	SnapshotGCS: {blocks: []string{"objectStore"}, endpoint: form(`^(gs|https?)://[^/]+`,
@@ -64,6 +64,10 @@ var eventForms = map[EventSinkType]endpointForm{
 	EventNATS:  form(`^(nats|tls|wss?)://`, "a nats endpoint must be a nats://, tls:// or ws(s):// URL"),
 }
 
+// gitLabBranch is what a gitlab branch field admits: the CRD's pattern,
+// without ".." and without a leading "/".
+var gitLabBranch = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+
 // commitPlaceholders are the placeholders of git.commitMessage.
 var commitPlaceholders = []string{"{cluster}", "{namespace}", "{name}", "{itemCount}", "{checksum}"}
 
@@ -71,7 +75,8 @@ var placeholderPattern = regexp.MustCompile(`\{[^{}]*\}`)
 
 // Validate checks the spec (normalised first, on a copy) beyond what the
 // CRD schema can: its type and blocks agree, its endpoint has the type's
-// form, and git.commitMessage names known placeholders. Each error names
+// form, the gitlab branch names are valid, and git.commitMessage names
+// known placeholders. Each error names
 // its field.
 func (s *KollectSnapshotSinkSpec) Validate() field.ErrorList {
 	n := s.DeepCopy()
@@ -98,6 +103,14 @@ func (s *KollectSnapshotSinkSpec) Validate() field.ErrorList {
 		errs = append(errs, field.Required(spec.Child("gitlab"), "gitlab is required when type is gitlab (gitlab.project has no default)"))
 	}
 	errs = append(errs, checkEndpoint(spec.Child("endpoint"), n.Endpoint, shape.endpoint, true)...)
+	if g := n.GitLab; g != nil {
+		gl := spec.Child("gitlab")
+		errs = append(errs, checkBranch(gl.Child("branch"), g.Branch)...)
+		if mr := g.MergeRequest; mr != nil {
+			errs = append(errs, checkBranch(gl.Child("mergeRequest", "targetBranch"), mr.TargetBranch)...)
+			errs = append(errs, checkBranch(gl.Child("mergeRequest", "branchPrefix"), mr.BranchPrefix)...)
+		}
+	}
 	if n.Git != nil && n.Git.CommitMessage != "" {
 		for _, p := range placeholderPattern.FindAllString(n.Git.CommitMessage, -1) {
 			if !slices.Contains(commitPlaceholders, p) {
@@ -170,6 +183,16 @@ func blocks(spec *field.Path, typ string, set map[string]bool) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// checkBranch checks a gitlab branch name (or branch prefix); empty is the
+// default.
+func checkBranch(path *field.Path, v string) field.ErrorList {
+	if v == "" || (gitLabBranch.MatchString(v) && !strings.Contains(v, "..") && !strings.HasPrefix(v, "/")) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, v,
+		"not a valid branch name: letters, digits, '.', '_', '-' and '/', without '..' and not starting with '/'")}
 }
 
 // checkEndpoint checks endpoint against the type's form; an empty one is

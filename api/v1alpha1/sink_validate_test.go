@@ -13,6 +13,11 @@ func TestSinkSpecValidate(t *testing.T) {
 	git := func(endpoint string) *v1alpha1.KollectSnapshotSinkSpec {
 		return &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGit, Endpoint: endpoint}
 	}
+	gitlab := func(edit func(*v1alpha1.GitLabSink)) *v1alpha1.KollectSnapshotSinkSpec {
+		g := &v1alpha1.GitLabSink{Project: "team/x"}
+		edit(g)
+		return &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGitLab, Endpoint: "https://gitlab.example.com", GitLab: g}
+	}
 	for _, tc := range []struct {
 		name string
 		spec interface {
@@ -33,6 +38,28 @@ func TestSinkSpecValidate(t *testing.T) {
 		{"an objectStore block on a git sink is refused", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGit,
 			Endpoint: "https://x/r.git", ObjectStore: &v1alpha1.ObjectStoreSink{}}, "spec.objectStore: Forbidden"},
 		{"a gitlab sink needs its block", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGitLab, Endpoint: "https://gitlab.com"}, "spec.gitlab: Required value"},
+		{"a gitlab branch with .. is refused, naming the field", gitlab(func(g *v1alpha1.GitLabSink) { g.Branch = "a..b" }),
+			`spec.gitlab.branch: Invalid value: "a..b": not a valid branch name`},
+		{"a gitlab branch with a leading slash is refused", gitlab(func(g *v1alpha1.GitLabSink) { g.Branch = "/main" }), "spec.gitlab.branch"},
+		{"a gitlab branch outside the pattern is refused", gitlab(func(g *v1alpha1.GitLabSink) { g.Branch = "main branch" }), "spec.gitlab.branch"},
+		{"a gitlab target branch with .. is refused", gitlab(func(g *v1alpha1.GitLabSink) {
+			g.MergeRequest = &v1alpha1.GitLabMergeRequest{Mode: "merge_request", TargetBranch: "re..lease"}
+		}), "spec.gitlab.mergeRequest.targetBranch"},
+		{"a gitlab branch prefix with a leading slash is refused", gitlab(func(g *v1alpha1.GitLabSink) {
+			g.MergeRequest = &v1alpha1.GitLabMergeRequest{Mode: "merge_request", BranchPrefix: "/kollect/"}
+		}), "spec.gitlab.mergeRequest.branchPrefix"},
+		{"gitlab branches of the pattern are valid", gitlab(func(g *v1alpha1.GitLabSink) {
+			g.Branch = "release/v1.2"
+			g.MergeRequest = &v1alpha1.GitLabMergeRequest{Mode: "merge_request", TargetBranch: "main", BranchPrefix: "kollect/"}
+		}), ""},
+		{"a gitlab endpoint with a path is valid", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGitLab,
+			Endpoint: "https://example.com/gitlab/api/v4", GitLab: &v1alpha1.GitLabSink{Project: "team/x"}}, ""},
+		{"a gitlab endpoint with a query is refused", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGitLab,
+			Endpoint: "https://gitlab.com/?private_token=x", GitLab: &v1alpha1.GitLabSink{Project: "team/x"}}, "a gitlab endpoint must be"},
+		{"a gitlab endpoint with credentials is refused", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGitLab,
+			Endpoint: "https://u:p@gitlab.com", GitLab: &v1alpha1.GitLabSink{Project: "team/x"}}, "a gitlab endpoint must be"},
+		{"a gitlab endpoint without a host is refused", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGitLab,
+			Endpoint: "https:///x", GitLab: &v1alpha1.GitLabSink{Project: "team/x"}}, "a gitlab endpoint must be"},
 		{"an s3 endpoint without bucket is refused", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotS3, Endpoint: "s3://"}, "an s3 endpoint must be"},
 		{"a gs:// endpoint is valid for gcs", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGCS, Endpoint: "gs://b/p"}, ""},
 		{"an unknown commit message placeholder is refused", &v1alpha1.KollectSnapshotSinkSpec{Type: v1alpha1.SnapshotGit,

@@ -192,6 +192,7 @@ type GitLabSink struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._/-]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..') && !self.startsWith('/')",message="gitlab.branch must not contain '..' or start with '/'"
 	Branch string `json:"branch,omitempty"`
 
 	// mergeRequest chooses between committing directly and proposing
@@ -217,6 +218,7 @@ type GitLabMergeRequest struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._/-]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..') && !self.startsWith('/')",message="mergeRequest.targetBranch must not contain '..' or start with '/'"
 	TargetBranch string `json:"targetBranch,omitempty"`
 
 	// branchPrefix of the per-inventory source branch
@@ -226,6 +228,7 @@ type GitLabMergeRequest struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._/-]+$`
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..') && !self.startsWith('/')",message="mergeRequest.branchPrefix must not contain '..' or start with '/'"
 	BranchPrefix string `json:"branchPrefix,omitempty"`
 
 	// titleTemplate is the merge request title; placeholders as in

@@ -47,7 +47,7 @@ func (c *blobContainer) Put(ctx context.Context, key string, body []byte, conten
 		return objectstore.Info{}, fmt.Errorf("put blob %s in container %s: %w", key, c.name, objectstore.ErrPrecondition)
 	}
 	if err != nil {
-		return objectstore.Info{}, classify("put blob "+key+" in", c.name, err)
+		return objectstore.Info{}, classify(ctx, "put blob "+key+" in", c.name, err)
 	}
 	return objectstore.Info{Size: int64(len(body)), Version: etag(out.ETag)}, nil
 }
@@ -59,7 +59,7 @@ func (c *blobContainer) Get(ctx context.Context, key string, limit int64) ([]byt
 		return nil, objectstore.Info{}, false, nil
 	}
 	if err != nil {
-		return nil, objectstore.Info{}, false, classify("get blob "+key+" from", c.name, err)
+		return nil, objectstore.Info{}, false, classify(ctx, "get blob "+key+" from", c.name, err)
 	}
 	defer out.Body.Close()
 	if out.ContentLength != nil && *out.ContentLength > limit {
@@ -67,7 +67,7 @@ func (c *blobContainer) Get(ctx context.Context, key string, limit int64) ([]byt
 	}
 	body, err := io.ReadAll(io.LimitReader(out.Body, limit+1))
 	if err != nil {
-		return nil, objectstore.Info{}, false, classify("read blob "+key+" from", c.name, err)
+		return nil, objectstore.Info{}, false, classify(ctx, "read blob "+key+" from", c.name, err)
 	}
 	if int64(len(body)) > limit {
 		return nil, objectstore.Info{}, false, sink.Permanent(objectstore.TooLarge(key, limit))
@@ -82,7 +82,7 @@ func (c *blobContainer) Stat(ctx context.Context, key string) (objectstore.Info,
 		return objectstore.Info{}, false, nil
 	}
 	if err != nil {
-		return objectstore.Info{}, false, classify("read properties of blob "+key+" in", c.name, err)
+		return objectstore.Info{}, false, classify(ctx, "read properties of blob "+key+" in", c.name, err)
 	}
 	size := int64(0)
 	if out.ContentLength != nil {
@@ -98,7 +98,7 @@ func (c *blobContainer) Delete(ctx context.Context, key string) error {
 	if blobNotFound(err) {
 		return nil
 	}
-	return classify("delete blob "+key+" from", c.name, err)
+	return classify(ctx, "delete blob "+key+" from", c.name, err)
 }
 
 // List returns the name of every blob under prefix.
@@ -108,7 +108,7 @@ func (c *blobContainer) List(ctx context.Context, prefix string) ([]string, erro
 	for p.More() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, classify("list "+prefix+" in", c.name, err)
+			return nil, classify(ctx, "list "+prefix+" in", c.name, err)
 		}
 		for _, b := range page.Segment.BlobItems {
 			if b.Name != nil {
@@ -127,7 +127,7 @@ func (c *blobContainer) Probe(ctx context.Context) error {
 	one := int32(1)
 	_, err := c.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{MaxResults: &one}).NextPage(ctx)
 	if !bloberror.HasCode(err, bloberror.ContainerNotFound) {
-		return classify("list", c.name, err)
+		return classify(ctx, "list", c.name, err)
 	}
 	if c.mode == v1alpha1.ProvisionExisting {
 		return sink.Permanent(fmt.Errorf("container %s does not exist (provisioning mode existing)", c.name))
@@ -136,7 +136,7 @@ func (c *blobContainer) Probe(ctx context.Context) error {
 	if bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
 		return nil // created meanwhile
 	}
-	return classify("create", c.name, err)
+	return classify(ctx, "create", c.name, err)
 }
 
 func etag(e *azcore.ETag) string {

@@ -1,6 +1,7 @@
 package azureblob
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,28 +14,24 @@ import (
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
 
-// classify wraps err from operation op on container as sink.Permanent when
-// a retry cannot fix it: refused credentials (401, 403, the identity
-// provider refusing the workload identity), a missing container, an
-// invalid request. 408, 409, 429, 5xx and network errors stay transient.
-// The message is one line: the SDK's multi-line answer dump is replaced by
-// status and error code, and a request URL's query (a SAS token) is cut.
-func classify(op, container string, err error) error {
+// classify wraps err from operation op on container (sink.Classify) as
+// sink.Permanent when a retry cannot fix it: refused credentials (401,
+// 403, the identity provider refusing the workload identity), a missing
+// container, an invalid request. 408, 409, 429, 5xx and network errors
+// stay transient, and so does any error once ctx is done (its
+// context.Canceled or DeadlineExceeded joins the chain). The message is
+// one line: the SDK's multi-line answer dump is replaced by status and
+// error code (redact), and a request URL's query (a SAS token) is cut.
+func classify(ctx context.Context, op, container string, err error) error {
 	if err == nil {
 		return nil
 	}
-	err = fmt.Errorf("%s container %s: %w", op, container, redact(err))
-	if permanent(err) {
-		return sink.Permanent(err)
-	}
-	return err
+	return sink.Classify(ctx, op+" container "+container, redact(err), permanent)
 }
 
-// permanent is the backend's predicate of errors a retry cannot fix.
+// permanent is the backend's predicate of errors a retry cannot fix, by
+// error type: the SDK's NonRetriable marker and the answer's status.
 func permanent(err error) bool {
-	if sink.IsPermanent(err) {
-		return true
-	}
 	// The SDK marks errors a retry cannot fix NonRetriable: an identity
 	// that is not configured, and refused token requests (whose status
 	// decides below: a 5xx from the identity provider is transient).

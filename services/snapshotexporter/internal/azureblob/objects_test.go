@@ -18,6 +18,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 )
 
 // snap is a stamped snapshot of n rows at revision.
@@ -123,7 +124,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := classify("put blob k in", "acme/lake", responseErr(t, tt.status, tt.code))
+			err := classify(t.Context(), "put blob k in", "acme/lake", responseErr(t, tt.status, tt.code))
 			if sink.IsPermanent(err) != tt.permanent {
 				t.Fatalf("permanent = %t, want %t (%v)", sink.IsPermanent(err), tt.permanent, err)
 			}
@@ -134,9 +135,35 @@ func TestClassify(t *testing.T) {
 		})
 	}
 	t.Run("a network error is transient and its URL loses its query", func(t *testing.T) {
-		err := classify("list", "acme/lake", &url.Error{Op: "Get", URL: "https://acme.blob.core.windows.net/lake?sig=abc", Err: errors.New("connection reset")})
+		err := classify(t.Context(), "list", "acme/lake", &url.Error{Op: "Get", URL: "https://acme.blob.core.windows.net/lake?sig=abc", Err: errors.New("connection reset")})
 		if sink.IsPermanent(err) || strings.Contains(err.Error(), "sig=abc") {
 			t.Fatalf("got %v, want a transient error without the signature", err)
+		}
+	})
+}
+
+// A done context makes an error transient, even a refusal that is
+// permanent otherwise, with context.Canceled in its chain: the write
+// stopped, it did not fail.
+func TestADoneContextMakesTheErrorTransient(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	t.Run("classify", func(t *testing.T) {
+		err := classify(ctx, "put blob k in", "acme/lake", responseErr(t, http.StatusForbidden, "AuthenticationFailed"))
+		if err == nil || sink.IsPermanent(err) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v (permanent %t), want a transient error wrapping context.Canceled", err, sink.IsPermanent(err))
+		}
+		if !strings.HasPrefix(err.Error(), "put blob k in container acme/lake: ") || strings.Contains(err.Error(), "\n") ||
+			strings.Contains(err.Error(), "sig=") {
+			t.Fatalf("message %q, want one line naming the operation, without the request's query", err)
+		}
+	})
+	t.Run("a put on the emulator", func(t *testing.T) {
+		f := startPeer(t).fixture(t, "json")
+		_, err := f.Bucket.Put(ctx, "k", []byte("{}"), "application/json", "", objectstore.Condition{})
+		if err == nil || sink.IsPermanent(err) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("put on a cancelled context returned %v (permanent %t), want a transient error wrapping context.Canceled",
+				err, sink.IsPermanent(err))
 		}
 	})
 }

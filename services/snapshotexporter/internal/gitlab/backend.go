@@ -3,8 +3,6 @@ package gitlab
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -49,9 +47,6 @@ const secretKey = "token"
 // requestTimeout bounds one API call; a large commit is one call.
 const requestTimeout = 5 * time.Minute
 
-// branchName is what API.md admits as a branch name.
-var branchName = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
-
 // Backend creates gitlab snapshot sinks.
 type Backend struct {
 	// Egress is the address policy of every connection.
@@ -77,10 +72,7 @@ func (b Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, creds backen
 	if err != nil {
 		return nil, err
 	}
-	api, err := apiURL(spec.Endpoint)
-	if err != nil {
-		return nil, err
-	}
+	api := apiURL(spec.Endpoint)
 	s := &Sink{endpoint: spec.Endpoint, existing: spec.Provisioning != nil && spec.Provisioning.Mode == v1alpha1.ProvisionExisting}
 	if s.tree, err = tree.SpecFor(spec); err != nil {
 		return nil, err
@@ -102,23 +94,15 @@ func (b Backend) newSink(ctx context.Context, cfg busv1.SinkConfig, creds backen
 	return s, nil
 }
 
-// apiURL returns the API base <endpoint>/api/v4 of an http(s) GitLab URL.
-func apiURL(endpoint string) (string, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return "", sink.Permanent(fmt.Errorf("spec.endpoint %q must be the http(s):// URL of the GitLab server", endpoint))
-	}
-	if u.User != nil {
-		return "", sink.Permanent(fmt.Errorf("spec.endpoint must not carry credentials; put the token in the Secret named by spec.secretRef"))
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", sink.Permanent(fmt.Errorf("spec.endpoint %q must not have a query or fragment", endpoint))
-	}
-	base := strings.TrimSuffix(strings.TrimSuffix(u.String(), "/"), "/api/v4")
-	return base + "/api/v4", nil
+// apiURL returns the API base <endpoint>/api/v4. The endpoint's form
+// (http(s), a host, no credentials, query or fragment) is the spec's
+// Validate, which DecodeSpec ran.
+func apiURL(endpoint string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(endpoint, "/"), "/api/v4") + "/api/v4"
 }
 
-// applyGitLab validates and applies spec.gitlab.
+// applyGitLab applies spec.gitlab (its branch names are the spec's
+// Validate, which DecodeSpec ran).
 func (s *Sink) applyGitLab(g *v1alpha1.GitLabSink) error {
 	if g == nil || g.Project == "" {
 		return sink.Permanent(fmt.Errorf("spec.gitlab.project is required"))
@@ -132,11 +116,6 @@ func (s *Sink) applyGitLab(g *v1alpha1.GitLabSink) error {
 		s.target = mr.TargetBranch
 		s.prefix = or(mr.BranchPrefix, s.prefix)
 		s.title = or(mr.TitleTemplate, s.title)
-	}
-	for field, v := range map[string]string{"branch": s.branch, "mergeRequest.targetBranch": s.target, "mergeRequest.branchPrefix": s.prefix} {
-		if v != "" && (!branchName.MatchString(v) || strings.Contains(v, "..") || strings.HasPrefix(v, "/")) {
-			return sink.Permanent(fmt.Errorf("spec.gitlab.%s %q is not a valid branch name", field, v))
-		}
 	}
 	if s.target == "" {
 		s.target = s.branch

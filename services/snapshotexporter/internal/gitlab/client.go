@@ -74,6 +74,17 @@ func (e *apiError) Error() string {
 	return fmt.Sprintf("gitlab %s %s: %d %s", e.Method, e.Path, e.Status, e.Message)
 }
 
+// refused reports an answer refusing the token: 401 or 403.
+func (e *apiError) refused() bool {
+	return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
+}
+
+// projectMissing reports GitLab's 404 for a project it does not know or
+// hides from the token (a 404 for a file or branch says otherwise).
+func (e *apiError) projectMissing() bool {
+	return e.Status == http.StatusNotFound && strings.Contains(e.Message, "Project Not Found")
+}
+
 // statusOf returns the HTTP status of a GitLab error, or 0.
 func statusOf(err error) int {
 	var ae *apiError
@@ -103,9 +114,18 @@ type request struct {
 }
 
 // do sends req and decodes a JSON answer into out (a *[]byte receives the
-// raw body). It returns the answer's headers. Refused credentials (401,
-// 403) are sink.Permanent; every other failure is returned as is.
+// raw body). It returns the answer's headers. Its errors go through
+// sink.Classify with the backend's predicate (permanent): refused
+// credentials and authorisation, a project GitLab does not know and an
+// answer over the read limit are sink.Permanent; once ctx is done every
+// error is transient with ctx's error in its chain.
 func (c *client) do(ctx context.Context, req request, out any) (http.Header, error) {
+	h, err := c.send(ctx, req, out)
+	return h, sink.Classify(ctx, "", err, permanent)
+}
+
+// send is do without the classification.
+func (c *client) send(ctx context.Context, req request, out any) (http.Header, error) {
 	u := c.api + req.path
 	if len(req.query) > 0 {
 		u += "?" + req.query.Encode()
@@ -131,27 +151,21 @@ func (c *client) do(ctx context.Context, req request, out any) (http.Header, err
 	hc.CheckRedirect = sameOrigin
 	resp, err := hc.Do(hr)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, fmt.Errorf("gitlab %s %s: %w", req.method, req.path, ctxErr)
-		}
 		return nil, fmt.Errorf("gitlab %s %s: %w", req.method, req.path, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.Header, sink.RetryAfter(c.classify(errorOf(req, resp)), sink.ParseRetryAfter(resp.Header, time.Now()))
+		return resp.Header, sink.RetryAfter(c.explain(errorOf(req, resp)), sink.ParseRetryAfter(resp.Header, time.Now()))
 	}
 	if resp.ContentLength > maxAnswer {
-		return resp.Header, sink.Permanent(fmt.Errorf("read gitlab %s %s: answer of %d bytes, larger than the read limit of %d bytes: %w",
-			req.method, req.path, resp.ContentLength, maxAnswer, errAnswerTooLarge))
+		return resp.Header, fmt.Errorf("read gitlab %s %s: answer of %d bytes, larger than the read limit of %d bytes: %w",
+			req.method, req.path, resp.ContentLength, maxAnswer, errAnswerTooLarge)
 	}
 	r := &capped{r: resp.Body, limit: maxAnswer}
 	if raw, ok := out.(*[]byte); ok {
 		*raw, err = io.ReadAll(r)
 	} else if out != nil {
 		err = json.NewDecoder(r).Decode(out)
-	}
-	if errors.Is(err, errAnswerTooLarge) {
-		return resp.Header, sink.Permanent(fmt.Errorf("read gitlab %s %s: %w", req.method, req.path, err))
 	}
 	if err != nil {
 		return resp.Header, fmt.Errorf("read gitlab %s %s: %w", req.method, req.path, err)
@@ -210,16 +224,29 @@ func errorOf(req request, resp *http.Response) *apiError {
 	return e
 }
 
-// classify marks refused credentials and authorisation, and a project
-// GitLab does not know (or hides from the token), as permanent.
-func (c *client) classify(e *apiError) error {
+// explain adds to a refusal of the token, or a project GitLab does not
+// know (or hides from the token), what to check.
+func (c *client) explain(e *apiError) error {
 	switch {
-	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
-		return sink.Permanent(fmt.Errorf("%w (check the token in the Secret key %q and its api scope)", e, secretKey))
-	case e.Status == http.StatusNotFound && strings.Contains(e.Message, "Project Not Found"):
-		return sink.Permanent(fmt.Errorf("%w: gitlab project %q does not exist or the token cannot see it", e, c.project))
+	case e.refused():
+		return fmt.Errorf("%w (check the token in the Secret key %q and its api scope)", e, secretKey)
+	case e.projectMissing():
+		return fmt.Errorf("%w: gitlab project %q does not exist or the token cannot see it", e, c.project)
 	}
 	return e
+}
+
+// permanent is the backend's predicate of errors a retry cannot fix, by
+// error type: a GitLab answer refusing the token or not knowing the
+// project, and an answer over the read limit. Other answers (a 400 to a
+// commit planned on a branch that changed, 409, 429, 5xx) and network
+// errors stay transient.
+func permanent(err error) bool {
+	var ae *apiError
+	if errors.As(err, &ae) && (ae.refused() || ae.projectMissing()) {
+		return true
+	}
+	return errors.Is(err, errAnswerTooLarge)
 }
 
 // pages calls req page by page (100 entries each) until GitLab's

@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -27,10 +26,7 @@ func (s *Sink) Drift(ctx context.Context, snap sink.Snapshot) (string, error) {
 	op := fmt.Sprintf("check %s in gitlab project %s", snap.Envelope.Inventory, s.c.project)
 	reason, err := s.drift(ctx, snap)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			err = errors.Join(ctxErr, err)
-		}
-		return "", fmt.Errorf("%s: %w", op, err)
+		return "", sink.Classify(ctx, op, err, permanent)
 	}
 	return reason, nil
 }

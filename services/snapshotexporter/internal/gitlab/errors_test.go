@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -73,6 +74,55 @@ func TestErrorClassification(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cancelAfter is a transport that cancels the call's context once the
+// answer is in, so that an answer and a done context meet.
+type cancelAfter struct{ cancel context.CancelFunc }
+
+func (c cancelAfter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	c.cancel()
+	return resp, err
+}
+
+// A done context makes an error transient, even a refused token that is
+// permanent otherwise, with context.Canceled in its chain: the write
+// stopped, it did not fail.
+func TestADoneContextMakesTheErrorTransient(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"message":"401 Unauthorized"}`))
+	}))
+	t.Cleanup(srv.Close)
+	call := func(ctx context.Context, rt http.RoundTripper) error {
+		c := &client{http: &http.Client{Transport: rt}, api: srv.URL + "/api/v4", project: "team/x", token: token}
+		_, err := c.do(ctx, request{method: http.MethodGet, path: c.projectPath("")}, nil)
+		return err
+	}
+	if err := call(t.Context(), http.DefaultTransport); !sink.IsPermanent(err) || errors.Is(err, context.Canceled) {
+		t.Fatalf("a refused token returned %v, want a permanent error", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	err := call(ctx, cancelAfter{cancel})
+	if err == nil || sink.IsPermanent(err) || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("a refused token on a done context returned %v (permanent %t), want a transient error wrapping context.Canceled and naming the 401",
+			err, sink.IsPermanent(err))
+	}
+
+	t.Run("a write to the peer", func(t *testing.T) {
+		p := startPeer(t, testenv.GitLabOptions{})
+		s := newSink(t, Backend{Egress: allowLoopback}, p.spec(p.newProject(t)), p.creds)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		for name, err := range map[string]error{"write": s.Write(ctx, snap(t, 1, pod("team-a", "api", 1))),
+			"check": s.Check(ctx)} {
+			if err == nil || sink.IsPermanent(err) || !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s on a cancelled context returned %v, want a transient error wrapping context.Canceled", name, err)
+			}
+		}
+	})
 }
 
 func TestRateLimitingCarriesTheWaitGitLabAsksFor(t *testing.T) {
@@ -150,6 +200,10 @@ func TestInvalidSpecsArePermanentAndNamed(t *testing.T) {
 		{"an invalid branch", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.GitLab.Branch = "a..b" }, nil, "spec.gitlab.branch"},
 		{"a non-http endpoint", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Endpoint = "ssh://gitlab.example.com" }, nil, "spec.endpoint"},
 		{"an endpoint with credentials", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Endpoint = "https://u:p@gitlab.example.com" }, nil, "spec.endpoint"},
+		{"an endpoint with a query", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.Endpoint = "https://gitlab.example.com/?a=b" }, nil, "spec.endpoint"},
+		{"an invalid merge request target branch", func(s *v1alpha1.KollectSnapshotSinkSpec) {
+			s.GitLab.MergeRequest = &v1alpha1.GitLabMergeRequest{Mode: ModeMergeRequest, TargetBranch: "/main"}
+		}, nil, "spec.gitlab.mergeRequest.targetBranch"},
 		{"no secretRef", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.SecretRef = nil }, nil, "spec.secretRef"},
 		{"a missing Secret", func(s *v1alpha1.KollectSnapshotSinkSpec) { s.SecretRef.Name = "absent" }, nil, "absent"},
 		{"a Secret without the token key", func(*v1alpha1.KollectSnapshotSinkSpec) {},

@@ -2,7 +2,6 @@ package gitlab
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -55,15 +54,9 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 func (s *Sink) writeWrapped(ctx context.Context, snap sink.Snapshot, delta bool) error {
 	op := fmt.Sprintf("write %s to gitlab project %s", snap.Envelope.Inventory, s.c.project)
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		return sink.Classify(ctx, op, err, permanent)
 	}
-	if err := s.write(ctx, snap, delta); err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			err = errors.Join(ctxErr, err)
-		}
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	return nil
+	return sink.Classify(ctx, op, s.write(ctx, snap, delta), permanent)
 }
 
 func (s *Sink) write(ctx context.Context, snap sink.Snapshot, delta bool) error {
@@ -134,14 +127,14 @@ func (s *Sink) Check(ctx context.Context) error {
 	op := fmt.Sprintf("check gitlab project %s", s.c.project)
 	p, err := s.project(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		return sink.Classify(ctx, op, err, permanent)
 	}
 	name, mustExist := or(s.branch, p.DefaultBranch), s.existing
 	if s.mode == ModeMergeRequest {
 		name, mustExist = or(s.target, p.DefaultBranch), true
 	}
 	if _, found, err := s.c.getBranch(ctx, name); err != nil || found {
-		return wrapIf(op+": read branch "+name, err)
+		return sink.Classify(ctx, op+": read branch "+name, err, permanent)
 	}
 	if mustExist {
 		return sink.Permanent(fmt.Errorf("%s: branch %q does not exist", op, name))
@@ -152,11 +145,17 @@ func (s *Sink) Check(ctx context.Context) error {
 	// A missing branch is created from the default branch, which must exist.
 	_, found, err := s.c.getBranch(ctx, p.DefaultBranch)
 	if err != nil {
-		return wrapIf(op+": read branch "+p.DefaultBranch, err)
+		return sink.Classify(ctx, op+": read branch "+p.DefaultBranch, err, permanent)
 	}
 	if !found {
 		return sink.Permanent(fmt.Errorf("%s: neither branch %q nor the default branch %q exists", op, name, p.DefaultBranch))
 	}
+	return nil
+}
+
+// Close releases idle connections.
+func (s *Sink) Close(context.Context) error {
+	s.c.http.CloseIdleConnections()
 	return nil
 }
 
@@ -166,10 +165,4 @@ func wrapIf(op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", op, err)
-}
-
-// Close releases idle connections.
-func (s *Sink) Close(context.Context) error {
-	s.c.http.CloseIdleConnections()
-	return nil
 }

@@ -1,0 +1,37 @@
+// Command gen writes the CEL rules of package snapshotcel as XValidation
+// markers into the Go file named by its argument (go generate runs it in
+// api/v1alpha1 on snapshotsink_types.go).
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"kollect.dev/kollect/api/v1alpha1/internal/snapshotcel"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "snapshotcel:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("usage: gen FILE.go")
+	}
+	src, err := os.ReadFile(args[0])
+	if err != nil {
+		return err
+	}
+	out, err := snapshotcel.Rewrite(src)
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[0], err)
+	}
+	if bytes.Equal(out, src) {
+		return nil
+	}
+	return os.WriteFile(args[0], out, 0o644)
+}
