@@ -3,6 +3,7 @@ package command
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -70,6 +71,20 @@ func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
 			"--allow-in-cluster-sinks", "--pprof-bind-address", pprofAddr, "--metrics-port", strconv.Itoa(metricsPort)},
 			Streams{Out: &bytes.Buffer{}, Err: &stderr})
 	}()
+	// kollect dev sets the process's global loggers (klog, controller-runtime)
+	// first, before it applies the CRDs; this test's own clients use them,
+	// so they start after that, as in any process.
+	testenv.Eventually(t, time.Minute, "kollect dev applied the CRDs", func() error {
+		select {
+		case code := <-done:
+			t.Fatalf("kollect dev exited with %d:\n%s", code, stderr.String())
+		default:
+		}
+		if !strings.Contains(stderr.String(), "CRDs applied") {
+			return errors.New("not yet")
+		}
+		return nil
+	})
 	for _, doc := range strings.Split(fmt.Sprintf(devResources, dsn), "\n---\n") {
 		u := &unstructured.Unstructured{}
 		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
