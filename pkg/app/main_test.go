@@ -43,7 +43,7 @@ func mainChild() {
 
 func runMain(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := exec.Command(os.Args[0], args...) //nolint:gosec // G702: re-runs this test binary
 	cmd.Env = append(os.Environ(), mainChildEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
