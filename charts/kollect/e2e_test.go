@@ -258,22 +258,6 @@ func metricSum(addr, name string) float64 {
 	return sum
 }
 
-// eventually polls cond every 200ms until it returns nil or the deadline passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond) // polling a condition with a deadline
-	}
-}
-
 // inventoryRows counts the rows of each inventory in the sink table.
 func inventoryRows(ctx context.Context, dsn string) (map[string]int, error) {
 	conn, err := pgx.Connect(ctx, dsn)
@@ -367,7 +351,7 @@ func TestServicesRunWithTheChartsArgsAndRBAC(t *testing.T) {
 	}
 
 	ok := t.Run("every inventory reaches PostgreSQL with every workload", func(t *testing.T) {
-		eventually(t, 4*time.Minute, "rows in PostgreSQL", func() error {
+		testenv.Eventually(t, 4*time.Minute, "rows in PostgreSQL", func() error {
 			got, err := inventoryRows(t.Context(), dsn)
 			if err != nil {
 				return err
@@ -378,7 +362,7 @@ func TestServicesRunWithTheChartsArgsAndRBAC(t *testing.T) {
 				}
 			}
 			return nil
-		})
+		}, testenv.Every(200*time.Millisecond))
 	})
 	if !ok {
 		return
@@ -394,14 +378,14 @@ func TestServicesRunWithTheChartsArgsAndRBAC(t *testing.T) {
 		}
 	})
 	t.Run("both database exporter processes exported a share", func(t *testing.T) {
-		eventually(t, 30*time.Second, "exports on both processes", func() error {
+		testenv.Eventually(t, 30*time.Second, "exports on both processes", func() error {
 			for pod, s := range exporters {
 				if n := metricSum(s.metrics, "kollect_exporter_export_bytes_total"); n <= 0 {
 					return fmt.Errorf("%s exported %v bytes", pod, n)
 				}
 			}
 			return nil
-		})
+		}, testenv.Every(200*time.Millisecond))
 		for pod, s := range exporters {
 			t.Logf("%s exported %v bytes", pod, metricSum(s.metrics, "kollect_exporter_export_bytes_total"))
 		}
@@ -410,7 +394,7 @@ func TestServicesRunWithTheChartsArgsAndRBAC(t *testing.T) {
 		if err := a.apply(t.Context(), e2eDeployment(fmt.Sprintf("web-%d", workloads)), false); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 2*time.Minute, "the new workload in PostgreSQL", func() error {
+		testenv.Eventually(t, 2*time.Minute, "the new workload in PostgreSQL", func() error {
 			got, err := inventoryRows(t.Context(), dsn)
 			if err != nil {
 				return err
@@ -421,6 +405,6 @@ func TestServicesRunWithTheChartsArgsAndRBAC(t *testing.T) {
 				}
 			}
 			return nil
-		})
+		}, testenv.Every(200*time.Millisecond))
 	})
 }

@@ -3,7 +3,6 @@ package chart_test
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -12,14 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"kollect.dev/kollect/pkg/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files, the generated chart files and deploy/kustomize/base")
 
 const (
 	releaseName = "kollect"
@@ -126,26 +122,6 @@ func index(objs []*unstructured.Unstructured) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// checkFile compares got with the file at path, rewriting it with -update.
-func checkFile(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read %s (run go test ./charts/kollect -update): %v", path, err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s is stale; run go test ./charts/kollect -update (-file +generated):\n%s", path, diff)
-	}
 }
 
 // repoPath is a path relative to the repository root.

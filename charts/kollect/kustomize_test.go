@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/pkg/testenv/golden"
 )
 
 // kustomizeBase is where `make kustomize` writes the chart's default rendering as plain
@@ -75,7 +76,7 @@ func TestKustomizeBase(t *testing.T) {
 	files := kustomizeFiles(t)
 	for name, b := range files {
 		t.Run(name+" is up to date (make kustomize)", func(t *testing.T) {
-			checkFile(t, repoPath(t, filepath.Join(kustomizeBase, name)), b)
+			golden.Check(t, repoPath(t, filepath.Join(kustomizeBase, name)), b)
 		})
 	}
 	t.Run("kubectl kustomize builds the base with every object of the chart", func(t *testing.T) {

@@ -84,15 +84,14 @@ func TestNATSRoutesAreMutualTLS(t *testing.T) {
 		t.Cleanup(s.Shutdown)
 		servers = append(servers, s)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for _, s := range servers {
-		for s.NumRoutes() < 2 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s has %d routes after 30s, want 2: the replicas did not mesh over TLS", s.Name(), s.NumRoutes())
+	testenv.Eventually(t, 30*time.Second, "the replicas meshed over TLS", func() error {
+		for _, s := range servers {
+			if n := s.NumRoutes(); n < 2 {
+				return fmt.Errorf("%s has %d routes, want 2", s.Name(), n)
 			}
-			time.Sleep(50 * time.Millisecond) // poll the route count until the deadline
 		}
-	}
+		return nil
+	}, testenv.Every(50*time.Millisecond))
 
 	// The route port speaks TLS at once and wants a certificate of the CA: a client
 	// presenting the peer certificate completes the handshake, one without is refused.

@@ -10,6 +10,8 @@ import (
 
 	yaml3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
+
+	"kollect.dev/kollect/pkg/testenv/golden"
 )
 
 // valueRow is one row of the README's values table.
@@ -194,7 +196,7 @@ values.schema.json rejects unknown keys and wrong types.
 `
 
 func TestReadmeIsGeneratedFromValues(t *testing.T) {
-	checkFile(t, "README.md", readme(t))
+	golden.Check(t, "README.md", readme(t))
 	t.Run("helm show readme prints it", func(t *testing.T) {
 		if out := helm(t, "show", "readme", "."); !strings.Contains(string(out), "| `nats.tls.enabled` | bool | `false` |") {
 			t.Errorf("helm show readme does not show the values table:\n%.400s", out)

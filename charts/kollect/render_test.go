@@ -14,6 +14,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv/golden"
 )
 
 func TestLint(t *testing.T) {
@@ -114,7 +115,7 @@ func TestGoldenDefault(t *testing.T) {
 			docs[i] = randomData.ReplaceAllString(d, "$1: <random>")
 		}
 	}
-	checkFile(t, filepath.Join("testdata", "default.golden"), []byte(strings.Join(docs, "\n---\n")))
+	golden.Check(t, filepath.Join("testdata", "default.golden"), []byte(strings.Join(docs, "\n---\n")))
 }
 
 func TestCRDsAreCopiesOfDeployCRDs(t *testing.T) {
@@ -131,7 +132,7 @@ func TestCRDsAreCopiesOfDeployCRDs(t *testing.T) {
 					t.Fatal(err)
 				}
 				want = append(want, filepath.Base(p))
-				checkFile(t, filepath.Join(dir, filepath.Base(p)), b)
+				golden.Check(t, filepath.Join(dir, filepath.Base(p)), b)
 			}
 			got, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 			for i := range got {
@@ -179,5 +180,5 @@ func TestNATSPermissionsFileIsGeneratedFromTheBusCatalogue(t *testing.T) {
 	if err := enc.Encode(catalogPermissions()); err != nil {
 		t.Fatal(err)
 	}
-	checkFile(t, filepath.Join("files", "nats-permissions.json"), buf.Bytes())
+	golden.Check(t, filepath.Join("files", "nats-permissions.json"), buf.Bytes())
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"testing"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -9,11 +8,9 @@ import (
 	"kollect.dev/kollect/services/collector"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/flags.golden")
-
 // Every flag of the binary, its default and its usage, as operators see
 // them in --help: a renamed flag, a changed default or a new flag shows here.
 func TestTheFlagsAreTheGoldenOnes(t *testing.T) {
 	c := collector.DefaultConfig()
-	apptest.CheckFlags(t, string(busv1.ServiceCollector), c.BindFlags, *update)
+	apptest.CheckFlags(t, string(busv1.ServiceCollector), c.BindFlags)
 }

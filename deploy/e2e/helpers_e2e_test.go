@@ -18,6 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // run runs a tool (helm, kubectl) against the cluster and returns its output.
@@ -169,19 +171,11 @@ func podProblems(ctx context.Context, c kubernetes.Interface, ns string) string 
 	return " (" + strings.Join(out, "; ") + ")"
 }
 
-// waitFor polls check every 500ms until it returns nil, failing the test after within.
+// waitFor polls check every 500ms until it returns nil, failing the test after
+// within, and returns how long it waited: the scenario reports its timings.
 func waitFor(t *testing.T, within time.Duration, what string, check func() error) time.Duration {
 	t.Helper()
 	t0 := time.Now()
-	deadline := t0.Add(within)
-	for {
-		err := check()
-		if err == nil {
-			return time.Since(t0)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, within, err)
-		}
-		time.Sleep(500 * time.Millisecond) // polling a condition with a deadline
-	}
+	testenv.Eventually(t, within, what, check, testenv.Every(500*time.Millisecond))
+	return time.Since(t0)
 }

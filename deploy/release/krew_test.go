@@ -3,7 +3,6 @@ package release
 import (
 	"archive/tar"
 	"compress/gzip"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,9 +11,9 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
-)
 
-var update = flag.Bool("update", false, "rewrite deploy/krew/kollect.yaml")
+	"kollect.dev/kollect/pkg/testenv/golden"
+)
 
 // krewVersion is the version deploy/krew/kollect.yaml is rendered for: the
 // chart's appVersion.
@@ -33,18 +32,7 @@ func TestKrewManifestInTheRepositoryIsTheRendered(t *testing.T) {
 		"# kollect.krew.yaml with the same entries and the archives' real sha256.\n")
 	got = append(header, got...)
 	p := filepath.Join("..", "krew", "kollect.yaml")
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("%s is stale (go test -run Krew -update):\n%s", p, got)
-	}
+	want := golden.Check(t, p, got)
 	var m struct {
 		Metadata struct{ Name string }
 		Spec     struct {

@@ -38,7 +38,7 @@ func TestTheBusUserAndPasswordComeFromTheEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	waitFor(t, "the authenticated connection", nc.IsConnected)
+	testenv.EventuallyTrue(t, 5*time.Second, "the authenticated connection", nc.IsConnected)
 }
 
 func TestBadBusCredentialsAreRefusedByName(t *testing.T) {
@@ -133,7 +133,7 @@ func TestTheBusConnectionUsesTLSFromTheFlags(t *testing.T) {
 					t.Fatalf("Connect over TLS: %v", err)
 				}
 				defer nc.Close()
-				waitFor(t, "the TLS connection", nc.IsConnected)
+				testenv.EventuallyTrue(t, 5*time.Second, "the TLS connection", nc.IsConnected)
 				if _, err := nc.TLSConnectionState(); err != nil {
 					t.Errorf("the connection is not TLS: %v", err)
 				}

@@ -30,18 +30,6 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// waitFor polls cond every 10ms for at most 5s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // sockets counts this process's open socket descriptors.
 func sockets(t *testing.T) int {
 	t.Helper()
@@ -88,7 +76,7 @@ func TestThePprofListenerServesProfilesWhenSetAndStopsWithTheContext(t *testing.
 		t.Errorf("GET /debug/pprof/cmdline = %d, want 404", code)
 	}
 	cancel()
-	waitFor(t, "the listener to close", func() bool {
+	testenv.EventuallyTrue(t, 5*time.Second, "the listener to close", func() bool {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			_ = c.Close()
@@ -143,7 +131,7 @@ func TestTheMetricsServerDoesNotServeProfiles(t *testing.T) {
 			t.Errorf("metrics server: %v", err)
 		}
 	}()
-	waitFor(t, "the metrics server", func() bool {
+	testenv.EventuallyTrue(t, 5*time.Second, "the metrics server", func() bool {
 		resp, err := http.Get("http://" + addr + "/healthz") //nolint:noctx // a test URL on loopback
 		if err == nil {
 			_ = resp.Body.Close()

@@ -1,41 +1,20 @@
 package bus
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"kollect.dev/kollect/pkg/testenv/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/bus.md and the golden files in testdata")
-
-// checkFile compares got with the file at path, rewriting it with -update.
-func checkFile(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read %s (run go test ./pkg/bus -run TestDocs -update): %v", path, err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s is stale; run go test ./pkg/bus -run TestDocs -update (-file +generated):\n%s", path, diff)
-	}
-}
 
 func TestDocs(t *testing.T) {
 	l := Catalogue()
 	t.Run("docs/bus.md is rendered from the catalogue", func(t *testing.T) {
-		checkFile(t, filepath.Join("..", "..", "docs", "bus.md"), l.Markdown())
+		golden.Check(t, filepath.Join("..", "..", "docs", "bus.md"), l.Markdown())
 	})
 	t.Run("the catalogue matches its golden file", func(t *testing.T) {
-		checkFile(t, filepath.Join("testdata", "catalogue.golden"), []byte(indentJSON(l)+"\n"))
+		golden.Check(t, filepath.Join("testdata", "catalogue.golden"), []byte(indentJSON(l)+"\n"))
 	})
 }
 

@@ -2,6 +2,7 @@ package childproc_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"kollect.dev/kollect/pkg/childproc"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 func TestStopReportsAnExitThatCameFirst(t *testing.T) {
@@ -87,18 +89,11 @@ func shell(script string) *exec.Cmd { return exec.Command("sh", "-c", script) }
 // killed orphans are reaped by init, not by us.
 func waitDead(t *testing.T, pid string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testenv.Eventually(t, 5*time.Second, "process "+pid+" of the group gone after Stop", func() error {
 		b, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			return
+		if f := strings.Fields(string(b)); err == nil && (len(f) <= 2 || f[2] != "Z") {
+			return fmt.Errorf("it outlived Stop: %s", b)
 		}
-		if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %s of the group outlived Stop: %s", pid, b)
-		}
-		time.Sleep(20 * time.Millisecond) // polling /proc with a deadline
-	}
+		return nil // gone, or a zombie
+	})
 }

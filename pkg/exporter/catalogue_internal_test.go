@@ -1,15 +1,12 @@
 package exporter
 
 import (
-	"flag"
 	"testing"
 
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/app/apptest"
 	"kollect.dev/kollect/pkg/history"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/metrics.golden")
 
 // The catalogue is what the chart's dashboards and alerts, and
 // docs/operations.md, are checked against.
@@ -19,5 +16,5 @@ func TestTheMetricCatalogueListsEveryRegisteredFamily(t *testing.T) {
 	m := newMetrics(&k, "snapshot")
 	m.registerTracker(&k, newTracker(1, 1))
 	registerLoader(&k, "snapshot", history.NewLoader(nil, 0))
-	apptest.CheckMetrics(t, &k, *update)
+	apptest.CheckMetrics(t, &k)
 }

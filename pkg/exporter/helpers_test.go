@@ -325,13 +325,9 @@ func (e *env) ackPending() int {
 	return info.NumAckPending + int(info.NumPending)
 }
 
+// waitFor is the exporter tests' wait, used by some hundred and fifty
+// checks: it polls cond every 5ms and fails after 20s.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.EventuallyTrue(t, 20*time.Second, what, cond, testenv.Every(5*time.Millisecond))
 }

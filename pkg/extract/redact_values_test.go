@@ -2,8 +2,10 @@ package extract
 
 import (
 	"flag"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -55,13 +57,49 @@ func TestValueDetectors(t *testing.T) {
 	}
 }
 
+// TestValueDetectorsStayLinear scans runs of each pattern that could make a
+// detector rescan what it read (a name before "=", a run of "eyJ", dashes
+// before a flag, ...) at n and 4n bytes: a linear scan takes about 4 times
+// as long on the longer run, a quadratic one 16 times. Times are this
+// thread's CPU time, the best of 5, so a loaded machine does not move them.
 func TestValueDetectorsStayLinear(t *testing.T) {
 	r := NewRules()
-	for _, s := range []string{
-		strings.Repeat("name:", 200_000), strings.Repeat("eyJ", 300_000), strings.Repeat("a=", 500_000),
-		strings.Repeat("-----BEGIN ", 100_000), strings.Repeat(" --token", 100_000), strings.Repeat("://", 300_000),
-	} {
-		_ = r.sensitiveValue(s) // a quadratic scan of a megabyte would time the test out
+	const n, maxRatio = 16 << 10, 10.0
+	for _, unit := range []string{"name:", "eyJ", "a=", "-----BEGIN ", " --token", "://"} {
+		t.Run(strings.TrimSpace(unit), func(t *testing.T) {
+			short, long := strings.Repeat(unit, n/len(unit)), strings.Repeat(unit, 4*n/len(unit))
+			reps := repsFor(func() { r.sensitiveValue(short) }, 2*time.Millisecond)
+			ts := bestOf(5, func() { r.sensitiveValue(short) }, reps)
+			tl := bestOf(5, func() { r.sensitiveValue(long) }, reps)
+			if ratio := float64(tl) / float64(ts); ratio > maxRatio {
+				t.Errorf("scanning %d bytes of %q takes %s, %.1f times the %s of %d bytes: want at most %.0f (linear is 4, quadratic 16)",
+					len(long), unit, tl/time.Duration(reps), ratio, ts/time.Duration(reps), len(short), maxRatio)
+			}
+		})
+	}
+}
+
+// repsFor returns how many calls of f take at least d of CPU time.
+func repsFor(f func(), d time.Duration) int {
+	reps := 1
+	for cpuTime(func() { repeat(f, reps) }) < d && reps < 1<<20 {
+		reps *= 2
+	}
+	return reps
+}
+
+// bestOf returns the least CPU time of tries runs of reps calls of f.
+func bestOf(tries int, f func(), reps int) time.Duration {
+	best := time.Duration(math.MaxInt64)
+	for range tries {
+		best = min(best, cpuTime(func() { repeat(f, reps) }))
+	}
+	return best
+}
+
+func repeat(f func(), n int) {
+	for range n {
+		f()
 	}
 }
 

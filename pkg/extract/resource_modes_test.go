@@ -1,17 +1,14 @@
 package extract
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-)
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files")
+	"kollect.dev/kollect/pkg/testenv/golden"
+)
 
 const modesConfigMap = `{"apiVersion": "v1", "kind": "ConfigMap",
   "metadata": {"name": "settings", "namespace": "shop", "uid": "c0ffee00-0000-4000-8000-000000000001",
@@ -55,29 +52,9 @@ func TestIncludeModesGolden(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					goldenJSON(t, filepath.Join("testdata", "include", name+".json"), append(b, '\n'))
+					golden.Check(t, filepath.Join("testdata", "include", name+".json"), append(b, '\n'))
 				})
 			}
 		}
-	}
-}
-
-func goldenJSON(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *updateGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
 	}
 }

@@ -1,19 +1,17 @@
 package tree_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"kollect.dev/kollect/pkg/testenv/golden"
 	"kollect.dev/kollect/pkg/tree"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // dump is the golden text of files: each path on a "---" line, then its
 // bytes.
@@ -23,23 +21,6 @@ func dump(files []tree.File) string {
 		fmt.Fprintf(&b, "--- %s\n%s", f.Path, f.Data)
 	}
 	return b.String()
-}
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatalf("write golden: %v", err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create it): %v", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Fatalf("%s (-want +got):\n%s", path, d)
-	}
 }
 
 func TestRenderGolden(t *testing.T) {
@@ -58,7 +39,7 @@ func TestRenderGolden(t *testing.T) {
 						if err != nil {
 							t.Fatalf("render: %v", err)
 						}
-						checkGolden(t, name, dump(files))
+						golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(dump(files)))
 					})
 				}
 			}

@@ -45,13 +45,12 @@ func TestRunServesTheAggregatorMetrics(t *testing.T) {
 		"kollect_aggregator_row_updates_total 2",
 		"kollect_aggregator_snapshot_duration_seconds_count 1",
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for missing := missingLines(scrape(t, url), want); len(missing) > 0; missing = missingLines(scrape(t, url), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("GET /metrics lacks %q", missing)
+	testenv.Eventually(t, 20*time.Second, "the metrics", func() error {
+		if missing := missingLines(scrape(t, url), want); len(missing) > 0 {
+			return fmt.Errorf("GET /metrics lacks %q", missing)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // scrape returns the body of GET url, or "" while the server is not up.

@@ -39,17 +39,6 @@ func putRow(t *testing.T, n *testenv.NATS, uid string, v int) {
 	put(t, n, bus.BucketRows, bus.RowKey(r.Key()), busv1.RowEntry{Row: r})
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // Two replicas share the bus: one leads and publishes, and when it stops the
 // other takes over and continues the revisions; no revision is published
 // twice.
@@ -82,13 +71,13 @@ func TestOneOfTwoReplicasPublishesAndTheOtherTakesOver(t *testing.T) {
 		}
 		return l
 	}
-	waitFor(t, "the first snapshot", func() bool { return len(history()) == 1 })
+	testenv.EventuallyTrue(t, 20*time.Second, "the first snapshot", func() bool { return len(history()) == 1 })
 	leader := leaseHolder(t, n)
 	putRow(t, n, "u2", 1)
-	waitFor(t, "revision 2", func() bool { return len(history()) == 2 })
+	testenv.EventuallyTrue(t, 20*time.Second, "revision 2", func() bool { return len(history()) == 2 })
 	stops[leader]()
 	putRow(t, n, "u3", 1)
-	waitFor(t, "revision 3 from the other replica", func() bool { return len(history()) == 3 })
+	testenv.EventuallyTrue(t, 20*time.Second, "revision 3 from the other replica", func() bool { return len(history()) == 3 })
 	if now := leaseHolder(t, n); now == leader {
 		t.Errorf("lease still held by %s after it stopped", leader)
 	}
@@ -105,7 +94,7 @@ func TestOneOfTwoReplicasPublishesAndTheOtherTakesOver(t *testing.T) {
 func leaseHolder(t *testing.T, n *testenv.NATS) string {
 	t.Helper()
 	var holder string
-	waitFor(t, "a lease holder", func() bool {
+	testenv.EventuallyTrue(t, 20*time.Second, "a lease holder", func() bool {
 		kv, err := n.JS.KeyValue(context.Background(), bus.BucketLeases)
 		if err != nil {
 			return false
@@ -161,7 +150,7 @@ func TestAnAggregatorStartedBeforeProvisioningWaits(t *testing.T) {
 		DeletionPolicy: busv1.DeletionRetain, Bindings: []busv1.Binding{}}
 	put(t, n, bus.BucketConfig, bus.ConfigKey(bus.ConfigRef{Kind: inv.Kind, Namespace: "team-a", Name: "inv"}), inv)
 	putRow(t, n, "u1", 1)
-	waitFor(t, "a snapshot with the row", func() bool {
+	testenv.EventuallyTrue(t, 20*time.Second, "a snapshot with the row", func() bool {
 		s, err := history.Last(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
 		return err == nil && s != nil && s.Event.ItemCount == 1
 	})

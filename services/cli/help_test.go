@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kollect.dev/kollect/pkg/testenv/golden"
 	"kollect.dev/kollect/services/cli"
 )
 
@@ -40,7 +41,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr %s", code, stderr)
 			}
-			golden(t, filepath.Join("help", name), []byte(stdout))
+			golden.Check(t, filepath.Join("testdata", filepath.Join("help", name)+".golden"), []byte(stdout))
 		})
 	}
 }
@@ -53,7 +54,7 @@ func TestCompletionScripts(t *testing.T) {
 				t.Fatalf("exit %d, stderr %s, script:\n%.300s", code, stderr, stdout)
 			}
 			if shell == "bash" {
-				golden(t, "completion.bash", []byte(stdout))
+				golden.Check(t, filepath.Join("testdata", "completion.bash"+".golden"), []byte(stdout))
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/pkg/testenv/golden"
 	"kollect.dev/kollect/services/cli"
 	"kollect.dev/kollect/services/cli/internal/collect"
 )
@@ -37,7 +39,7 @@ func TestKubectlConventions(t *testing.T) {
 		if code != collect.ExitOK {
 			t.Fatalf("exit %d, stderr %s", code, stderr)
 		}
-		golden(t, "collect-adhoc-table", []byte(stdout))
+		golden.Check(t, filepath.Join("testdata", "collect-adhoc-table"+".golden"), []byte(stdout))
 	})
 
 	t.Run("-A -l selects by label in every namespace, by short name", func(t *testing.T) {
@@ -45,7 +47,7 @@ func TestKubectlConventions(t *testing.T) {
 		if code != collect.ExitOK {
 			t.Fatalf("exit %d, stderr %s", code, stderr)
 		}
-		golden(t, "collect-adhoc-all-namespaces", []byte(stdout))
+		golden.Check(t, filepath.Join("testdata", "collect-adhoc-all-namespaces"+".golden"), []byte(stdout))
 	})
 
 	t.Run("-o ndjson prints the records of an ad-hoc collection", func(t *testing.T) {
@@ -61,7 +63,7 @@ func TestKubectlConventions(t *testing.T) {
 		if code != collect.ExitOK {
 			t.Fatalf("exit %d, stderr %s", code, stderr)
 		}
-		golden(t, "collect-folder-namespace", []byte(stdout))
+		golden.Check(t, filepath.Join("testdata", "collect-folder-namespace"+".golden"), []byte(stdout))
 	})
 
 	t.Run("-o wide adds the context and the attributes", func(t *testing.T) {
@@ -95,7 +97,7 @@ func TestKubectlConventions(t *testing.T) {
 		if code != collect.ExitOK || !strings.Contains(stderr, "may not list namespaces; collecting from team-a only") {
 			t.Fatalf("exit %d, stdout %s, stderr %s", code, stdout, stderr)
 		}
-		golden(t, "collect-namespaced-user", []byte(stdout))
+		golden.Check(t, filepath.Join("testdata", "collect-namespaced-user"+".golden"), []byte(stdout))
 		code, _, stderr = run(t, "collect", "--kubeconfig", kcfg, "--as", "alice", "--config", tenant, "-n", "team-b")
 		if code != collect.ExitPartial || !strings.Contains(stderr, "forbidden") {
 			t.Fatalf("-n of a namespace alice may not read: exit %d, stderr %s; want 1 naming forbidden", code, stderr)
@@ -116,7 +118,7 @@ func TestKubectlConventions(t *testing.T) {
 			if code := cli.Main(ctx, append(args, "--kubeconfig", kcfg), streams); code != 0 {
 				t.Fatalf("%v: exit %d, stderr %s", args, code, errOut.String())
 			}
-			golden(t, strings.Join(args, "-"), out.Bytes())
+			golden.Check(t, filepath.Join("testdata", strings.Join(args, "-")+".golden"), out.Bytes())
 		}
 		out.Reset()
 		if code := cli.Main(ctx, []string{"get", "inventory", "workloads", "-n", "team-a", "-o", "json", "--kubeconfig", kcfg}, streams); code != 0 ||

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,42 +9,19 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/pkg/testenv/golden"
 	"kollect.dev/kollect/services/cli/internal/migrate"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
 const established = "testdata/established"
-
-// golden compares got with testdata/<name>.golden, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
-	}
-}
 
 func TestMigrateShowsTheDiffOfEveryEstablishedSpelling(t *testing.T) {
 	code, stdout, stderr := run(t, "migrate", established)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (changes shown)\nstderr: %s", code, stderr)
 	}
-	golden(t, "migrate.diff", []byte(stdout))
-	golden(t, "migrate.stderr", []byte(stderr))
+	golden.Check(t, filepath.Join("testdata", "migrate.diff"+".golden"), []byte(stdout))
+	golden.Check(t, filepath.Join("testdata", "migrate.stderr"+".golden"), []byte(stderr))
 }
 
 func TestMigrateRewritesEachFixtureToItsGolden(t *testing.T) {
@@ -58,7 +34,7 @@ func TestMigrateRewritesEachFixtureToItsGolden(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f.Path), func(t *testing.T) {
-			golden(t, filepath.Join("migrated", filepath.Base(f.Path)), f.New)
+			golden.Check(t, filepath.Join("testdata", filepath.Join("migrated", filepath.Base(f.Path))+".golden"), f.New)
 		})
 	}
 }

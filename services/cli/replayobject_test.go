@@ -71,13 +71,12 @@ func TestReplayCreatesAKollectReplayAndWaitsForItsPhase(t *testing.T) {
 // as control would.
 func finishReplay(t *testing.T, c client.Client, ns, name string, phase v1alpha1.ReplayPhase) {
 	var obj v1alpha1.KollectReplay
-	deadline := time.Now().Add(30 * time.Second)
-	for c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, &obj) != nil {
-		if time.Now().After(deadline) {
-			t.Errorf("replay %s never created", name)
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	// This runs beside the command under test: it reports with t.Errorf.
+	if testenv.Poll(context.Background(), 30*time.Second, func() error {
+		return c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, &obj)
+	}, testenv.Every(10*time.Millisecond)) != nil {
+		t.Errorf("replay %s never created", name)
+		return
 	}
 	obj.Status = v1alpha1.KollectReplayStatus{Phase: phase, RevisionsDone: 2, RevisionsTotal: 2}
 	if phase == v1alpha1.ReplayFailed {

@@ -177,21 +177,27 @@ func get(t *testing.T, obj client.Object) error {
 // stopped (done), or a minute passed.
 func waitListening(ctx context.Context, host string, port int, done <-chan error) error {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			return c.Close()
-		}
+	var stopped error
+	err := testenv.Poll(ctx, time.Minute, func() error {
 		select {
 		case err := <-done:
-			return fmt.Errorf("control stopped before %s listened: %w", addr, err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+			stopped = fmt.Errorf("control stopped before %s listened: %w", addr, err)
+			return nil
+		default:
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s does not listen after a minute: %w", addr, err)
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return err
 		}
+		return c.Close()
+	}, testenv.Every(50*time.Millisecond))
+	switch {
+	case stopped != nil:
+		return stopped
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("%s does not listen after a minute: %w", addr, err)
 	}
+	return nil
 }

@@ -3,6 +3,7 @@ package eventexporter_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/exporter"
@@ -182,11 +184,13 @@ func (s *kafkaSystem) waitCompacted(rev uint64, uids ...string) {
 	s.t.Helper()
 	var got []string
 	var gotRev uint64
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if got, gotRev = s.compacted(); gotRev == rev {
-			break
+	// Past the deadline the checks below fail with the revision seen.
+	_ = testenv.Poll(s.t.Context(), 30*time.Second, func() error {
+		if got, gotRev = s.compacted(); gotRev != rev {
+			return errors.New("another revision")
 		}
-	}
+		return nil
+	})
 	if gotRev != rev {
 		s.t.Fatalf("the topic's inventory record is at revision %d, want %d", gotRev, rev)
 	}

@@ -22,6 +22,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // waitFor is how long a scenario waits for the system to converge.
@@ -88,20 +89,8 @@ func secret(t *testing.T, ns, name string, data map[string]string) {
 // named in dump ("namespace/name", or "/name" for a cluster inventory).
 func eventually(t *testing.T, d time.Duration, what string, check func() error, dump ...string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %v\n%s", what, d, err, state(t, dump...))
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatalf("%s: %v", what, t.Context().Err())
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := testenv.Poll(t.Context(), d, check, testenv.Every(100*time.Millisecond)); err != nil {
+		t.Fatalf("%s: not within %s: %v\n%s", what, d, err, state(t, dump...))
 	}
 }
 

@@ -3,16 +3,14 @@ package busv1
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"kollect.dev/kollect/pkg/testenv/golden"
+)
 
 // compactRaw compares raw JSON by content: the golden file indents it.
 var compactRaw = cmp.Transformer("compactRaw", func(r json.RawMessage) string {
@@ -83,18 +81,7 @@ func TestGolden(t *testing.T) {
 			}
 			got = append(got, '\n')
 			path := filepath.Join("testdata", tt.file+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("read golden file (run with -update to create it): %v", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s is stale (-golden +marshalled), run go test -update:\n%s", path, diff)
-			}
+			want := golden.Check(t, path, got)
 			back := reflect.New(reflect.TypeOf(tt.value))
 			if err := json.Unmarshal(want, back.Interface()); err != nil {
 				t.Fatalf("unmarshal golden file: %v", err)

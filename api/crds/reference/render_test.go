@@ -1,8 +1,6 @@
 package reference_test
 
 import (
-	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +8,8 @@ import (
 
 	"kollect.dev/kollect/api/crds"
 	"kollect.dev/kollect/api/crds/reference"
+	"kollect.dev/kollect/pkg/testenv/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/reference")
 
 const dir = "../../../docs/reference"
 
@@ -23,26 +20,10 @@ func TestReferenceIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range pages {
-			if err := os.WriteFile(filepath.Join(dir, p.File), p.Body, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	want := map[string]bool{}
 	for _, p := range pages {
 		want[p.File] = true
-		got, err := os.ReadFile(filepath.Join(dir, p.File))
-		if err != nil {
-			t.Fatalf("%s: %v (run make generate)", p.File, err)
-		}
-		if !bytes.Equal(got, p.Body) {
-			t.Errorf("docs/reference/%s is stale: run make generate", p.File)
-		}
+		golden.Check(t, filepath.Join(dir, p.File), p.Body) // make generate rewrites them
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

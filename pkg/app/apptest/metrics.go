@@ -3,14 +3,14 @@ package apptest
 import (
 	"maps"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"kollect.dev/kollect/pkg/testenv/golden"
 )
 
 // MetricsGoldenPath is where a package's metric catalogue lives, next to
@@ -94,27 +94,11 @@ func (k *Catalogue) String() string {
 	return b.String()
 }
 
-// CheckMetrics compares k with MetricsGoldenPath, rewriting the file when
-// update is set.
-func CheckMetrics(t *testing.T, k *Catalogue, update bool) {
+// CheckMetrics compares k with MetricsGoldenPath; go test -update rewrites
+// the file.
+func CheckMetrics(t *testing.T, k *Catalogue) {
 	t.Helper()
-	got := k.String()
-	if update {
-		if err := os.MkdirAll(filepath.Dir(MetricsGoldenPath), 0o750); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(MetricsGoldenPath, []byte(got), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(MetricsGoldenPath)
-	if err != nil {
-		t.Fatalf("read %s (go test -update writes it): %v", MetricsGoldenPath, err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("the registered metrics changed; if on purpose, go test -update (-golden +now):\n%s", diff)
-	}
+	golden.Check(t, MetricsGoldenPath, []byte(k.String()))
 }
 
 // ReadMetricCatalogues reads the catalogues at paths into one map from

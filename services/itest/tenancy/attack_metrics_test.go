@@ -3,9 +3,12 @@ package tenancy
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // collisionYAML is a Profile whose metric labels are [target,
@@ -73,7 +76,7 @@ spec:
   names: [after-collision]
 `)
 	create(t, c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "after-collision"}})
-	within(t, refusalWait, "the collector collects a ConfigMap made after the colliding Profile", func() error {
+	testenv.Eventually(t, refusalWait, "the collector collects a ConfigMap made after the colliding Profile", func() error {
 		rows, err := rowsOf(t.Context(), teamA, "alive")
 		if err != nil {
 			return err
@@ -82,5 +85,5 @@ spec:
 			return fmt.Errorf("%d rows, want 1", len(rows))
 		}
 		return nil
-	})
+	}, testenv.Every(200*time.Millisecond))
 }

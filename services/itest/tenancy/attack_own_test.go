@@ -9,8 +9,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // secretAnnotationsYAML reads team-a's own Secret's annotations (where
@@ -42,7 +44,7 @@ func ownSecretAnnotations(t *testing.T) {
 	apply(t, asAlice(t), secretAnnotationsYAML)
 	optIn := refusal{anyOf: []outcome{readyFalse(v1alpha1.ReasonSecretExtractionNotAllowed)},
 		mentions: regexp.MustCompile(regexp.QuoteMeta(v1alpha1.AnnotationAllowSecretExtraction))}
-	within(t, refusalWait, "the Secret's row or the opt-in refusal", func() error {
+	testenv.Eventually(t, refusalWait, "the Secret's row or the opt-in refusal", func() error {
 		rows, err := rowsOf(t.Context(), teamA, "secret-annotations")
 		if err != nil {
 			return err
@@ -60,7 +62,7 @@ func ownSecretAnnotations(t *testing.T) {
 			return err
 		}
 		return optIn.check(conds)
-	})
+	}, testenv.Every(200*time.Millisecond))
 }
 
 // ownInventory exports team-a's rows (every Target of team-a) to a Git
@@ -84,7 +86,7 @@ metadata: {name: own, namespace: team-a}
 spec: {snapshotSinkRefs: [own-git]}
 `, "$url", url)
 	dir := filepath.Join(g.Root, "team-a-own.git")
-	within(t, refusalWait, "team-a's Git repository holds a redaction marker", func() error {
+	testenv.Eventually(t, refusalWait, "team-a's Git repository holds a redaction marker", func() error {
 		cmd := exec.Command("git", "grep", "-l", "redacted", "HEAD")
 		cmd.Env = append(os.Environ(), "GIT_DIR="+dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 		out, err := cmd.Output()
@@ -96,5 +98,5 @@ spec: {snapshotSinkRefs: [own-git]}
 			return fmt.Errorf("git grep: %v", err)
 		}
 		return nil
-	})
+	}, testenv.Every(200*time.Millisecond))
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // attrCheck is what one attribute of team-a's own Deployment row must hold
@@ -107,7 +109,7 @@ func ownDeploymentRow(t *testing.T, name, export string, checks []attrCheck) {
 func waitRow(t *testing.T, target, object string) busv1.Row {
 	t.Helper()
 	var row busv1.Row
-	within(t, refusalWait, "the row of "+object, func() error {
+	testenv.Eventually(t, refusalWait, "the row of "+object, func() error {
 		rows, err := rowsOf(t.Context(), teamA, target)
 		if err != nil {
 			return err
@@ -120,7 +122,7 @@ func waitRow(t *testing.T, target, object string) busv1.Row {
 		}
 		conds, _ := conditionsOf(t.Context(), "KollectTarget", teamA, target)
 		return fmt.Errorf("no row yet; Target conditions: %s", describe(conds))
-	})
+	}, testenv.Every(200*time.Millisecond))
 	return row
 }
 

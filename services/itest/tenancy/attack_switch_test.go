@@ -3,12 +3,14 @@ package tenancy
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // switchYAML is a Target over team-a and team-b for ConfigMaps, which
@@ -38,7 +40,7 @@ spec:
 func profileSwitch(t *testing.T) {
 	c := asAlice(t)
 	apply(t, c, switchYAML)
-	within(t, refusalWait, "the ConfigMap Target is ready and collects team-b's ConfigMap", func() error {
+	testenv.Eventually(t, refusalWait, "the ConfigMap Target is ready and collects team-b's ConfigMap", func() error {
 		conds, err := conditionsOf(t.Context(), "KollectTarget", teamA, "switch")
 		if err != nil {
 			return err
@@ -56,7 +58,7 @@ func profileSwitch(t *testing.T) {
 			}
 		}
 		return fmt.Errorf("%d rows, none of team-b/public-settings", len(rows))
-	})
+	}, testenv.Every(200*time.Millisecond))
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		p := &v1alpha1.KollectProfile{}
 		if err := c.Get(t.Context(), client.ObjectKey{Namespace: teamA, Name: "switch"}, p); err != nil {

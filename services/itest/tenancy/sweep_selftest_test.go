@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // TestSweepFindsPlantedCanaries plants a value of its own in each place the
@@ -44,7 +45,7 @@ func TestSweepFindsPlantedCanaries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			needle := "PLANTED-" + rand.Text()[:16]
 			tc.plant(t, needle)
-			within(t, 20*time.Second, "the sweep finds the planted value in "+tc.where, func() error {
+			testenv.Eventually(t, 20*time.Second, "the sweep finds the planted value in "+tc.where, func() error {
 				found, err := sweep(t.Context(), []string{needle})
 				if err != nil {
 					return err
@@ -55,7 +56,7 @@ func TestSweepFindsPlantedCanaries(t *testing.T) {
 					}
 				}
 				return fmt.Errorf("found in %v only", found)
-			})
+			}, testenv.Every(200*time.Millisecond))
 		})
 	}
 	t.Run("a value planted nowhere is not found", func(t *testing.T) {
@@ -115,7 +116,7 @@ func plantStatus(t *testing.T, needle string) {
 	}
 	scope := &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s" + strings.ToLower(needle[8:14])}}
 	create(t, suite.admin, scope)
-	within(t, 30*time.Second, "control reconciles the Scope", func() error {
+	testenv.Eventually(t, 30*time.Second, "control reconciles the Scope", func() error {
 		if err := suite.admin.Get(t.Context(), client.ObjectKeyFromObject(scope), scope); err != nil {
 			return err
 		}
@@ -123,7 +124,7 @@ func plantStatus(t *testing.T, needle string) {
 			return fmt.Errorf("no Ready condition yet")
 		}
 		return nil
-	})
+	}, testenv.Every(200*time.Millisecond))
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := suite.admin.Get(t.Context(), client.ObjectKeyFromObject(scope), scope); err != nil {
 			return err

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 const (
@@ -71,7 +73,7 @@ func setUpTenants(t *testing.T) {
 	}
 	// The RBAC authorizer reads roles through an informer: wait until
 	// alice's grant is in effect.
-	within(t, 30*time.Second, "alice is team-a's admin", func() error {
+	testenv.Eventually(t, 30*time.Second, "alice is team-a's admin", func() error {
 		ssar := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: teamA, Verb: "create", Resource: "serviceaccounts"}}}
 		if err := c.Create(t.Context(), ssar); err != nil {
@@ -81,7 +83,7 @@ func setUpTenants(t *testing.T) {
 			return fmt.Errorf("not allowed yet: %s", ssar.Status.Reason)
 		}
 		return nil
-	})
+	}, testenv.Every(200*time.Millisecond))
 	setUpVictim(t)
 	setUpAttacker(t, c)
 	tenants.alice = c

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // refusalWait bounds the wait for an attack's refusal. A fixed system
@@ -25,33 +26,12 @@ import (
 // see the leak well before this.
 const refusalWait = 40 * time.Second
 
-// within polls check every 200ms until it returns nil, and fails the test
-// with its last error after d.
-func within(t *testing.T, d time.Duration, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %v", what, d, err)
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatalf("%s: %v", what, t.Context().Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
 // waitRefused waits until the Kollect object kind ns/name ends as r says.
 // Before each look, guard (when not nil) checks that the attack has not
 // succeeded; a guard error fails the test at once.
 func waitRefused(t *testing.T, kind, ns, name string, r refusal, guard func() error) {
 	t.Helper()
-	within(t, refusalWait, fmt.Sprintf("%s %s/%s is refused", kind, ns, name), func() error {
+	testenv.Eventually(t, refusalWait, fmt.Sprintf("%s %s/%s is refused", kind, ns, name), func() error {
 		if guard != nil {
 			if err := guard(); err != nil {
 				t.Fatalf("%s %s/%s: the attack succeeded: %v", kind, ns, name, err)
@@ -62,7 +42,7 @@ func waitRefused(t *testing.T, kind, ns, name string, r refusal, guard func() er
 			return err
 		}
 		return r.check(conds)
-	})
+	}, testenv.Every(200*time.Millisecond))
 	if guard != nil {
 		if err := guard(); err != nil {
 			t.Fatalf("%s %s/%s: refused, but the attack succeeded: %v", kind, ns, name, err)

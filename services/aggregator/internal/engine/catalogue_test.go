@@ -1,14 +1,11 @@
 package engine
 
 import (
-	"flag"
 	"testing"
 
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/app/apptest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/metrics.golden")
 
 // The catalogue is what the chart's dashboards and alerts, and
 // docs/operations.md, are checked against.
@@ -16,5 +13,5 @@ func TestTheMetricCatalogueListsEveryRegisteredFamily(t *testing.T) {
 	var k apptest.Catalogue
 	k.MustRegister(app.ServiceCollectors()...)
 	NewMetrics(&k)
-	apptest.CheckMetrics(t, &k, *update)
+	apptest.CheckMetrics(t, &k)
 }

@@ -240,17 +240,12 @@ func (b *bed) history(inv busv1.NamespacedName) []history.Stored {
 	return evs
 }
 
-// waitFor polls cond until it holds, failing after 60s (benchmarks rebuild
-// 100,000 rows on shared CPUs).
+// waitFor is the engine tests' wait, used by some hundred checks: it polls
+// cond every 2ms and fails after 60s (benchmarks rebuild 100,000 rows on
+// shared CPUs).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testenv.EventuallyTrue(t, 60*time.Second, what, cond, testenv.Every(2*time.Millisecond))
 }
 
 func nsInventory(ns, name string, bindings ...busv1.Binding) busv1.InventoryConfig {

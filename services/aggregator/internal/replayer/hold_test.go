@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // watchState records every version of sink s's export state from now on.
@@ -51,7 +53,7 @@ func (b *bed) watchState(s string) func() []busv1.ExportState {
 // every state seen.
 func cleared(t *testing.T, states func() []busv1.ExportState) []busv1.ExportState {
 	t.Helper()
-	waitFor(t, "the hold cleared", func() bool {
+	testenv.EventuallyTrue(t, 30*time.Second, "the hold cleared", func() bool {
 		s := states()
 		return len(s) > 0 && s[len(s)-1].Hold == nil
 	})
@@ -101,7 +103,7 @@ func TestASingleRevisionReplaySetsNoHold(t *testing.T) {
 	if st := b.replay("one", func(r *busv1.ReplayRequest) { r.Revision = 1 }); st.Phase != busv1.ReplaySucceeded {
 		t.Fatalf("final status %+v", st)
 	}
-	waitFor(t, "the replay recorded", func() bool { return len(states()) > 0 })
+	testenv.EventuallyTrue(t, 30*time.Second, "the replay recorded", func() bool { return len(states()) > 0 })
 	for _, s := range states() {
 		if s.Hold != nil {
 			t.Fatalf("a single-revision replay held the binding: %+v", s)

@@ -126,7 +126,7 @@ func (b *bed) publish(n int) {
 		}
 		b.evs = append(b.evs, ev)
 	}
-	waitFor(b.t, "the live sink to hold the last revision", func() bool {
+	testenv.EventuallyTrue(b.t, 30*time.Second, "the live sink to hold the last revision", func() bool {
 		s, _ := b.stores["live"].Get("east", inv)
 		return s.Revision == uint64(n)
 	})
@@ -144,7 +144,7 @@ func (b *bed) replay(name string, mod func(*busv1.ReplayRequest)) busv1.ReplaySt
 	b.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindReplay, Namespace: "team-a", Name: name}), req)
 	subject := bus.StatusSubject(bus.StatusAddress{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: "team-a", Name: name})
 	var st busv1.ReplayStatus
-	waitFor(b.t, "the replay to finish", func() bool {
+	testenv.EventuallyTrue(b.t, 30*time.Second, "the replay to finish", func() bool {
 		s, err := b.js.Stream(context.Background(), bus.StreamStatus)
 		if err != nil {
 			b.t.Fatal(err)
@@ -173,17 +173,6 @@ func (b *bed) freshWrites() []uint64 {
 		out = append(out, w.Revision)
 	}
 	return out
-}
-
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func TestABackfillDeliversEveryRetainedRevisionInOrderToANewSink(t *testing.T) {

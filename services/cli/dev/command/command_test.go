@@ -94,23 +94,17 @@ func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
 			t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	var names []string
-	for {
-		names = rowNames(t, dsn)
-		if strings.Join(names, ",") == "api,web" {
-			break
+	testenv.Eventually(t, 90*time.Second, "the rows of kollect dev", func() error {
+		if names := rowNames(t, dsn); strings.Join(names, ",") != "api,web" {
+			select {
+			case code := <-done:
+				t.Fatalf("kollect dev exited with %d:\n%s", code, stderr.String())
+			default:
+			}
+			return fmt.Errorf("rows %v, want api,web; stderr:\n%s", names, stderr.String())
 		}
-		select {
-		case code := <-done:
-			t.Fatalf("kollect dev exited with %d:\n%s", code, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("rows %v, want api,web; stderr:\n%s", names, stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	}, testenv.Every(100*time.Millisecond))
 	if !strings.Contains(stderr.String(), "CRDs applied") || !strings.Contains(stderr.String(), "all services running") {
 		t.Errorf("stderr lacks the progress lines:\n%s", stderr.String())
 	}

@@ -3,16 +3,13 @@ package command_test
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"kollect.dev/kollect/pkg/testenv/golden"
 	"kollect.dev/kollect/services/cli/verify/command"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // TestHelpOfEveryCommand keeps the --help of kollect-verify and each of its
 // subcommands in testdata/help/*.golden: what `kollect verify --help` shows.
@@ -35,28 +32,7 @@ func TestHelpOfEveryCommand(t *testing.T) {
 			if code != 0 || errOut.Len() != 0 {
 				t.Fatalf("exit %d, stderr %s", code, errOut.String())
 			}
-			golden(t, filepath.Join("help", name), out.Bytes())
+			golden.Check(t, filepath.Join("testdata", filepath.Join("help", name)+".golden"), out.Bytes())
 		})
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
 	}
 }

@@ -57,21 +57,14 @@ func (j *journal) Delete(_ context.Context, ref bus.ConfigRef) error {
 
 func (j *journal) wait(t *testing.T, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	testenv.Eventually(t, 20*time.Second, "the handler calls", func() error {
 		j.mu.Lock()
-		diff := cmp.Diff(want, j.lines)
-		j.mu.Unlock()
-		if diff == "" {
-			return
+		defer j.mu.Unlock()
+		if diff := cmp.Diff(want, j.lines); diff != "" {
+			return fmt.Errorf("handler calls (-want +got):\n%s", diff)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("handler calls (-want +got):\n%s", diff)
-		}
-		<-tick.C
-	}
+		return nil
+	}, testenv.Every(10*time.Millisecond))
 }
 
 func TestWatcherHandsOverTheWholeStateThenChanges(t *testing.T) {

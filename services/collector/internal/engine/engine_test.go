@@ -18,6 +18,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/target"
+	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/collector/internal/metrics"
 )
 
@@ -78,28 +79,17 @@ func deployment(ns, name string) *unstructured.Unstructured {
 	}}
 }
 
-// eventually polls cond until it holds, failing after 10s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func (f *fixture) rowsAre(ns, target string, want ...string) {
 	f.t.Helper()
 	if want == nil {
 		want = []string{}
 	}
-	var got []string
-	eventually(f.t, fmt.Sprintf("rows %v of %s/%s", want, ns, target), func() bool {
-		got = f.rows.names(ns, target)
-		return cmp.Equal(want, got)
-	})
+	testenv.Eventually(f.t, 10*time.Second, fmt.Sprintf("rows %v of %s/%s", want, ns, target), func() error {
+		if d := cmp.Diff(want, f.rows.names(ns, target)); d != "" {
+			return fmt.Errorf("rows (-want +got):\n%s", d)
+		}
+		return nil
+	}, testenv.Every(2*time.Millisecond))
 }
 
 func TestAPutTargetWatchesItsKindAndWritesARowPerObject(t *testing.T) {

@@ -46,17 +46,12 @@ func (r *recorder) syncs(gvk schema.GroupVersionKind) int {
 	return r.synced[gvk]
 }
 
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	testenv.Eventually(t, 60*time.Second, what, check)
-}
-
 // cached waits for the sync-th sync of the Deployment informer and returns
 // the cached object ns/name.
 func cached(t *testing.T, m *Manager, rec *recorder, sync int, key string) *unstructured.Unstructured {
 	t.Helper()
 	var out *unstructured.Unstructured
-	eventually(t, "cached "+key, func() error {
+	testenv.Eventually(t, 60*time.Second, "cached "+key, func() error {
 		if rec.syncs(deployments) < sync {
 			return fmt.Errorf("%d syncs, want %d", rec.syncs(deployments), sync)
 		}
@@ -133,7 +128,7 @@ func TestManagerCachesOnlyWhatTargetsNeed(t *testing.T) {
 	// Reconciling handles every GVK in one pass: once the ConfigMap
 	// informer synced, the smaller Deployment requirement was handled too.
 	m.Set(configMaps, Requirement{Fields: extract.NewFieldSet([]string{"data"})})
-	eventually(t, "the ConfigMap informer syncs", func() error {
+	testenv.Eventually(t, 60*time.Second, "the ConfigMap informer syncs", func() error {
 		if rec.syncs(configMaps) == 0 {
 			return fmt.Errorf("not synced")
 		}

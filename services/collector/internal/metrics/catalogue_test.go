@@ -1,13 +1,10 @@
 package metrics
 
 import (
-	"flag"
 	"testing"
 
 	"kollect.dev/kollect/pkg/app/apptest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/metrics.golden")
 
 // The catalogue is what the chart's dashboards and alerts, and
 // docs/operations.md, are checked against.
@@ -15,5 +12,5 @@ func TestTheMetricCatalogueListsEveryRegisteredFamily(t *testing.T) {
 	var k apptest.Catalogue
 	k.MustRegister(New().collectors()...)
 	k.Add(droppedDesc, overflowDesc) // the Profile gauges are unchecked: they describe nothing
-	apptest.CheckMetrics(t, &k, *update)
+	apptest.CheckMetrics(t, &k)
 }

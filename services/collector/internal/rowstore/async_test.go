@@ -7,11 +7,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 func TestAFailedPutLandsTheLatestContentOnceTheBusRecovers(t *testing.T) {
@@ -27,7 +29,7 @@ func TestAFailedPutLandsTheLatestContentOnceTheBusRecovers(t *testing.T) {
 
 			repair := o.breaks(ctx, t, n)
 			q.set(row("web", "u1", "app:1"))
-			eventually(t, "the failed put is reported", func() error {
+			testenv.Eventually(t, 30*time.Second, "the failed put is reported", func() error {
 				if q.failures.Load() == 0 {
 					return errNotYet
 				}
@@ -36,7 +38,7 @@ func TestAFailedPutLandsTheLatestContentOnceTheBusRecovers(t *testing.T) {
 			q.set(row("web", "u1", "app:2")) // the object changed again meanwhile
 			repair()
 
-			eventually(t, "the latest content lands", func() error { return lastIs(seen(), "app:2") })
+			testenv.Eventually(t, 30*time.Second, "the latest content lands", func() error { return lastIs(seen(), "app:2") })
 			flush(ctx, t, s)
 			q.check(t)
 			if err := lastIs(seen(), "app:2"); err != nil {
@@ -85,7 +87,7 @@ func TestAFailedDeleteIsSentAgainUntilALaterWriteReplacesIt(t *testing.T) {
 			if got := s.Count("team-a", "web"); got != 0 {
 				t.Errorf("Count right after Delete = %d, want 0", got)
 			}
-			eventually(t, "the delete fails", func() error {
+			testenv.Eventually(t, 30*time.Second, "the delete fails", func() error {
 				if failed.Load() == 0 {
 					return errNotYet
 				}
@@ -94,7 +96,7 @@ func TestAFailedDeleteIsSentAgainUntilALaterWriteReplacesIt(t *testing.T) {
 			c.then(q)
 			repair()
 
-			eventually(t, "the last write lands", func() error { return lastIs(seen(), c.want) })
+			testenv.Eventually(t, 30*time.Second, "the last write lands", func() error { return lastIs(seen(), c.want) })
 			flush(ctx, t, s)
 			q.check(t)
 			if err := lastIs(seen(), c.want); err != nil {

@@ -165,11 +165,6 @@ func history(ctx context.Context, t *testing.T, kv jetstream.KeyValue, key busv1
 	}
 }
 
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	testenv.Eventually(t, 30*time.Second, what, check)
-}
-
 // lastIs checks that the history ends with want and that nothing else
 // landed after want first did: a later write is never overtaken.
 func lastIs(seen []string, want string) error {

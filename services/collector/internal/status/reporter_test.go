@@ -112,19 +112,9 @@ func TestReporterPublishesChangesAtMostOncePerInterval(t *testing.T) {
 // the marks has started.
 func waitFlushed(t *testing.T, r *Reporter) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	testenv.EventuallyTrue(t, 20*time.Second, "the marks taken", func() bool {
 		r.mu.Lock()
-		n := len(r.dirty)
-		r.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("marks were not taken within 20s")
-		}
-		<-tick.C
-	}
+		defer r.mu.Unlock()
+		return len(r.dirty) == 0
+	}, testenv.Every(5*time.Millisecond))
 }

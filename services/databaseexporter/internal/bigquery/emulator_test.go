@@ -71,17 +71,14 @@ func startEmulator(t *testing.T) string {
 		}
 	})
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	testenv.Eventually(t, 30*time.Second, "bigquery-emulator listening on "+addr, func() error {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = c.Close()
-			return "http://" + addr
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bigquery-emulator not listening on %s: %v", addr, err)
-		}
-		time.Sleep(50 * time.Millisecond) // polling a port with a deadline
-	}
+		return c.Close()
+	}, testenv.Every(50*time.Millisecond))
+	return "http://" + addr
 }
 
 var dsSeq atomic.Int64

@@ -1,21 +1,16 @@
 package bigquery
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/pkg/testenv/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // nasty are attribute values that must never reach SQL text.
 var nasty = []string{`it's "quoted"`, `back\slash \\ \n`, "new\nline\r\n", "`; DROP TABLE x; --"}
@@ -55,24 +50,6 @@ func render(stmts []statement) string {
 	return b.String()
 }
 
-// golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update): %v", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
-}
-
 func TestStatements(t *testing.T) {
 	env := fixture(t)
 	tests := []struct {
@@ -99,7 +76,7 @@ func TestStatements(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			golden(t, tt.golden, render(tt.stmts))
+			golden.Check(t, filepath.Join("testdata", tt.golden), []byte(render(tt.stmts)))
 			for _, s := range tt.stmts {
 				for _, v := range append(nasty, env.Cluster, "team-a", "web", env.Checksum) {
 					if strings.Contains(s.SQL, v) {
@@ -118,7 +95,7 @@ func TestPayload(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("rows are loaded as NDJSON, one line each, attributes as JSON text", func(t *testing.T) {
-		golden(t, "payload.golden", string(body))
+		golden.Check(t, filepath.Join("testdata", "payload.golden"), []byte(string(body)))
 		if n := strings.Count(string(body), "\n"); n != len(env.Items) {
 			t.Errorf("payload has %d lines, want %d", n, len(env.Items))
 		}

@@ -18,6 +18,7 @@ import (
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
+	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
 )
 
@@ -116,19 +117,15 @@ func requirePassword(t testing.TB, c *pgx.Conn) {
 	}
 	u := url.URL{Scheme: "postgres", User: url.UserPassword(passwordRole, "probe-wrong"),
 		Host: fmt.Sprintf("127.0.0.1:%d", cfg.Port), Path: "/postgres", RawQuery: "sslmode=disable"}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.Eventually(t, 10*time.Second, "a wrong password refused after reloading pg_hba.conf", func() error {
 		probe, err := pgx.Connect(context.Background(), u.String())
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "28P01" {
-			return
+			return nil
 		}
 		if probe != nil {
 			_ = probe.Close(context.Background())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server still lets %s in without its password after reloading pg_hba.conf: %v", passwordRole, err)
-		}
-		time.Sleep(50 * time.Millisecond) // polling the reload, bounded by the deadline
-	}
+		return fmt.Errorf("the server still lets %s in without its password: %v", passwordRole, err)
+	}, testenv.Every(50*time.Millisecond))
 }

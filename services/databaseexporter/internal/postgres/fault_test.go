@@ -11,6 +11,7 @@ import (
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/databaseexporter/internal/postgres"
 )
 
@@ -86,23 +87,17 @@ func TestACrashBetweenDataAndRevisionNeitherDuplicatesNorLosesRows(t *testing.T)
 // once it waits on a lock.
 func waitForLockWait(t *testing.T, c *pgx.Conn) (int, string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var pid int
-		var query string
+	var pid int
+	var query string
+	testenv.Eventually(t, 20*time.Second, "the export waiting on the held key", func() error {
 		err := c.QueryRow(context.Background(), `SELECT pid, query FROM pg_stat_activity
 WHERE application_name = 'kollect-database-exporter' AND datname = current_database() AND wait_event_type = 'Lock'`).Scan(&pid, &query)
-		if err == nil {
-			return pid, query
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			t.Fatalf("look for the blocked export: %v", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the export never waited on the held key")
-		}
-		time.Sleep(20 * time.Millisecond) // polling pg_stat_activity, bounded by the deadline
-	}
+		return err
+	})
+	return pid, query
 }
 
 // TestAnOutageDuringAnExportIsRetriedAndConverges stops the server: the

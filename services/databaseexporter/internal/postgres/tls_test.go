@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"os"
@@ -19,6 +20,7 @@ import (
 
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // TestSpecTLSAgainstTheServer turns TLS on in the test server with a
@@ -102,20 +104,19 @@ func enableServerTLS(t *testing.T) []byte {
 	t.Cleanup(func() {
 		exec(t, c, `ALTER SYSTEM RESET ssl`, `SELECT pg_reload_conf()`)
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var on string
+	var on string
+	if testenv.Poll(t.Context(), 10*time.Second, func() error {
 		if err := connect(t, server.DSN).QueryRow(context.Background(), `SHOW ssl`).Scan(&on); err != nil {
 			t.Fatal(err)
 		}
-		if on == "on" {
-			return caPEM
+		if on != "on" {
+			return errors.New("ssl is off")
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ssl is still %q after the reload; server log:\n%s", on, tail(server.LogFile))
-		}
-		time.Sleep(50 * time.Millisecond) // polling the reload, bounded by the deadline
+		return nil
+	}, testenv.Every(50*time.Millisecond)) != nil {
+		t.Fatalf("ssl is still %q after the reload; server log:\n%s", on, tail(server.LogFile))
 	}
+	return caPEM
 }
 
 func newCA(t *testing.T) ([]byte, *x509.Certificate, *ecdsa.PrivateKey) {

@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"kollect.dev/kollect/api/v1alpha1"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/testenv/golden"
+)
 
 // TestGoldenRecords pins what consumers read: the records of two exports
 // (a change and a delete) in each mode, with keys, headers and values.
@@ -50,26 +47,7 @@ func TestGoldenRecords(t *testing.T) {
 				}
 				fmt.Fprintf(&out, "value: %s\n\n", pretty.Bytes())
 			}
-			golden(t, filepath.Join("testdata", mode+".golden"), out.Bytes())
+			golden.Check(t, filepath.Join("testdata", mode+".golden"), out.Bytes())
 		})
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read %s (run with -update to create it): %v", path, err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Fatalf("%s (-want +got):\n%s", path, d)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
@@ -54,9 +55,9 @@ func TestSASToken(t *testing.T) {
 		spec := p.spec(c, "exports", "ndjson", "none")
 		spec.Provisioning = &v1alpha1.Provisioning{Mode: v1alpha1.ProvisionExisting}
 		s := p.newSink(t, spec, sasSecret("?"+p.containerSAS(t, c, allPerms)))
-		want := snap(t, 2, 3)
+		want := objectstoretest.Pods(t, 2, 3)
 		want.Envelope.Cluster = "conformance"
-		write(t, s, want)
+		objectstoretest.Write(t, s, want)
 		r := objectstoretest.Reader{Get: p.getter(t, c), Prefix: "exports", Format: "ndjson", Compression: "none"}
 		got, found, err := r.Read(context.Background(), "conformance", busv1.NamespacedName{Namespace: "team-a", Name: "web"})
 		if err != nil || !found || got.Revision != 2 || len(got.Rows) != 3 {
@@ -106,7 +107,7 @@ func TestTheEgressPolicyRefusesTheEndpointWithoutShowingTheToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Write(context.Background(), snap(t, 1, 1))
+	err = s.Write(context.Background(), objectstoretest.Pods(t, 1, 1))
 	if !sink.IsPermanent(err) || !errors.Is(err, egress.ErrDenied) {
 		t.Fatalf("write returned %v, want a permanent error wrapping egress.ErrDenied", err)
 	}

@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
 
 // docObject is one object of a yaml block of a doc page.
@@ -63,9 +65,9 @@ func TestDocExamples(t *testing.T) {
 			if err := s.(sink.Checker).Check(context.Background()); err != nil {
 				t.Fatalf("check: %v", err)
 			}
-			one := snap(t, 1, 1)
+			one := objectstoretest.Pods(t, 1, 1)
 			one.Envelope = one.Envelope.Stamp(o.Spec.Cluster, time.Now())
-			write(t, s, one)
+			objectstoretest.Write(t, s, one)
 			if d := cmp.Diff(want[o.Metadata.Name], p.list(t, ep.container)); d != "" {
 				t.Errorf("objects (-want +got):\n%s", d)
 			}

@@ -9,40 +9,16 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/google/go-cmp/cmp"
-	busv1 "kollect.dev/kollect/api/bus/v1"
+
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
-	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
-
-// snap is a stamped snapshot of n rows at revision.
-func snap(t testing.TB, revision uint64, n int) sink.Snapshot {
-	t.Helper()
-	rows := make([]busv1.Row, n)
-	for i := range rows {
-		rows[i] = busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a",
-			Name: "pod-" + string(rune('a'+i)), UID: "uid-" + string(rune('a'+i)), Version: "v1", Kind: "Pod",
-			Attributes: map[string]any{"restarts": float64(i)}}
-	}
-	env, err := snapshot.Envelope(busv1.NamespacedName{Namespace: "team-a", Name: "web"}, revision, 1, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sink.Snapshot{Envelope: env.Stamp("conformance", time.Now())}
-}
-
-func write(t testing.TB, s sink.Sink, snap sink.Snapshot) {
-	t.Helper()
-	if err := s.Write(context.Background(), snap); err != nil {
-		t.Fatalf("write revision %d: %v", snap.Envelope.Revision, err)
-	}
-}
 
 func TestProvisioning(t *testing.T) {
 	p := startPeer(t)
@@ -61,7 +37,7 @@ func TestProvisioning(t *testing.T) {
 	t.Run("mode ensure creates a missing container on the first write, and an existing one is kept", func(t *testing.T) {
 		c := newContainerName()
 		s := p.newSink(t, p.spec(c, "a", "json", "none"), keySecret())
-		write(t, s, snap(t, 1, 2))
+		objectstoretest.Write(t, s, objectstoretest.Pods(t, 1, 2))
 		again := p.newSink(t, p.spec(c, "a", "json", "none"), keySecret())
 		if err := again.(sink.Checker).Check(context.Background()); err != nil {
 			t.Fatalf("check of an existing container: %v", err)
@@ -84,7 +60,7 @@ func TestBlobProperties(t *testing.T) {
 	} {
 		t.Run(tt.format+" with compression "+tt.compression, func(t *testing.T) {
 			c := newContainerName()
-			write(t, p.newSink(t, p.spec(c, "", tt.format, tt.compression), keySecret()), snap(t, 1, 2))
+			objectstoretest.Write(t, p.newSink(t, p.spec(c, "", tt.format, tt.compression), keySecret()), objectstoretest.Pods(t, 1, 2))
 			props, err := p.client(t, c).NewBlobClient(tt.key).GetProperties(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)

@@ -10,11 +10,13 @@ import (
 	"cloud.google.com/go/storage"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/api/iterator"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
 
 // docObject is one object of a yaml block of a doc page.
@@ -67,9 +69,9 @@ func TestDocExamples(t *testing.T) {
 			if err := s.(sink.Checker).Check(context.Background()); err != nil {
 				t.Fatalf("check: %v", err)
 			}
-			one := snap(t, 1, 1)
+			one := objectstoretest.Pods(t, 1, 1)
 			one.Envelope = one.Envelope.Stamp(o.Spec.Cluster, time.Now())
-			write(t, s, one)
+			objectstoretest.Write(t, s, one)
 			if d := cmp.Diff(want[o.Metadata.Name], p.list(t, u.Host)); d != "" {
 				t.Errorf("objects (-want +got):\n%s", d)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/option"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"

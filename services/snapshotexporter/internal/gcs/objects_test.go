@@ -9,39 +9,16 @@ import (
 
 	"cloud.google.com/go/storage"
 	"github.com/google/go-cmp/cmp"
-	busv1 "kollect.dev/kollect/api/bus/v1"
+
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
-	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
 
 var none = backend.MapCredentials{}
-
-// snap is a stamped snapshot of n rows at revision.
-func snap(t testing.TB, revision uint64, n int) sink.Snapshot {
-	t.Helper()
-	rows := make([]busv1.Row, n)
-	for i := range rows {
-		rows[i] = busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a",
-			Name: "pod-" + string(rune('a'+i)), UID: "uid-" + string(rune('a'+i)), Version: "v1", Kind: "Pod",
-			Attributes: map[string]any{"restarts": float64(i)}}
-	}
-	env, err := snapshot.Envelope(busv1.NamespacedName{Namespace: "team-a", Name: "web"}, revision, 1, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sink.Snapshot{Envelope: env.Stamp("conformance", time.Now())}
-}
-
-func write(t testing.TB, s sink.Sink, snap sink.Snapshot) {
-	t.Helper()
-	if err := s.Write(context.Background(), snap); err != nil {
-		t.Fatalf("write revision %d: %v", snap.Envelope.Revision, err)
-	}
-}
 
 func (p *peer) attrs(t testing.TB, bucket, key string) *storage.ObjectAttrs {
 	t.Helper()
@@ -95,7 +72,7 @@ func TestObjects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name+" without Content-Encoding", func(t *testing.T) {
 			b := newBucketName()
-			write(t, p.newSink(t, p.spec(b, "p", tt.format, tt.compression), none), snap(t, 1, 2))
+			objectstoretest.Write(t, p.newSink(t, p.spec(b, "p", tt.format, tt.compression), none), objectstoretest.Pods(t, 1, 2))
 			a := p.attrs(t, b, tt.key)
 			if d := cmp.Diff([]string{tt.contentType, ""}, []string{a.ContentType, a.ContentEncoding}); d != "" {
 				t.Errorf("content type and encoding (-want +got):\n%s", d)
@@ -105,12 +82,12 @@ func TestObjects(t *testing.T) {
 	t.Run("a repeated snapshot leaves the object's generation as it was", func(t *testing.T) {
 		b := newBucketName()
 		s := p.newSink(t, p.spec(b, "", "json", "none"), none)
-		first := snap(t, 2, 3)
-		write(t, s, first)
+		first := objectstoretest.Pods(t, 2, 3)
+		objectstoretest.Write(t, s, first)
 		before := p.attrs(t, b, "inventory/team-a/web.json")
 		again := first
 		again.Envelope = first.Envelope.Stamp("conformance", time.Now().Add(time.Hour))
-		write(t, s, again)
+		objectstoretest.Write(t, s, again)
 		after := p.attrs(t, b, "inventory/team-a/web.json")
 		if before.Generation != after.Generation || before.MD5 == nil || string(before.MD5) != string(after.MD5) {
 			t.Errorf("the object was rewritten: generation %d -> %d", before.Generation, after.Generation)
@@ -135,7 +112,7 @@ func TestProvisioning(t *testing.T) {
 		spec.Provisioning = &v1alpha1.Provisioning{Mode: v1alpha1.ProvisionExisting}
 		s := p.newSink(t, spec, none)
 		for name, err := range map[string]error{"check": s.(sink.Checker).Check(context.Background()),
-			"write": s.Write(context.Background(), snap(t, 1, 1))} {
+			"write": s.Write(context.Background(), objectstoretest.Pods(t, 1, 1))} {
 			if !sink.IsPermanent(err) || !strings.Contains(err.Error(), b) {
 				t.Errorf("%s returned %v, want a permanent error naming bucket %s", name, err, b)
 			}
@@ -163,7 +140,7 @@ func TestEgressPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = s.Close(context.Background()) })
-		err = s.Write(context.Background(), snap(t, 1, 1))
+		err = s.Write(context.Background(), objectstoretest.Pods(t, 1, 1))
 		if !sink.IsPermanent(err) || !errors.Is(err, egress.ErrDenied) {
 			t.Fatalf("write returned %v, want a permanent error wrapping egress.ErrDenied", err)
 		}

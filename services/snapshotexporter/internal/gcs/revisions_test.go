@@ -22,9 +22,9 @@ func TestAPastRevisionIsListedAndRead(t *testing.T) {
 	p := startPeer(t)
 	b := newBucketName()
 	s := p.newSink(t, p.spec(b, "p", "parquet", "none"), none)
-	first, second := snap(t, 1, 2), snap(t, 2, 3)
-	write(t, s, first)
-	write(t, s, second)
+	first, second := objectstoretest.Pods(t, 1, 2), objectstoretest.Pods(t, 2, 3)
+	objectstoretest.Write(t, s, first)
+	objectstoretest.Write(t, s, second)
 
 	folder := "p/inventory/part_cluster=conformance/part_namespace=team-a/part_inventory=web/"
 	var revisions []string

@@ -8,27 +8,13 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
-	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/pkg/tree"
+	"kollect.dev/kollect/pkg/tree/treetest"
 )
-
-// counted returns snap with its header only and a Load that counts the
-// times the snapshot is loaded.
-func counted(snap sink.Snapshot, loads *atomic.Int64) sink.Snapshot {
-	full := snap.Envelope
-	snap.Envelope.Items = nil
-	snap.Load = func(context.Context) (busv1.Envelope, error) {
-		loads.Add(1)
-		return full, nil
-	}
-	return snap
-}
 
 func TestDrift(t *testing.T) {
 	p := startPeer(t, testenv.GitLabOptions{})
@@ -43,14 +29,6 @@ func TestDrift(t *testing.T) {
 			first := snap(t, 3, pods("team-a", 4, 1)...)
 			write(t, s, first)
 			return s, p.newReader(t, project, spec, ""), first, project
-		}
-		check := func(t *testing.T, s *Sink, snap sink.Snapshot) string {
-			t.Helper()
-			reason, err := s.Drift(context.Background(), snap)
-			if err != nil {
-				t.Fatalf("drift: %v", err)
-			}
-			return reason
 		}
 		damages := []struct {
 			name, want string
@@ -77,41 +55,18 @@ func TestDrift(t *testing.T) {
 		for _, d := range damages {
 			t.Run(mode+": "+d.name+" is drift, and a repair restores the files", func(t *testing.T) {
 				s, r, first, project := setup(t)
-				if reason := check(t, s, first); reason != "" {
-					t.Fatalf("drift before the damage: %q", reason)
-				}
-				d.damage(t, r, project)
-				if reason := check(t, s, first); !strings.Contains(reason, d.want) {
-					t.Fatalf("drift after the damage = %q, want a reason containing %q", reason, d.want)
-				}
-				repair := first
-				repair.Repair = true
-				write(t, s, repair)
-				if reason := check(t, s, first); reason != "" {
-					t.Fatalf("drift after the repair: %q", reason)
-				}
-				fresh := newSink(t, Backend{Egress: allowLoopback}, spec, p.creds)
-				if reason := check(t, fresh, first); reason != "" {
-					t.Fatalf("drift seen by a fresh sink after the repair: %q", reason)
-				}
-				got, found, err := r.Read(context.Background(), "conformance", inv)
-				if err != nil || !found {
-					t.Fatalf("read back after the repair: found %t, %v", found, err)
-				}
-				want := sinktest.Projection{Revision: 3, Checksum: first.Envelope.Checksum, Rows: first.Envelope.Items}
-				if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
-					t.Fatalf("after the repair the branch holds (-want +got):\n%s", d)
-				}
+				treetest.CheckDamage(t, s, r, first, func() { d.damage(t, r, project) }, d.want,
+					func() sink.DriftChecker { return newSink(t, Backend{Egress: allowLoopback}, spec, p.creds) })
 			})
 		}
 		t.Run(mode+": an unchanged branch costs one call and loads nothing", func(t *testing.T) {
 			s, _, first, _ := setup(t)
 			var loads atomic.Int64
-			if reason := check(t, s, counted(first, &loads)); reason != "" {
+			if reason := treetest.Drift(t, s, treetest.Counted(first, &loads)); reason != "" {
 				t.Fatalf("drift: %q", reason)
 			}
 			p.gl.Requests() // forgets those so far
-			if reason := check(t, s, counted(first, &loads)); reason != "" {
+			if reason := treetest.Drift(t, s, treetest.Counted(first, &loads)); reason != "" {
 				t.Fatalf("drift: %q", reason)
 			}
 			if got := p.gl.Requests(); len(got) != 1 {
@@ -127,7 +82,7 @@ func TestDrift(t *testing.T) {
 			other.Envelope.Inventory.Name = "db"
 			write(t, s, other)
 			var loads atomic.Int64
-			if reason := check(t, s, counted(first, &loads)); reason != "" {
+			if reason := treetest.Drift(t, s, treetest.Counted(first, &loads)); reason != "" {
 				t.Fatalf("drift: %q", reason)
 			}
 			if n := loads.Load(); n != 0 {
@@ -137,7 +92,7 @@ func TestDrift(t *testing.T) {
 		t.Run(mode+": someone else's commit elsewhere is not drift", func(t *testing.T) {
 			s, _, first, project := setup(t)
 			p.gl.PutFile(t, project, "main", "team-b/other.yaml", "a: 1\n")
-			if reason := check(t, s, first); reason != "" {
+			if reason := treetest.Drift(t, s, first); reason != "" {
 				t.Fatalf("drift after an unrelated commit: %q", reason)
 			}
 		})

@@ -1,24 +1,23 @@
 package gitlab
 
 import (
-	"flag"
 	"fmt"
-	"os"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/pkg/testenv/golden"
 	"kollect.dev/kollect/pkg/tree"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // withoutReadme drops the README.md every fake project starts with.
 func withoutReadme(files map[string]string) map[string]string {
@@ -49,37 +48,16 @@ func TestCommittedFilesEqualTheRenderedTree(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("committed files (-rendered +committed):\n%s", d)
 	}
-	golden(t, "perresource-yaml.golden", got)
+	golden.Check(t, filepath.Join("testdata", "perresource-yaml.golden"), listing(got))
 }
 
-// golden compares files, listed path by path, with testdata/name.
-func golden(t *testing.T, name string, files map[string]string) {
-	t.Helper()
+// listing lists files path by path, for a golden file.
+func listing(files map[string]string) []byte {
 	var b strings.Builder
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(&b, "=== %s\n%s", p, files[p])
 	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if d := cmp.Diff(string(want), b.String()); d != "" {
-		t.Fatalf("%s (-golden +got):\n%s", path, d)
-	}
+	return []byte(b.String())
 }
 
 func TestCommitMessageAuthorAndTrailers(t *testing.T) {

@@ -1,9 +1,7 @@
 package objectstore_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,13 +9,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/pkg/testenv/golden"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // fixture is a small fixed envelope whose hot attributes cover every
 // inferred type, a missing value and a mixed one.
@@ -43,26 +41,6 @@ func fixture(t *testing.T) busv1.Envelope {
 
 var hot = []string{"image", "replicas", "cpu", "ready", "ports", "labels", "owner", "mixed", "absent"}
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update): %v", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs from the golden file (-want +got):\n%s", path, d)
-	}
-}
-
 func TestGoldenDocuments(t *testing.T) {
 	for _, format := range []string{"json", "ndjson"} {
 		t.Run("the "+format+" object of a fixed envelope is stable", func(t *testing.T) {
@@ -72,7 +50,7 @@ func TestGoldenDocuments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, format, obj.Body)
+			golden.Check(t, filepath.Join("testdata", format+".golden"), obj.Body)
 			back, err := objectstoretest.DecodeDocument(format, obj.Body)
 			if err != nil {
 				t.Fatal(err)
@@ -96,7 +74,7 @@ func TestGoldenParquet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "parquet", []byte(dump(pf)))
+		golden.Check(t, filepath.Join("testdata", "parquet"+".golden"), []byte(dump(pf)))
 		if d := cmp.Diff(env.Items, pf.Rows); d != "" {
 			t.Errorf("rows rebuilt from the columns differ (-want +got):\n%s", d)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
 
 // TestStoreWithoutConditionalWrites puts versitygw behind a proxy that
@@ -46,7 +47,7 @@ func TestStoreWithoutConditionalWrites(t *testing.T) {
 	spec.Provisioning = &v1alpha1.Provisioning{Mode: v1alpha1.ProvisionExisting}
 	s := p.newSink(t, spec)
 	for rev := uint64(1); rev <= 3; rev++ {
-		write(t, s, snap(t, rev, int(rev)))
+		objectstoretest.Write(t, s, objectstoretest.Pods(t, rev, int(rev)))
 	}
 	got, _, err := p.getter(b)(context.Background(), "inventory/team-a/web.json")
 	if err != nil {

@@ -5,8 +5,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
 
 // TestDeltaCost checks docs/contract.md's cost of a one-row change on an
@@ -18,16 +20,16 @@ func TestDeltaCost(t *testing.T) {
 	for _, format := range []string{"parquet", "json", "ndjson"} {
 		t.Run("a one-row change to "+format+" is one read and two puts", func(t *testing.T) {
 			s, cb, _ := p.countingSink(t, p.spec(newBucketName(), "p", format, "zstd"))
-			first := snap(t, 1, 50)
-			write(t, s, first)
+			first := objectstoretest.Pods(t, 1, 50)
+			objectstoretest.Write(t, s, first)
 			before := cb.counts()
-			rows := snap(t, 2, 50).Envelope.Items
+			rows := objectstoretest.Pods(t, 2, 50).Envelope.Items
 			rows[7].Attributes["image"] = "nginx:1.27"
 			env, err := snapshot.Envelope(inv, 2, 1, rows)
 			if err != nil {
 				t.Fatal(err)
 			}
-			write(t, s, sink.Snapshot{Envelope: env.Stamp("conformance", time.Now())})
+			objectstoretest.Write(t, s, sink.Snapshot{Envelope: env.Stamp("conformance", time.Now())})
 			after := cb.counts()
 			got := [4]int64{after[0] - before[0], after[1] - before[1], after[2] - before[2], after[3] - before[3]}
 			if d := cmp.Diff([4]int64{2, 1, 0, 0}, got); d != "" {

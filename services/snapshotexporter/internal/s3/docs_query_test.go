@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
@@ -18,6 +19,7 @@ import (
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
 
 var sqlBlock = regexp.MustCompile("(?s)```sql\n(.*?)```")
@@ -90,7 +92,7 @@ func TestDocQueries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		write(t, s, sink.Snapshot{Envelope: env.Stamp(spec.Cluster, time.Now())})
+		objectstoretest.Write(t, s, sink.Snapshot{Envelope: env.Stamp(spec.Cluster, time.Now())})
 	}
 	local := t.TempDir()
 	for _, key := range p.list(t, "data-lake", "") {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
@@ -68,7 +69,7 @@ func TestDocExamples(t *testing.T) {
 			if err := s.(sink.Checker).Check(context.Background()); err != nil {
 				t.Fatalf("check: %v", err)
 			}
-			write(t, s, stamped(t, o.Spec.Cluster))
+			objectstoretest.Write(t, s, stamped(t, o.Spec.Cluster))
 			if d := cmp.Diff(want[o.Metadata.Name], p.list(t, name, "")); d != "" {
 				t.Errorf("objects (-want +got):\n%s", d)
 			}
@@ -79,7 +80,7 @@ func TestDocExamples(t *testing.T) {
 
 // stamped is a one-row snapshot of team-a/web stamped for cluster.
 func stamped(t *testing.T, cluster string) sink.Snapshot {
-	s := snap(t, 1, 1)
+	s := objectstoretest.Pods(t, 1, 1)
 	s.Envelope = s.Envelope.Stamp(cluster, time.Now())
 	return s
 }

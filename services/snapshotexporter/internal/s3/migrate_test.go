@@ -8,6 +8,7 @@ import (
 
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
+
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
@@ -37,7 +38,7 @@ func TestLegacyLayout(t *testing.T) {
 	t.Run("a refused delete of the old pointer fails the export before it writes", func(t *testing.T) {
 		refusing, cb, _ := p.countingSink(t, spec)
 		cb.refuseDeletes = true
-		err := refusing.Write(context.Background(), snap(t, 2, 2))
+		err := refusing.Write(context.Background(), objectstoretest.Pods(t, 2, 2))
 		if !sink.IsPermanent(err) || !strings.Contains(err.Error(), old+"_latest.json") {
 			t.Fatalf("write returned %v, want a permanent error naming the old pointer", err)
 		}
@@ -47,7 +48,7 @@ func TestLegacyLayout(t *testing.T) {
 		}
 	})
 	t.Run("the first export in the new layout deletes the old pointer only", func(t *testing.T) {
-		write(t, s, snap(t, 2, 2))
+		objectstoretest.Write(t, s, objectstoretest.Pods(t, 2, 2))
 		want := []string{old + "revision=1.parquet", other + "_latest.json",
 			folder + "_latest.json", folder + "revision=2.parquet"}
 		if d := cmp.Diff(want, p.list(t, b, "lake/")); d != "" {
@@ -55,7 +56,7 @@ func TestLegacyLayout(t *testing.T) {
 		}
 	})
 	t.Run("an empty snapshot keeps the column types of the previous file", func(t *testing.T) {
-		write(t, s, snap(t, 3, 0))
+		objectstoretest.Write(t, s, objectstoretest.Pods(t, 3, 0))
 		get := p.getter(b)
 		body, _, err := get(context.Background(), folder+"_latest.json")
 		if err != nil {
@@ -83,9 +84,9 @@ func TestLegacyLayout(t *testing.T) {
 		}
 	})
 	t.Run("deleting the inventory removes both of its folders", func(t *testing.T) {
-		del := snap(t, 4, 0)
+		del := objectstoretest.Pods(t, 4, 0)
 		del.Deleted = true
-		write(t, s, del)
+		objectstoretest.Write(t, s, del)
 		if d := cmp.Diff([]string{other + "_latest.json"}, p.list(t, b, "lake/")); d != "" {
 			t.Errorf("objects (-want +got):\n%s", d)
 		}

@@ -11,38 +11,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/sink"
-	"kollect.dev/kollect/pkg/snapshot"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore"
+	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
 
 var inv = busv1.NamespacedName{Namespace: "team-a", Name: "web"}
-
-// snap is a stamped snapshot of n rows at revision.
-func snap(t testing.TB, revision uint64, n int) sink.Snapshot {
-	t.Helper()
-	rows := make([]busv1.Row, n)
-	for i := range rows {
-		rows[i] = busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a",
-			Name: "pod-" + string(rune('a'+i%26)), UID: "uid-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)),
-			Version: "v1", Kind: "Pod", Attributes: map[string]any{"image": "nginx", "restarts": float64(i)}}
-	}
-	env, err := snapshot.Envelope(inv, revision, 1, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sink.Snapshot{Envelope: env.Stamp("conformance", time.Now())}
-}
-
-func write(t testing.TB, s sink.Sink, snap sink.Snapshot) {
-	t.Helper()
-	if err := s.Write(context.Background(), snap); err != nil {
-		t.Fatalf("write revision %d: %v", snap.Envelope.Revision, err)
-	}
-}
 
 func TestContentTypes(t *testing.T) {
 	p := startPeer(t)
@@ -63,7 +41,7 @@ func TestContentTypes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBucketName()
-			write(t, p.newSink(t, p.spec(b, "p", tt.format, tt.compression)), snap(t, 1, 2))
+			objectstoretest.Write(t, p.newSink(t, p.spec(b, "p", tt.format, tt.compression)), objectstoretest.Pods(t, 1, 2))
 			h := p.head(t, b, tt.key)
 			got := []string{aws.ToString(h.ContentType), aws.ToString(h.ContentEncoding)}
 			if d := cmp.Diff([]string{tt.contentType, ""}, got); d != "" {
@@ -133,8 +111,8 @@ func TestIdenticalWrite(t *testing.T) {
 		t.Run("a repeated "+format+" snapshot puts nothing and leaves the object as it was", func(t *testing.T) {
 			b := newBucketName()
 			s, cb, layout := p.countingSink(t, p.spec(b, "", format, "none"))
-			first := snap(t, 3, 5)
-			write(t, s, first)
+			first := objectstoretest.Pods(t, 3, 5)
+			objectstoretest.Write(t, s, first)
 			key := layout.DocumentKey(&first.Envelope)
 			if format == "parquet" {
 				key = layout.ParquetKey(&first.Envelope)
@@ -143,7 +121,7 @@ func TestIdenticalWrite(t *testing.T) {
 			puts := cb.puts.Load()
 			again := first
 			again.Envelope = first.Envelope.Stamp("conformance", time.Now().Add(time.Hour))
-			write(t, s, again)
+			objectstoretest.Write(t, s, again)
 			after := p.head(t, b, key)
 			if n := cb.puts.Load() - puts; n != 0 {
 				t.Errorf("the repeated write put %d objects, want none", n)
@@ -175,7 +153,7 @@ func TestProvisioning(t *testing.T) {
 		spec.Provisioning = &v1alpha1.Provisioning{Mode: v1alpha1.ProvisionExisting}
 		s := p.newSink(t, spec)
 		for name, err := range map[string]error{"check": s.(sink.Checker).Check(context.Background()),
-			"write": s.Write(context.Background(), snap(t, 1, 1))} {
+			"write": s.Write(context.Background(), objectstoretest.Pods(t, 1, 1))} {
 			if !sink.IsPermanent(err) || !strings.Contains(err.Error(), b) {
 				t.Errorf("%s returned %v, want a permanent error naming bucket %s", name, err, b)
 			}
@@ -202,7 +180,7 @@ func TestEgressPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = s.Write(context.Background(), snap(t, 1, 1))
+		err = s.Write(context.Background(), objectstoretest.Pods(t, 1, 1))
 		if !sink.IsPermanent(err) || !errors.Is(err, egress.ErrDenied) {
 			t.Fatalf("write returned %v, want a permanent error wrapping egress.ErrDenied", err)
 		}
@@ -216,7 +194,7 @@ func TestBadCredentialsMessage(t *testing.T) {
 		p.srv.CreateBucket(t, b)
 		spec := p.spec(b, "", "json", "none")
 		spec.SecretRef.Name = "wrong"
-		err := p.newSink(t, spec).Write(context.Background(), snap(t, 1, 1))
+		err := p.newSink(t, spec).Write(context.Background(), objectstoretest.Pods(t, 1, 1))
 		if !sink.IsPermanent(err) || strings.Contains(err.Error(), "not-the-secret") {
 			t.Fatalf("write returned %v, want a permanent error without the secret", err)
 		}
@@ -236,16 +214,16 @@ func TestHistory(t *testing.T) {
 	t.Run("parquet keeps older revisions until the inventory is deleted", func(t *testing.T) {
 		b := newBucketName()
 		s := p.newSink(t, p.spec(b, "lake", "parquet", "none"))
-		write(t, s, snap(t, 1, 2))
-		write(t, s, snap(t, 2, 3))
+		objectstoretest.Write(t, s, objectstoretest.Pods(t, 1, 2))
+		objectstoretest.Write(t, s, objectstoretest.Pods(t, 2, 3))
 		folder := "lake/inventory/part_cluster=conformance/part_namespace=team-a/part_inventory=web/"
 		want := []string{folder + "_latest.json", folder + "revision=1.parquet", folder + "revision=2.parquet"}
 		if d := cmp.Diff(want, p.list(t, b, "lake/")); d != "" {
 			t.Errorf("objects (-want +got):\n%s", d)
 		}
-		del := snap(t, 3, 0)
+		del := objectstoretest.Pods(t, 3, 0)
 		del.Deleted = true
-		write(t, s, del)
+		objectstoretest.Write(t, s, del)
 		if d := cmp.Diff([]string(nil), p.list(t, b, "lake/")); d != "" {
 			t.Errorf("objects left after the delete (-want +got):\n%s", d)
 		}
@@ -253,10 +231,10 @@ func TestHistory(t *testing.T) {
 	t.Run("a replay writes an older revision", func(t *testing.T) {
 		b := newBucketName()
 		s := p.newSink(t, p.spec(b, "", "json", "none"))
-		write(t, s, snap(t, 5, 1))
-		old := snap(t, 4, 2)
+		objectstoretest.Write(t, s, objectstoretest.Pods(t, 5, 1))
+		old := objectstoretest.Pods(t, 4, 2)
 		old.Replay = true
-		write(t, s, old)
+		objectstoretest.Write(t, s, old)
 		got, _, err := p.getter(b)(context.Background(), "inventory/team-a/web.json")
 		if err != nil || !strings.Contains(string(got), `"revision":4`) {
 			t.Fatalf("after the replay the object holds %s (%v), want revision 4", got, err)

@@ -91,6 +91,33 @@ func Snap(t testing.TB, revision uint64, n int) sink.Snapshot {
 	return sink.Snapshot{Envelope: env.Stamp(sinktest.Cluster, time.Now())}
 }
 
+// Pods is a stamped snapshot of n Pod rows at revision whose attributes do
+// not depend on the revision (image nginx, restarts i): two revisions of
+// the same n hold the same rows. The backends' own tests write it; past 26
+// rows the names repeat and the UIDs stay distinct.
+func Pods(t testing.TB, revision uint64, n int) sink.Snapshot {
+	t.Helper()
+	rows := make([]busv1.Row, n)
+	for i := range rows {
+		rows[i] = busv1.Row{TargetNamespace: "team-a", TargetName: "pods", Namespace: "team-a",
+			Name: "pod-" + string(rune('a'+i%26)), UID: "uid-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)),
+			Version: "v1", Kind: "Pod", Attributes: map[string]any{"image": "nginx", "restarts": float64(i)}}
+	}
+	env, err := snapshot.Envelope(inv, revision, 1, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sink.Snapshot{Envelope: env.Stamp(sinktest.Cluster, time.Now())}
+}
+
+// Write writes s with k and fails the test on an error.
+func Write(t testing.TB, k sink.Sink, s sink.Snapshot) {
+	t.Helper()
+	if err := k.Write(context.Background(), s); err != nil {
+		t.Fatalf("write revision %d: %v", s.Envelope.Revision, err)
+	}
+}
+
 func dataKey(l objectstore.Layout, format string, env *busv1.Envelope) string {
 	if format == "parquet" {
 		return l.ParquetKey(env)
@@ -106,7 +133,7 @@ func checkDamage(t *testing.T, f Fixture, damage func(context.Context, Fixture, 
 	ctx := context.Background()
 	k := objectstore.NewSink(f.Bucket, f.Layout, "test", nil)
 	s := Snap(t, 3, 4)
-	mustWrite(t, k, s)
+	Write(t, k, s)
 	if err := damage(ctx, f, s); err != nil {
 		t.Fatalf("damage: %v", err)
 	}
@@ -116,13 +143,13 @@ func checkDamage(t *testing.T, f Fixture, damage func(context.Context, Fixture, 
 	}
 	if !strings.HasPrefix(reason, "state object") {
 		// The state names s: a write without Repair writes nothing.
-		mustWrite(t, k, s)
+		Write(t, k, s)
 		if again, _ := k.Drift(ctx, s); again != reason {
 			t.Fatalf("a write without Repair changed the drift from %q to %q: it should write nothing", reason, again)
 		}
 	}
 	s.Repair = true
-	mustWrite(t, k, s)
+	Write(t, k, s)
 	if reason, err := k.Drift(ctx, s); err != nil || reason != "" {
 		t.Fatalf("drift after the repair = %q, %v; want none", reason, err)
 	}
@@ -136,9 +163,9 @@ func checkDamage(t *testing.T, f Fixture, damage func(context.Context, Fixture, 
 func checkOrder(t *testing.T, f Fixture, at string) {
 	ctx := context.Background()
 	newer := objectstore.NewSink(f.Bucket, f.Layout, "newer", nil)
-	mustWrite(t, newer, Snap(t, 1, 2))
+	Write(t, newer, Snap(t, 1, 2))
 	s3 := Snap(t, 3, 3)
-	hb := &hookBucket{Bucket: f.Bucket, at: at, run: func() { mustWrite(t, newer, s3) }}
+	hb := &hookBucket{Bucket: f.Bucket, at: at, run: func() { Write(t, newer, s3) }}
 	older := objectstore.NewSink(hb, f.Layout, "older", nil)
 	if err := older.Write(ctx, Snap(t, 2, 5)); err != nil {
 		t.Fatalf("the older write returned %v, want nil (it gives way)", err)
@@ -177,13 +204,6 @@ func (h *hookBucket) fire(at string) {
 	if h.at == at && !h.done {
 		h.done = true
 		h.run()
-	}
-}
-
-func mustWrite(t *testing.T, k sink.Sink, s sink.Snapshot) {
-	t.Helper()
-	if err := k.Write(context.Background(), s); err != nil {
-		t.Fatalf("write revision %d: %v", s.Envelope.Revision, err)
 	}
 }
 
