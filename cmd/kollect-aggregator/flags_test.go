@@ -12,5 +12,5 @@ import (
 // them in --help: a renamed flag, a changed default or a new flag shows here.
 func TestTheFlagsAreTheGoldenOnes(t *testing.T) {
 	c := aggregator.DefaultConfig()
-	apptest.CheckFlags(t, string(busv1.ServiceAggregator), c.BindFlags)
+	apptest.CheckFlags(t, string(busv1.ServiceAggregator), &c)
 }

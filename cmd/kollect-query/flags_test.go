@@ -12,5 +12,5 @@ import (
 // them in --help: a renamed flag, a changed default or a new flag shows here.
 func TestTheFlagsAreTheGoldenOnes(t *testing.T) {
 	c := query.DefaultConfig()
-	apptest.CheckFlags(t, string(busv1.ServiceQuery), c.BindFlags)
+	apptest.CheckFlags(t, string(busv1.ServiceQuery), &c)
 }

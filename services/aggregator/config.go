@@ -81,7 +81,11 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
-	errs = append(errs, c.Bus.Validate(), c.Leader.Validate())
+	// The lease is on the bus (bus.LeaseKey): of the leader options only
+	// the lease duration and the identity apply, not the Kubernetes Lease's.
+	errs = append(errs, c.Bus.Validate())
+	check(c.Leader.LeaseDuration > 0, "--%s %v: must be positive", app.FlagLeaseDuration, c.Leader.LeaseDuration)
+	check(c.Leader.Identity != "", "--%s: must be set", app.FlagLeaderElectionIdentity)
 	check(c.Settle >= 0, "--settle %v: must not be negative", c.Settle)
 	check(c.MaxMessageBytes >= 0, "--max-message-bytes %d: must not be negative", c.MaxMessageBytes)
 	check(c.GCInterval >= 0, "--gc-interval %v: must not be negative", c.GCInterval)

@@ -1,7 +1,6 @@
 package apptest
 
 import (
-	"flag"
 	"testing"
 
 	"kollect.dev/kollect/pkg/app"
@@ -12,10 +11,18 @@ import (
 const GoldenPath = "testdata/flags.golden"
 
 // CheckFlags compares app.FlagTable of the flag set service's app.Main
-// parses (app.NewFlagSet with bind) with GoldenPath; go test -update
-// rewrites the file.
-func CheckFlags(t *testing.T, service string, bind func(*flag.FlagSet)) {
+// parses for c (app.NewFlagSet with c.BindFlags) with GoldenPath; go test
+// -update rewrites the file. It also checks that c, parsed from an empty
+// command line, passes app.Validate: app.Main refuses to start a service
+// whose defaults do not.
+func CheckFlags(t *testing.T, service string, c app.Config) {
 	t.Helper()
-	fs, _, _ := app.NewFlagSet(service, bind)
+	fs, _, _ := app.NewFlagSet(service, c.BindFlags)
 	golden.Check(t, GoldenPath, []byte(app.FlagTable(fs)))
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.Validate(c); err != nil {
+		t.Errorf("the defaults of %s do not validate: %v", service, err)
+	}
 }
