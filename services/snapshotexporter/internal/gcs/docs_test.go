@@ -5,78 +5,51 @@ import (
 	"errors"
 	"net/url"
 	"testing"
-	"time"
 
 	"cloud.google.com/go/storage"
-	"github.com/google/go-cmp/cmp"
 	"google.golang.org/api/iterator"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/exporter/backend"
-	"kollect.dev/kollect/pkg/sink"
-	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/services/snapshotexporter/internal/objectstore/objectstoretest"
 )
-
-// docObject is one object of a yaml block of a doc page.
-type docObject = sinktest.DocObject[v1alpha1.KollectSnapshotSinkSpec]
 
 func TestDocExamples(t *testing.T) {
 	p := startPeer(t)
 	creds := backend.MapCredentials{}
-	var sinks []docObject
-	for _, o := range sinktest.DocObjects[v1alpha1.KollectSnapshotSinkSpec](t, "docs/sinks/gcs.md", "KollectSnapshotSink") {
-		switch o.Kind {
-		case "Secret":
-			creds[busv1.NamespacedName{Namespace: "team-a", Name: o.Metadata.Name}] = map[string][]byte{
-				KeyCredentials: []byte(o.StringData[KeyCredentials])}
-		case "KollectSnapshotSink":
-			sinks = append(sinks, o)
-		}
-	}
 	want := map[string][]string{
 		"inventory-lake": {"kollect/inventory/part_cluster=prod-eu-1/part_namespace=team-a/part_inventory=web/_latest.json",
 			"kollect/inventory/part_cluster=prod-eu-1/part_namespace=team-a/part_inventory=web/revision=1.parquet"},
 		"inventory-feed": {".kollect/state/cluster=prod-eu-1/ns=team-a/name=web.json",
 			"prod-eu-1/team-a/web.ndjson.zst"},
 	}
-	if len(sinks) != len(want) {
-		t.Fatalf("the page has %d sinks, the test knows %d", len(sinks), len(want))
-	}
-	for _, o := range sinks {
-		t.Run("the example "+o.Metadata.Name+" writes to the emulator", func(t *testing.T) {
-			if ref := o.Spec.SecretRef; ref != nil {
-				// The example's Secret must be one the backend accepts;
-				// the emulator then gets no credentials.
-				if _, err := (Backend{}).readSecret(context.Background(), &o.Spec, "team-a", creds); err != nil {
-					t.Fatalf("the example Secret is refused: %v", err)
-				}
-				o.Spec.SecretRef = nil
+	objectstoretest.RunDocExamples(t, "docs/sinks/gcs.md", want, func(t *testing.T, o objectstoretest.DocExample) {
+		creds[busv1.NamespacedName{Namespace: "team-a", Name: o.Metadata.Name}] = map[string][]byte{
+			KeyCredentials: []byte(o.StringData[KeyCredentials])}
+	}, func(t *testing.T, o objectstoretest.DocExample) objectstoretest.DocSink {
+		if ref := o.Spec.SecretRef; ref != nil {
+			// The example's Secret must be one the backend accepts;
+			// the emulator then gets no credentials.
+			if _, err := (Backend{}).readSecret(context.Background(), &o.Spec, "team-a", creds); err != nil {
+				t.Fatalf("the example Secret is refused: %v", err)
 			}
-			u, err := url.Parse(o.Spec.Endpoint)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o.Spec.Provisioning != nil && o.Spec.Provisioning.Mode == v1alpha1.ProvisionExisting {
-				p.srv.CreateBucket(t, u.Host)
-			}
-			o.Spec.Endpoint = p.srv.URL + "/" + u.Host + u.Path
-			if u.RawQuery != "" {
-				o.Spec.Endpoint += "?" + u.RawQuery
-			}
-			s := p.newSink(t, o.Spec, creds)
-			if err := s.(sink.Checker).Check(context.Background()); err != nil {
-				t.Fatalf("check: %v", err)
-			}
-			one := objectstoretest.Pods(t, 1, 1)
-			one.Envelope = one.Envelope.Stamp(o.Spec.Cluster, time.Now())
-			objectstoretest.Write(t, s, one)
-			if d := cmp.Diff(want[o.Metadata.Name], p.list(t, u.Host)); d != "" {
-				t.Errorf("objects (-want +got):\n%s", d)
-			}
-		})
-	}
+			o.Spec.SecretRef = nil
+		}
+		u, err := url.Parse(o.Spec.Endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Spec.Provisioning != nil && o.Spec.Provisioning.Mode == v1alpha1.ProvisionExisting {
+			p.srv.CreateBucket(t, u.Host)
+		}
+		o.Spec.Endpoint = p.srv.URL + "/" + u.Host + u.Path
+		if u.RawQuery != "" {
+			o.Spec.Endpoint += "?" + u.RawQuery
+		}
+		return objectstoretest.DocSink{Sink: p.newSink(t, o.Spec, creds),
+			List: func(t *testing.T) []string { return p.list(t, u.Host) }}
+	})
 }
 
 // list returns every key of bucket with the plain client.
