@@ -16,69 +16,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kollect.dev/kollect/deploy/e2e"
+	"kollect.dev/kollect/pkg/testenv/e2efixture"
 )
 
-// resources are the tenant's objects (as in charts/kollect's process-level end-to-end
-// test): the grant that lets team-a's Targets (ServiceAccount kollect) list its
-// Deployments, a Profile and Target over them, a PostgreSQL sink and n inventories.
-func resources(n int) string {
-	s := `
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: kollect, namespace: team-a}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectProfile
-metadata: {name: deployment-images, namespace: team-a}
-spec:
-  targetGVK: {group: apps, version: v1, kind: Deployment}
-  attributes:
-  - {name: images, path: "$.spec.template.spec.containers[*].image", type: list}
-  - {name: replicas, path: "$.spec.replicas", type: int}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: kollect-read, namespace: team-a}
-rules:
-- {apiGroups: [apps], resources: [deployments], verbs: [get, list, watch]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: kollect-read, namespace: team-a}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: kollect-read}
-subjects:
-- {kind: ServiceAccount, name: kollect, namespace: team-a}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectTarget
-metadata: {name: deployments, namespace: team-a}
-spec:
-  profileRef: {name: deployment-images}
-  includedNamespaces: [team-a]
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectDatabaseSink
-metadata: {name: postgres, namespace: team-a}
-spec:
-  type: postgres
-  secretRef: {name: postgres-credentials}
-  postgres: {table: kollect_rows}
-`
-	for i := range n {
-		s += inventory(i)
-	}
-	return s
-}
+// resources are the tenant's objects, shared with charts/kollect's
+// process-level end-to-end test (e2efixture), with the ServiceAccount.
+func resources(n int) string { return e2efixture.Tenant(n, true) }
 
-func inventory(i int) string {
-	return fmt.Sprintf(`---
-apiVersion: kollect.dev/v1alpha1
-kind: KollectInventory
-metadata: {name: inventory-%d, namespace: team-a}
-spec:
-  databaseSinkRefs: [postgres]
-`, i)
-}
+// inventory is team-a's inventory-<i>.
+func inventory(i int) string { return e2efixture.Inventory(i) }
 
 // workload is a Deployment with no replicas: an object to inventory that runs nothing.
 func workload(name string) string {
