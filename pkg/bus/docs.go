@@ -46,9 +46,10 @@ func (l Listing) writeProvisioning(w writer) {
 	w("`nats consumer add --config`). Everything uses %s storage and %d replica(s); in production use\n",
 		storageName(l.Options), l.Options.Replicas)
 	w("three replicas on a three-node cluster. control provisions at start (`--provision-bus`) with\n")
-	w("`--bus-replicas`, `--bus-storage`, `--bus-snapshot-history`, `--bus-snapshot-max-age` and\n")
-	w("`--bus-exporter-ack-wait`; the Helm chart sets the first four from `control.bus` and picks 3\n")
-	w("replicas when its own NATS runs 3 or more nodes.\n")
+	w("`--bus-replicas`, `--bus-storage`, `--bus-snapshot-history`, `--bus-snapshot-max-age`,\n")
+	w("`--bus-dead-letters-per-inventory` (`DeadLetterMaxMsgsPerInventory`) and `--bus-exporter-ack-wait`;\n")
+	w("the Helm chart sets the first five from `control.bus` and picks 3 replicas when its own NATS runs\n")
+	w("3 or more nodes.\n")
 	w("control's leader checks every `--bus-check-interval` (10s) and provisions again whatever is missing\n")
 	w("(lost NATS storage, a stream deleted by hand), so the bus heals without a restart. Two marker keys\n")
 	w("(`%s` in `%s`, `%s` in `%s`) say that a bucket's content is complete;\n",

@@ -78,7 +78,23 @@ func (l Listing) writeSizing(w writer) {
 	w("  100 bytes of key and header per entry; 100 000 objects of 1 KiB need about 110 MiB.\n")
 	w("- **Config, status, export state.** One small value per custom resource, per (service, object,\n")
 	w("  binding) and per binding: a few MiB for thousands of objects.\n")
-	w("- **Dead letters.** At most %s messages for %s.\n", count(o.DeadLetterMaxMsgs), age(o.DeadLetterMaxAge))
+	perInv, all := o.DeadLetterMaxMsgsPerInventory, o.DeadLetterMaxMsgs
+	w("- **Dead letters.** Kept for %s, at most %s per exporter family and inventory (one subject each,\n",
+		age(o.DeadLetterMaxAge), count(perInv))
+	w("  `DeadLetterMaxMsgsPerInventory`): a new dead letter evicts the oldest of its own subject, so an\n")
+	w("  inventory whose bindings keep failing evicts only its own dead letters, never another tenant's.\n")
+	w("  The stream as a whole keeps at most %s (`DeadLetterMaxMsgs`) and then evicts the oldest of\n", count(all))
+	w("  any inventory; that is %s / %s = %s full subjects, so in ordinary use (a few thousand\n",
+		count(all), count(perInv), count(all/perInv))
+	w("  inventories, a few of them failing at a time) the per-inventory bound bites first. A dead letter\n")
+	w("  holds the failed event's subject, headers and a one-line reason, not the event: typically under\n")
+	w("  1 KiB, so a full stream is about %d MiB per replica. Raise `DeadLetterMaxMsgs` with the\n",
+		(all+512)/1024)
+	w("  number of inventories that may fail at once. Until namespaces have inventory quotas, one tenant\n")
+	w("  with more than %s permanently failing inventories (and families) can still reach the stream-wide\n",
+		count(all/perInv))
+	w("  bound and evict other tenants' oldest dead letters. Provisioning applies both bounds to an\n")
+	w("  existing stream in place: what fits is kept, a subject over the bound keeps its newest.\n")
 	w("- **Replicas.** Every byte above is stored once per replica.\n\n")
 }
 
@@ -94,6 +110,7 @@ func (l Listing) writeOptions(w writer) {
 		{"SnapshotMaxAge", age(o.SnapshotMaxAge)},
 		{"StatusMaxAge", age(o.StatusMaxAge)},
 		{"DeadLetterMaxAge", age(o.DeadLetterMaxAge)},
+		{"DeadLetterMaxMsgsPerInventory", count(o.DeadLetterMaxMsgsPerInventory)},
 		{"DeadLetterMaxMsgs", count(o.DeadLetterMaxMsgs)},
 		{"EnvelopeStoreMaxBytes", size(o.EnvelopeStoreMaxBytes)},
 		{"ExporterAckWait", age(o.ExporterAckWait)},

@@ -35,9 +35,17 @@ type Options struct {
 	// replaces it; zero keeps it forever.
 	StatusMaxAge time.Duration
 	// DeadLetterMaxAge is how long dead letters are kept; zero keeps them
-	// until DeadLetterMaxMsgs evicts them.
+	// until DeadLetterMaxMsgsPerInventory or DeadLetterMaxMsgs evicts them.
 	DeadLetterMaxAge time.Duration
-	// DeadLetterMaxMsgs bounds the dead-letter stream; the oldest go first.
+	// DeadLetterMaxMsgsPerInventory bounds the dead letters kept per
+	// inventory and exporter family (one dead-letter subject); a new one
+	// evicts that subject's oldest, so an inventory whose bindings keep
+	// failing evicts only its own dead letters, never another tenant's.
+	DeadLetterMaxMsgsPerInventory int64
+	// DeadLetterMaxMsgs bounds the whole dead-letter stream; the oldest go
+	// first, whichever inventory they belong to. It is sized so that
+	// DeadLetterMaxMsgsPerInventory bites first in ordinary use: the
+	// default holds 1000 full dead-letter subjects.
 	DeadLetterMaxMsgs int64
 	// EnvelopeStoreMaxBytes bounds the envelope object store (snapshot
 	// chunks, manifests and large deltas); -1 is unlimited. The aggregator
@@ -64,20 +72,22 @@ const (
 // DefaultOptions returns the defaults: one replica on file storage, 1 MiB
 // messages, up to MaxHistoryRevisions snapshot events per inventory for up
 // to 90 days (the aggregator trims each inventory to its own retention), a
-// 4 GiB envelope store, status for 7 days, 10000 dead letters for 14 days.
+// 4 GiB envelope store, status for 7 days, dead letters for 14 days: 100
+// per inventory and family, 100000 in all.
 func DefaultOptions() Options {
 	return Options{
-		Replicas:              1,
-		Storage:               jetstream.FileStorage,
-		MaxMessageBytes:       1 << 20,
-		SnapshotHistory:       MaxHistoryRevisions,
-		SnapshotMaxAge:        MaxHistoryAge,
-		StatusMaxAge:          7 * 24 * time.Hour,
-		DeadLetterMaxAge:      14 * 24 * time.Hour,
-		DeadLetterMaxMsgs:     10000,
-		EnvelopeStoreMaxBytes: 4 << 30,
-		ExporterAckWait:       2 * time.Minute,
-		ExporterMaxAckPending: 256,
+		Replicas:                      1,
+		Storage:                       jetstream.FileStorage,
+		MaxMessageBytes:               1 << 20,
+		SnapshotHistory:               MaxHistoryRevisions,
+		SnapshotMaxAge:                MaxHistoryAge,
+		StatusMaxAge:                  7 * 24 * time.Hour,
+		DeadLetterMaxAge:              14 * 24 * time.Hour,
+		DeadLetterMaxMsgsPerInventory: 100,
+		DeadLetterMaxMsgs:             100000,
+		EnvelopeStoreMaxBytes:         4 << 30,
+		ExporterAckWait:               2 * time.Minute,
+		ExporterMaxAckPending:         256,
 	}
 }
 
@@ -96,7 +106,12 @@ func (o Options) Validate() error {
 	check(o.SnapshotMaxAge >= 0, "snapshotMaxAge %v: must not be negative", o.SnapshotMaxAge)
 	check(o.StatusMaxAge >= 0, "statusMaxAge %v: must not be negative", o.StatusMaxAge)
 	check(o.DeadLetterMaxAge >= 0, "deadLetterMaxAge %v: must not be negative", o.DeadLetterMaxAge)
+	check(o.DeadLetterMaxMsgsPerInventory >= 1, "deadLetterMaxMsgsPerInventory %d: must be at least 1",
+		o.DeadLetterMaxMsgsPerInventory)
 	check(o.DeadLetterMaxMsgs >= 1, "deadLetterMaxMsgs %d: must be at least 1", o.DeadLetterMaxMsgs)
+	check(o.DeadLetterMaxMsgsPerInventory <= o.DeadLetterMaxMsgs,
+		"deadLetterMaxMsgsPerInventory %d: must not exceed deadLetterMaxMsgs %d",
+		o.DeadLetterMaxMsgsPerInventory, o.DeadLetterMaxMsgs)
 	check(o.EnvelopeStoreMaxBytes == -1 || o.EnvelopeStoreMaxBytes > 0,
 		"envelopeStoreMaxBytes %d: must be positive or -1", o.EnvelopeStoreMaxBytes)
 	check(o.ExporterAckWait >= time.Second, "exporterAckWait %v: must be at least 1s", o.ExporterAckWait)

@@ -136,7 +136,7 @@ func TestProvisionIsIdempotentAndConverges(t *testing.T) {
 
 	t.Run("provisioning with new limits updates them in place", func(t *testing.T) {
 		o.SnapshotHistory, o.SnapshotMaxAge, o.MaxMessageBytes = 3, time.Hour, 512<<10
-		o.DeadLetterMaxMsgs, o.ExporterAckWait = 50, 30*time.Second
+		o.DeadLetterMaxMsgsPerInventory, o.DeadLetterMaxMsgs, o.ExporterAckWait = 5, 50, 30*time.Second
 		if err := Provision(ctx, js, o); err != nil {
 			t.Fatalf("Provision with new limits: %v", err)
 		}
@@ -144,8 +144,8 @@ func TestProvisionIsIdempotentAndConverges(t *testing.T) {
 		if diff := cmp.Diff(want, streamLimits(ctx, t, js, StreamSnapshots)); diff != "" {
 			t.Errorf("snapshot stream limits (-want +got):\n%s", diff)
 		}
-		if got := streamLimits(ctx, t, js, StreamDeadLetters).MaxMsgs; got != 50 {
-			t.Errorf("dead-letter MaxMsgs = %d, want 50", got)
+		if got := streamLimits(ctx, t, js, StreamDeadLetters); got.MaxMsgsPerSubject != 5 || got.MaxMsgs != 50 {
+			t.Errorf("dead-letter limits = %+v, want 5 per subject and 50 in all", got)
 		}
 		cons, err := js.Consumer(ctx, StreamSnapshots, ExporterConsumer(busv1.FamilyEvent))
 		if err != nil || cons.CachedInfo().Config.AckWait != 30*time.Second {

@@ -35,7 +35,7 @@ func (o Options) streams() []StreamEntry {
 	status.MaxMsgsPerSubject = 1
 	dead := base(StreamDeadLetters, DeadLetterSubjects,
 		"Kollect dead letters: messages terminated after a permanent failure", o.DeadLetterMaxAge)
-	dead.MaxMsgs = o.DeadLetterMaxMsgs
+	dead.MaxMsgsPerSubject, dead.MaxMsgs = o.DeadLetterMaxMsgsPerInventory, o.DeadLetterMaxMsgs
 	return []StreamEntry{
 		{Config: snapshots, Purpose: "Snapshot events (busv1.SnapshotEvent), one subject per inventory. " +
 			"At most SnapshotHistory events per inventory are kept for replays and backfills; the " +
@@ -44,7 +44,9 @@ func (o Options) streams() []StreamEntry {
 		{Config: status, Purpose: "Status reports (busv1.StatusReport). One message per subject: the latest " +
 			"report per service, object and binding, which control folds into conditions."},
 		{Config: dead, Purpose: "Dead letters (busv1.DeadLetter): snapshot events an exporter terminated " +
-			"after a permanent failure, for operators to inspect. Nothing consumes them automatically."},
+			"after a permanent failure, for operators to inspect. Nothing consumes them automatically. " +
+			"One subject per exporter family and inventory, each keeping its newest " +
+			"DeadLetterMaxMsgsPerInventory, so one inventory's failures never evict another's."},
 	}
 }
 

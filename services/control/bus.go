@@ -28,12 +28,16 @@ type BusConfig struct {
 	// ExporterAckWait is how long an exporter may hold a snapshot event
 	// before the bus delivers it again (to another replica after a crash).
 	ExporterAckWait time.Duration
+	// DeadLettersPerInventory is how many dead letters are kept per
+	// inventory and exporter family, so that one tenant's failing bindings
+	// evict only their own.
+	DeadLettersPerInventory int64
 }
 
 func defaultBusConfig() BusConfig {
 	d := bus.DefaultOptions()
 	return BusConfig{Replicas: d.Replicas, Storage: "file", SnapshotHistory: d.SnapshotHistory, SnapshotMaxAge: d.SnapshotMaxAge,
-		ExporterAckWait: d.ExporterAckWait}
+		ExporterAckWait: d.ExporterAckWait, DeadLettersPerInventory: d.DeadLetterMaxMsgsPerInventory}
 }
 
 func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
@@ -43,6 +47,9 @@ func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&b.SnapshotMaxAge, "bus-snapshot-max-age", b.SnapshotMaxAge, "How long the stream keeps snapshot events, the ceiling of spec.history.maxAge (0: until evicted by --bus-snapshot-history).")
 	fs.DurationVar(&b.ExporterAckWait, "bus-exporter-ack-wait", b.ExporterAckWait,
 		"How long an exporter may hold a snapshot event before it is delivered again, to another replica after a crash (at least 1s).")
+	fs.Int64Var(&b.DeadLettersPerInventory, "bus-dead-letters-per-inventory", b.DeadLettersPerInventory,
+		fmt.Sprintf("Most dead letters kept per inventory and exporter family; a new one evicts that inventory's oldest, never another's (1 to the stream-wide %d).",
+			bus.DefaultOptions().DeadLetterMaxMsgs))
 }
 
 // Options returns the bus options to provision with, or an error naming
@@ -50,7 +57,7 @@ func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
 func (b BusConfig) Options() (bus.Options, error) {
 	o := bus.DefaultOptions()
 	o.Replicas, o.SnapshotHistory, o.SnapshotMaxAge = b.Replicas, b.SnapshotHistory, b.SnapshotMaxAge
-	o.ExporterAckWait = b.ExporterAckWait
+	o.ExporterAckWait, o.DeadLetterMaxMsgsPerInventory = b.ExporterAckWait, b.DeadLettersPerInventory
 	var errs []error
 	if b.Replicas < 1 || b.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("--bus-replicas %d: must be 1 to 5", b.Replicas))
@@ -68,6 +75,9 @@ func (b BusConfig) Options() (bus.Options, error) {
 	}
 	if b.SnapshotMaxAge < 0 {
 		errs = append(errs, fmt.Errorf("--bus-snapshot-max-age %v: must not be negative", b.SnapshotMaxAge))
+	}
+	if b.DeadLettersPerInventory < 1 || b.DeadLettersPerInventory > o.DeadLetterMaxMsgs {
+		errs = append(errs, fmt.Errorf("--bus-dead-letters-per-inventory %d: must be 1 to %d", b.DeadLettersPerInventory, o.DeadLetterMaxMsgs))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return o, err

@@ -23,6 +23,7 @@ service's own flag set.
 - --bus-storage={{ $c.bus.storage }}
 - --bus-snapshot-history={{ $c.bus.snapshotHistory }}
 - --bus-snapshot-max-age={{ $c.bus.snapshotMaxAge }}
+- --bus-dead-letters-per-inventory={{ int64 $c.bus.deadLettersPerInventory }}
 {{- end }}
 - --metrics-bind-address=:{{ $c.metricsPort }}
 - --health-probe-bind-address=:{{ $c.healthPort }}
