@@ -88,7 +88,7 @@ func (l Listing) writeSizing(w writer) {
 		count(all), count(perInv), count(all/perInv))
 	w("  inventories, a few of them failing at a time) the per-inventory bound bites first. A dead letter\n")
 	w("  holds the failed event's subject, headers and a one-line reason, not the event: typically under\n")
-	w("  1 KiB, so a full stream is about %d MiB per replica. Raise `DeadLetterMaxMsgs` with the\n",
+	w("  1 KiB, so a full stream is about %d MiB per replica. Raise it (control's `--bus-dead-letters`) with the\n",
 		(all+512)/1024)
 	w("  number of inventories that may fail at once. Until namespaces have inventory quotas, one tenant\n")
 	w("  with more than %s permanently failing inventories (and families) can still reach the stream-wide\n",

@@ -32,12 +32,15 @@ type BusConfig struct {
 	// inventory and exporter family, so that one tenant's failing bindings
 	// evict only their own.
 	DeadLettersPerInventory int64
+	// DeadLetters is how many dead letters the stream keeps in all.
+	DeadLetters int64
 }
 
 func defaultBusConfig() BusConfig {
 	d := bus.DefaultOptions()
 	return BusConfig{Replicas: d.Replicas, Storage: "file", SnapshotHistory: d.SnapshotHistory, SnapshotMaxAge: d.SnapshotMaxAge,
-		ExporterAckWait: d.ExporterAckWait, DeadLettersPerInventory: d.DeadLetterMaxMsgsPerInventory}
+		ExporterAckWait: d.ExporterAckWait, DeadLettersPerInventory: d.DeadLetterMaxMsgsPerInventory,
+		DeadLetters: d.DeadLetterMaxMsgs}
 }
 
 func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
@@ -48,8 +51,9 @@ func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&b.ExporterAckWait, "bus-exporter-ack-wait", b.ExporterAckWait,
 		"How long an exporter may hold a snapshot event before it is delivered again, to another replica after a crash (at least 1s).")
 	fs.Int64Var(&b.DeadLettersPerInventory, "bus-dead-letters-per-inventory", b.DeadLettersPerInventory,
-		fmt.Sprintf("Most dead letters kept per inventory and exporter family; a new one evicts that inventory's oldest, never another's (1 to the stream-wide %d).",
-			bus.DefaultOptions().DeadLetterMaxMsgs))
+		"Most dead letters kept per inventory and exporter family; a new one evicts that inventory's oldest, never another's (1 to --bus-dead-letters).")
+	fs.Int64Var(&b.DeadLetters, "bus-dead-letters", b.DeadLetters,
+		"Most dead letters the stream keeps in all; over it the oldest of any inventory goes. Raise it with the number of inventories that may fail at once.")
 }
 
 // Options returns the bus options to provision with, or an error naming
@@ -57,7 +61,7 @@ func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
 func (b BusConfig) Options() (bus.Options, error) {
 	o := bus.DefaultOptions()
 	o.Replicas, o.SnapshotHistory, o.SnapshotMaxAge = b.Replicas, b.SnapshotHistory, b.SnapshotMaxAge
-	o.ExporterAckWait, o.DeadLetterMaxMsgsPerInventory = b.ExporterAckWait, b.DeadLettersPerInventory
+	o.ExporterAckWait, o.DeadLetterMaxMsgsPerInventory, o.DeadLetterMaxMsgs = b.ExporterAckWait, b.DeadLettersPerInventory, b.DeadLetters
 	var errs []error
 	if b.Replicas < 1 || b.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("--bus-replicas %d: must be 1 to 5", b.Replicas))
@@ -76,8 +80,11 @@ func (b BusConfig) Options() (bus.Options, error) {
 	if b.SnapshotMaxAge < 0 {
 		errs = append(errs, fmt.Errorf("--bus-snapshot-max-age %v: must not be negative", b.SnapshotMaxAge))
 	}
-	if b.DeadLettersPerInventory < 1 || b.DeadLettersPerInventory > o.DeadLetterMaxMsgs {
-		errs = append(errs, fmt.Errorf("--bus-dead-letters-per-inventory %d: must be 1 to %d", b.DeadLettersPerInventory, o.DeadLetterMaxMsgs))
+	if b.DeadLetters < 1 {
+		errs = append(errs, fmt.Errorf("--bus-dead-letters %d: must be at least 1", b.DeadLetters))
+	}
+	if b.DeadLettersPerInventory < 1 || b.DeadLettersPerInventory > b.DeadLetters {
+		errs = append(errs, fmt.Errorf("--bus-dead-letters-per-inventory %d: must be 1 to --bus-dead-letters (%d)", b.DeadLettersPerInventory, b.DeadLetters))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return o, err

@@ -24,6 +24,7 @@ service's own flag set.
 - --bus-snapshot-history={{ $c.bus.snapshotHistory }}
 - --bus-snapshot-max-age={{ $c.bus.snapshotMaxAge }}
 - --bus-dead-letters-per-inventory={{ int64 $c.bus.deadLettersPerInventory }}
+- --bus-dead-letters={{ int64 $c.bus.deadLetters }}
 {{- end }}
 - --metrics-bind-address=:{{ $c.metricsPort }}
 - --health-probe-bind-address=:{{ $c.healthPort }}
