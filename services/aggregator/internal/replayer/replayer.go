@@ -28,6 +28,10 @@ type Options struct {
 	// HoldTTL is how long a backfill's hold on its binding's regular
 	// exports lasts unless renewed (every third of it); zero is 2 minutes.
 	HoldTTL time.Duration
+	// ReportRetryMax is the longest pause between two reads of a replay's
+	// last report that failed (the first pause is a 64th of it); zero is
+	// 30 seconds.
+	ReportRetryMax time.Duration
 	// Log receives one line per replay finished or failed.
 	Log logr.Logger
 }
@@ -51,6 +55,9 @@ func New(js jetstream.JetStream, opts Options) *Replayer {
 	}
 	if opts.HoldTTL <= 0 {
 		opts.HoldTTL = 2 * time.Minute
+	}
+	if opts.ReportRetryMax <= 0 {
+		opts.ReportRetryMax = 30 * time.Second
 	}
 	return &Replayer{js: js, opts: opts, bindings: map[string]*sync.Mutex{}}
 }
@@ -109,22 +116,56 @@ func (r *Replayer) Run(ctx context.Context) error {
 	}
 }
 
-// serve runs req unless its last report says it already finished.
+// serve runs req unless its last report says it already finished. Control
+// deletes the request of a finished replay once it stored the phase, so a
+// request is found finished here only in the window before that; a report
+// that cannot be read is read again until it can, never taken as "not
+// finished" (F9 of SECURITY-3).
 func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest) {
-	if last, err := r.lastReport(ctx, req); err == nil && last != nil && last.UID == req.UID &&
-		(last.Phase == busv1.ReplaySucceeded || last.Phase == busv1.ReplayFailed) {
+	last, err := r.lastReportWaiting(ctx, req)
+	if err != nil {
+		return // ctx ended
+	}
+	if last != nil && last.UID == req.UID && (last.Phase == busv1.ReplaySucceeded || last.Phase == busv1.ReplayFailed) {
 		return
 	}
 	lock := r.lockFor(bus.ExportStateKey(req.Inventory, req.Sink))
 	lock.Lock()
 	defer lock.Unlock()
-	st := r.run(ctx, req)
+	// Running before any history is read: a replay that crashes its
+	// aggregator shows as Running, not Pending (F2 of SECURITY-3).
+	st := busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayRunning, StartedAt: time.Now().UTC()}
+	r.report(ctx, req, st)
+	st = r.run(ctx, req, st)
 	if ctx.Err() != nil {
 		return // stopped: the object is gone or the leader stepped down
 	}
 	r.report(ctx, req, st)
 	r.opts.Log.Info("replay finished", "replay", req.Namespace+"/"+req.Name, app.KeyInventory, req.Inventory.String(),
 		app.KeySink, req.Sink.BindingName(), "phase", st.Phase, "revisions", st.RevisionsDone, app.KeyReason, st.Reason, "message", st.Message)
+}
+
+// lastReportWaiting is lastReport, read again after an error (with a
+// growing pause, up to ReportRetryMax) until it succeeds or ctx ends.
+func (r *Replayer) lastReportWaiting(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, error) {
+	pause := r.opts.ReportRetryMax / 64
+	for {
+		last, err := r.lastReport(ctx, req)
+		if err == nil {
+			return last, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.opts.Log.Error(err, "read the replay's last report; it does not run until its report can be read",
+			"replay", req.Namespace+"/"+req.Name, "retryIn", pause)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, r.opts.ReportRetryMax)
+	}
 }
 
 func (r *Replayer) lockFor(key string) *sync.Mutex {
