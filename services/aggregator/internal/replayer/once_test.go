@@ -3,6 +3,7 @@ package replayer_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -228,5 +229,52 @@ func TestAReplayReportsRunningBeforeItReadsTheHistory(t *testing.T) {
 	}
 	if st := *r.Replay; st.Phase != busv1.ReplayRunning || st.RevisionsTotal != 0 || st.StartedAt.IsZero() {
 		t.Errorf("first report %+v, want Running with a start time and no count yet", st)
+	}
+}
+
+// TestAReplayOfUnknownOutcomeFailsInsteadOfRunningAgain: a request still
+// in the config bucket (control has not stored its outcome) whose report
+// expired may have finished: the restarted replayer fails it, naming why,
+// and delivers nothing (F9 of SECURITY-3). Seen failing before: revision 1
+// was delivered again and the replay succeeded a second time.
+func TestAReplayOfUnknownOutcomeFailsInsteadOfRunningAgain(t *testing.T) {
+	opts := bus.DefaultOptions()
+	opts.StatusMaxAge = 2 * time.Second
+	b := newBusWith(t, "memory", true, opts)
+	b.publish(2)
+	stop := b.startReplayer(logr.Discard())
+	if st := b.replay("old", func(r *busv1.ReplayRequest) { r.Revision = 1 }); st.Phase != busv1.ReplaySucceeded {
+		t.Fatalf("replay: %+v", st)
+	}
+	stop()
+	s, err := b.js.Stream(t.Context(), bus.StreamStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject := bus.StatusSubject(bus.StatusAddress{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: "team-a", Name: "old"})
+	testenv.EventuallyTrue(t, 30*time.Second, "the report to expire", func() bool {
+		_, err := s.GetLastMsgForSubject(t.Context(), subject)
+		return errors.Is(err, jetstream.ErrMsgNotFound)
+	})
+	b.startReplayer(logr.Discard())
+	var st busv1.ReplayStatus
+	testenv.EventuallyTrue(t, 30*time.Second, "a new report", func() bool {
+		m, err := s.GetLastMsgForSubject(t.Context(), subject)
+		if err != nil {
+			return false
+		}
+		var r busv1.StatusReport
+		if err := json.Unmarshal(m.Data, &r); err != nil || r.Replay == nil {
+			t.Fatalf("report %s: %v", m.Data, err)
+		}
+		st = *r.Replay
+		return st.Phase == busv1.ReplaySucceeded || st.Phase == busv1.ReplayFailed
+	})
+	if st.Phase != busv1.ReplayFailed || st.Reason != v1alpha1.ReasonReplayFailed ||
+		!strings.HasPrefix(st.Message, "the outcome of this replay is unknown: its request was written ") {
+		t.Errorf("report %+v, want Failed with an unknown outcome", st)
+	}
+	if diff := cmp.Diff([]uint64{1}, b.freshWrites()); diff != "" {
+		t.Errorf("writes to the fresh sink (-want +got):\n%s", diff)
 	}
 }

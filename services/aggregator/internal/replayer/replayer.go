@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 )
 
@@ -109,24 +110,37 @@ func (r *Replayer) Run(ctx context.Context) error {
 		rctx, cancel := context.WithCancel(ctx)
 		active[key] = running{uid: req.UID, cancel: cancel}
 		wg.Add(1)
+		written := ent.Created()
 		go func() {
 			defer wg.Done()
-			r.serve(rctx, req)
+			r.serve(rctx, req, written)
 		}()
 	}
 }
 
-// serve runs req unless its last report says it already finished. Control
-// deletes the request of a finished replay once it stored the phase, so a
-// request is found finished here only in the window before that; a report
-// that cannot be read is read again until it can, never taken as "not
-// finished" (F9 of SECURITY-3).
-func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest) {
-	last, err := r.lastReportWaiting(ctx, req)
+// serve runs req, whose request was written at written, unless its last
+// report says it already finished. Control deletes the request of a
+// finished replay once it stored the phase, so a request is found finished
+// here only in the window before that. Two cases are never taken as "not
+// finished" (F9 of SECURITY-3): a report that cannot be read is read again
+// until it can; a request older than reports are kept (the status
+// stream's MaxAge) without a report may have finished unseen, and fails
+// instead of running again.
+func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest, written time.Time) {
+	last, maxAge, err := r.lastReportWaiting(ctx, req)
 	if err != nil {
 		return // ctx ended
 	}
 	if last != nil && last.UID == req.UID && (last.Phase == busv1.ReplaySucceeded || last.Phase == busv1.ReplayFailed) {
+		return
+	}
+	if (last == nil || last.UID != req.UID) && maxAge > 0 && time.Since(written) > maxAge {
+		now := time.Now().UTC()
+		r.report(ctx, req, busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayFailed, StartedAt: now, FinishedAt: now,
+			Outcome: busv1.Outcome{Reason: v1alpha1.ReasonReplayFailed, Message: fmt.Sprintf(
+				"the outcome of this replay is unknown: its request was written %s ago, its report is kept %s and is gone; "+
+					"it is not run again, create a new KollectReplay", now.Sub(written).Round(time.Second), maxAge)}})
+		r.opts.Log.Info("replay of unknown outcome failed, not run again", "replay", req.Namespace+"/"+req.Name)
 		return
 	}
 	lock := r.lockFor(bus.ExportStateKey(req.Inventory, req.Sink))
@@ -147,21 +161,21 @@ func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest) {
 
 // lastReportWaiting is lastReport, read again after an error (with a
 // growing pause, up to ReportRetryMax) until it succeeds or ctx ends.
-func (r *Replayer) lastReportWaiting(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, error) {
+func (r *Replayer) lastReportWaiting(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, time.Duration, error) {
 	pause := r.opts.ReportRetryMax / 64
 	for {
-		last, err := r.lastReport(ctx, req)
+		last, maxAge, err := r.lastReport(ctx, req)
 		if err == nil {
-			return last, nil
+			return last, maxAge, nil
 		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 		r.opts.Log.Error(err, "read the replay's last report; it does not run until its report can be read",
 			"replay", req.Namespace+"/"+req.Name, "retryIn", pause)
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, r.opts.ReportRetryMax)
@@ -180,24 +194,26 @@ func (r *Replayer) lockFor(key string) *sync.Mutex {
 }
 
 // lastReport returns the replay section of the latest report on req, nil
-// when there is none.
-func (r *Replayer) lastReport(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, error) {
+// when there is none, and how long the status stream keeps a report (zero:
+// for ever).
+func (r *Replayer) lastReport(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, time.Duration, error) {
 	s, err := r.js.Stream(ctx, bus.StreamStatus)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	maxAge := s.CachedInfo().Config.MaxAge
 	m, err := s.GetLastMsgForSubject(ctx, bus.StatusSubject(statusAddress(req)))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, nil
+		return nil, maxAge, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var rep busv1.StatusReport
 	if err := json.Unmarshal(m.Data, &rep); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return rep.Replay, nil
+	return rep.Replay, maxAge, nil
 }
 
 func statusAddress(req busv1.ReplayRequest) bus.StatusAddress {

@@ -68,9 +68,14 @@ func newBedWith(t *testing.T, ackTimeout time.Duration) *bed {
 // of type typ, and when configs is set the bed writes the sink and
 // inventory configs itself (otherwise control does).
 func newBus(t *testing.T, typ string, configs bool) *bed {
+	return newBusWith(t, typ, configs, bus.DefaultOptions())
+}
+
+// newBusWith is newBus on a bus provisioned with opts.
+func newBusWith(t *testing.T, typ string, configs bool, opts bus.Options) *bed {
 	n := testenv.StartNATS(t)
 	ctx := t.Context()
-	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
+	if err := bus.Provision(ctx, n.JS, opts); err != nil {
 		t.Fatal(err)
 	}
 	b := &bed{t: t, js: n.JS, nats: n, stores: memBackend{"live": memory.NewStore(""), "fresh": memory.NewStore("")}}
