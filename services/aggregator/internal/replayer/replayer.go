@@ -29,9 +29,9 @@ type Options struct {
 	// HoldTTL is how long a backfill's hold on its binding's regular
 	// exports lasts unless renewed (every third of it); zero is 2 minutes.
 	HoldTTL time.Duration
-	// ReportRetryMax is the longest pause between two reads of a replay's
-	// last report that failed (the first pause is a 64th of it); zero is
-	// 30 seconds.
+	// ReportRetryMax is the longest pause between two failed reads of a
+	// replay's last report, or publications of its outcome (the first
+	// pause is a 64th of it); zero is 30 seconds.
 	ReportRetryMax time.Duration
 	// Log receives one line per replay finished or failed.
 	Log logr.Logger
@@ -136,7 +136,7 @@ func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest, written t
 	}
 	if (last == nil || last.UID != req.UID) && maxAge > 0 && time.Since(written) > maxAge {
 		now := time.Now().UTC()
-		r.report(ctx, req, busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayFailed, StartedAt: now, FinishedAt: now,
+		r.reportOutcome(ctx, req, busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayFailed, StartedAt: now, FinishedAt: now,
 			Outcome: busv1.Outcome{Reason: v1alpha1.ReasonReplayFailed, Message: fmt.Sprintf(
 				"the outcome of this replay is unknown: its request was written %s ago, its report is kept %s and is gone; "+
 					"it is not run again, create a new KollectReplay", now.Sub(written).Round(time.Second), maxAge)}})
@@ -154,7 +154,7 @@ func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest, written t
 	if ctx.Err() != nil {
 		return // stopped: the object is gone or the leader stepped down
 	}
-	r.report(ctx, req, st)
+	r.reportOutcome(ctx, req, st)
 	r.opts.Log.Info("replay finished", "replay", req.Namespace+"/"+req.Name, app.KeyInventory, req.Inventory.String(),
 		app.KeySink, req.Sink.BindingName(), "phase", st.Phase, "revisions", st.RevisionsDone, app.KeyReason, st.Reason, "message", st.Message)
 }
@@ -220,8 +220,9 @@ func statusAddress(req busv1.ReplayRequest) bus.StatusAddress {
 	return bus.StatusAddress{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: req.Namespace, Name: req.Name}
 }
 
-// report publishes st as the replay's status report.
-func (r *Replayer) report(ctx context.Context, req busv1.ReplayRequest, st busv1.ReplayStatus) {
+// report publishes st as the replay's status report; it returns whether
+// the bus stored it.
+func (r *Replayer) report(ctx context.Context, req busv1.ReplayRequest, st busv1.ReplayStatus) bool {
 	rep := busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: req.Namespace,
 		Name: req.Name, Generation: req.Generation, ObservedAt: time.Now().UTC(), Replay: &st}
 	data, err := json.Marshal(rep)
@@ -230,5 +231,21 @@ func (r *Replayer) report(ctx context.Context, req busv1.ReplayRequest, st busv1
 	}
 	if err != nil && ctx.Err() == nil {
 		r.opts.Log.Error(err, "report replay progress", "replay", req.Namespace+"/"+req.Name)
+	}
+	return err == nil
+}
+
+// reportOutcome publishes the final st again (with a growing pause, up to
+// ReportRetryMax) until the bus stored it or ctx ends: a finished replay
+// whose outcome was lost would look unfinished to the next leader.
+func (r *Replayer) reportOutcome(ctx context.Context, req busv1.ReplayRequest, st busv1.ReplayStatus) {
+	pause := r.opts.ReportRetryMax / 64
+	for !r.report(ctx, req, st) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, r.opts.ReportRetryMax)
 	}
 }
