@@ -175,6 +175,16 @@ func TestAFinishedReplayNeverRunsAgain(t *testing.T) {
 		t.Fatalf("writes to the fresh sink (-want +got):\n%s", diff)
 	}
 
+	// Control has recorded the outcome (long before the report expires).
+	onceKey := bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindReplay, Namespace: "team-a", Name: "once"})
+	if err := testenv.Poll(t.Context(), 10*time.Second, func() error {
+		if _, err := kv.Get(t.Context(), onceKey); !errors.Is(err, jetstream.ErrKeyNotFound) {
+			return fmt.Errorf("the request is still in the config bucket (%v)", err)
+		}
+		return nil
+	}); err != nil {
+		t.Errorf("finished replay once: %v", err)
+	}
 	// The report expires; the aggregator restarts (a failover, an upgrade).
 	s, err := b.js.Stream(t.Context(), bus.StreamStatus)
 	if err != nil {
