@@ -1,17 +1,21 @@
 package control_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nats-io/nats.go/jetstream"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/bus"
 )
 
 // readyIs checks obj's Ready condition.
@@ -111,5 +115,72 @@ func TestReplayOfAnUnboundSinkOrAMissingInventoryIsNotReady(t *testing.T) {
 				t.Errorf("a replay that cannot run has a request: %+v", req)
 			}
 		})
+	}
+}
+
+// TestAFinishedReplayLeavesNoRequestForTheAggregator is F9 of
+// SECURITY-3: the aggregator's report of a finished replay expires after
+// seven days, and an aggregator that restarted later ran every finished
+// replay whose request was still in the config bucket again. Control
+// deletes the request once the terminal phase is in the stored status, and
+// again at any later reconcile (a crash between the two); the phase stays
+// when the report is gone.
+func TestAFinishedReplayLeavesNoRequestForTheAggregator(t *testing.T) {
+	ns := namespace(t)
+	create(t, gitSink(ns, "git-a"))
+	create(t, &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
+		Spec: v1alpha1.KollectInventorySpec{SnapshotSinkRefs: []v1alpha1.SinkBinding{{Name: "git-a"}}}})
+	rp := &v1alpha1.KollectReplay{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "once"},
+		Spec: v1alpha1.KollectReplaySpec{InventoryRef: v1alpha1.ReplayInventoryRef{Name: "inv"}, Sink: "snapshot/git-a"}}
+	create(t, rp)
+	key := ref(busv1.KindReplay, ns, "once")
+	var req busv1.ReplayRequest
+	eventually(t, "the replay request", func() error { return configEntry(t, key, &req) })
+	start := time.Now().UTC().Truncate(time.Second)
+	publish(t, busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: ns, Name: "once",
+		Generation: 1, ObservedAt: time.Now(), Replay: &busv1.ReplayStatus{UID: string(rp.UID), Phase: busv1.ReplaySucceeded,
+			RevisionsTotal: 1, RevisionsDone: 1, LastRevision: 3, StartedAt: start, FinishedAt: start.Add(time.Second)}})
+	succeeded := func() error {
+		if err := readyIs(t, rp, metav1.ConditionTrue, v1alpha1.ReasonSucceeded, "delivered 1 of 1 revisions to snapshot/git-a"); err != nil {
+			return err
+		}
+		if s := rp.Status; s.Phase != v1alpha1.ReplaySucceeded || s.LastRevision != 3 || s.CompletionTime == nil {
+			return fmt.Errorf("status %+v", s)
+		}
+		return nil
+	}
+	eventually(t, "Succeeded", succeeded)
+	eventually(t, "the request of the finished replay to be deleted", func() error { return noEntry(t, key) })
+
+	// The report expires (here: is purged) and control is left with no
+	// report of the replay at all.
+	s, err := shared.nats.JS.Stream(t.Context(), bus.StreamStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject := bus.StatusSubject(bus.StatusAddress{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: ns, Name: "once"})
+	if err := s.Purge(t.Context(), jetstream.WithPurgeSubject(subject)); err != nil {
+		t.Fatal(err)
+	}
+	// A control that crashed after storing the phase but before deleting
+	// the request: the request is back, and the next reconcile (here
+	// caused by a label, at a restart by the initial list) deletes it.
+	data, _ := json.Marshal(req)
+	if _, err := shared.kv.Put(t.Context(), bus.ConfigKey(key), data); err != nil {
+		t.Fatal(err)
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := get(t, rp); err != nil {
+			return err
+		}
+		rp.Labels = map[string]string{"poke": "1"}
+		return shared.kube.Client.Update(t.Context(), rp)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the request put back to be deleted again", func() error { return noEntry(t, key) })
+	if err := succeeded(); err != nil {
+		t.Errorf("after the report expired: %v", err)
 	}
 }

@@ -4,8 +4,9 @@ import "time"
 
 // ReplayRequest is a KollectReplay compiled by control: the value of its key
 // in the config bucket. The aggregator delivers the selected revisions and
-// reports progress (StatusReport.Replay) until the request is done; the key
-// is deleted with the object.
+// reports progress (StatusReport.Replay) until the request is done; control
+// deletes the key once the KollectReplay's status holds the terminal phase
+// (and with the object), so a finished replay never runs again.
 type ReplayRequest struct {
 	// Namespace of the KollectReplay.
 	Namespace string `json:"namespace"`

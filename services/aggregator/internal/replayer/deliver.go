@@ -15,10 +15,10 @@ import (
 	"kollect.dev/kollect/pkg/history"
 )
 
-// run delivers req's revisions in order and returns the final status; it
-// reports progress after each revision.
-func (r *Replayer) run(ctx context.Context, req busv1.ReplayRequest) busv1.ReplayStatus {
-	st := busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayRunning, StartedAt: time.Now().UTC()}
+// run delivers req's revisions in order and returns the final status,
+// continuing st (Running, already reported); it reports progress after each
+// revision.
+func (r *Replayer) run(ctx context.Context, req busv1.ReplayRequest, st busv1.ReplayStatus) busv1.ReplayStatus {
 	fail := func(reason string, err error) busv1.ReplayStatus {
 		st.Phase, st.FinishedAt = busv1.ReplayFailed, time.Now().UTC()
 		st.Outcome = busv1.Outcome{Reason: reason, Message: err.Error()}

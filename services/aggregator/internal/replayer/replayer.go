@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 )
 
@@ -28,6 +29,10 @@ type Options struct {
 	// HoldTTL is how long a backfill's hold on its binding's regular
 	// exports lasts unless renewed (every third of it); zero is 2 minutes.
 	HoldTTL time.Duration
+	// ReportRetryMax is the longest pause between two failed reads of a
+	// replay's last report, or publications of its outcome (the first
+	// pause is a 64th of it); zero is 30 seconds.
+	ReportRetryMax time.Duration
 	// Log receives one line per replay finished or failed.
 	Log logr.Logger
 }
@@ -51,6 +56,9 @@ func New(js jetstream.JetStream, opts Options) *Replayer {
 	}
 	if opts.HoldTTL <= 0 {
 		opts.HoldTTL = 2 * time.Minute
+	}
+	if opts.ReportRetryMax <= 0 {
+		opts.ReportRetryMax = 30 * time.Second
 	}
 	return &Replayer{js: js, opts: opts, bindings: map[string]*sync.Mutex{}}
 }
@@ -102,29 +110,76 @@ func (r *Replayer) Run(ctx context.Context) error {
 		rctx, cancel := context.WithCancel(ctx)
 		active[key] = running{uid: req.UID, cancel: cancel}
 		wg.Add(1)
+		written := ent.Created()
 		go func() {
 			defer wg.Done()
-			r.serve(rctx, req)
+			r.serve(rctx, req, written)
 		}()
 	}
 }
 
-// serve runs req unless its last report says it already finished.
-func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest) {
-	if last, err := r.lastReport(ctx, req); err == nil && last != nil && last.UID == req.UID &&
-		(last.Phase == busv1.ReplaySucceeded || last.Phase == busv1.ReplayFailed) {
+// serve runs req, whose request was written at written, unless its last
+// report says it already finished. Control deletes the request of a
+// finished replay once it stored the phase, so a request is found finished
+// here only in the window before that. Two cases are never taken as "not
+// finished" (F9 of SECURITY-3): a report that cannot be read is read again
+// until it can; a request older than reports are kept (the status
+// stream's MaxAge) without a report may have finished unseen, and fails
+// instead of running again.
+func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest, written time.Time) {
+	last, maxAge, err := r.lastReportWaiting(ctx, req)
+	if err != nil {
+		return // ctx ended
+	}
+	if last != nil && last.UID == req.UID && (last.Phase == busv1.ReplaySucceeded || last.Phase == busv1.ReplayFailed) {
+		return
+	}
+	if (last == nil || last.UID != req.UID) && maxAge > 0 && time.Since(written) > maxAge {
+		now := time.Now().UTC()
+		r.reportOutcome(ctx, req, busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayFailed, StartedAt: now, FinishedAt: now,
+			Outcome: busv1.Outcome{Reason: v1alpha1.ReasonReplayFailed, Message: fmt.Sprintf(
+				"the outcome of this replay is unknown: its request was written %s ago, its report is kept %s and is gone; "+
+					"it is not run again, create a new KollectReplay", now.Sub(written).Round(time.Second), maxAge)}})
+		r.opts.Log.Info("replay of unknown outcome failed, not run again", "replay", req.Namespace+"/"+req.Name)
 		return
 	}
 	lock := r.lockFor(bus.ExportStateKey(req.Inventory, req.Sink))
 	lock.Lock()
 	defer lock.Unlock()
-	st := r.run(ctx, req)
+	// Running before any history is read: a replay that crashes its
+	// aggregator shows as Running, not Pending (F2 of SECURITY-3).
+	st := busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayRunning, StartedAt: time.Now().UTC()}
+	r.report(ctx, req, st)
+	st = r.run(ctx, req, st)
 	if ctx.Err() != nil {
 		return // stopped: the object is gone or the leader stepped down
 	}
-	r.report(ctx, req, st)
+	r.reportOutcome(ctx, req, st)
 	r.opts.Log.Info("replay finished", "replay", req.Namespace+"/"+req.Name, app.KeyInventory, req.Inventory.String(),
 		app.KeySink, req.Sink.BindingName(), "phase", st.Phase, "revisions", st.RevisionsDone, app.KeyReason, st.Reason, "message", st.Message)
+}
+
+// lastReportWaiting is lastReport, read again after an error (with a
+// growing pause, up to ReportRetryMax) until it succeeds or ctx ends.
+func (r *Replayer) lastReportWaiting(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, time.Duration, error) {
+	pause := r.opts.ReportRetryMax / 64
+	for {
+		last, maxAge, err := r.lastReport(ctx, req)
+		if err == nil {
+			return last, maxAge, nil
+		}
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		r.opts.Log.Error(err, "read the replay's last report; it does not run until its report can be read",
+			"replay", req.Namespace+"/"+req.Name, "retryIn", pause)
+		select {
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, r.opts.ReportRetryMax)
+	}
 }
 
 func (r *Replayer) lockFor(key string) *sync.Mutex {
@@ -139,32 +194,35 @@ func (r *Replayer) lockFor(key string) *sync.Mutex {
 }
 
 // lastReport returns the replay section of the latest report on req, nil
-// when there is none.
-func (r *Replayer) lastReport(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, error) {
+// when there is none, and how long the status stream keeps a report (zero:
+// for ever).
+func (r *Replayer) lastReport(ctx context.Context, req busv1.ReplayRequest) (*busv1.ReplayStatus, time.Duration, error) {
 	s, err := r.js.Stream(ctx, bus.StreamStatus)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	maxAge := s.CachedInfo().Config.MaxAge
 	m, err := s.GetLastMsgForSubject(ctx, bus.StatusSubject(statusAddress(req)))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, nil
+		return nil, maxAge, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var rep busv1.StatusReport
 	if err := json.Unmarshal(m.Data, &rep); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return rep.Replay, nil
+	return rep.Replay, maxAge, nil
 }
 
 func statusAddress(req busv1.ReplayRequest) bus.StatusAddress {
 	return bus.StatusAddress{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: req.Namespace, Name: req.Name}
 }
 
-// report publishes st as the replay's status report.
-func (r *Replayer) report(ctx context.Context, req busv1.ReplayRequest, st busv1.ReplayStatus) {
+// report publishes st as the replay's status report; it returns whether
+// the bus stored it.
+func (r *Replayer) report(ctx context.Context, req busv1.ReplayRequest, st busv1.ReplayStatus) bool {
 	rep := busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindReplay, Namespace: req.Namespace,
 		Name: req.Name, Generation: req.Generation, ObservedAt: time.Now().UTC(), Replay: &st}
 	data, err := json.Marshal(rep)
@@ -173,5 +231,21 @@ func (r *Replayer) report(ctx context.Context, req busv1.ReplayRequest, st busv1
 	}
 	if err != nil && ctx.Err() == nil {
 		r.opts.Log.Error(err, "report replay progress", "replay", req.Namespace+"/"+req.Name)
+	}
+	return err == nil
+}
+
+// reportOutcome publishes the final st again (with a growing pause, up to
+// ReportRetryMax) until the bus stored it or ctx ends: a finished replay
+// whose outcome was lost would look unfinished to the next leader.
+func (r *Replayer) reportOutcome(ctx context.Context, req busv1.ReplayRequest, st busv1.ReplayStatus) {
+	pause := r.opts.ReportRetryMax / 64
+	for !r.report(ctx, req, st) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, r.opts.ReportRetryMax)
 	}
 }

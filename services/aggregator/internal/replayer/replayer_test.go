@@ -49,6 +49,7 @@ func ref(name string) busv1.SinkRef {
 type bed struct {
 	t      *testing.T
 	js     jetstream.JetStream
+	nats   *testenv.NATS
 	stores memBackend
 	evs    []busv1.SnapshotEvent
 }
@@ -58,26 +59,51 @@ func newBed(t *testing.T) *bed { return newBedWith(t, 10*time.Second) }
 // newBedWith is newBed with the replayer's AckTimeout; the sink "broken"
 // is bound too and refuses every write.
 func newBedWith(t *testing.T, ackTimeout time.Duration) *bed {
-	n := testenv.StartNATS(t)
-	ctx := t.Context()
-	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
-		t.Fatal(err)
-	}
-	b := &bed{t: t, js: n.JS, stores: memBackend{"live": memory.NewStore(""), "fresh": memory.NewStore("")}}
-	ic := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name, Generation: 1}
-	for _, s := range []string{"live", "fresh", "broken"} {
-		b.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindSnapshotSink, Namespace: "team-a", Name: s}),
-			busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: "memory", Namespace: "team-a", Name: s,
-				Generation: 1, Cluster: "east", Spec: json.RawMessage(`{}`)})
-		ic.Bindings = append(ic.Bindings, busv1.Binding{SinkRef: ref(s), SinkGeneration: 1})
-	}
-	b.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name}), ic)
-	c := exporter.DefaultConfig(busv1.FamilySnapshot)
-	c.Credentials, c.RetryInitial, c.RetryMax, c.BreakerCooldown = backend.MapCredentials{}, 5*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
-	run(t, func(ctx context.Context) error { return exporter.Run(ctx, n.JS, c, b.stores) })
-	run(t, replayer.New(n.JS, replayer.Options{AckTimeout: ackTimeout, Log: logr.Discard()}).Run)
+	b := newBus(t, "memory", true)
+	run(t, replayer.New(b.js, replayer.Options{AckTimeout: ackTimeout, Log: logr.Discard()}).Run)
 	return b
 }
+
+// newBus is newBed without a replayer: the exporter runtime serves sinks
+// of type typ, and when configs is set the bed writes the sink and
+// inventory configs itself (otherwise control does).
+func newBus(t *testing.T, typ string, configs bool) *bed {
+	return newBusWith(t, typ, configs, bus.DefaultOptions())
+}
+
+// newBusWith is newBus on a bus provisioned with opts.
+func newBusWith(t *testing.T, typ string, configs bool, opts bus.Options) *bed {
+	n := testenv.StartNATS(t)
+	ctx := t.Context()
+	if err := bus.Provision(ctx, n.JS, opts); err != nil {
+		t.Fatal(err)
+	}
+	b := &bed{t: t, js: n.JS, nats: n, stores: memBackend{"live": memory.NewStore(""), "fresh": memory.NewStore("")}}
+	ic := busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name, Generation: 1}
+	for _, s := range []string{"live", "fresh", "broken"} {
+		if configs {
+			b.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindSnapshotSink, Namespace: "team-a", Name: s}),
+				busv1.SinkConfig{Family: busv1.FamilySnapshot, Type: typ, Namespace: "team-a", Name: s,
+					Generation: 1, Cluster: "east", Spec: json.RawMessage(`{}`)})
+		}
+		ic.Bindings = append(ic.Bindings, busv1.Binding{SinkRef: ref(s), SinkGeneration: 1})
+	}
+	if configs {
+		b.put(bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name}), ic)
+	}
+	c := exporter.DefaultConfig(busv1.FamilySnapshot)
+	c.Credentials, c.RetryInitial, c.RetryMax, c.BreakerCooldown = backend.MapCredentials{}, 5*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
+	run(t, func(ctx context.Context) error { return exporter.Run(ctx, n.JS, c, typed{b.stores, typ}) })
+	return b
+}
+
+// typed is a memBackend registered as another sink type.
+type typed struct {
+	memBackend
+	typ string
+}
+
+func (b typed) Type() string { return b.typ }
 
 // run runs f until the test ends and checks it returned nil.
 func run(t *testing.T, f func(context.Context) error) {
@@ -127,8 +153,8 @@ func (b *bed) publish(n int) {
 		b.evs = append(b.evs, ev)
 	}
 	testenv.EventuallyTrue(b.t, 30*time.Second, "the live sink to hold the last revision", func() bool {
-		s, _ := b.stores["live"].Get("east", inv)
-		return s.Revision == uint64(n)
+		ws := b.stores["live"].Writes()
+		return len(ws) > 0 && ws[len(ws)-1].Revision == uint64(n)
 	})
 }
 

@@ -22,11 +22,15 @@ type ReplayReconciler struct {
 
 // Reconcile runs the steps: a finished replay only keeps its status;
 // otherwise resolve the inventory and the binding, write the request, fold
-// the aggregator's report.
+// the aggregator's report. Once a terminal phase is in the object's stored
+// status, the request is deleted from the config bucket, so that no
+// aggregator, however late it restarts, finds it again (docs/replay.md,
+// "A finished replay never runs again").
 func (r *ReplayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := ref(busv1.KindReplay, req.Namespace, req.Name)
 	var rr busv1.ReplayRequest
-	return run(ctx, r.Deps, req, &v1alpha1.KollectReplay{}, entry[*v1alpha1.KollectReplay]{ref: &key},
+	obj := &v1alpha1.KollectReplay{}
+	res, err := run(ctx, r.Deps, req, obj, entry[*v1alpha1.KollectReplay]{ref: &key},
 		func(ctx context.Context, obj *v1alpha1.KollectReplay, _ *ctrl.Result) (err error) {
 			if finished(obj) {
 				return nil
@@ -44,10 +48,20 @@ func (r *ReplayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			foldReplay(obj, r.Reports)
 			return nil
 		})
+	// Only after the status patch succeeded (err is nil): deleting the
+	// request first and then failing to store the phase would leave a
+	// replay that is not finished in status and compiled again, with its
+	// report possibly expired. A crash between the two leaves a finished
+	// status and the key, which the next reconcile (every object is
+	// reconciled at start) deletes here.
+	if err == nil && finished(obj) && obj.GetDeletionTimestamp() == nil {
+		err = r.deleteConfig(ctx, key)
+	}
+	return res, err
 }
 
 // finished reports whether the replay succeeded or failed: its request is
-// not written again, so a replay never runs twice.
+// not written again, and deleted, so a replay never runs twice.
 func finished(obj *v1alpha1.KollectReplay) bool {
 	return obj.Status.Phase == v1alpha1.ReplaySucceeded || obj.Status.Phase == v1alpha1.ReplayFailed
 }
@@ -109,8 +123,12 @@ func (r *ReplayReconciler) compile(ctx context.Context, obj *v1alpha1.KollectRep
 }
 
 // foldReplay copies the aggregator's latest report on this replay (of this
-// object, by UID) into status and sets Ready from the phase.
+// object, by UID) into status and sets Ready from the phase. A finished
+// status is final: it is never folded again.
 func foldReplay(obj *v1alpha1.KollectReplay, rep Reporter) {
+	if finished(obj) {
+		return // terminal: a later or missing report changes nothing
+	}
 	var st *busv1.ReplayStatus
 	for _, r := range rep.Reports(reports.ObjectKey{Kind: busv1.KindReplay, Namespace: obj.Namespace, Name: obj.Name}) {
 		if r.Service == busv1.ServiceAggregator && r.Replay != nil && r.Replay.UID == string(obj.UID) {
@@ -119,10 +137,8 @@ func foldReplay(obj *v1alpha1.KollectReplay, rep Reporter) {
 	}
 	s := &obj.Status
 	if st == nil {
-		if !finished(obj) {
-			s.Phase = v1alpha1.ReplayPending
-			set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "waiting for the aggregator")
-		}
+		s.Phase = v1alpha1.ReplayPending
+		set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "waiting for the aggregator")
 		return
 	}
 	s.Phase = v1alpha1.ReplayPhase(st.Phase)
