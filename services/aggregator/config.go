@@ -50,6 +50,11 @@ type Config struct {
 	// HistoryMaxBytes bounds the bytes each inventory's retained snapshot
 	// history references when spec.history does not say; zero is unlimited.
 	HistoryMaxBytes int64
+	// MinExportInterval is the operator's floor for every binding's
+	// periodic re-export interval (--min-export-interval, the same value as
+	// control's): a shorter non-zero interval in a config on the bus is
+	// raised to it. Zero disables the floor.
+	MinExportInterval time.Duration
 	// BusCheckInterval is how often the leader checks that the rows and
 	// config buckets are the ones it rebuilt from; a re-created one makes
 	// it rebuild. Zero never checks.
@@ -69,7 +74,8 @@ func DefaultConfig() Config {
 	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(), Settle: 250 * time.Millisecond,
 		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
-		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute}
+		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute,
+		MinExportInterval: app.DefaultMinExportInterval}
 }
 
 // Validate reports settings out of range; app.Main runs it before anything
@@ -96,6 +102,7 @@ func (c Config) Validate() error {
 	check(c.HistoryRevisions >= 0, "--history-revisions %d: must not be negative", c.HistoryRevisions)
 	check(c.HistoryMaxAge >= 0, "--history-max-age %v: must not be negative", c.HistoryMaxAge)
 	check(c.HistoryMaxBytes >= 0, "--history-max-bytes %d: must not be negative", c.HistoryMaxBytes)
+	errs = append(errs, app.ValidateMinExportInterval(c.MinExportInterval))
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("aggregator config: %w", err)
 	}
@@ -130,4 +137,5 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		"Default for spec.history.maxAge: how long revisions are kept; 0 keeps them until the stream's own age limit.")
 	fs.Int64Var(&c.HistoryMaxBytes, "history-max-bytes", c.HistoryMaxBytes,
 		"Default for spec.history.maxBytes: the most bytes an inventory's retained snapshot history may reference; older events are dropped. 0 is unlimited.")
+	app.BindMinExportInterval(fs, &c.MinExportInterval)
 }

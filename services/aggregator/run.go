@@ -65,7 +65,8 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
 				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
 				HistoryMaxBytes:  c.HistoryMaxBytes,
-				HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval})
+				HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval,
+				MinExportInterval: c.MinExportInterval})
 			if app.Missing(err) {
 				log.Info("waiting for the bus to be provisioned", app.KeyReason, err.Error())
 				if !sleep(ctx, time.Second) {

@@ -51,6 +51,13 @@ type Options struct {
 	HistoryRevisions int64
 	HistoryMaxAge    time.Duration
 	HistoryMaxBytes  int64
+	// MinExportInterval is the operator's floor for every binding's
+	// periodic interval (--min-export-interval): a binding whose config
+	// asks for a shorter non-zero interval gets periodic events at this
+	// interval instead, whatever the config on the bus says (admission may
+	// be off, a config may predate the floor). Zero, on a binding (no
+	// periodic events) or here (no floor), is left alone.
+	MinExportInterval time.Duration
 	// Observe, when set, is told every step of the engine's work, on the
 	// engine's goroutine; it must return quickly. Tests wait on it.
 	Observe func(Event)

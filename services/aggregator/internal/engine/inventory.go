@@ -137,6 +137,7 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 		e.opts.Log.Error(err, "skip undecodable inventory config", app.KeyKey, ent.Key())
 		return
 	}
+	e.floorIntervals(&cfg)
 	if st == nil {
 		st = &invState{name: name}
 		e.invs[name] = st
@@ -154,6 +155,19 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 	}
 	if e.ready {
 		e.markDirty(st)
+	}
+}
+
+// floorIntervals raises every binding's non-zero interval in cfg to the
+// operator's floor (Options.MinExportInterval), so that no binding gets
+// periodic events more often than that, whatever its config on the bus
+// says. A zero interval (no periodic events) stays zero.
+func (e *Engine) floorIntervals(cfg *busv1.InventoryConfig) {
+	floor := e.opts.MinExportInterval
+	for i := range cfg.Bindings {
+		if d := &cfg.Bindings[i].EffectiveInterval.Duration; *d > 0 && *d < floor {
+			*d = floor
+		}
 	}
 }
 

@@ -41,6 +41,7 @@ func (e *Engine) adoptOrphans(ctx context.Context) {
 			continue
 		}
 		if cfg != nil {
+			e.floorIntervals(cfg)
 			st := &invState{name: inv, cfg: cfg, deleted: true}
 			e.invs[inv] = st
 			if e.ready {

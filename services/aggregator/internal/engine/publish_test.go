@@ -85,3 +85,40 @@ func TestUnchangedSnapshotsArePublishedPerBindingAtItsInterval(t *testing.T) {
 		t.Errorf("periodic events by binding (-want +got):\n%s", diff)
 	}
 }
+
+// TestPeriodicEventsNeverComeFasterThanTheOperatorFloor puts a binding
+// config asking for 1ms on the bus, as a config written with admission off
+// or before the floor existed would: the engine, on the wall clock,
+// publishes its periodic events no more often than Options.MinExportInterval.
+// A binding at 0 (on-change exports only) still gets no periodic events.
+func TestPeriodicEventsNeverComeFasterThanTheOperatorFloor(t *testing.T) {
+	const floor = 200 * time.Millisecond
+	const periodics = 4
+	b := newBed(t, nil)
+	b.putInventory(nsInventory("team-a", "inv", binding("greedy", time.Millisecond), binding("onchange", 0)))
+	b.putRow(mkRow("team-a", "web", "u1", 1))
+	e, stop := b.startStoppable(Options{Settle: 10 * time.Millisecond, MinExportInterval: floor})
+	waitFor(t, "the first snapshot and periodic events", func() bool { return e.events.Load() >= 1+periodics })
+	stop() // the history is read whole, not while it grows
+
+	evs := b.history(key("team-a", "inv"))
+	first, periodic := evs[0].Event, evs[1:]
+	if first.Reason == busv1.ReasonPeriodic {
+		t.Fatalf("first event is periodic: %+v", first)
+	}
+	last := first.CreatedAt
+	for i, s := range periodic {
+		ev := s.Event
+		if ev.Reason != busv1.ReasonPeriodic || len(ev.Bindings) != 1 || ev.Bindings[0].Name != "greedy" {
+			t.Fatalf("event %d: reason %s, bindings %+v; want periodic events of greedy only", i+1, ev.Reason, ev.Bindings)
+		}
+		if gap := ev.CreatedAt.Sub(last); gap < floor {
+			t.Errorf("periodic event %d came %v after the previous event, want at least the floor %v", i+1, gap, floor)
+		}
+		last = ev.CreatedAt
+	}
+	window := last.Sub(first.CreatedAt)
+	if limit := int(window / floor); len(periodic) > limit {
+		t.Errorf("%d periodic events in %v, want at most %d (one per %v)", len(periodic), window, limit, floor)
+	}
+}
