@@ -51,8 +51,10 @@ const (
 	ReasonScopeSinkDenied = "ScopeSinkDenied"
 	// ReasonScopeIntervalRaised: Ready=True on an inventory one of whose
 	// export intervals (of a binding, its sink or the inventory) is below
-	// the Scope's minExportInterval: it exports at the floor instead, and
-	// the message names the binding, the interval and the Scope.
+	// the Scope's minExportInterval, or non-zero and below the operator's
+	// --min-export-interval: it exports at the floor instead, and the
+	// message names the binding, the interval, the floor and the Scope or
+	// the operator's flag.
 	ReasonScopeIntervalRaised = "ScopeIntervalRaised"
 	// ReasonScopeHistoryCapped: Ready=True on an inventory whose
 	// spec.history asks for more than the Scope's maxHistory: it keeps the

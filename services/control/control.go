@@ -77,6 +77,11 @@ type Config struct {
 	// AllowCrossNamespaceSecretRefs admits sinks whose spec.secretRef
 	// names another namespace (exporters have the same flag).
 	AllowCrossNamespaceSecretRefs bool
+	// MinExportInterval is the operator's floor for every binding's
+	// exportMinInterval (--min-export-interval, the same value as the
+	// aggregator's): admission refuses a shorter non-zero interval, and
+	// reconcile raises one to it. Zero disables the floor.
+	MinExportInterval time.Duration
 	// ProbeTimeout bounds one connection test.
 	ProbeTimeout time.Duration
 	// ProbeRetry is the wait before probing again after a failed probe.
@@ -108,6 +113,7 @@ func DefaultConfig() Config {
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
 		DefaultServiceAccount: DefaultServiceAccount, AccessRecheck: 2 * time.Minute,
 		Webhook: defaultWebhookConfig(), BusLimits: defaultBusConfig(),
+		MinExportInterval: app.DefaultMinExportInterval,
 	}
 }
 
@@ -118,7 +124,7 @@ func (c Config) Validate() error {
 	if c.BusCheckInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--bus-check-interval %v: must be positive", c.BusCheckInterval))
 	}
-	if err := errors.Join(append(errs, c.Bus.Validate(), c.Kube.Validate(), c.Leader.Validate())...); err != nil {
+	if err := errors.Join(append(errs, app.ValidateMinExportInterval(c.MinExportInterval), c.Bus.Validate(), c.Kube.Validate(), c.Leader.Validate())...); err != nil {
 		return fmt.Errorf("control config: %w", err)
 	}
 	return nil
@@ -144,6 +150,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.AllowFileSinks, "allow-file-sinks", c.AllowFileSinks, "Admit file:// git sinks (tests and development only).")
 	fs.BoolVar(&c.AllowCrossNamespaceSecretRefs, "allow-cross-namespace-secret-refs", c.AllowCrossNamespaceSecretRefs,
 		"Admit sinks whose spec.secretRef names a Secret in another namespace.")
+	app.BindMinExportInterval(fs, &c.MinExportInterval)
 	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", c.DefaultServiceAccount,
 		"ServiceAccount (of the Target's own namespace) a KollectTarget acts as when it names none; empty: such Targets collect nothing.")
 	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "How often each Target's access is reviewed again.")
@@ -213,7 +220,7 @@ func Run(ctx context.Context, c Config) error {
 		Recorder: mgr.GetEventRecorder("kollect-control"), Now: time.Now,
 		Policy: reconcile.Policy{Egress: c.Egress(), ProbeRetry: c.ProbeRetry,
 			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck,
-			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs},
+			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs, MinExportInterval: c.MinExportInterval},
 		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper()},
 	}
 	if err := reconcile.Setup(ctx, mgr, deps, store, c.Extract); err != nil {

@@ -89,6 +89,47 @@ func TestInventoryConfigEntry(t *testing.T) {
 	}
 }
 
+// TestInventoryIntervalBelowTheOperatorMinimumIsRaised: an interval below
+// control's --min-export-interval (10s here) that reached the API server
+// (webhook off, or an object older than the minimum) is raised to it at
+// reconcile, and Ready says so as for a Scope's floor; 0 (exports on change
+// only) stays 0.
+func TestInventoryIntervalBelowTheOperatorMinimumIsRaised(t *testing.T) {
+	ns := namespace(t)
+	create(t, gitSink(ns, "git-a"))
+	create(t, gitSink(ns, "git-b"))
+	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
+		Spec: v1alpha1.KollectInventorySpec{ExportMinInterval: dur(0),
+			SnapshotSinkRefs: []v1alpha1.SinkBinding{{Name: "git-a", ExportMinInterval: dur(time.Millisecond)}, {Name: "git-b"}}}}
+	create(t, inv)
+	eventually(t, "entry with the raised interval", func() error {
+		var cfg busv1.InventoryConfig
+		if err := configEntry(t, ref(busv1.KindInventory, ns, "inv"), &cfg); err != nil {
+			return err
+		}
+		if d := cmp.Diff(map[string]string{"snapshot/git-a": "10s", "snapshot/git-b": "0s"}, intervals(cfg)); d != "" {
+			return fmt.Errorf("intervals (-want +got):\n%s", d)
+		}
+		return nil
+	})
+	eventually(t, "Ready=ScopeIntervalRaised", func() error {
+		if err := get(t, inv); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(inv.Status.Conditions, v1alpha1.ConditionReady)
+		if c == nil {
+			return fmt.Errorf("no Ready condition")
+		}
+		want := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonScopeIntervalRaised,
+			Message: "exporting to 2 of 2 sinks; snapshot/git-a: exportMinInterval 1ms raised to 10s by the operator's minimum (--min-export-interval)"}
+		got := metav1.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}
+		if d := cmp.Diff(want, got); d != "" {
+			return fmt.Errorf("Ready (-want +got):\n%s", d)
+		}
+		return nil
+	})
+}
+
 func TestInventoryHistoryIsCompiledAndCappedByAScopeCreatedLater(t *testing.T) {
 	ns := namespace(t)
 	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},

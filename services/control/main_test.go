@@ -106,6 +106,7 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 	c.Leader.LeaseDuration, c.Leader.RenewDeadline, c.Leader.RetryPeriod = 3*time.Second, 2*time.Second, 200*time.Millisecond
 	c.ProbeTimeout, c.ProbeRetry = 2*time.Second, time.Second
 	c.BusCheckInterval = 200 * time.Millisecond
+	c.MinExportInterval = 10 * time.Second // the default, spelled out for the tests that name it
 	c.Log = zapr.NewLogger(zap.NewNop())
 	c.Webhook.Port = 0
 	return c

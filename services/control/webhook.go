@@ -97,7 +97,7 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 	}
 	v := &admission.Validator{Reader: mgr.GetClient(), Scopes: deps, Mapper: mgr.GetRESTMapper(), Kube: cs,
 		Egress: p, Extract: opts,
-		AllowCrossNamespaceSecretRefs: deps.Policy.AllowCrossNamespaceSecretRefs}
+		AllowCrossNamespaceSecretRefs: deps.Policy.AllowCrossNamespaceSecretRefs, MinExportInterval: deps.Policy.MinExportInterval}
 	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
 	if ca == nil || w.ConfigName == "" {
 		return nil

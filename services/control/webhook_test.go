@@ -156,3 +156,42 @@ func TestWebhookRules(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookRefusesIntervalsBelowTheOperatorMinimum: with no Scope, an
+// exportMinInterval below control's --min-export-interval (10s in these
+// tests) is refused wherever it is set, naming the field, the interval
+// asked and the minimum; 0 (exports on change only) is admitted.
+func TestWebhookRefusesIntervalsBelowTheOperatorMinimum(t *testing.T) {
+	ns := webhookNamespace(t)
+	c := shared.kube.Client
+	const floor = "the minimum export interval 10s set by the operator (--min-export-interval)"
+	fastSink := gitSink(ns, "fast")
+	fastSink.Spec.ExportMinInterval = dur(5 * time.Second)
+	tests := []struct {
+		name   string
+		obj    client.Object
+		denial string
+	}{
+		{"an inventory's own interval", &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "own"},
+			Spec: v1alpha1.KollectInventorySpec{ExportMinInterval: dur(time.Millisecond)}},
+			"spec.exportMinInterval: 1ms is below " + floor},
+		{"a binding's interval", &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "binding"},
+			Spec: v1alpha1.KollectInventorySpec{EventSinkRefs: []v1alpha1.SinkBinding{{Name: "a"}, {Name: "b", ExportMinInterval: dur(time.Millisecond)}}}},
+			"spec.eventSinkRefs[1].exportMinInterval: 1ms is below " + floor},
+		{"a sink's interval", fastSink, "spec.exportMinInterval: 5s is below " + floor},
+		{"a cluster inventory binding's interval", &v1alpha1.KollectClusterInventory{ObjectMeta: metav1.ObjectMeta{Name: ns + "-fast"},
+			Spec: v1alpha1.KollectClusterInventorySpec{SinkNamespace: ns, TargetRefs: []string{"any"},
+				SnapshotSinkRefs: []v1alpha1.ClusterSinkBinding{{Name: "git", ExportMinInterval: dur(9 * time.Second)}}}},
+			"spec.snapshotSinkRefs[0].exportMinInterval: 9s is below " + floor},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			refused(t, "denial", func() error { return c.Create(t.Context(), tc.obj.DeepCopyObject().(client.Object)) }, tc.denial)
+		})
+	}
+	t.Run("0, exports on change only, and the minimum itself are admitted", func(t *testing.T) {
+		create(t, &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "onchange"},
+			Spec: v1alpha1.KollectInventorySpec{ExportMinInterval: dur(0),
+				SnapshotSinkRefs: []v1alpha1.SinkBinding{{Name: "git", ExportMinInterval: dur(0)}, {Name: "other", ExportMinInterval: dur(10 * time.Second)}}}})
+	})
+}

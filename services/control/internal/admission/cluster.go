@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/services/control/internal/policy"
 )
@@ -26,6 +28,11 @@ func (v *Validator) clusterInventory(ctx context.Context, inv *v1alpha1.KollectC
 				return fmt.Sprintf("spec.%s[%d]: %v", l.field, i, err), nil
 			}
 		}
+	}
+	if msg := bindingsBelowMinimum(v, inv.Spec.ExportMinInterval, []string{lists[0].field, lists[1].field, lists[2].field},
+		[][]v1alpha1.ClusterSinkBinding{lists[0].refs, lists[1].refs, lists[2].refs},
+		func(b v1alpha1.ClusterSinkBinding) *metav1.Duration { return b.ExportMinInterval }); msg != "" {
+		return msg, nil
 	}
 	scope, err := v.Scopes.HonouredCluster(ctx)
 	if err != nil || scope == nil {

@@ -36,6 +36,11 @@ func (v *Validator) clusterTarget(ctx context.Context, t *v1alpha1.KollectCluste
 // inventory checks binding shape, the Scope's sink allow lists and its
 // interval floor.
 func (v *Validator) inventory(ctx context.Context, inv *v1alpha1.KollectInventory) (string, error) {
+	if msg := bindingsBelowMinimum(v, inv.Spec.ExportMinInterval, []string{"snapshotSinkRefs", "databaseSinkRefs", "eventSinkRefs"},
+		[][]v1alpha1.SinkBinding{inv.Spec.SnapshotSinkRefs, inv.Spec.DatabaseSinkRefs, inv.Spec.EventSinkRefs},
+		func(b v1alpha1.SinkBinding) *metav1.Duration { return b.ExportMinInterval }); msg != "" {
+		return msg, nil
+	}
 	scope, err := v.Scopes.Honoured(ctx, inv.Namespace)
 	if err != nil {
 		return "", err
@@ -131,6 +136,9 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 		return msg, nil
 	}
 	if msg := policy.OptionsViolation(spec.SinkType(), common.Options); msg != "" {
+		return msg, nil
+	}
+	if msg := v.belowMinimum("spec.exportMinInterval", common.ExportMinInterval); msg != "" {
 		return msg, nil
 	}
 	scope, err := v.Scopes.Honoured(ctx, req.Namespace)

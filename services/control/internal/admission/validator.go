@@ -1,6 +1,8 @@
 package admission
 
 import (
+	"time"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,6 +47,9 @@ type Validator struct {
 	// AllowCrossNamespaceSecretRefs admits a sink whose spec.secretRef
 	// names another namespace.
 	AllowCrossNamespaceSecretRefs bool
+	// MinExportInterval is the operator's floor (--min-export-interval):
+	// a non-zero exportMinInterval below it is refused. Zero disables it.
+	MinExportInterval time.Duration
 }
 
 // Handle admits or refuses one create or update. An update that leaves

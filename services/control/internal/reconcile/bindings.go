@@ -34,14 +34,16 @@ type bindings struct {
 	// states are every wanted sink in spec order, refused ones with a reason.
 	states []bindingState
 	// raised says, one line per binding, which interval the Scope's floor
-	// raised.
+	// or the operator's (Policy.MinExportInterval) raised.
 	raised []string
 }
 
 // resolveBindings resolves each wanted sink: missing sinks, sinks the Scope
 // does not allow and sinks whose secretRef names another namespace (unless
 // the operator allows it) are refused (with a reason on their state), the rest
-// become bindings with their effective interval raised to the floor.
+// become bindings with their effective interval raised to the floor: the
+// Scope's (which raises 0 too), then the operator's (which leaves 0, on
+// change only, alone).
 func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, b bound) (bindings, error) {
 	var out bindings
 	floor := policy.Floor(b.rules)
@@ -70,9 +72,13 @@ func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, b bound) (bindi
 		}
 		bind := busv1.Binding{SinkRef: w.sink, SinkGeneration: v.obj.GetGeneration()}
 		asked, set := interval(w, v.common.ExportMinInterval)
-		bind.EffectiveInterval.Duration = max(asked, floor)
-		if set && asked < floor {
-			out.raised = append(out.raised, fmt.Sprintf("%s: exportMinInterval %s raised to %s by %s", w.name, asked, floor, b.name))
+		eff, by := max(asked, floor), b.name
+		if eff > 0 && eff < d.Policy.MinExportInterval {
+			eff, by = d.Policy.MinExportInterval, "the operator's minimum (--min-export-interval)"
+		}
+		bind.EffectiveInterval.Duration = eff
+		if set && eff != asked {
+			out.raised = append(out.raised, fmt.Sprintf("%s: exportMinInterval %s raised to %s by %s", w.name, asked, eff, by))
 		}
 		if m := firstInt(w.maxBytes, w.invBytes); m != nil {
 			bind.MaxExportBytes = *m
@@ -84,7 +90,7 @@ func (d *Deps) resolveBindings(ctx context.Context, ws []wanted, b bound) (bindi
 }
 
 // interval is the binding's interval as asked (binding > sink > inventory)
-// and true, or 30s and false when none is set. The Scope's floor raises it.
+// and true, or 30s and false when none is set. The floors raise it.
 func interval(w wanted, sink *metav1.Duration) (time.Duration, bool) {
 	for _, c := range []*metav1.Duration{w.interval, sink, w.invDefault} {
 		if c != nil {

@@ -38,6 +38,10 @@ type Policy struct {
 	// AllowCrossNamespaceSecretRefs accepts a sink whose spec.secretRef
 	// names another namespace than the sink's.
 	AllowCrossNamespaceSecretRefs bool
+	// MinExportInterval is the operator's floor for every binding's
+	// non-zero interval: a shorter one is raised to it (ScopeIntervalRaised,
+	// as for a Scope's floor). Zero disables it.
+	MinExportInterval time.Duration
 }
 
 // Reporter answers the latest status reports about one object.

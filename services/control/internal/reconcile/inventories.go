@@ -48,7 +48,8 @@ func (d *Deps) compileInventory(ctx context.Context, cfg busv1.InventoryConfig, 
 }
 
 // readyInventory sets an inventory's Ready=True: Succeeded with msg, or
-// ScopeIntervalRaised naming each interval the Scope's floor raised, or
+// ScopeIntervalRaised naming each interval the Scope's floor or the
+// operator's (--min-export-interval) raised, or
 // ScopeHistoryCapped naming each spec.history field the Scope's maxHistory
 // lowered (the message names both when both happened).
 func readyInventory(obj statusObject, msg string, c compiledInventory) {
