@@ -68,6 +68,7 @@ func run(m *testing.M) int {
 		done <- dev.Run(ctx, dev.Options{
 			Rest:                kube.Config,
 			AllowInClusterSinks: true,
+			MinExportInterval:   time.Second, // the drift tests re-export every few seconds
 			Tune:                tune,
 			Ready:               func(string) { close(ready) },
 			Log:                 fileLogger(logs),

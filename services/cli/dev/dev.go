@@ -62,6 +62,10 @@ type Options struct {
 	// Credentials read the sinks' Secrets; nil reads them from the API
 	// server.
 	Credentials backend.Credentials
+	// MinExportInterval, when positive, is control's and the aggregator's
+	// --min-export-interval instead of its default (10s); tests with short
+	// periodic intervals lower it.
+	MinExportInterval time.Duration
 	// Tune adjusts each exporter family's runtime settings (tests shorten
 	// retries); nil keeps the defaults.
 	Tune func(*exporter.Config)
@@ -195,6 +199,9 @@ func services(o Options, url string) map[string]func(context.Context) error {
 	col.Extract = o.Extract
 	agg := aggregator.DefaultConfig()
 	agg.Bus, agg.Metrics.BindAddress, agg.Log = o.bus(url), o.MetricsAddress(busv1.ServiceAggregator), serviceLog(o.Log, busv1.ServiceAggregator)
+	if o.MinExportInterval > 0 {
+		ctl.MinExportInterval, agg.MinExportInterval = o.MinExportInterval, o.MinExportInterval
+	}
 	return map[string]func(context.Context) error{
 		"control":    func(ctx context.Context) error { return control.Run(ctx, ctl) },
 		"collector":  func(ctx context.Context) error { return collector.Run(ctx, col) },
