@@ -37,6 +37,7 @@ service's own flag set.
 - --allow-cross-namespace-secret-refs=true
 {{- end }}
 - --probe-timeout={{ $c.probeTimeout }}
+- --min-export-interval={{ $v.minExportInterval }}
 - --default-service-account={{ $c.tenancy.defaultServiceAccount }}
 - --access-recheck-interval={{ $c.tenancy.accessRecheckInterval }}
 {{- if $c.webhook.enabled }}
@@ -72,6 +73,7 @@ service's own flag set.
 - --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
 - --settle={{ $v.aggregator.settle }}
 - --leader-election-lease-duration={{ $v.aggregator.leaseTTL }}
+- --min-export-interval={{ $v.minExportInterval }}
 - --leader-election-identity=$(POD_NAME)
 {{- else }}
 - --metrics-bind-address=:{{ $v.exporters.metricsPort }}
