@@ -1,4 +1,3 @@
-// Command kollect-aggregator runs the Kollect aggregator service.
 package main
 
 import (

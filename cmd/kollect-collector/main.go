@@ -1,4 +1,3 @@
-// Command kollect-collector runs the Kollect collector service.
 package main
 
 import (

@@ -1,4 +1,3 @@
-// Command kollect-control runs the Kollect control service.
 package main
 
 import (

@@ -1,4 +1,3 @@
-// Command kollect-databaseexporter runs the Kollect database exporter.
 package main
 
 import (

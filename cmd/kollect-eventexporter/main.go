@@ -1,4 +1,3 @@
-// Command kollect-eventexporter runs the Kollect event exporter.
 package main
 
 import (

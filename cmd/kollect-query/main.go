@@ -1,4 +1,3 @@
-// Command kollect-query runs the Kollect query service: the history API.
 package main
 
 import (

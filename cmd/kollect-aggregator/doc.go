@@ -1,0 +1,2 @@
+// Command kollect-aggregator runs the Kollect aggregator service.
+package main

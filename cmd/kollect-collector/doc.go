@@ -1,0 +1,2 @@
+// Command kollect-collector runs the Kollect collector service.
+package main

@@ -1,0 +1,2 @@
+// Command kollect-control runs the Kollect control service.
+package main

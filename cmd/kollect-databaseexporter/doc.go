@@ -1,0 +1,2 @@
+// Command kollect-databaseexporter runs the Kollect database exporter.
+package main

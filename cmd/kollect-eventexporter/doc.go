@@ -1,0 +1,2 @@
+// Command kollect-eventexporter runs the Kollect event exporter.
+package main

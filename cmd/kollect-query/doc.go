@@ -1,0 +1,2 @@
+// Command kollect-query runs the Kollect query service: the history API.
+package main
