@@ -34,6 +34,8 @@ type SinkBinding struct {
 	// inventory's exportMinInterval: the period of re-exports of an
 	// unchanged snapshot. A Go duration between 0s and 24h ("30s", "5m",
 	// "1h"); the upper bound is checked by the webhook and at reconcile.
+	// Other than 0 (on change only), at least the operator's minimum
+	// (--min-export-interval, 10s by default) and a KollectScope's.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
@@ -83,7 +85,9 @@ type ClusterSinkBinding struct {
 
 	// exportMinInterval overrides, for this binding only, the sink's and the
 	// inventory's exportMinInterval. A Go duration between 0s and 24h; the
-	// upper bound is checked by the webhook and at reconcile.
+	// upper bound is checked by the webhook and at reconcile. Other than 0
+	// (on change only), at least the operator's minimum
+	// (--min-export-interval, 10s by default) and a KollectScope's.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`

@@ -49,6 +49,8 @@ type KollectInventorySpec struct {
 	// snapshot (default 30s, between 0s and 24h). A material change, of
 	// rows or of spec, exports at once whatever the interval. A binding's
 	// own exportMinInterval overrides the sink's, which overrides this one.
+	// Other than 0 (on change only), at least the operator's minimum
+	// (--min-export-interval, 10s by default) and a KollectScope's.
 	// +optional
 	// +kubebuilder:default="30s"
 	// +kubebuilder:validation:Type=string

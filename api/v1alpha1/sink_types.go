@@ -39,7 +39,9 @@ type SinkCommon struct {
 
 	// exportMinInterval is this sink's default period of re-exports of an
 	// unchanged snapshot, between 0s and 24h. It overrides the inventory's
-	// and is overridden by a binding's.
+	// and is overridden by a binding's. Other than 0 (on change only), at
+	// least the operator's minimum (--min-export-interval, 10s by default)
+	// and a KollectScope's.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
