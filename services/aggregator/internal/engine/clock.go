@@ -6,9 +6,11 @@ import "time"
 type Clock interface {
 	// Now returns the current time.
 	Now() time.Time
-	// After returns a channel that receives once d has passed; d <= 0
-	// fires at once.
-	After(d time.Duration) <-chan time.Time
+	// Until returns a channel that receives once the clock reaches t; a t
+	// not after now fires at once. It takes the time, not a duration, so
+	// that no reading of Now between the caller's and the timer's can move
+	// the wake-up (a fake clock advanced in between would lose it).
+	Until(t time.Time) <-chan time.Time
 }
 
 // RealClock is the wall clock.
@@ -17,5 +19,5 @@ type RealClock struct{}
 // Now returns time.Now().
 func (RealClock) Now() time.Time { return time.Now() }
 
-// After returns time.After(d).
-func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+// Until returns time.After(time.Until(t)).
+func (RealClock) Until(t time.Time) <-chan time.Time { return time.After(time.Until(t)) }

@@ -152,7 +152,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 		var wake <-chan time.Time
 		if e.ready {
 			if at, ok := e.nextWake(); ok {
-				wake = e.clock.After(at.Sub(e.clock.Now()))
+				wake = e.clock.Until(at)
 			}
 		}
 		select {
