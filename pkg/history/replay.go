@@ -29,6 +29,17 @@ type Entry struct {
 	Checksum string
 	// Reason is why the event was published.
 	Reason busv1.SnapshotReason
+	// Generation is the inventory's generation the snapshot was built for.
+	Generation int64
+	// PreviousChecksum is the checksum of the revision before this one.
+	PreviousChecksum string
+	// InventoryUID is the uid of the inventory that published the event;
+	// empty in events of releases before it was stamped.
+	InventoryUID string
+	// Replay is set on a replayed event (it repeats an older revision).
+	Replay bool
+	// Bytes is the size of the event message on the bus.
+	Bytes int
 }
 
 // Stored is a snapshot event with its stream sequence.
@@ -93,17 +104,7 @@ func Events(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedNam
 	return out, nil
 }
 
-// List returns the history of inv as entries, oldest first.
+// List returns the history of inv as entries, oldest first (Index).
 func List(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName) ([]Entry, error) {
-	evs, err := Events(ctx, js, inv)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Entry, len(evs))
-	for i, s := range evs {
-		e := s.Event
-		out[i] = Entry{Sequence: s.Sequence, Revision: e.Revision, Time: e.CreatedAt,
-			ItemCount: e.ItemCount, Checksum: e.Checksum, Reason: e.Reason}
-	}
-	return out, nil
+	return Index(ctx, js, inv)
 }

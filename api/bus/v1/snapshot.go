@@ -11,6 +11,11 @@ type SnapshotEvent struct {
 	// Inventory names the inventory; Namespace is empty for a
 	// ClusterInventory.
 	Inventory NamespacedName `json:"inventory"`
+	// InventoryUID is the uid of the inventory object that published the
+	// event: a new inventory with a reused name never reads, diffs or
+	// replays its predecessor's events. Empty in events of releases before
+	// it was stamped.
+	InventoryUID string `json:"inventoryUID,omitempty"`
 	// Revision increases monotonically per inventory; equal to the
 	// envelope's revision.
 	Revision uint64 `json:"revision"`

@@ -12,7 +12,7 @@ import (
 // the delta since the last publish when the view knows its base.
 func (e *Engine) publishChange(ctx context.Context, st *invState, sum string, reason busv1.SnapshotReason, now time.Time) bool {
 	rev := st.last.revision + 1
-	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: rev, Generation: st.cfg.Generation,
+	ev := busv1.SnapshotEvent{Inventory: st.name, InventoryUID: st.cfg.UID, Revision: rev, Generation: st.cfg.Generation,
 		Checksum: sum, PreviousChecksum: st.last.checksum, CreatedAt: st.nextCreatedAt(now), Reason: reason,
 		Bindings: bindings(st.cfg.Bindings), DeletionPolicy: st.cfg.DeletionPolicy}
 	var c publish.Content
@@ -78,7 +78,7 @@ func (e *Engine) reload(st *invState) {
 
 // publishPeriodic re-publishes st's last revision to binding b.
 func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Binding, now time.Time) bool {
-	ev := busv1.SnapshotEvent{Inventory: st.name, Revision: st.last.revision, Generation: st.last.generation,
+	ev := busv1.SnapshotEvent{Inventory: st.name, InventoryUID: st.cfg.UID, Revision: st.last.revision, Generation: st.last.generation,
 		Checksum: st.last.checksum, PreviousChecksum: st.last.previous, ItemCount: st.last.itemCount, CreatedAt: st.nextCreatedAt(now),
 		Reason: busv1.ReasonPeriodic, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy}
 	c := publish.Content{Envelope: st.body.Envelope, Reuse: &st.body}
