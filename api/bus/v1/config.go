@@ -134,6 +134,25 @@ type InventoryConfig struct {
 	// HistoryCap is the Scope's maxHistory: the aggregator lowers the
 	// effective retention (asked or default) to each non-zero field.
 	HistoryCap HistoryLimits `json:"historyCap,omitzero"`
+	// NamespaceQuota is the Scope's tightening of the operator's quota on
+	// what all inventories of the inventory's namespace keep on the bus
+	// (the aggregator's --namespace-bus-bytes and
+	// --namespace-history-revisions); a zero field keeps the operator's.
+	// Cluster inventories are not counted in any namespace.
+	NamespaceQuota NamespaceQuota `json:"namespaceQuota,omitzero"`
+}
+
+// NamespaceQuota bounds what all inventories of one namespace keep on the
+// bus; a zero field sets no bound of its own.
+type NamespaceQuota struct {
+	// BusBytes bounds every byte the namespace's inventories keep on the
+	// bus: snapshot events (inline envelopes and deltas, periodic events),
+	// the objects their retained events reference (chunks, manifests,
+	// envelopes, deltas), and dead letters.
+	BusBytes int64 `json:"busBytes,omitempty"`
+	// HistoryRevisions bounds the distinct revisions all of the
+	// namespace's inventories retain together.
+	HistoryRevisions int64 `json:"historyRevisions,omitempty"`
 }
 
 // HistoryLimits bound an inventory's retained snapshot history; a zero
