@@ -56,6 +56,13 @@ const (
 	// message names the binding, the interval, the floor and the Scope or
 	// the operator's flag.
 	ReasonScopeIntervalRaised = "ScopeIntervalRaised"
+	// ReasonNamespaceQuotaExceeded: Degraded=True on every inventory of a
+	// namespace whose inventories keep more on the bus than its quota
+	// (--namespace-bus-bytes, --namespace-history-revisions, tightened by
+	// its KollectScope) even with every history trimmed to its newest
+	// event; the message names the usage and the limit. Snapshots are
+	// still published.
+	ReasonNamespaceQuotaExceeded = "NamespaceQuotaExceeded"
 	// ReasonScopeHistoryCapped: Ready=True on an inventory whose
 	// spec.history asks for more than the Scope's maxHistory: it keeps the
 	// cap instead, and the message names each field, the value asked and
@@ -152,7 +159,7 @@ func Reasons() []string {
 		ReasonProgressing, ReasonSucceeded, ReasonInvalidSpec, ReasonSuspended,
 		ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonExtractionFailed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeSinkDenied, ReasonScopeIntervalRaised,
-		ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonInventoryNotFound, ReasonScopeConflict,
+		ReasonNamespaceQuotaExceeded, ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonInventoryNotFound, ReasonScopeConflict,
 		ReasonTargetNotFound, ReasonSinkNotFound, ReasonExported, ReasonExportFailed, ReasonExportRejected,
 		ReasonPublishFailed, ReasonSinkConfigPending, ReasonEventUndecodable, ReasonDriftRepaired,
 		ReasonConnectionOK, ReasonConnectionTestFailed, ReasonConnectionTestUnsupported, ReasonSecretResolveFailed,

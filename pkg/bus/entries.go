@@ -117,6 +117,11 @@ func keyEntries() []KeyEntry {
 			Message: "Delta", Writer: busv1.ServiceAggregator, Readers: exporters,
 		},
 		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "envelope.<sha256 hex>", Example: EnvelopeBlobObjectName(exampleDigest),
+			Message: "Envelope (JSON): the body periodic re-exports of an inline revision reference", Writer: busv1.ServiceAggregator,
+			Readers: exporters,
+		},
+		KeyEntry{
 			Bucket: ObjectStoreEnvelopes, Pattern: "<namespace>.<inventory>.<revision> (earlier releases)",
 			Example: EnvelopeObjectName(exampleInventory, 42),
 			Message: "Envelope (JSON)", Writer: busv1.ServiceAggregator, Readers: exporters,

@@ -9,6 +9,7 @@ const (
 	chunkPrefix    = "chunk."
 	manifestPrefix = "manifest."
 	deltaPrefix    = "delta."
+	envelopePrefix = "envelope."
 )
 
 // ChunkObjectName returns chunk.<digest>, the object holding one snapshot
@@ -23,11 +24,18 @@ func ManifestObjectName(digest string) string { return manifestPrefix + digest }
 // too large for its event.
 func DeltaObjectName(digest string) string { return deltaPrefix + digest }
 
+// EnvelopeBlobObjectName returns envelope.<digest>, the object holding one
+// whole envelope as JSON: the body of the periodic re-exports of a revision
+// whose change event carried it inline, stored once instead of repeated by
+// every periodic event.
+func EnvelopeBlobObjectName(digest string) string { return envelopePrefix + digest }
+
 // ObjectKind classifies an object name of ObjectStoreEnvelopes: "chunk",
-// "manifest", "delta", or "envelope" for the per-revision envelope objects
-// of earlier releases (EnvelopeObjectName).
+// "manifest", "delta", or "envelope" for whole envelopes
+// (EnvelopeBlobObjectName, and the per-revision envelope objects of earlier
+// releases, EnvelopeObjectName).
 func ObjectKind(name string) string {
-	for _, p := range []string{chunkPrefix, manifestPrefix, deltaPrefix} {
+	for _, p := range []string{chunkPrefix, manifestPrefix, deltaPrefix, envelopePrefix} {
 		if strings.HasPrefix(name, p) {
 			return strings.TrimSuffix(p, ".")
 		}

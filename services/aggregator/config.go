@@ -55,6 +55,18 @@ type Config struct {
 	// control's): a shorter non-zero interval in a config on the bus is
 	// raised to it. Zero disables the floor.
 	MinExportInterval time.Duration
+	// NamespaceBusBytes is each namespace's quota of bytes on the bus:
+	// its inventories' retained snapshot events and the objects they
+	// reference. Over it, the namespace's oldest revisions go first; a
+	// KollectScope may lower it. Zero is unlimited.
+	NamespaceBusBytes app.Bytes
+	// NamespaceHistoryRevisions is each namespace's quota of revisions
+	// retained by all its inventories together; a Scope may lower it. Zero
+	// is unlimited.
+	NamespaceHistoryRevisions int64
+	// HistoryPurgeGrace is how long a deleted inventory's history stays on
+	// the bus before it is purged; zero never purges.
+	HistoryPurgeGrace time.Duration
 	// BusCheckInterval is how often the leader checks that the rows and
 	// config buckets are the ones it rebuilt from; a re-created one makes
 	// it rebuild. Zero never checks.
@@ -75,7 +87,8 @@ func DefaultConfig() Config {
 		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
 		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute,
-		MinExportInterval: app.DefaultMinExportInterval}
+		MinExportInterval: app.DefaultMinExportInterval, NamespaceBusBytes: 1 << 30, NamespaceHistoryRevisions: 2000,
+		HistoryPurgeGrace: time.Hour}
 }
 
 // Validate reports settings out of range; app.Main runs it before anything
@@ -102,6 +115,9 @@ func (c Config) Validate() error {
 	check(c.HistoryRevisions >= 0, "--history-revisions %d: must not be negative", c.HistoryRevisions)
 	check(c.HistoryMaxAge >= 0, "--history-max-age %v: must not be negative", c.HistoryMaxAge)
 	check(c.HistoryMaxBytes >= 0, "--history-max-bytes %d: must not be negative", c.HistoryMaxBytes)
+	check(c.NamespaceBusBytes >= 0, "--namespace-bus-bytes %d: must not be negative", c.NamespaceBusBytes)
+	check(c.NamespaceHistoryRevisions >= 0, "--namespace-history-revisions %d: must not be negative", c.NamespaceHistoryRevisions)
+	check(c.HistoryPurgeGrace >= 0, "--history-purge-grace %v: must not be negative", c.HistoryPurgeGrace)
 	errs = append(errs, app.ValidateMinExportInterval(c.MinExportInterval))
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("aggregator config: %w", err)
@@ -138,4 +154,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.HistoryMaxBytes, "history-max-bytes", c.HistoryMaxBytes,
 		"Default for spec.history.maxBytes: the most bytes an inventory's retained snapshot history may reference; older events are dropped. 0 is unlimited.")
 	app.BindMinExportInterval(fs, &c.MinExportInterval)
+	fs.Var(&c.NamespaceBusBytes, "namespace-bus-bytes",
+		"Each namespace's quota of bytes on the bus (its inventories' retained snapshot events and what they reference, e.g. 1Gi); over it the namespace's oldest revisions are dropped first. A KollectScope may lower it. 0 is unlimited.")
+	fs.Int64Var(&c.NamespaceHistoryRevisions, "namespace-history-revisions", c.NamespaceHistoryRevisions,
+		"Each namespace's quota of revisions retained by all its inventories together; a KollectScope may lower it. 0 is unlimited.")
+	fs.DurationVar(&c.HistoryPurgeGrace, "history-purge-grace", c.HistoryPurgeGrace,
+		"How long a deleted inventory's history stays on the bus before it is purged. 0 never purges.")
 }

@@ -66,7 +66,8 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
 				HistoryMaxBytes:  c.HistoryMaxBytes,
 				HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval,
-				MinExportInterval: c.MinExportInterval})
+				MinExportInterval: c.MinExportInterval, NamespaceBusBytes: int64(c.NamespaceBusBytes),
+				NamespaceHistoryRevisions: c.NamespaceHistoryRevisions, HistoryPurgeGrace: c.HistoryPurgeGrace})
 			if app.Missing(err) {
 				log.Info("waiting for the bus to be provisioned", app.KeyReason, err.Error())
 				if !sleep(ctx, time.Second) {

@@ -58,6 +58,17 @@ type Options struct {
 	// be off, a config may predate the floor). Zero, on a binding (no
 	// periodic events) or here (no floor), is left alone.
 	MinExportInterval time.Duration
+	// NamespaceBusBytes and NamespaceHistoryRevisions are the operator's
+	// quota on what all inventories of one namespace keep on the bus
+	// (enforceQuotas): bytes of events and referenced objects, and distinct
+	// revisions retained. A namespace's KollectScope may lower them
+	// (InventoryConfig.NamespaceQuota). Zero is unlimited.
+	NamespaceBusBytes         int64
+	NamespaceHistoryRevisions int64
+	// HistoryPurgeGrace is how long the history of a deleted inventory
+	// stays on the bus before it is purged (purgeOrphans); zero never
+	// purges.
+	HistoryPurgeGrace time.Duration
 	// Observe, when set, is told every step of the engine's work, on the
 	// engine's goroutine; it must return quickly. Tests wait on it.
 	Observe func(Event)
@@ -65,12 +76,17 @@ type Options struct {
 
 // Engine keeps the snapshots of every inventory and publishes them.
 type Engine struct {
-	js    jetstream.JetStream
-	pub   *publish.Publisher
-	opts  Options
-	clock Clock
-	m     *Metrics
-	rows  *index.Rows
+	js jetstream.JetStream
+	// snapshots is the snapshot stream, opened at the first event deleted.
+	snapshots jetstream.Stream
+	// orphanSince is, per snapshot subject without an inventory, when a
+	// collection first found it so (purgeOrphans).
+	orphanSince map[string]time.Time
+	pub         *publish.Publisher
+	opts        Options
+	clock       Clock
+	m           *Metrics
+	rows        *index.Rows
 	// loader reads snapshots back (restart, delta base, garbage collection).
 	loader *history.Loader
 	invs   map[busv1.NamespacedName]*invState
@@ -103,7 +119,8 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 		opts.RetryBackoff = time.Second
 	}
 	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.NewRows(), loader: history.NewLoader(js, -1),
-		invs: map[busv1.NamespacedName]*invState{}, timers: newTimers(), manifests: map[string][]busv1.Chunk{}}, nil
+		invs: map[busv1.NamespacedName]*invState{}, timers: newTimers(), manifests: map[string][]busv1.Chunk{},
+		orphanSince: map[string]time.Time{}}, nil
 }
 
 // Run rebuilds every snapshot from the bus, then follows rows and config and

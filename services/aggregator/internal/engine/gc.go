@@ -16,18 +16,26 @@ import (
 
 // refs is the part of a snapshot event garbage collection reads.
 type refs struct {
-	Revision    uint64           `json:"revision"`
-	Replay      json.RawMessage  `json:"replay"`
-	CreatedAt   time.Time        `json:"createdAt"`
-	ManifestRef *busv1.ObjectRef `json:"manifestRef"`
-	EnvelopeRef *busv1.ObjectRef `json:"envelopeRef"`
-	DeltaRef    *busv1.ObjectRef `json:"deltaRef"`
+	Revision    uint64               `json:"revision"`
+	Replay      json.RawMessage      `json:"replay"`
+	CreatedAt   time.Time            `json:"createdAt"`
+	Reason      busv1.SnapshotReason `json:"reason"`
+	Bindings    []busv1.SinkRef      `json:"bindings"`
+	ManifestRef *busv1.ObjectRef     `json:"manifestRef"`
+	EnvelopeRef *busv1.ObjectRef     `json:"envelopeRef"`
+	DeltaRef    *busv1.ObjectRef     `json:"deltaRef"`
 }
+
+// replay reports whether the event is a replay (it repeats an older
+// revision and adds none).
+func (r refs) replay() bool { return len(r.Replay) != 0 && string(r.Replay) != "null" }
 
 // retained is one event kept in an inventory's history.
 type retained struct {
 	seq  uint64
 	refs refs
+	// size is the event message's size in bytes.
+	size int
 }
 
 // collect deletes every object of the envelope store that no retained
@@ -40,12 +48,20 @@ func (e *Engine) collect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	keep := map[string]struct{}{}
 	for subject, evs := range history {
-		kept, err := e.trim(ctx, subject, evs)
-		if err != nil {
+		if evs, err = e.trimPeriodic(ctx, evs); err != nil {
 			return err
 		}
+		if history[subject], err = e.trim(ctx, subject, evs); err != nil {
+			return err
+		}
+	}
+	e.purgeOrphans(ctx, history)
+	if err := e.enforceQuotas(ctx, history); err != nil {
+		return err
+	}
+	keep := map[string]struct{}{}
+	for subject, kept := range history {
 		if err := e.noteHistory(ctx, subject, kept); err != nil {
 			return err
 		}
@@ -94,7 +110,7 @@ func (e *Engine) histories(ctx context.Context) (map[string][]retained, error) {
 		if err := json.Unmarshal(m.Data(), &r); err != nil {
 			continue // not an event of ours: it references nothing
 		}
-		out[m.Subject()] = append(out[m.Subject()], retained{seq: md.Sequence.Stream, refs: r})
+		out[m.Subject()] = append(out[m.Subject()], retained{seq: md.Sequence.Stream, refs: r, size: len(m.Data())})
 	}
 	return out, nil
 }
@@ -177,47 +193,77 @@ func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}) error {
 
 // trim drops the oldest events of one inventory's history beyond its
 // retention (limits): more distinct revisions than Revisions, older than
-// MaxAge, or referencing in total more than MaxBytes. The newest event
-// always stays. It returns the events kept.
+// MaxAge, or keeping in total more than MaxBytes on the bus (the events
+// themselves and what they reference, footprint). The newest event always
+// stays. It returns the events kept.
 func (e *Engine) trim(ctx context.Context, subject string, evs []retained) ([]retained, error) {
 	lim := e.limits(subject)
 	if len(evs) < 2 || lim == (busv1.HistoryLimits{}) {
 		return evs, nil
 	}
+	fp, err := e.footprint(ctx, evs)
+	if err != nil {
+		return nil, err
+	}
 	now := e.clock.Now()
-	seen := map[string]struct{}{}
-	revs := map[uint64]struct{}{}
-	var total int64
 	cut := -1
-	for i := len(evs) - 1; i >= 0 && cut < 0; i-- {
+	for i := len(evs) - 2; i >= 0 && cut < 0; i-- {
 		r := evs[i].refs
-		if len(r.Replay) == 0 || string(r.Replay) == "null" {
-			revs[r.Revision] = struct{}{} // a replay repeats an older revision: it adds none
-		}
-		n, err := e.newBytes(ctx, r, seen)
-		if err != nil {
-			return nil, err
-		}
-		total += n
-		over := lim.Revisions > 0 && int64(len(revs)) > lim.Revisions ||
+		if lim.Revisions > 0 && fp[i].revisions > lim.Revisions ||
 			lim.MaxAge.Duration > 0 && !r.CreatedAt.IsZero() && now.Sub(r.CreatedAt) > lim.MaxAge.Duration ||
-			lim.MaxBytes > 0 && total > lim.MaxBytes
-		if over && i < len(evs)-1 {
+			lim.MaxBytes > 0 && fp[i].bytes > lim.MaxBytes {
 			cut = i
 		}
 	}
 	if cut < 0 {
 		return evs, nil
 	}
-	s, err := e.js.Stream(ctx, bus.StreamSnapshots)
-	if err != nil {
-		return nil, fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
-	}
-	if err := s.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(evs[cut].seq+1)); err != nil {
-		return nil, fmt.Errorf("trim history of %s: %w", subject, err)
+	if err := e.purgeBefore(ctx, subject, evs[cut+1].seq); err != nil {
+		return nil, err
 	}
 	e.opts.Log.V(1).Info("trimmed a snapshot history to its retention", app.KeySubject, subject, "events", cut+1)
 	return evs[cut+1:], nil
+}
+
+// purgeBefore deletes the events of subject below sequence seq.
+func (e *Engine) purgeBefore(ctx context.Context, subject string, seq uint64) error {
+	s, err := e.js.Stream(ctx, bus.StreamSnapshots)
+	if err != nil {
+		return fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(seq)); err != nil {
+		return fmt.Errorf("trim history of %s: %w", subject, err)
+	}
+	return nil
+}
+
+// cost is what keeping some events of a history costs on the bus.
+type cost struct {
+	// bytes are the event messages' and the objects they reference, each
+	// object counted once.
+	bytes int64
+	// revisions are the distinct revisions (replays add none).
+	revisions int64
+}
+
+// footprint returns, for each i, the cost of keeping evs[i:]; the extra
+// last element is zero.
+func (e *Engine) footprint(ctx context.Context, evs []retained) ([]cost, error) {
+	out := make([]cost, len(evs)+1)
+	seen := map[string]struct{}{}
+	revs := map[uint64]struct{}{}
+	for i := len(evs) - 1; i >= 0; i-- {
+		r := evs[i].refs
+		n, err := e.newBytes(ctx, r, seen)
+		if err != nil {
+			return nil, err
+		}
+		if !r.replay() {
+			revs[r.Revision] = struct{}{}
+		}
+		out[i] = cost{bytes: out[i+1].bytes + n + int64(evs[i].size), revisions: int64(len(revs))}
+	}
+	return out, nil
 }
 
 // limits is the retention of the inventory whose history is on subject:

@@ -42,8 +42,14 @@ type invState struct {
 	settleAt time.Time
 	// due is, per binding with a non-zero interval, the next periodic event.
 	due map[busv1.SinkRef]time.Time
+	// periodic is, per binding, the sequence of the last periodic event
+	// this engine published to it: the next one supersedes it.
+	periodic map[busv1.SinkRef]uint64
 	// outcome is the last publish failure, for status.
 	outcome busv1.Outcome
+	// quota is the outcome of its namespace's quota at the last
+	// collection (NamespaceQuotaExceeded), reported when outcome is empty.
+	quota busv1.Outcome
 	// history is what the bus kept of the inventory's history at the last
 	// trim (collect), for status; nil before the first.
 	history *busv1.HistoryStatus

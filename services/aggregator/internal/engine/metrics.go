@@ -77,6 +77,7 @@ type Metrics struct {
 	gcDeleted        prometheus.Counter
 	historyLost      *prometheus.CounterVec
 	held             *prometheus.GaugeVec
+	usage            usageMetrics
 }
 
 // NewMetrics registers the engine's instruments on reg; nil reg returns nil,
@@ -118,9 +119,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		held: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: NameHeld,
 			Help: "1 while publishes are held for a bucket's marker: rows (rows-synced) or config (config-complete)."},
 			[]string{LabelBucket}),
+		usage: newUsageMetrics(),
 	}
 	reg.MustRegister(m.leader, m.snapshotDuration, m.publishDuration, m.publishes, m.publishErrors,
 		m.rows, m.bytes, m.rowUpdates, m.objectBytes, m.gcDeleted, m.historyLost, m.held)
+	reg.MustRegister(m.usage.collectors()...)
 	// Every reason's series exists from the start, so rate() sees the first
 	// event.
 	for _, r := range []busv1.SnapshotReason{busv1.ReasonChange, busv1.ReasonPeriodic, busv1.ReasonDeleted} {
@@ -143,6 +146,7 @@ func (m *Metrics) stepDown() {
 		m.leader.Set(0)
 		m.rows.Reset()
 		m.bytes.Reset()
+		m.namespaceUsage(nil)
 	}
 }
 

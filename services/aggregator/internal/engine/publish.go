@@ -2,9 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
 
@@ -81,16 +86,57 @@ func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Bind
 	ev := busv1.SnapshotEvent{Inventory: st.name, InventoryUID: st.cfg.UID, Revision: st.last.revision, Generation: st.last.generation,
 		Checksum: st.last.checksum, PreviousChecksum: st.last.previous, ItemCount: st.last.itemCount, CreatedAt: st.nextCreatedAt(now),
 		Reason: busv1.ReasonPeriodic, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy}
-	c := publish.Content{Envelope: st.body.Envelope, Reuse: &st.body}
-	r, err := e.publish(ctx, st, ev, c)
+	r, err := e.publish(ctx, st, ev, publish.Content{Reuse: &st.body})
 	if err != nil {
 		e.failed(st, err, now)
 		return false
 	}
+	st.body = r.Body // the stored envelope, for the next periodic event
+	e.dropSuperseded(ctx, st, b.SinkRef, r.Seq)
 	st.last.seq, st.last.createdAt, st.last.reason = r.Seq, ev.CreatedAt, busv1.ReasonPeriodic
 	st.last.bindings = []busv1.SinkRef{b.SinkRef}
 	e.observe(Event{Kind: EventPublished, Inventory: st.name, Revision: st.last.revision})
 	return true
+}
+
+// dropSuperseded deletes the periodic event to binding ref that the one at
+// seq supersedes: a binding's periodic events of one inventory never
+// accumulate on the bus (the next collection drops those an earlier engine
+// published, trimPeriodic). A failure is only logged: the collection
+// retries it.
+func (e *Engine) dropSuperseded(ctx context.Context, st *invState, ref busv1.SinkRef, seq uint64) {
+	if st.periodic == nil {
+		st.periodic = map[busv1.SinkRef]uint64{}
+	}
+	old := st.periodic[ref]
+	st.periodic[ref] = seq
+	if old == 0 {
+		return
+	}
+	if err := e.deleteEvent(ctx, old); err != nil {
+		e.opts.Log.V(1).Info("could not delete a superseded periodic event", app.KeyInventory, st.name.String(), "error", err.Error())
+	}
+}
+
+// deleteEvent deletes the snapshot event at seq; one already gone is not an
+// error.
+func (e *Engine) deleteEvent(ctx context.Context, seq uint64) error {
+	if e.snapshots == nil {
+		s, err := e.js.Stream(ctx, bus.StreamSnapshots)
+		if err != nil {
+			return fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
+		}
+		e.snapshots = s
+	}
+	err := e.snapshots.DeleteMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete snapshot event %d: %w", seq, err)
+	}
+	e.m.periodicDropped()
+	return nil
 }
 
 // publish publishes ev after st's last event and records it in the metrics.

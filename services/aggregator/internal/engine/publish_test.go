@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/snapshot"
 )
 
@@ -56,33 +59,61 @@ func TestAnEmptyInventoryPublishesAnEmptySnapshotThenABurstPublishesOnce(t *test
 	}
 }
 
+// TestUnchangedSnapshotsArePublishedPerBindingAtItsInterval also proves
+// that periodic events do not amplify (F1 of SECURITY-3): none repeats the
+// inline envelope, all reference one envelope object stored once, and a
+// binding's periodic event supersedes its previous one, so the subject
+// holds the change event and one periodic event per binding.
 func TestUnchangedSnapshotsArePublishedPerBindingAtItsInterval(t *testing.T) {
+	ctx := context.Background()
 	b := newBed(t, nil)
 	clock := newFakeClock()
 	fast, slow := binding("fast", 10*time.Second), binding("slow", 25*time.Second)
 	b.putInventory(nsInventory("team-a", "inv", fast, slow))
-	b.putRow(mkRow("team-a", "web", "u1", 1))
+	b.putRow(mkRow("team-a", "web", "u1", strings.Repeat("x", 32<<10)))
 	e := b.start(Options{Settle: time.Second, Clock: clock})
 	waitFor(t, "the first snapshot", func() bool { return e.events.Load() == 1 })
+	first := b.history(key("team-a", "inv"))[0].Event
+	if first.Envelope == nil {
+		t.Fatalf("the change event does not carry its envelope inline: %+v", first)
+	}
 
 	steps := []struct {
 		advance time.Duration
 		want    string
 	}{{10 * time.Second, "fast"}, {10 * time.Second, "fast"}, {5 * time.Second, "slow"}, {10 * time.Second, "fast"}}
+	var refs []string
 	for i, s := range steps {
 		clock.Advance(s.advance)
 		waitFor(t, "a periodic event", func() bool { return e.events.Load() == int64(i+2) })
+		last, err := history.Last(ctx, b.js, key("team-a", "inv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := last.Event
+		if ev.Reason != busv1.ReasonPeriodic || ev.Revision != 1 || len(ev.Bindings) != 1 || ev.Bindings[0].Name != s.want {
+			t.Fatalf("step %d: periodic event = %+v, want one to %s", i, ev, s.want)
+		}
+		if ev.Envelope != nil || ev.EnvelopeRef == nil {
+			t.Fatalf("step %d: a periodic event repeats the envelope inline instead of referencing it: %+v", i, ev)
+		}
+		env, err := history.Envelope(ctx, b.js, &ev)
+		if err != nil || env.Checksum != first.Checksum || len(env.Items) != 1 {
+			t.Fatalf("step %d: the periodic event's envelope = %+v, %v", i, env, err)
+		}
+		refs = append(refs, ev.EnvelopeRef.Name)
+	}
+	for _, r := range refs[1:] {
+		if r != refs[0] {
+			t.Errorf("periodic events reference envelopes %v, want one object", refs)
+		}
 	}
 	var got []string
 	for _, s := range b.history(key("team-a", "inv"))[1:] {
-		ev := s.Event
-		if ev.Reason != busv1.ReasonPeriodic || ev.Revision != 1 || len(ev.Bindings) != 1 || ev.Envelope == nil {
-			t.Fatalf("periodic event = %+v", ev)
-		}
-		got = append(got, ev.Bindings[0].Name)
+		got = append(got, s.Event.Bindings[0].Name)
 	}
-	if diff := cmp.Diff([]string{"fast", "fast", "slow", "fast"}, got); diff != "" {
-		t.Errorf("periodic events by binding (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"slow", "fast"}, got); diff != "" {
+		t.Errorf("periodic events kept, by binding (-want +got):\n%s", diff)
 	}
 }
 

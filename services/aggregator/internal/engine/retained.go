@@ -37,28 +37,21 @@ func (e *Engine) noteHistory(ctx context.Context, subject string, kept []retaine
 
 // summarize counts the distinct revisions of kept (replays repeat a
 // revision and add none), its oldest revision and when that was published,
-// and the bytes of every object kept references, each counted once (as the
-// retention's maxBytes counts them).
+// and the bytes kept keeps on the bus: the events and every object they
+// reference, each counted once (as the retention's maxBytes counts them).
 func (e *Engine) summarize(ctx context.Context, kept []retained) (busv1.HistoryStatus, error) {
 	var h busv1.HistoryStatus
-	seen := map[string]struct{}{}
-	revs := map[uint64]struct{}{}
-	for _, ev := range kept {
-		r := ev.refs
-		n, err := e.newBytes(ctx, r, seen)
-		if err != nil {
-			return h, err
-		}
-		h.Bytes += n
-		if len(r.Replay) != 0 && string(r.Replay) != "null" {
-			continue
-		}
-		if len(revs) == 0 {
-			h.OldestRevision, h.OldestTime = r.Revision, r.CreatedAt.UTC()
-		}
-		revs[r.Revision] = struct{}{}
+	fp, err := e.footprint(ctx, kept)
+	if err != nil {
+		return h, err
 	}
-	h.Revisions = len(revs)
+	h.Bytes, h.Revisions = fp[0].bytes, int(fp[0].revisions)
+	for _, ev := range kept {
+		if !ev.refs.replay() {
+			h.OldestRevision, h.OldestTime = ev.refs.Revision, ev.refs.CreatedAt.UTC()
+			break
+		}
+	}
 	return h, nil
 }
 

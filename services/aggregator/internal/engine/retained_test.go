@@ -14,7 +14,8 @@ import (
 
 // TestStatusReportsTheHistoryKeptAfterTrimming checks that the inventory's
 // status report carries, after a trim, the revisions the bus still holds,
-// the oldest of them, and the bytes of the objects they reference as the
+// the oldest of them, and the bytes they keep on the bus: the event
+// messages as the stream holds them plus the objects they reference as the
 // envelope store holds them.
 func TestStatusReportsTheHistoryKeptAfterTrimming(t *testing.T) {
 	ctx := context.Background()
@@ -61,6 +62,13 @@ func TestStatusReportsTheHistoryKeptAfterTrimming(t *testing.T) {
 			t.Fatalf("object %s of a retained revision is not in the store", name)
 		}
 		bytes += int64(size)
+	}
+	idx, err := history.Index(ctx, b.js, key("team-a", "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range idx {
+		bytes += int64(en.Bytes)
 	}
 	want := busv1.HistoryStatus{Revisions: 3, OldestRevision: 5, OldestTime: evs[0].Event.CreatedAt.UTC(), Bytes: bytes}
 

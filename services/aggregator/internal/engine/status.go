@@ -18,8 +18,12 @@ func (e *Engine) report(st *invState, now time.Time) {
 	if st.cfg == nil {
 		return
 	}
+	outcome := st.outcome
+	if outcome.Reason == "" {
+		outcome = st.quota
+	}
 	inv := &busv1.InventoryStatus{ItemCount: st.last.itemCount, Revision: st.last.revision,
-		Checksum: st.last.checksum, NextDue: []busv1.BindingDue{}, Outcome: st.outcome, History: st.history}
+		Checksum: st.last.checksum, NextDue: []busv1.BindingDue{}, Outcome: outcome, History: st.history}
 	for _, s := range shardsOf(st) {
 		inv.NamespaceShards = append(inv.NamespaceShards,
 			busv1.NamespaceShard{Namespace: s.Namespace, ItemCount: s.ItemCount, Checksum: s.Checksum})

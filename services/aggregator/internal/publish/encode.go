@@ -25,8 +25,17 @@ func (p *Publisher) encode(ctx context.Context, ev *busv1.SnapshotEvent, c Conte
 	case inline:
 		size += len(c.Envelope)
 		r.Body.Envelope = c.Envelope
-	case c.Reuse != nil:
+	case c.Reuse != nil && (c.Reuse.ManifestRef != nil || c.Reuse.EnvelopeRef != nil):
 		r.Body = Body{ManifestRef: c.Reuse.ManifestRef, EnvelopeRef: c.Reuse.EnvelopeRef}
+	case c.Reuse != nil:
+		// A periodic re-export of a revision its change event carried
+		// inline: the envelope is stored once, as an object every later
+		// periodic event references, instead of repeated in each.
+		ref, n, err := p.w.PutAddressed(ctx, bus.EnvelopeBlobObjectName, c.Reuse.Envelope)
+		if err != nil {
+			return nil, r, err
+		}
+		r.Body.EnvelopeRef, r.Written = ref, r.Written+n
 	default:
 		if r.Body.ManifestRef, err = c.Manifest(ctx); err != nil {
 			return nil, r, err

@@ -64,8 +64,10 @@ type Content struct {
 	// Manifest stores the snapshot's chunks and manifest and returns the
 	// manifest's reference, for when the envelope is not inline.
 	Manifest func(ctx context.Context) (*busv1.ObjectRef, error)
-	// Reuse is an already stored body (periodic events): a manifest or an
-	// envelope object of an earlier release.
+	// Reuse is the body of the revision a periodic event re-exports: its
+	// manifest or envelope object, or its inline envelope, which is then
+	// stored once as an envelope object (bus.EnvelopeBlobObjectName) and
+	// referenced. A periodic event never repeats an envelope inline.
 	Reuse *Body
 	// Delta is the delta as JSON; nil for none.
 	Delta []byte
