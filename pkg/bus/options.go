@@ -31,6 +31,11 @@ type Options struct {
 	// default is 7 days). Zero keeps them until SnapshotHistory evicts
 	// them.
 	SnapshotMaxAge time.Duration
+	// SnapshotMaxBytes bounds the whole snapshot stream; -1 is unlimited.
+	// The aggregator keeps every namespace within its quota well below it;
+	// the bound keeps a runaway from filling the whole store (DiscardOld:
+	// the oldest events of any inventory go first).
+	SnapshotMaxBytes int64
 	// StatusMaxAge is how long a status report is kept when no newer report
 	// replaces it; zero keeps it forever.
 	StatusMaxAge time.Duration
@@ -72,7 +77,7 @@ const (
 // DefaultOptions returns the defaults: one replica on file storage, 1 MiB
 // messages, up to MaxHistoryRevisions snapshot events per inventory for up
 // to 90 days (the aggregator trims each inventory to its own retention), a
-// 4 GiB envelope store, status for 7 days, dead letters for 14 days: 100
+// 4 GiB snapshot stream and 4 GiB envelope store, status for 7 days, dead letters for 14 days: 100
 // per inventory and family, 100000 in all.
 func DefaultOptions() Options {
 	return Options{
@@ -86,6 +91,7 @@ func DefaultOptions() Options {
 		DeadLetterMaxMsgsPerInventory: 100,
 		DeadLetterMaxMsgs:             100000,
 		EnvelopeStoreMaxBytes:         4 << 30,
+		SnapshotMaxBytes:              4 << 30,
 		ExporterAckWait:               2 * time.Minute,
 		ExporterMaxAckPending:         256,
 	}
@@ -112,6 +118,8 @@ func (o Options) Validate() error {
 	check(o.DeadLetterMaxMsgsPerInventory <= o.DeadLetterMaxMsgs,
 		"deadLetterMaxMsgsPerInventory %d: must not exceed deadLetterMaxMsgs %d",
 		o.DeadLetterMaxMsgsPerInventory, o.DeadLetterMaxMsgs)
+	check(o.SnapshotMaxBytes == -1 || o.SnapshotMaxBytes > 0,
+		"snapshotMaxBytes %d: must be positive or -1", o.SnapshotMaxBytes)
 	check(o.EnvelopeStoreMaxBytes == -1 || o.EnvelopeStoreMaxBytes > 0,
 		"envelopeStoreMaxBytes %d: must be positive or -1", o.EnvelopeStoreMaxBytes)
 	check(o.ExporterAckWait >= time.Second, "exporterAckWait %v: must be at least 1s", o.ExporterAckWait)

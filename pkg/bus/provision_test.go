@@ -192,3 +192,53 @@ func subjectCount(ctx context.Context, t *testing.T, js jetstream.JetStream, str
 	}
 	return info.State.Subjects[subject]
 }
+
+// TestProvisionKeepsAByteBoundSetByHand: the snapshot stream and the
+// envelope store get byte bounds, a changed option updates them, and a bound
+// an operator set by hand (nats stream edit --max-bytes) survives every
+// later Provision, as control runs it at each start.
+func TestProvisionKeepsAByteBoundSetByHand(t *testing.T) {
+	o := DefaultOptions()
+	ctx, js := provisioned(t, o)
+	maxBytes := func(name string) int64 {
+		t.Helper()
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CachedInfo().Config.MaxBytes
+	}
+	envelopes := "OBJ_" + ObjectStoreEnvelopes
+	if got := maxBytes(StreamSnapshots); got != o.SnapshotMaxBytes || got <= 0 {
+		t.Fatalf("snapshot stream MaxBytes = %d, want %d", got, o.SnapshotMaxBytes)
+	}
+	o.SnapshotMaxBytes, o.EnvelopeStoreMaxBytes = 2<<30, 3<<30
+	if err := Provision(ctx, js, o); err != nil {
+		t.Fatal(err)
+	}
+	if maxBytes(StreamSnapshots) != 2<<30 || maxBytes(envelopes) != 3<<30 {
+		t.Fatalf("changed options not applied: %d, %d", maxBytes(StreamSnapshots), maxBytes(envelopes))
+	}
+	for _, name := range []string{StreamSnapshots, envelopes} {
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.CachedInfo().Config
+		cfg.MaxBytes = 100 << 20
+		if _, err := js.UpdateStream(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.SnapshotMaxBytes, o.EnvelopeStoreMaxBytes = 5<<30, 6<<30
+	for range 2 {
+		if err := Provision(ctx, js, o); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{StreamSnapshots, envelopes} {
+			if got := maxBytes(name); got != 100<<20 {
+				t.Errorf("%s MaxBytes = %d after Provision, want the 100 MiB set by hand", name, got)
+			}
+		}
+	}
+}

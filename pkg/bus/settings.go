@@ -29,7 +29,7 @@ func (o Options) streams() []StreamEntry {
 	}
 	snapshots := base(StreamSnapshots, SnapshotSubjects,
 		"Kollect snapshot events, one subject per inventory", o.SnapshotMaxAge)
-	snapshots.MaxMsgsPerSubject = o.SnapshotHistory
+	snapshots.MaxMsgsPerSubject, snapshots.MaxBytes = o.SnapshotHistory, o.SnapshotMaxBytes
 	status := base(StreamStatus, StatusSubjects,
 		"Kollect status reports, the latest per service, object and binding", o.StatusMaxAge)
 	status.MaxMsgsPerSubject = 1

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 )
 
@@ -34,13 +35,18 @@ type BusConfig struct {
 	DeadLettersPerInventory int64
 	// DeadLetters is how many dead letters the stream keeps in all.
 	DeadLetters int64
+	// SnapshotMaxBytes and EnvelopeStoreMaxBytes bound the snapshot stream
+	// and the envelope object store. A bound an operator
+	// set on the stream by hand is kept (bus.Provision).
+	SnapshotMaxBytes, EnvelopeStoreMaxBytes app.Bytes
 }
 
 func defaultBusConfig() BusConfig {
 	d := bus.DefaultOptions()
 	return BusConfig{Replicas: d.Replicas, Storage: "file", SnapshotHistory: d.SnapshotHistory, SnapshotMaxAge: d.SnapshotMaxAge,
 		ExporterAckWait: d.ExporterAckWait, DeadLettersPerInventory: d.DeadLetterMaxMsgsPerInventory,
-		DeadLetters: d.DeadLetterMaxMsgs}
+		DeadLetters: d.DeadLetterMaxMsgs, SnapshotMaxBytes: app.Bytes(d.SnapshotMaxBytes),
+		EnvelopeStoreMaxBytes: app.Bytes(d.EnvelopeStoreMaxBytes)}
 }
 
 func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
@@ -54,6 +60,10 @@ func (b *BusConfig) bindFlags(fs *flag.FlagSet) {
 		"Most dead letters kept per inventory and exporter family; a new one evicts that inventory's oldest, never another's (1 to --bus-dead-letters).")
 	fs.Int64Var(&b.DeadLetters, "bus-dead-letters", b.DeadLetters,
 		"Most dead letters the stream keeps in all; over it the oldest of any inventory goes. Raise it with the number of inventories that may fail at once.")
+	fs.Var(&b.SnapshotMaxBytes, "bus-snapshot-max-bytes",
+		"Bound of the whole snapshot stream (e.g. 4Gi); a bound set on the stream by hand is kept. Size it above the sum of the namespaces' --namespace-bus-bytes you expect to be used.")
+	fs.Var(&b.EnvelopeStoreMaxBytes, "bus-envelope-store-max-bytes",
+		"Bound of the envelope object store (chunks, manifests, envelopes, deltas; e.g. 4Gi); a bound set by hand is kept.")
 }
 
 // Options returns the bus options to provision with, or an error naming
@@ -62,6 +72,7 @@ func (b BusConfig) Options() (bus.Options, error) {
 	o := bus.DefaultOptions()
 	o.Replicas, o.SnapshotHistory, o.SnapshotMaxAge = b.Replicas, b.SnapshotHistory, b.SnapshotMaxAge
 	o.ExporterAckWait, o.DeadLetterMaxMsgsPerInventory, o.DeadLetterMaxMsgs = b.ExporterAckWait, b.DeadLettersPerInventory, b.DeadLetters
+	o.SnapshotMaxBytes, o.EnvelopeStoreMaxBytes = int64(b.SnapshotMaxBytes), int64(b.EnvelopeStoreMaxBytes)
 	var errs []error
 	if b.Replicas < 1 || b.Replicas > 5 {
 		errs = append(errs, fmt.Errorf("--bus-replicas %d: must be 1 to 5", b.Replicas))

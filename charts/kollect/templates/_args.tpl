@@ -25,6 +25,8 @@ service's own flag set.
 - --bus-snapshot-max-age={{ $c.bus.snapshotMaxAge }}
 - --bus-dead-letters-per-inventory={{ int64 $c.bus.deadLettersPerInventory }}
 - --bus-dead-letters={{ int64 $c.bus.deadLetters }}
+- --bus-snapshot-max-bytes={{ $c.bus.snapshotMaxBytes }}
+- --bus-envelope-store-max-bytes={{ $c.bus.envelopeStoreMaxBytes }}
 {{- end }}
 - --metrics-bind-address=:{{ $c.metricsPort }}
 - --health-probe-bind-address=:{{ $c.healthPort }}
@@ -74,6 +76,9 @@ service's own flag set.
 - --settle={{ $v.aggregator.settle }}
 - --leader-election-lease-duration={{ $v.aggregator.leaseTTL }}
 - --min-export-interval={{ $v.minExportInterval }}
+- --namespace-bus-bytes={{ $v.aggregator.namespaceBusBytes }}
+- --namespace-history-revisions={{ int64 $v.aggregator.namespaceHistoryRevisions }}
+- --history-purge-grace={{ $v.aggregator.historyPurgeGrace }}
 - --leader-election-identity=$(POD_NAME)
 {{- else }}
 - --metrics-bind-address=:{{ $v.exporters.metricsPort }}

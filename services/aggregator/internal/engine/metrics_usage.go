@@ -23,8 +23,9 @@ const (
 	// NameHistoryPurged counts the histories of deleted inventories purged
 	// from the bus once --history-purge-grace passed.
 	NameHistoryPurged = "kollect_aggregator_history_purged_total"
-	// LabelNamespace is a namespace.
-	LabelNamespace = "namespace"
+	// LabelNamespace is a namespace of inventories (not "namespace", which
+	// Prometheus sets to the scraped pod's).
+	LabelNamespace = "inventory_namespace"
 )
 
 // usageMetrics are the instruments of bus usage.
