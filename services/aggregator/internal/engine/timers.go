@@ -52,13 +52,44 @@ func (t *timers) next() (time.Time, bool) {
 }
 
 // due unschedules and returns every inventory whose time is not after now,
-// earliest first.
+// in fair order across namespaces (fairOrder).
 func (t *timers) due(now time.Time) []busv1.NamespacedName {
 	var out []busv1.NamespacedName
 	for len(t.heap) > 0 && !t.heap[0].at.After(now) {
 		tm := heap.Pop(&t.heap).(*timer)
 		delete(t.index, tm.name)
 		out = append(out, tm.name)
+	}
+	return fairOrder(out)
+}
+
+// fairOrder interleaves names, earliest first, round-robin across their
+// namespaces: one inventory of each namespace that has one due, in the order
+// the namespaces first come, then the next of each. A namespace with a
+// hundred inventories due delays another namespace's one by one turn, not a
+// hundred (cluster inventories count as one namespace).
+func fairOrder(names []busv1.NamespacedName) []busv1.NamespacedName {
+	if len(names) < 3 {
+		return names
+	}
+	var order []string
+	queues := map[string][]busv1.NamespacedName{}
+	for _, n := range names {
+		if _, ok := queues[n.Namespace]; !ok {
+			order = append(order, n.Namespace)
+		}
+		queues[n.Namespace] = append(queues[n.Namespace], n)
+	}
+	if len(order) == 1 {
+		return names
+	}
+	out := make([]busv1.NamespacedName, 0, len(names))
+	for len(out) < len(names) {
+		for _, ns := range order {
+			if q := queues[ns]; len(q) > 0 {
+				out, queues[ns] = append(out, q[0]), q[1:]
+			}
+		}
 	}
 	return out
 }

@@ -100,3 +100,29 @@ func BenchmarkLoopTurn(b *testing.B) {
 		})
 	}
 }
+
+// TestWhatIsDueIsServedRoundRobinAcrossNamespaces: a flooding namespace's
+// hundred inventories due before another namespace's one delay it by one
+// turn, and each namespace keeps its own earliest-first order.
+func TestWhatIsDueIsServedRoundRobinAcrossNamespaces(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tm := newTimers()
+	for i := range 100 {
+		tm.set(key("flood", fmt.Sprintf("inv-%03d", i)), t0.Add(time.Duration(i)*time.Millisecond))
+	}
+	tm.set(key("steady", "inv"), t0.Add(time.Second))
+	tm.set(key("other", "a"), t0.Add(2*time.Second))
+	tm.set(key("other", "b"), t0.Add(3*time.Second))
+	got := tm.due(t0.Add(time.Minute))
+	if len(got) != 103 {
+		t.Fatalf("%d due, want 103", len(got))
+	}
+	want := []busv1.NamespacedName{key("flood", "inv-000"), key("steady", "inv"), key("other", "a"),
+		key("flood", "inv-001"), key("other", "b"), key("flood", "inv-002"), key("flood", "inv-003")}
+	if diff := cmp.Diff(want, got[:len(want)]); diff != "" {
+		t.Errorf("first turns (-want +got):\n%s", diff)
+	}
+	if got[len(got)-1] != key("flood", "inv-099") {
+		t.Errorf("last = %v, want the flood's latest", got[len(got)-1])
+	}
+}
