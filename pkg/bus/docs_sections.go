@@ -67,9 +67,10 @@ func (l Listing) writeSizing(w writer) {
 	w("  revisions for 7 days, see [retention](retention.md)) at each collection. Plan `Σ retained revisions ×\n")
 	w("  envelope size` (each event also carries its delta), at most `%s` per inline event. A periodic\n",
 		size(int64(o.MaxMessageBytes)))
-	w("  re-export publishes an event per due binding without a new revision: those count against the\n")
-	w("  stream's %s events but not against `spec.history.revisions`, so short intervals shorten the\n", count(o.SnapshotHistory))
-	w("  history an unchanged inventory can keep to `%s × the shortest interval`.\n", count(o.SnapshotHistory))
+	w("  re-export publishes a small event per due binding that references the revision's envelope (stored\n")
+	w("  once) and replaces the binding's previous one, so it adds no copy of the snapshot and at most one\n")
+	w("  event per binding. `SnapshotMaxBytes` (%s) bounds the stream; each namespace's quota\n", size(o.SnapshotMaxBytes))
+	w("  (aggregator `--namespace-bus-bytes`) keeps one tenant from using it all.\n")
 	w("- **Large snapshots.** Stored as content-addressed chunks (about 256 rows each) and a manifest per\n")
 	w("  revision; a revision writes only the chunks it changed, and the aggregator deletes what no retained\n")
 	w("  event references. Plan `large inventories × snapshot size × 2` plus the chunks the history changed;\n")
