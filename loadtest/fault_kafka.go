@@ -43,8 +43,11 @@ type kafkaView struct {
 	checksum string
 }
 
-// read consumes the whole topic.
-func (k *kafkaSink) read(ctx context.Context) (kafkaView, error) {
+// read consumes the whole topic of the fault run.
+func (k *kafkaSink) read(ctx context.Context) (kafkaView, error) { return k.readTopic(ctx, kafkaTopic) }
+
+// readTopic consumes the whole of topic.
+func (k *kafkaSink) readTopic(ctx context.Context, kafkaTopic string) (kafkaView, error) {
 	v := kafkaView{rows: map[string]string{}}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(k.addr))
 	if err != nil {

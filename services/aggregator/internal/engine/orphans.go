@@ -68,13 +68,18 @@ func (e *Engine) orphanConfig(ctx context.Context, inv busv1.NamespacedName) (*b
 	}
 	bindings := ev.Bindings
 	if ev.Reason != busv1.ReasonChange {
-		evs, err := history.Events(ctx, e.js, inv)
+		// The index, then the one change event: never the whole history.
+		idx, err := history.Index(ctx, e.js, inv)
 		if err != nil {
 			return nil, err
 		}
-		for i := len(evs) - 1; i >= 0; i-- {
-			if x := evs[i].Event; x.Replay == nil && x.Reason == busv1.ReasonChange {
-				bindings = x.Bindings
+		for i := len(idx) - 1; i >= 0; i-- {
+			if x := idx[i]; !x.Replay && x.Reason == busv1.ReasonChange {
+				st, err := history.At(ctx, e.js, inv, x.Sequence)
+				if err != nil {
+					return nil, err
+				}
+				bindings = st.Event.Bindings
 				break
 			}
 		}
