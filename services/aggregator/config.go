@@ -27,7 +27,9 @@ type Config struct {
 	// the leader vanished) and Identity apply.
 	Leader app.LeaderOptions
 	// MaxMessageBytes bounds an inline snapshot event; zero uses the bus
-	// limits, larger envelopes go to the object store.
+	// limits, larger envelopes go to the object store as chunks. The
+	// default, 256 KiB, keeps a change of a large inventory from storing
+	// its whole envelope again: only its changed chunks and the delta.
 	MaxMessageBytes int
 	// GCInterval is the longest time between collections of the envelope
 	// store (engine Options.GCInterval); zero disables.
@@ -80,10 +82,12 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults: the in-cluster bus, 250ms settle
-// window, 15s lease, envelope store collected every 10 minutes or after 64
-// MiB written, with a one-minute grace.
+// window, 15s lease, snapshots inline up to 256 KiB, envelope store
+// collected every 10 minutes or after 64 MiB written to the bus, with a
+// one-minute grace.
 func DefaultConfig() Config {
 	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(), Settle: 250 * time.Millisecond,
+		MaxMessageBytes: 256 << 10,
 		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
 		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute,
@@ -136,11 +140,11 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	app.Alias(fs, "identity", app.FlagLeaderElectionIdentity)
 	fs.DurationVar(&c.Settle, "settle", c.Settle, "Settle window that coalesces bursts of changes before publishing.")
 	fs.IntVar(&c.MaxMessageBytes, "max-message-bytes", c.MaxMessageBytes,
-		"Largest inline snapshot event in bytes; 0 uses the bus limits.")
+		"Largest inline snapshot event in bytes: a larger snapshot is stored as content-addressed chunks, so a change writes only the chunks it changed instead of the whole envelope again; 0 uses the bus limits.")
 	fs.DurationVar(&c.GCInterval, "gc-interval", c.GCInterval,
 		"Longest time between deletions of the snapshot chunks, manifests and deltas no retained event references; 0 disables.")
 	fs.Int64Var(&c.GCAfterBytes, "gc-after-bytes", c.GCAfterBytes,
-		"Collect sooner once this many snapshot object bytes were written (at most every 30s); 0 collects only by interval.")
+		"Collect sooner once this many bytes of snapshot events and objects were written (at most every 30s); 0 collects only by interval.")
 	fs.DurationVar(&c.GCGrace, "gc-grace", c.GCGrace,
 		"How old an unreferenced snapshot object must be before it is deleted, so that a reader of an event that just left the history can finish.")
 	fs.DurationVar(&c.BusCheckInterval, "bus-check-interval", c.BusCheckInterval,
