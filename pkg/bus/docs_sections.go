@@ -65,8 +65,9 @@ func (l Listing) writeSizing(w writer) {
 		count(o.SnapshotHistory), age(o.SnapshotMaxAge))
 	w("  inventory's `spec.history`; the aggregator trims each history to its own retention (by default 16\n")
 	w("  revisions for 7 days, see [retention](retention.md)) at each collection. Plan `Σ retained revisions ×\n")
-	w("  envelope size` (each event also carries its delta), at most `%s` per inline event. A periodic\n",
+	w("  envelope size` (each event also carries its delta), at most `%s` per inline event (the aggregator\n",
 		size(int64(o.MaxMessageBytes)))
+	w("  keeps snapshots inline up to its `--max-message-bytes`, 256 KiB, and chunks larger ones). A periodic\n")
 	w("  re-export publishes a small event per due binding that references the revision's envelope (stored\n")
 	w("  once) and replaces the binding's previous one, so it adds no copy of the snapshot and at most one\n")
 	w("  event per binding. `SnapshotMaxBytes` (%s) bounds the stream; each namespace's quota\n", size(o.SnapshotMaxBytes))
