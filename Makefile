@@ -81,7 +81,7 @@ kustomize: tools ## Regenerate deploy/kustomize/base from charts/kollect (helm t
 
 TIER ?= 1k
 MODE ?= system
-loadtest: tools ## Load test: every service against N objects (TIER=1k|10k|100k, MODE=system|collect); report in loadtest/results/.
+loadtest: tools ## Load test: every service against N objects (TIER=1k|10k|100k, MODE=system|collect|abuse: abuse floods the bus as one tenant and measures another's latency p99); report in loadtest/results/.
 	$(GO) run ./loadtest/cmd/loadtest -tier $(TIER) -mode $(MODE)
 
 FAULT_FLAGS ?=

@@ -19,7 +19,7 @@ import (
 
 func main() {
 	tier := flag.String("tier", "1k", "object count: 1k, 10k, 100k or a number")
-	mode := flag.String("mode", "system", "system (every service, sinks, latencies) or collect (only kollect collect vs kubectl)")
+	mode := flag.String("mode", "system", "system (every service, sinks, latencies), collect (only kollect collect vs kubectl) or abuse (one tenant floods the bus while another changes: growth, its latency p99, memory)")
 	c, _ := loadtest.DefaultConfig("1k") // flag defaults; -tier sets the count
 	flag.IntVar(&c.Namespaces, "namespaces", 0, "namespaces (default objects/100)")
 	flag.IntVar(&c.Workers, "workers", c.Workers, "concurrent API writers")
@@ -49,8 +49,8 @@ func run(c loadtest.Config, tier, mode string) error {
 		return err
 	}
 	c.Tier, c.Objects, c.CollectOnly = d.Tier, d.Objects, mode == "collect"
-	if mode != "system" && mode != "collect" {
-		return fmt.Errorf("unknown -mode %q: want system or collect", mode)
+	if mode != "system" && mode != "collect" && mode != "abuse" {
+		return fmt.Errorf("unknown -mode %q: want system, collect or abuse", mode)
 	}
 	if c.Namespaces == 0 {
 		c.Namespaces = d.Namespaces
@@ -71,6 +71,11 @@ func run(c loadtest.Config, tier, mode string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if mode == "abuse" {
+		a := loadtest.DefaultAbuseConfig()
+		a.BinDir, a.NoBuild, a.Log = c.BinDir, c.NoBuild, os.Stdout
+		return loadtest.AbusePhase(ctx, a, c.OutDir, os.Stdout)
+	}
 	_, err = loadtest.Run(ctx, os.Stdout, c)
 	return err
 }
