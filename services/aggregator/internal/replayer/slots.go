@@ -123,8 +123,8 @@ func (s *slots) why(w *slotWaiter) string {
 	}
 	if s.byNS[w.ns] >= s.perNamespace {
 		return fmt.Sprintf("queued: namespace %s already runs %d replays, the most one namespace may run at once "+
-			"(the aggregator's --max-replays-per-namespace); %d replays wait ahead of this one", w.ns, s.byNS[w.ns], ahead)
+			"(the aggregator's --max-replays-per-namespace); replays waiting ahead of it: %d", w.ns, s.byNS[w.ns], ahead)
 	}
 	return fmt.Sprintf("queued: the aggregator already runs %d replays, the most it runs at once (--max-replays); "+
-		"%d replays wait ahead of this one", s.running, ahead)
+		"replays waiting ahead of it: %d", s.running, ahead)
 }

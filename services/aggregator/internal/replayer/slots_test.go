@@ -50,7 +50,7 @@ func TestReplaysWaitForASlotInArrivalOrderAndWithinTheirNamespacesShare(t *testi
 	b.request("team-b", "b1", b.inventoryAs("team-b", "inv-b1", "", 1))
 	started("team-b", "b1")
 	b.request("team-b", "b2", b.inventoryAs("team-b", "inv-b2", "", 1))
-	queued("team-b", "b2", "the aggregator already runs 3 replays", "(--max-replays)", "1 replays wait ahead of this one")
+	queued("team-b", "b2", "the aggregator already runs 3 replays", "(--max-replays)", "replays waiting ahead of it: 1")
 
 	b.withdraw("team-a", "a1")
 	started("team-a", "a3")
