@@ -73,6 +73,9 @@ service's own flag set.
 - --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
 - --settle={{ $v.aggregator.settle }}
 - --leader-election-lease-duration={{ $v.aggregator.leaseTTL }}
+- --max-replays={{ $v.aggregator.maxReplays }}
+- --max-replays-per-namespace={{ $v.aggregator.maxReplaysPerNamespace }}
+- --replay-max-attempts={{ $v.aggregator.replayMaxAttempts }}
 - --min-export-interval={{ $v.minExportInterval }}
 - --leader-election-identity=$(POD_NAME)
 {{- else }}

@@ -76,8 +76,8 @@ func TestANewInventoryNeverReplaysItsPredecessorsRevisions(t *testing.T) {
 	b.publishAs("new", 2, names)
 
 	st := b.replay("old-three", func(r *busv1.ReplayRequest) { r.Revision = 3 })
-	if want := "revision 3 of team-a/apps belongs to an earlier inventory of that name (uid old), deleted since, and is never replayed";
-	st.Phase != busv1.ReplayFailed || st.Reason != v1alpha1.ReasonRevisionNotRetained || !strings.HasPrefix(st.Message, want) {
+	want := "revision 3 of team-a/apps belongs to an earlier inventory of that name (uid old), deleted since, and is never replayed"
+	if st.Phase != busv1.ReplayFailed || st.Reason != v1alpha1.ReasonRevisionNotRetained || !strings.HasPrefix(st.Message, want) {
 		t.Errorf("replay of the old revision 3: %+v, want Failed %s: %s", st, v1alpha1.ReasonRevisionNotRetained, want)
 	}
 	if st := b.replay("one", func(r *busv1.ReplayRequest) { r.Revision = 1 }); st.Phase != busv1.ReplaySucceeded {
