@@ -72,8 +72,8 @@ func (rt *runtime) historyDelta(ctx context.Context, st *busv1.ExportState, j *j
 }
 
 // stateEvent returns the regular event of st's revision and checksum: from
-// j's chain when it holds it, else from the inventory's snapshot history;
-// nil when neither does.
+// j's chain when it holds it, else from the inventory's snapshot history
+// (its index, then that one event); nil when neither does.
 func (rt *runtime) stateEvent(ctx context.Context, st *busv1.ExportState, j *job) (*busv1.SnapshotEvent, error) {
 	match := func(ev *busv1.SnapshotEvent) bool {
 		return ev.Replay == nil && ev.Revision == st.Revision && ev.Checksum == st.Checksum
@@ -83,14 +83,26 @@ func (rt *runtime) stateEvent(ctx context.Context, st *busv1.ExportState, j *job
 			return d.ev, nil
 		}
 	}
-	evs, err := history.Events(ctx, rt.js, j.d.ev.Inventory)
+	// The index (event heads, no envelope) finds the event; only that one
+	// is read whole.
+	inv := j.d.ev.Inventory
+	idx, err := history.Index(ctx, rt.js, inv)
 	if err != nil {
 		return nil, err
 	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		if match(&evs[i].Event) {
-			return &evs[i].Event, nil
+	for i := len(idx) - 1; i >= 0; i-- {
+		e := idx[i]
+		if e.Replay || e.Revision != st.Revision || e.Checksum != st.Checksum {
+			continue
 		}
+		s, err := history.At(ctx, rt.js, inv, e.Sequence)
+		if errors.Is(err, history.ErrNotFound) {
+			return nil, nil // expired since the index was read
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &s.Event, nil
 	}
 	return nil, nil
 }

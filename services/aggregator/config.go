@@ -42,6 +42,17 @@ type Config struct {
 	// sink's acknowledgement before it is published again (three times at
 	// most, then the KollectReplay fails).
 	ReplayAckTimeout time.Duration
+	// MaxReplays is how many KollectReplays the leader runs at once; the
+	// others wait, queued in arrival order (Pending, with a message).
+	MaxReplays int
+	// MaxReplaysPerNamespace is how many KollectReplays of one namespace
+	// run at once, at most MaxReplays.
+	MaxReplaysPerNamespace int
+	// ReplayMaxAttempts is how many times a KollectReplay may start: a run
+	// interrupted by a crash, restart or lost lease of the aggregator is
+	// run again after a pause, and after this many interrupted runs the
+	// replay fails.
+	ReplayMaxAttempts int
 	// HistoryRevisions is how many revisions of an inventory's snapshot
 	// history are kept when its spec.history does not say; zero keeps
 	// what the stream holds (--bus-snapshot-history).
@@ -84,15 +95,15 @@ type Config struct {
 // DefaultConfig returns the defaults: the in-cluster bus, 250ms settle
 // window, 15s lease, snapshots inline up to 256 KiB, envelope store
 // collected every 10 minutes or after 64 MiB written to the bus, with a
-// one-minute grace.
+// one-minute grace; 4 replays at once, 2 per namespace, 3 runs each.
 func DefaultConfig() Config {
 	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(), Settle: 250 * time.Millisecond,
 		MaxMessageBytes: 256 << 10,
-		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
+		Leader:          app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
 		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute,
 		MinExportInterval: app.DefaultMinExportInterval, NamespaceBusBytes: 1 << 30, NamespaceHistoryRevisions: 2000,
-		HistoryPurgeGrace: time.Hour}
+		HistoryPurgeGrace: time.Hour, MaxReplays: 4, MaxReplaysPerNamespace: 2, ReplayMaxAttempts: 3}
 }
 
 // Validate reports settings out of range; app.Main runs it before anything
@@ -116,6 +127,10 @@ func (c Config) Validate() error {
 	check(c.GCGrace >= 0, "--gc-grace %v: must not be negative", c.GCGrace)
 	check(c.BusCheckInterval >= 0, "--bus-check-interval %v: must not be negative", c.BusCheckInterval)
 	check(c.ReplayAckTimeout > 0, "--replay-ack-timeout %v: must be positive", c.ReplayAckTimeout)
+	check(c.MaxReplays > 0, "--max-replays %d: must be positive", c.MaxReplays)
+	check(c.MaxReplaysPerNamespace > 0 && c.MaxReplaysPerNamespace <= c.MaxReplays,
+		"--max-replays-per-namespace %d: must be positive and at most --max-replays (%d)", c.MaxReplaysPerNamespace, c.MaxReplays)
+	check(c.ReplayMaxAttempts > 0, "--replay-max-attempts %d: must be positive", c.ReplayMaxAttempts)
 	check(c.HistoryRevisions >= 0, "--history-revisions %d: must not be negative", c.HistoryRevisions)
 	check(c.HistoryMaxAge >= 0, "--history-max-age %v: must not be negative", c.HistoryMaxAge)
 	check(c.HistoryMaxBytes >= 0, "--history-max-bytes %d: must not be negative", c.HistoryMaxBytes)
@@ -151,6 +166,12 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		"How often the rows and config buckets are checked for re-creation; one re-created makes the leader rebuild. 0 never checks.")
 	fs.DurationVar(&c.ReplayAckTimeout, "replay-ack-timeout", c.ReplayAckTimeout,
 		"How long a revision a KollectReplay delivers may wait for the sink's acknowledgement before it is published again (3 attempts).")
+	fs.IntVar(&c.MaxReplays, "max-replays", c.MaxReplays,
+		"KollectReplays the leader runs at once; others wait, Pending, queued in arrival order.")
+	fs.IntVar(&c.MaxReplaysPerNamespace, "max-replays-per-namespace", c.MaxReplaysPerNamespace,
+		"KollectReplays of one namespace run at once (at most --max-replays); others of that namespace wait, Pending.")
+	fs.IntVar(&c.ReplayMaxAttempts, "replay-max-attempts", c.ReplayMaxAttempts,
+		"Runs a KollectReplay may start: one interrupted by a crash, restart or lost lease of the aggregator runs again after a pause; after this many it fails.")
 	fs.Int64Var(&c.HistoryRevisions, "history-revisions", c.HistoryRevisions,
 		"Default for spec.history.revisions: revisions of each inventory's snapshot history kept; older events are dropped at each collection. 0 keeps what the stream holds.")
 	fs.DurationVar(&c.HistoryMaxAge, "history-max-age", c.HistoryMaxAge,

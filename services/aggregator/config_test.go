@@ -14,6 +14,9 @@ func TestValidateAcceptsTheDefaultsAndNamesTheFlagOutOfRange(t *testing.T) {
 	for flag, change := range map[string]func(*Config){
 		"--settle":                         func(c *Config) { c.Settle = -1 },
 		"--replay-ack-timeout":             func(c *Config) { c.ReplayAckTimeout = 0 },
+		"--max-replays":                    func(c *Config) { c.MaxReplays = 0 },
+		"--max-replays-per-namespace":      func(c *Config) { c.MaxReplaysPerNamespace = c.MaxReplays + 1 },
+		"--replay-max-attempts":            func(c *Config) { c.ReplayMaxAttempts = 0 },
 		"--history-revisions":              func(c *Config) { c.HistoryRevisions = -1 },
 		"--leader-election-lease-duration": func(c *Config) { c.Leader.LeaseDuration = 0 },
 		"--leader-election-identity":       func(c *Config) { c.Leader.Identity = "" },

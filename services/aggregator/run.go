@@ -130,7 +130,8 @@ func replays(ctx context.Context, js jetstream.JetStream, c Config) func() {
 	go func() {
 		defer close(done)
 		for {
-			err := replayer.New(js, replayer.Options{AckTimeout: c.ReplayAckTimeout, Log: log}).Run(ctx)
+			err := replayer.New(js, replayer.Options{AckTimeout: c.ReplayAckTimeout, MaxReplays: c.MaxReplays,
+				MaxReplaysPerNamespace: c.MaxReplaysPerNamespace, RunAttempts: c.ReplayMaxAttempts, Log: log}).Run(ctx)
 			if ctx.Err() != nil {
 				return
 			}

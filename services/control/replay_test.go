@@ -68,6 +68,17 @@ func TestReplayIsCompiledForTheAggregatorAndItsProgressFolded(t *testing.T) {
 	}
 	start := time.Now().UTC().Truncate(time.Second)
 	report(busv1.ReplayStatus{UID: "another-object", Phase: busv1.ReplayFailed, Outcome: busv1.Outcome{Reason: "ReplayFailed", Message: "old"}})
+	queued := "queued: the aggregator already runs 4 replays, the most it runs at once (--max-replays); replays waiting ahead of it: 0"
+	report(busv1.ReplayStatus{UID: string(rp.UID), Phase: busv1.ReplayPending, Outcome: busv1.Outcome{Message: queued}})
+	eventually(t, "Pending, queued", func() error {
+		if err := readyIs(t, rp, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, queued); err != nil {
+			return err
+		}
+		if rp.Status.Phase != v1alpha1.ReplayPending {
+			return fmt.Errorf("phase %s", rp.Status.Phase)
+		}
+		return nil
+	})
 	report(busv1.ReplayStatus{UID: string(rp.UID), Phase: busv1.ReplayRunning, RevisionsTotal: 4, RevisionsDone: 1, LastRevision: 2, StartedAt: start})
 	eventually(t, "Running", func() error {
 		if err := readyIs(t, rp, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "delivered 1 of 4 revisions to snapshot/git-a"); err != nil {

@@ -67,7 +67,7 @@ func goldenCases() []goldenCase {
 		{"a replay status report carries progress and a failure", "StatusReport-replay", StatusReport{
 			Service: ServiceAggregator, Kind: KindReplay, Namespace: "team-a", Name: "apps-backfill", Generation: 1, ObservedAt: t0,
 			Replay: &ReplayStatus{UID: "0a1b2c3d-0000-4000-8000-00000000000f", Phase: ReplayFailed, RevisionsTotal: 9,
-				RevisionsDone: 4, LastRevision: 6, StartedAt: t0, FinishedAt: t0.Add(60e9),
+				RevisionsDone: 4, LastRevision: 6, StartedAt: t0, FinishedAt: t0.Add(60e9), Attempts: 1,
 				Outcome: Outcome{Reason: "ReplayFailed", Message: "revision 7 was not acknowledged by database/warehouse within 5m0s"}}}},
 	}
 }

@@ -49,6 +49,11 @@ type ReplayPhase string
 
 // Replay phases.
 const (
+	// ReplayPending: the replay waits to start: for a replay slot (the
+	// aggregator's --max-replays, --max-replays-per-namespace) or for the
+	// pause before its next attempt after an interrupted run; Message says
+	// which.
+	ReplayPending ReplayPhase = "Pending"
 	// ReplayRunning: revisions are being delivered.
 	ReplayRunning ReplayPhase = "Running"
 	// ReplaySucceeded: every selected revision was delivered.
@@ -74,6 +79,13 @@ type ReplayStatus struct {
 	StartedAt time.Time `json:"startedAt"`
 	// FinishedAt is when the replay succeeded or failed.
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
-	// Outcome explains a failure (ReplayFailed).
+	// Attempts is how many times delivery started (a Running report): a
+	// run interrupted by a crash, restart or lost lease of its aggregator
+	// is followed by another, up to the aggregator's
+	// --replay-max-attempts. Zero in reports of releases before it was
+	// counted, and in a Pending report before the first run.
+	Attempts int `json:"attempts,omitempty"`
+	// Outcome explains a failure (ReplayFailed); on a Pending report its
+	// Message says what the replay waits for.
 	Outcome
 }

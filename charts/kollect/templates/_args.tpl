@@ -75,6 +75,9 @@ service's own flag set.
 - --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
 - --settle={{ $v.aggregator.settle }}
 - --leader-election-lease-duration={{ $v.aggregator.leaseTTL }}
+- --max-replays={{ $v.aggregator.maxReplays }}
+- --max-replays-per-namespace={{ $v.aggregator.maxReplaysPerNamespace }}
+- --replay-max-attempts={{ $v.aggregator.replayMaxAttempts }}
 - --min-export-interval={{ $v.minExportInterval }}
 - --namespace-bus-bytes={{ $v.aggregator.namespaceBusBytes }}
 - --namespace-history-revisions={{ int64 $v.aggregator.namespaceHistoryRevisions }}

@@ -39,7 +39,7 @@ func (l *lines) logger() logr.Logger {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.all = append(l.all, prefix+" "+args)
-	}, funcr.Options{})
+	}, funcr.Options{Verbosity: 1})
 }
 
 func (l *lines) count(needle string) int {

@@ -33,17 +33,35 @@ type Options struct {
 	// replay's last report, or publications of its outcome (the first
 	// pause is a 64th of it); zero is 30 seconds.
 	ReportRetryMax time.Duration
+	// MaxReplays is how many replays run at once in the aggregator; zero
+	// is 4. Others wait, queued, in arrival order.
+	MaxReplays int
+	// MaxReplaysPerNamespace is how many replays of one namespace run at
+	// once; zero is 2.
+	MaxReplaysPerNamespace int
+	// RunAttempts is how many times one replay may start: a run interrupted
+	// by a crash, a restart or a lost lease of its aggregator (found on
+	// start as its own last report, Running) is followed by another, after
+	// RunBackoff, until RunAttempts runs were interrupted; then the replay
+	// fails. Zero is 3.
+	RunAttempts int
+	// RunBackoff is the pause before the second run of an interrupted
+	// replay, doubled before each further run (at most an hour); zero is
+	// 10 seconds.
+	RunBackoff time.Duration
 	// Log receives one line per replay finished or failed.
 	Log logr.Logger
 }
 
 // Replayer runs the replay requests of the config bucket.
 type Replayer struct {
-	js   jetstream.JetStream
-	opts Options
-	// bindings serialises replays to the same binding.
+	js    jetstream.JetStream
+	opts  Options
+	slots *slots
+	// bindings serialises replays to the same binding: a replay holds its
+	// binding's channel (capacity one) while it runs.
 	mu       sync.Mutex
-	bindings map[string]*sync.Mutex
+	bindings map[string]chan struct{}
 }
 
 // New returns a Replayer on js.
@@ -60,7 +78,20 @@ func New(js jetstream.JetStream, opts Options) *Replayer {
 	if opts.ReportRetryMax <= 0 {
 		opts.ReportRetryMax = 30 * time.Second
 	}
-	return &Replayer{js: js, opts: opts, bindings: map[string]*sync.Mutex{}}
+	if opts.MaxReplays <= 0 {
+		opts.MaxReplays = 4
+	}
+	if opts.MaxReplaysPerNamespace <= 0 {
+		opts.MaxReplaysPerNamespace = 2
+	}
+	if opts.RunAttempts <= 0 {
+		opts.RunAttempts = 3
+	}
+	if opts.RunBackoff <= 0 {
+		opts.RunBackoff = 10 * time.Second
+	}
+	return &Replayer{js: js, opts: opts, slots: newSlots(opts.MaxReplays, opts.MaxReplaysPerNamespace),
+		bindings: map[string]chan struct{}{}}
 }
 
 // Run watches the replay keys and runs each request not yet finished, until
@@ -125,16 +156,20 @@ func (r *Replayer) Run(ctx context.Context) error {
 // finished" (F9 of SECURITY-3): a report that cannot be read is read again
 // until it can; a request older than reports are kept (the status
 // stream's MaxAge) without a report may have finished unseen, and fails
-// instead of running again.
+// instead of running again. A last report of its own that is not finished
+// counts the runs that were interrupted (F2): the replay runs again after
+// a pause, or fails once RunAttempts runs were.
 func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest, written time.Time) {
 	last, maxAge, err := r.lastReportWaiting(ctx, req)
 	if err != nil {
 		return // ctx ended
 	}
-	if last != nil && last.UID == req.UID && (last.Phase == busv1.ReplaySucceeded || last.Phase == busv1.ReplayFailed) {
+	own := last != nil && last.UID == req.UID
+	if own && (last.Phase == busv1.ReplaySucceeded || last.Phase == busv1.ReplayFailed) {
+		r.opts.Log.V(1).Info("replay already finished, not run again", "replay", req.Namespace+"/"+req.Name, "phase", last.Phase)
 		return
 	}
-	if (last == nil || last.UID != req.UID) && maxAge > 0 && time.Since(written) > maxAge {
+	if !own && maxAge > 0 && time.Since(written) > maxAge {
 		now := time.Now().UTC()
 		r.reportOutcome(ctx, req, busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayFailed, StartedAt: now, FinishedAt: now,
 			Outcome: busv1.Outcome{Reason: v1alpha1.ReasonReplayFailed, Message: fmt.Sprintf(
@@ -143,12 +178,37 @@ func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest, written t
 		r.opts.Log.Info("replay of unknown outcome failed, not run again", "replay", req.Namespace+"/"+req.Name)
 		return
 	}
-	lock := r.lockFor(bus.ExportStateKey(req.Inventory, req.Sink))
-	lock.Lock()
-	defer lock.Unlock()
+	interrupted := 0
+	if own {
+		interrupted = last.Attempts
+		if last.Phase == busv1.ReplayRunning {
+			interrupted = max(interrupted, 1) // a report of a release that did not count
+		}
+	}
+	if interrupted >= r.opts.RunAttempts {
+		r.giveUp(ctx, req, *last, interrupted)
+		return
+	}
+	if interrupted > 0 && !r.pause(ctx, req, interrupted) {
+		return
+	}
+	queued := func(why string) {
+		r.report(ctx, req, busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayPending, Attempts: interrupted,
+			Outcome: busv1.Outcome{Message: why}})
+	}
+	unlock, err := r.lockBinding(ctx, req, queued)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	release, err := r.slots.acquire(ctx, req.Namespace, queued)
+	if err != nil {
+		return
+	}
+	defer release()
 	// Running before any history is read: a replay that crashes its
-	// aggregator shows as Running, not Pending (F2 of SECURITY-3).
-	st := busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayRunning, StartedAt: time.Now().UTC()}
+	// aggregator shows as Running, not Pending, and counts (F2).
+	st := busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayRunning, StartedAt: time.Now().UTC(), Attempts: interrupted + 1}
 	r.report(ctx, req, st)
 	st = r.run(ctx, req, st)
 	if ctx.Err() != nil {
@@ -157,6 +217,48 @@ func (r *Replayer) serve(ctx context.Context, req busv1.ReplayRequest, written t
 	r.reportOutcome(ctx, req, st)
 	r.opts.Log.Info("replay finished", "replay", req.Namespace+"/"+req.Name, app.KeyInventory, req.Inventory.String(),
 		app.KeySink, req.Sink.BindingName(), "phase", st.Phase, "revisions", st.RevisionsDone, app.KeyReason, st.Reason, "message", st.Message)
+}
+
+// giveUp fails a replay whose last report (last) shows that runs runs
+// were interrupted, the most RunAttempts allows: it may be what crashes
+// its aggregator.
+func (r *Replayer) giveUp(ctx context.Context, req busv1.ReplayRequest, last busv1.ReplayStatus, runs int) {
+	now := time.Now().UTC()
+	st := last
+	st.Phase, st.Attempts, st.FinishedAt = busv1.ReplayFailed, runs, now
+	if st.StartedAt.IsZero() {
+		st.StartedAt = now
+	}
+	st.Outcome = busv1.Outcome{Reason: v1alpha1.ReasonReplayFailed, Message: fmt.Sprintf(
+		"this replay crashed its aggregator %d times: each of its %d runs was interrupted (the aggregator crashed, "+
+			"was restarted or lost its lease), the most --replay-max-attempts allows; it is not run again: check the "+
+			"aggregator's restarts (OOMKilled) and the size of the revisions, then create a new KollectReplay", runs, runs)}
+	r.reportOutcome(ctx, req, st)
+	r.opts.Log.Info("replay interrupted too often, failed", "replay", req.Namespace+"/"+req.Name, "runs", runs)
+}
+
+// pause waits before the next run of a replay whose runs were interrupted
+// runs times (RunBackoff, doubled for each run after the first, at most an
+// hour), reporting it Pending with why; false when ctx ended first.
+func (r *Replayer) pause(ctx context.Context, req busv1.ReplayRequest, runs int) bool {
+	d := r.opts.RunBackoff
+	for i := 1; i < runs && d < time.Hour; i++ {
+		d *= 2
+	}
+	d = min(d, time.Hour)
+	r.report(ctx, req, busv1.ReplayStatus{UID: req.UID, Phase: busv1.ReplayPending, Attempts: runs,
+		Outcome: busv1.Outcome{Message: fmt.Sprintf("run %d of at most %d was interrupted (its aggregator crashed, "+
+			"was restarted or lost its lease); run %d starts at %s", runs, r.opts.RunAttempts, runs+1,
+			time.Now().Add(d).UTC().Format(time.RFC3339))}})
+	r.opts.Log.Info("interrupted replay runs again after a pause", "replay", req.Namespace+"/"+req.Name, "runs", runs, "pause", d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // lastReportWaiting is lastReport, read again after an error (with a
@@ -182,15 +284,32 @@ func (r *Replayer) lastReportWaiting(ctx context.Context, req busv1.ReplayReques
 	}
 }
 
-func (r *Replayer) lockFor(key string) *sync.Mutex {
+// lockBinding returns once req holds its binding (replays of one binding
+// run one at a time), with the function that frees it; or ctx's error.
+// When another replay holds it, queued is called first with why.
+func (r *Replayer) lockBinding(ctx context.Context, req busv1.ReplayRequest, queued func(why string)) (func(), error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	m, ok := r.bindings[key]
+	key := bus.ExportStateKey(req.Inventory, req.Sink)
+	c, ok := r.bindings[key]
 	if !ok {
-		m = &sync.Mutex{}
-		r.bindings[key] = m
+		c = make(chan struct{}, 1)
+		r.bindings[key] = c
 	}
-	return m
+	r.mu.Unlock()
+	unlock := func() { <-c }
+	select {
+	case c <- struct{}{}:
+		return unlock, nil
+	default:
+	}
+	queued(fmt.Sprintf("queued: another replay of %s to %s runs; replays of one binding run one at a time",
+		req.Inventory, req.Sink.BindingName()))
+	select {
+	case c <- struct{}{}:
+		return unlock, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // lastReport returns the replay section of the latest report on req, nil

@@ -156,6 +156,11 @@ func foldReplay(obj *v1alpha1.KollectReplay, rep Reporter) {
 	case busv1.ReplayFailed:
 		s.LastError = oneLine(st.Message)
 		notReady(obj, firstNonEmpty(st.Reason, v1alpha1.ReasonReplayFailed), oneLine(st.Message))
+	case busv1.ReplayPending:
+		// Queued for a slot, or pausing after an interrupted run: the
+		// message says which.
+		set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing,
+			oneLine(firstNonEmpty(st.Message, "waiting for the aggregator")))
 	default:
 		set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonProgressing,
 			fmt.Sprintf("delivered %d of %d revisions to %s", st.RevisionsDone, st.RevisionsTotal, obj.Spec.Sink))
