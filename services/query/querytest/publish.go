@@ -29,6 +29,9 @@ type Publisher struct {
 	// NoDelta publishes events without a delta, as after an aggregator
 	// restart that lost its base: readers must compare whole revisions.
 	NoDelta bool
+	// UID is stamped on the events as the publishing inventory's uid
+	// (empty: unstamped, as from a release before stamping).
+	UID string
 }
 
 // NewPublisher returns a Publisher of inv's history on a provisioned bus.
@@ -49,7 +52,7 @@ func (p *Publisher) Publish(ctx context.Context, rows []busv1.Row, at time.Time)
 		return nil, err
 	}
 	p.Written += written
-	ev := &busv1.SnapshotEvent{Inventory: p.inv, Revision: 1, Generation: 1, Checksum: m.Checksum, ItemCount: m.ItemCount,
+	ev := &busv1.SnapshotEvent{Inventory: p.inv, InventoryUID: p.UID, Revision: 1, Generation: 1, Checksum: m.Checksum, ItemCount: m.ItemCount,
 		CreatedAt: at.UTC(), Reason: busv1.ReasonChange, ManifestRef: ref, Bindings: []busv1.Binding{}}
 	if rows == nil {
 		ev.Reason = busv1.ReasonDeleted
@@ -69,6 +72,13 @@ func (p *Publisher) Publish(ctx context.Context, rows []busv1.Row, at time.Time)
 	}
 	p.last, p.rows = ev, next
 	return ev, nil
+}
+
+// Recreated publishes the next revisions as a new inventory of the same
+// name with uid: numbered from 1 again, with no previous checksum and no
+// delta, on the subject that still holds its predecessor's events.
+func (p *Publisher) Recreated(uid string) {
+	p.UID, p.last, p.rows = uid, nil, nil
 }
 
 // Periodic re-publishes the last revision at at, as the aggregator's
