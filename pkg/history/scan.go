@@ -88,6 +88,12 @@ func At(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName, s
 	if err != nil {
 		return nil, fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
 	}
+	return AtIn(ctx, s, inv, seq)
+}
+
+// AtIn is At on the snapshot stream s, opened once by a reader of many
+// events.
+func AtIn(ctx context.Context, s jetstream.Stream, inv busv1.NamespacedName, seq uint64) (*Stored, error) {
 	m, err := s.GetMsg(ctx, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, fmt.Errorf("read snapshot event %d of %s: %w", seq, inv, ErrNotFound)

@@ -29,6 +29,10 @@ type Publisher struct {
 	// NoDelta publishes events without a delta, as after an aggregator
 	// restart that lost its base: readers must compare whole revisions.
 	NoDelta bool
+	// Inline publishes the rows in the event (an inline envelope), as the
+	// aggregator does for a snapshot that fits in one message, instead of
+	// as chunks and a manifest.
+	Inline bool
 	// UID is stamped on the events as the publishing inventory's uid
 	// (empty: unstamped, as from a release before stamping).
 	UID string
@@ -57,6 +61,11 @@ func (p *Publisher) Publish(ctx context.Context, rows []busv1.Row, at time.Time)
 	if rows == nil {
 		ev.Reason = busv1.ReasonDeleted
 	}
+	if p.Inline {
+		ev.ManifestRef = nil
+		ev.Envelope = &busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: m.Checksum, Inventory: p.inv,
+			ItemCount: m.ItemCount, Items: rows}
+	}
 	next := make(map[busv1.RowKey]busv1.Row, len(rows))
 	for _, r := range rows {
 		next[r.Key()] = r
@@ -66,6 +75,9 @@ func (p *Publisher) Publish(ctx context.Context, rows []busv1.Row, at time.Time)
 		if !p.NoDelta {
 			ev.Delta = delta(p.last, p.rows, next)
 		}
+	}
+	if ev.Envelope != nil {
+		ev.Envelope.Revision, ev.Envelope.Generation, ev.Envelope.PreviousChecksum = ev.Revision, ev.Generation, ev.PreviousChecksum
 	}
 	if err := p.publish(ctx, ev); err != nil {
 		return nil, err
