@@ -102,6 +102,9 @@ func (s *historiesREST) list(ctx context.Context, opts *metainternalversion.List
 	if err != nil {
 		return nil, err
 	}
+	if err := s.owners.ready(); err != nil {
+		return nil, err
+	}
 	names, err := inventoryNames(ctx, s.h, ns, s.resource())
 	if err != nil {
 		return nil, err

@@ -19,9 +19,11 @@ import (
 // owners knows the uid of every KollectInventory and KollectClusterInventory
 // now, from a watch of their metadata: a history shows only the events of
 // the inventory that exists under its name (answer.Reader.Revisions), never
-// those of a deleted one whose name was reused. It needs list and watch on
-// both kinds; no request waits on the Kubernetes API.
+// those of a deleted one whose name was reused. An inventory the watch does
+// not know (yet) is asked for, so a new inventory's history shows at once.
+// It needs get, list and watch on both kinds.
 type owners struct {
+	client              metadata.Interface
 	factory             metadatainformer.SharedInformerFactory
 	namespaced, cluster cache.GenericLister
 	synced              atomic.Bool
@@ -41,7 +43,7 @@ func newOwners(cfg *rest.Config) (*owners, error) {
 		return o, nil
 	}))
 	gv := v1alpha1.GroupVersion
-	return &owners{factory: f, namespaced: f.ForResource(gv.WithResource(inventoryResource.Resource)).Lister(),
+	return &owners{client: c, factory: f, namespaced: f.ForResource(gv.WithResource(inventoryResource.Resource)).Lister(),
 		cluster: f.ForResource(gv.WithResource(clusterInventoryResource.Resource)).Lister()}, nil
 }
 
@@ -57,12 +59,21 @@ func (o *owners) run(ctx context.Context) {
 	o.synced.Store(true)
 }
 
+// ready returns nil once the inventories were listed, 503 Service
+// Unavailable before.
+func (o *owners) ready() error {
+	if !o.synced.Load() {
+		return apierrors.NewServiceUnavailable("the query service has not yet listed the inventories " +
+			"(it needs list and watch on kollectinventories and kollectclusterinventories): retry shortly")
+	}
+	return nil
+}
+
 // uid returns the uid of the inventory inv (a cluster inventory when inv
 // has no namespace), empty when none exists.
-func (o *owners) uid(inv busv1.NamespacedName) (string, error) {
-	if !o.synced.Load() {
-		return "", apierrors.NewServiceUnavailable("the query service has not yet listed the inventories " +
-			"(it needs list and watch on kollectinventories and kollectclusterinventories): retry shortly")
+func (o *owners) uid(ctx context.Context, inv busv1.NamespacedName) (string, error) {
+	if err := o.ready(); err != nil {
+		return "", err
 	}
 	var obj any
 	var err error
@@ -70,6 +81,9 @@ func (o *owners) uid(inv busv1.NamespacedName) (string, error) {
 		obj, err = o.cluster.Get(inv.Name)
 	} else {
 		obj, err = o.namespaced.ByNamespace(inv.Namespace).Get(inv.Name)
+	}
+	if apierrors.IsNotFound(err) { // deleted, or created since the watch last told
+		obj, err = o.get(ctx, inv)
 	}
 	if apierrors.IsNotFound(err) {
 		return "", nil
@@ -82,4 +96,13 @@ func (o *owners) uid(inv busv1.NamespacedName) (string, error) {
 		return "", fmt.Errorf("look up the uid of %s: a %T in the cache", inv, obj)
 	}
 	return string(m.UID), nil
+}
+
+// get reads inv's metadata from the Kubernetes API.
+func (o *owners) get(ctx context.Context, inv busv1.NamespacedName) (*metav1.PartialObjectMetadata, error) {
+	gv := v1alpha1.GroupVersion
+	if inv.Namespace == "" {
+		return o.client.Resource(gv.WithResource(clusterInventoryResource.Resource)).Get(ctx, inv.Name, metav1.GetOptions{})
+	}
+	return o.client.Resource(gv.WithResource(inventoryResource.Resource)).Namespace(inv.Namespace).Get(ctx, inv.Name, metav1.GetOptions{})
 }

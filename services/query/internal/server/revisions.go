@@ -122,6 +122,9 @@ func (s *revisionsREST) list(ctx context.Context, opts *metainternalversion.List
 	if err != nil {
 		return nil, err
 	}
+	if err := s.owners.ready(); err != nil {
+		return nil, err
+	}
 	release, err := s.gate.enter(ctx)
 	if err != nil {
 		return nil, err

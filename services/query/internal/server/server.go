@@ -114,7 +114,7 @@ type backend struct {
 // revisions returns the revisions of the inventory that now exists as inv:
 // none of a deleted one of the same name (owners).
 func (b *backend) revisions(ctx context.Context, inv busv1.NamespacedName) ([]answer.Revision, error) {
-	uid, err := b.owners.uid(inv)
+	uid, err := b.owners.uid(ctx, inv)
 	if err != nil {
 		return nil, err
 	}
