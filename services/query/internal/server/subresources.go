@@ -158,11 +158,6 @@ func serveDiff(ctx context.Context, s *subresource, inv busv1.NamespacedName, q 
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range []int{i, j} {
-		if err := s.h.Count(ctx, inv, revs, k); err != nil {
-			return nil, err
-		}
-	}
 	before, err := s.h.Event(ctx, inv, revs[i].Entry)
 	if err != nil {
 		return nil, err
@@ -180,6 +175,11 @@ func serveDiff(ctx context.Context, s *subresource, inv busv1.NamespacedName, q 
 			"of %d (--max-diff-rows): compare revisions closer together, or read each revision page by page "+
 			"(rows?revision=N, kollect get inventory --revision N -o ndjson) and compare them offline",
 			before.Revision, after.Revision, n, s.limits.DiffRows))
+	}
+	for _, k := range []int{i, j} {
+		if err := s.h.Count(ctx, inv, revs, k); err != nil {
+			return nil, err
+		}
 	}
 	items, total, err := s.h.Diff(ctx, before, after, c.Offset, size)
 	if err != nil {
