@@ -14,7 +14,7 @@ import (
 // key, not what is inside.
 var freeForm = []string{"resources", "affinity", "nodeSelector", "tolerations", "podAnnotations", "labels",
 	"digests", "overrides", "issuerRef", "podSecurityContext", "containerSecurityContext", "commonLabels",
-	"rules", "extraArgs", "imagePullSecrets", "metricsFrom", "secretNamespaces"}
+	"rules", "extraArgs", "imagePullSecrets", "metricsFrom", "queryFrom", "secretNamespaces"}
 
 // valueKeys flattens values.yaml into dotted keys, stopping at free-form values.
 func valueKeys(prefix string, v any) []string {

@@ -81,6 +81,12 @@ func testRBAC(t *testing.T, cs kubernetes.Interface, a *applier) {
 			{sa: "kfull-kollect-control", verb: "patch", group: kollect, resource: "kollecttargets", sub: "status", ns: "team-a", allowed: true},
 			{sa: "kfull-kollect-control", verb: "create", resource: "secrets", ns: "kfull-system", allowed: false},
 			{sa: "kfull-kollect-control", verb: "patch", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: "kfull-kollect-control", allowed: false},
+			// the query service watches the inventories' uids, and writes nothing.
+			{sa: "kfull-kollect-query", verb: "watch", group: kollect, resource: "kollectinventories", allowed: true},
+			{sa: "kfull-kollect-query", verb: "get", group: kollect, resource: "kollectclusterinventories", name: "fleet", allowed: true},
+			{sa: "kfull-kollect-query", verb: "update", group: kollect, resource: "kollectinventories", ns: "team-a", allowed: false},
+			{sa: "kfull-kollect-query", verb: "get", group: kollect, resource: "kollecttargets", ns: "team-a", allowed: false},
+			{sa: "kfull-kollect-query", verb: "get", resource: "secrets", ns: "team-a", allowed: false},
 		})
 	})
 }

@@ -3,6 +3,7 @@ package chart_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -90,6 +92,21 @@ func TestTemplate(t *testing.T) {
 		if strings.Contains(conf, "authorization") {
 			t.Error("nats.conf has users without auth")
 		}
+	})
+	t.Run("the query API admits only networkPolicy.queryFrom", func(t *testing.T) {
+		np := find(t, decode(t, render(t, valuesSets["full"])), "NetworkPolicy", "kollect-query")
+		rules, _, _ := unstructured.NestedSlice(np.Object, "spec", "ingress")
+		for _, r := range rules {
+			r := r.(map[string]any)
+			if fmt.Sprint(r["ports"]) != "[map[port:https protocol:TCP]]" {
+				continue
+			}
+			if got := fmt.Sprint(r["from"]); got != "[map[ipBlock:map[cidr:10.0.0.0/24]]]" {
+				t.Errorf("the https rule admits %s, want queryFrom's ipBlock", got)
+			}
+			return
+		}
+		t.Errorf("no https rule in %v", rules)
 	})
 	t.Run("an external NATS without a URL is refused", func(t *testing.T) {
 		out, err := helmErr(t, "template", releaseName, ".", "--set", "nats.enabled=false")

@@ -4,7 +4,9 @@
 // and deltas in the envelope object store. The aggregator's publisher writes
 // it (Writer) and picks up where the last published event left off
 // (LastPublished); the query service, the exporters, replays and the CLI read
-// it back (Fetch, FetchAt, Loader, Events, List).
+// it back: an index of the events without their envelopes (Scan, Index), one
+// event by sequence (At), its envelope, chunks and delta (Loader), one
+// revision whole (Fetch, FetchAt), every event (Events).
 //
 // Replaying is not done here: the aggregator's replayer, the exporter and
 // `kollect replay` use this store to do it.

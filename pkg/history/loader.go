@@ -167,6 +167,24 @@ func (l *Loader) RawRows(ctx context.Context, ev *busv1.SnapshotEvent) ([]json.R
 	return out, err
 }
 
+// ChunkRows returns the canonical JSON of each row of chunk c of a manifest
+// in bucket, in order: a reader that streams a revision holds one chunk's
+// rows at a time.
+func (l *Loader) ChunkRows(ctx context.Context, bucket string, c busv1.Chunk) ([]json.RawMessage, error) {
+	b, err := l.Chunk(ctx, bucket, c)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]json.RawMessage, 0, c.Rows)
+	if err := decodeChunk(b, &rows); err != nil {
+		return nil, fmt.Errorf("decode chunk %s: %w", c.Digest, err)
+	}
+	if len(rows) != c.Rows {
+		return nil, fmt.Errorf("chunk %s holds %d rows, its manifest says %d", c.Digest, len(rows), c.Rows)
+	}
+	return rows, nil
+}
+
 // eachChunk calls f with the bytes of every chunk of ev's manifest, in
 // order.
 func (l *Loader) eachChunk(ctx context.Context, ev *busv1.SnapshotEvent, f func([]byte) error) error {

@@ -71,35 +71,21 @@ func Last(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName)
 	return &Stored{Sequence: m.Sequence, Event: ev}, nil
 }
 
-// Events returns every event kept on inv's snapshot subject, oldest first.
+// Events returns every event kept on inv's snapshot subject, oldest first,
+// envelopes included: a reader that needs only some of them reads Index
+// and then At.
 func Events(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName) ([]Stored, error) {
-	subject := bus.SnapshotSubject(inv)
-	c, err := js.OrderedConsumer(ctx, bus.StreamSnapshots, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{subject}, DeliverPolicy: jetstream.DeliverAllPolicy,
+	var out []Stored
+	err := scan(ctx, js, inv, func(seq uint64, data []byte) error {
+		var ev busv1.SnapshotEvent
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return fmt.Errorf("decode snapshot event %d of %s: %w", seq, inv, err)
+		}
+		out = append(out, Stored{Sequence: seq, Event: ev})
+		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read history of %s: %w", inv, err)
-	}
-	info, err := c.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read history of %s: %w", inv, err)
-	}
-	var out []Stored
-	for pending := info.NumPending; pending > 0; {
-		m, err := c.Next(jetstream.FetchContext(ctx))
-		if err != nil {
-			return nil, fmt.Errorf("read history of %s: %w", inv, err)
-		}
-		md, err := m.Metadata()
-		if err != nil {
-			return nil, fmt.Errorf("read history of %s: %w", inv, err)
-		}
-		var ev busv1.SnapshotEvent
-		if err := json.Unmarshal(m.Data(), &ev); err != nil {
-			return nil, fmt.Errorf("decode snapshot event %d of %s: %w", md.Sequence.Stream, inv, err)
-		}
-		out = append(out, Stored{Sequence: md.Sequence.Stream, Event: ev})
-		pending = md.NumPending
+		return nil, err
 	}
 	return out, nil
 }

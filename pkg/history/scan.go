@@ -27,13 +27,28 @@ type head struct {
 }
 
 // Scan calls fn with the entry of every event kept on inv's snapshot
-// subject, oldest first, reading one message at a time: its memory is one
-// event, whatever the history holds. An error from fn stops the scan and is
+// subject, oldest first, reading the subject through one ordered consumer
+// that buffers at most scanBuffer messages: its memory is a few events,
+// whatever the history holds. An error from fn stops the scan and is
 // returned.
 func Scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName, fn func(Entry) error) error {
-	subject := bus.SnapshotSubject(inv)
+	return scan(ctx, js, inv, func(seq uint64, data []byte) error {
+		e, err := entryOf(seq, data)
+		if err != nil {
+			return fmt.Errorf("decode snapshot event %d of %s: %w", seq, inv, err)
+		}
+		return fn(e)
+	})
+}
+
+// scan calls fn with the stream sequence and data of every message on
+// inv's snapshot subject, oldest first.
+func scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName, fn func(seq uint64, data []byte) error) error {
 	c, err := js.OrderedConsumer(ctx, bus.StreamSnapshots, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{subject}, DeliverPolicy: jetstream.DeliverAllPolicy,
+		FilterSubjects: []string{bus.SnapshotSubject(inv)}, DeliverPolicy: jetstream.DeliverAllPolicy,
+		// The server drops the consumer this long after the scan (not the
+		// library's 5 minutes): a busy reader leaves few behind.
+		InactiveThreshold: scanInactiveThreshold,
 	})
 	if err != nil {
 		return fmt.Errorf("read history of %s: %w", inv, err)
@@ -42,8 +57,18 @@ func Scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName,
 	if err != nil {
 		return fmt.Errorf("read history of %s: %w", inv, err)
 	}
+	if info.NumPending == 0 {
+		return nil
+	}
+	// One pull per few messages, not per message: an ordered consumer's
+	// Next recreates the consumer on the server for every message.
+	it, err := c.Messages(jetstream.PullMaxMessagesWithBytesLimit(scanBuffer, scanPullBytes(js)))
+	if err != nil {
+		return fmt.Errorf("read history of %s: %w", inv, err)
+	}
+	defer it.Stop()
 	for pending := info.NumPending; pending > 0; {
-		m, err := c.Next(jetstream.FetchContext(ctx))
+		m, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
 			return fmt.Errorf("read history of %s: %w", inv, err)
 		}
@@ -52,15 +77,28 @@ func Scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName,
 			return fmt.Errorf("read history of %s: %w", inv, err)
 		}
 		pending = md.NumPending
-		e, err := entryOf(md.Sequence.Stream, m.Data())
-		if err != nil {
-			return fmt.Errorf("decode snapshot event %d of %s: %w", md.Sequence.Stream, inv, err)
-		}
-		if err := fn(e); err != nil {
+		if err := fn(md.Sequence.Stream, m.Data()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// scanInactiveThreshold is how long the server keeps a Scan's consumer
+// after its last pull.
+const scanInactiveThreshold = 10 * time.Second
+
+// scanBuffer is how many messages a Scan buffers: a few kilobytes of
+// ordinary events, 16 MiB at worst of events of the largest size.
+// (jetstream.PullMaxBytes alone would size the buffer at a million
+// messages: 8 MB of channel per scan.)
+const scanBuffer = 16
+
+// scanPullBytes bounds one pull of a Scan: the largest message the server
+// takes (a pull must fit one whole message, or it stalls), plus room for
+// the subject and headers.
+func scanPullBytes(js jetstream.JetStream) int {
+	return int(js.Conn().MaxPayload()) + 64<<10
 }
 
 // Index returns the entry of every event kept on inv's snapshot subject,
@@ -88,6 +126,12 @@ func At(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName, s
 	if err != nil {
 		return nil, fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
 	}
+	return AtIn(ctx, s, inv, seq)
+}
+
+// AtIn is At on the snapshot stream s, opened once by a reader of many
+// events.
+func AtIn(ctx context.Context, s jetstream.Stream, inv busv1.NamespacedName, seq uint64) (*Stored, error) {
 	m, err := s.GetMsg(ctx, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, fmt.Errorf("read snapshot event %d of %s: %w", seq, inv, ErrNotFound)

@@ -57,10 +57,18 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.Kubeconfig, "kubeconfig", s.Kubeconfig,
 		"Path of the kubeconfig of the Kubernetes API server that authenticates and authorizes callers; empty uses the in-cluster service account.")
 	fs.IntVar(&s.Limits.Revisions, "max-revisions-per-page", s.Limits.Revisions,
-		"Most revisions (or timeline entries) one response holds, whatever limit the caller asks for.")
+		"Most revisions one list page holds (a larger limit is capped), and timeline entries one page holds (a larger limit is refused with 400).")
 	fs.IntVar(&s.Limits.Rows, "max-rows-per-page", s.Limits.Rows,
-		"Most rows (or diff entries) one response holds, whatever limit the caller asks for.")
+		"Most rows (or diff entries) one page holds; a larger limit is refused with 400.")
 	fs.IntVar(&s.Limits.DefaultRows, "default-rows-per-page", s.Limits.DefaultRows, "Rows per page when the caller asks for no limit.")
+	fs.IntVar(&s.Limits.DiffRows, "max-diff-rows", s.Limits.DiffRows,
+		"Most rows a diff compares (the rows of the chunks its two revisions do not share); a larger diff is refused with 422.")
+	fs.DurationVar(&s.Limits.TimelineSpan, "max-timeline-span", s.Limits.TimelineSpan,
+		"Longest window (since to until) a timeline request reads; a longer one is refused with 400. Without since and until a request reads this much up to the latest revision.")
+	fs.IntVar(&s.Limits.ConcurrentReads, "max-concurrent-reads", s.Limits.ConcurrentReads,
+		"Most requests reading rows at once (rows, diff, timeline, revisions); one more waits --read-wait, then is refused with 429.")
+	fs.DurationVar(&s.Limits.Wait, "read-wait", s.Limits.Wait,
+		"How long a request waits for one of --max-concurrent-reads before it is refused with 429 and a Retry-After.")
 	fs.Int64Var(&s.ChunkCacheBytes, "chunk-cache-bytes", s.ChunkCacheBytes,
 		"Bytes of snapshot chunks kept in memory, so that reading neighbouring revisions downloads only what changed; negative disables.")
 }
@@ -68,9 +76,12 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
 	l := c.Server.Limits
-	if l.Revisions < 1 || l.Rows < 1 || l.DefaultRows < 1 {
-		return fmt.Errorf("--max-revisions-per-page %d, --max-rows-per-page %d, --default-rows-per-page %d: must be positive",
-			l.Revisions, l.Rows, l.DefaultRows)
+	if l.Revisions < 1 || l.Rows < 1 || l.DefaultRows < 1 || l.DiffRows < 1 || l.ConcurrentReads < 1 {
+		return fmt.Errorf("--max-revisions-per-page %d, --max-rows-per-page %d, --default-rows-per-page %d, --max-diff-rows %d, "+
+			"--max-concurrent-reads %d: must be positive", l.Revisions, l.Rows, l.DefaultRows, l.DiffRows, l.ConcurrentReads)
+	}
+	if l.TimelineSpan <= 0 || l.Wait < 0 {
+		return fmt.Errorf("--max-timeline-span %s must be positive, --read-wait %s not negative", l.TimelineSpan, l.Wait)
 	}
 	if (c.Server.CertFile == "") != (c.Server.KeyFile == "") {
 		return errors.New("--tls-cert-file and --tls-private-key-file: set both or neither")

@@ -132,7 +132,7 @@ func TestHistoryThroughTheKubernetesAPIServer(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				var got []busv1.Row
-				path := base + "/inventoryhistories/web/rows?limit=50&" + tt.query
+				path := base + "/inventoryhistories/web/rows?limit=2&" + tt.query
 				for path != "" {
 					var page queryv1.Rows
 					mustGet(t, alice, path, &page)
@@ -161,10 +161,31 @@ func TestHistoryThroughTheKubernetesAPIServer(t *testing.T) {
 		}
 	})
 
-	t.Run("bad parameters are refused naming the parameter", func(t *testing.T) {
-		body, code, _ := querytest.Get(ctx, alice, base+"/inventoryhistories/web/rows?at=yesterday")
-		if code != http.StatusBadRequest || !strings.Contains(string(body), "at:") {
-			t.Errorf("status %d, body %s", code, body)
+	t.Run("bad parameters and requests over a limit are refused naming the parameter and the limit", func(t *testing.T) {
+		tests := []struct {
+			path string
+			code int
+			says []string
+		}{
+			{"/inventoryhistories/web/rows?at=yesterday", http.StatusBadRequest, []string{"at:"}},
+			{"/inventoryhistories/web/rows?limit=3", http.StatusBadRequest, []string{"limit: 3", "(2,", "--max-rows-per-page"}},
+			{"/inventoryhistories/web/diff?limit=3", http.StatusBadRequest, []string{"limit: 3", "--max-rows-per-page"}},
+			{"/inventoryhistories/web/timeline?uid=a&limit=4", http.StatusBadRequest, []string{"limit: 4", "--max-revisions-per-page"}},
+			{"/inventoryhistories/web/timeline?uid=a&since=" + day(1).Format(time.RFC3339) + "&until=" + day(40).Format(time.RFC3339),
+				http.StatusBadRequest, []string{"since and until", "744h0m0s", "--max-timeline-span"}},
+			{"/inventoryhistories/web/timeline?uid=a&since=" + day(3).Format(time.RFC3339) + "&until=" + day(1).Format(time.RFC3339),
+				http.StatusBadRequest, []string{"since is after until"}},
+		}
+		for _, tt := range tests {
+			body, code, _ := querytest.Get(ctx, alice, base+tt.path)
+			if code != tt.code {
+				t.Errorf("GET %s: status %d, want %d: %s", tt.path, code, tt.code, body)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(string(body), s) {
+					t.Errorf("GET %s: the answer does not say %q: %s", tt.path, s, body)
+				}
+			}
 		}
 	})
 

@@ -71,6 +71,11 @@ service's own flag set.
 - --tls-private-key-file=/etc/kollect/query-certs/tls.key
 - --max-revisions-per-page={{ $q.maxRevisionsPerPage }}
 - --max-rows-per-page={{ $q.maxRowsPerPage }}
+- --default-rows-per-page={{ $q.defaultRowsPerPage }}
+- --max-diff-rows={{ int64 $q.maxDiffRows }}
+- --max-timeline-span={{ $q.maxTimelineSpan }}
+- --max-concurrent-reads={{ $q.maxConcurrentReads }}
+- --read-wait={{ $q.readWait }}
 {{- else if eq .svc.service "aggregator" }}
 - --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
 - --settle={{ $v.aggregator.settle }}

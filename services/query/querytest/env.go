@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -35,9 +36,13 @@ type Env struct {
 	Kubeconfig string
 }
 
-// Limits are the query service's page limits in Start: small, so that
-// tests page with a handful of rows.
-var Limits = server.Limits{Revisions: 3, Rows: 2, DefaultRows: 2}
+// Limits are the query service's limits in Start: pages small, so that
+// tests page with a handful of rows, and diffs of at most 40 rows.
+var Limits = func() server.Limits {
+	l := server.DefaultLimits()
+	l.Revisions, l.Rows, l.DefaultRows, l.DiffRows = 3, 2, 2, 40
+	return l
+}()
 
 // Start starts kube-apiserver with aggregation, NATS, and the query
 // service registered as query.kollect.dev/v1alpha1, and waits until the
@@ -83,6 +88,13 @@ func Start(t testing.TB) *Env {
 			return fmt.Errorf("%w (APIService: %s)", err, apiServiceStatus(ctx, kube))
 		}
 		return nil
+	})
+	testenv.Eventually(t, time.Minute, "the query service has listed the inventories", func() error {
+		body, code, err := Get(ctx, kube.Config, "/apis/"+queryv1.GroupVersion.String()+"/"+queryv1.ResourceClusterHistories)
+		if code == http.StatusServiceUnavailable {
+			return fmt.Errorf("%d: %s", code, body)
+		}
+		return err
 	})
 	return e
 }

@@ -29,6 +29,13 @@ type Publisher struct {
 	// NoDelta publishes events without a delta, as after an aggregator
 	// restart that lost its base: readers must compare whole revisions.
 	NoDelta bool
+	// Inline publishes the rows in the event (an inline envelope), as the
+	// aggregator does for a snapshot that fits in one message, instead of
+	// as chunks and a manifest.
+	Inline bool
+	// UID is stamped on the events as the publishing inventory's uid
+	// (empty: unstamped, as from a release before stamping).
+	UID string
 }
 
 // NewPublisher returns a Publisher of inv's history on a provisioned bus.
@@ -49,10 +56,15 @@ func (p *Publisher) Publish(ctx context.Context, rows []busv1.Row, at time.Time)
 		return nil, err
 	}
 	p.Written += written
-	ev := &busv1.SnapshotEvent{Inventory: p.inv, Revision: 1, Generation: 1, Checksum: m.Checksum, ItemCount: m.ItemCount,
+	ev := &busv1.SnapshotEvent{Inventory: p.inv, InventoryUID: p.UID, Revision: 1, Generation: 1, Checksum: m.Checksum, ItemCount: m.ItemCount,
 		CreatedAt: at.UTC(), Reason: busv1.ReasonChange, ManifestRef: ref, Bindings: []busv1.Binding{}}
 	if rows == nil {
 		ev.Reason = busv1.ReasonDeleted
+	}
+	if p.Inline {
+		ev.ManifestRef = nil
+		ev.Envelope = &busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: m.Checksum, Inventory: p.inv,
+			ItemCount: m.ItemCount, Items: rows}
 	}
 	next := make(map[busv1.RowKey]busv1.Row, len(rows))
 	for _, r := range rows {
@@ -64,11 +76,21 @@ func (p *Publisher) Publish(ctx context.Context, rows []busv1.Row, at time.Time)
 			ev.Delta = delta(p.last, p.rows, next)
 		}
 	}
+	if ev.Envelope != nil {
+		ev.Envelope.Revision, ev.Envelope.Generation, ev.Envelope.PreviousChecksum = ev.Revision, ev.Generation, ev.PreviousChecksum
+	}
 	if err := p.publish(ctx, ev); err != nil {
 		return nil, err
 	}
 	p.last, p.rows = ev, next
 	return ev, nil
+}
+
+// Recreated publishes the next revisions as a new inventory of the same
+// name with uid: numbered from 1 again, with no previous checksum and no
+// delta, on the subject that still holds its predecessor's events.
+func (p *Publisher) Recreated(uid string) {
+	p.UID, p.last, p.rows = uid, nil, nil
 }
 
 // Periodic re-publishes the last revision at at, as the aggregator's

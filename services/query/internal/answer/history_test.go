@@ -11,6 +11,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/query/internal/answer"
 	"kollect.dev/kollect/services/query/querytest"
@@ -23,20 +24,31 @@ func row(name, uid, image string) busv1.Row {
 
 type counted struct{ Revision, Added, Changed, Removed int }
 
-// publish publishes states (one revision each, an hour apart) with or
-// without deltas and returns the inventory's revisions, counted.
-func publish(t *testing.T, noDelta bool, states [][]busv1.Row) (*answer.Reader, []answer.Revision) {
+// web is the inventory the tests publish.
+var web = busv1.NamespacedName{Namespace: "team-a", Name: "web"}
+
+// startBus starts a provisioned bus and returns a publisher of web's
+// history on it.
+func startBus(t *testing.T) (*testenv.NATS, *querytest.Publisher) {
 	t.Helper()
 	ctx := context.Background()
 	n := testenv.StartNATS(t)
 	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
-	inv := busv1.NamespacedName{Namespace: "team-a", Name: "web"}
-	p, err := querytest.NewPublisher(ctx, n.JS, inv)
+	p, err := querytest.NewPublisher(ctx, n.JS, web)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return n, p
+}
+
+// publish publishes states (one revision each, an hour apart) with or
+// without deltas and returns the inventory's revisions, counted.
+func publish(t *testing.T, noDelta bool, states [][]busv1.Row) (*answer.Reader, []answer.Revision) {
+	t.Helper()
+	ctx := context.Background()
+	n, p := startBus(t)
 	p.NoDelta = noDelta
 	for i, rows := range states {
 		if _, err := p.Publish(ctx, rows, time.Date(2026, 1, 1, i, 0, 0, 0, time.UTC)); err != nil {
@@ -44,12 +56,12 @@ func publish(t *testing.T, noDelta bool, states [][]busv1.Row) (*answer.Reader, 
 		}
 	}
 	h := answer.NewReader(n.JS, 0)
-	revs, err := h.Revisions(ctx, inv)
+	revs, err := h.Revisions(ctx, web, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range revs {
-		if err := h.Count(ctx, revs, i); err != nil {
+		if err := h.Count(ctx, web, revs, i); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +87,7 @@ func TestChangeCountsAndTimelineWithAndWithoutDeltas(t *testing.T) {
 			h, revs := publish(t, noDelta, states)
 			var got []counted
 			for _, r := range revs {
-				got = append(got, counted{int(r.Event.Revision), r.Added, r.Changed, r.Removed})
+				got = append(got, counted{int(r.Entry.Revision), r.Added, r.Changed, r.Removed})
 			}
 			if diff := cmp.Diff(wantCounts, got); diff != "" {
 				t.Errorf("counts (-want +got):\n%s", diff)
@@ -84,7 +96,7 @@ func TestChangeCountsAndTimelineWithAndWithoutDeltas(t *testing.T) {
 			for _, limit := range []int{0, 2} {
 				var tl []string
 				for from := 0; from < len(revs); {
-					entries, next, err := h.Timeline(context.Background(), revs, from, o, limit)
+					entries, next, err := h.Timeline(context.Background(), web, revs, from, len(revs), o, limit)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -124,7 +136,7 @@ func TestCompareNamesEveryAttributeAndIdentityChange(t *testing.T) {
 
 func TestSelectPicksByRevisionOrTime(t *testing.T) {
 	at := func(h int) time.Time { return time.Date(2026, 1, 1, h, 0, 0, 0, time.UTC) }
-	revs := []answer.Revision{{Event: &busv1.SnapshotEvent{Revision: 3, CreatedAt: at(1)}}, {Event: &busv1.SnapshotEvent{Revision: 5, CreatedAt: at(3)}}}
+	revs := []answer.Revision{{Entry: history.Entry{Revision: 3, Time: at(1)}}, {Entry: history.Entry{Revision: 5, Time: at(3)}}}
 	tests := []struct {
 		name string
 		sel  answer.Selector

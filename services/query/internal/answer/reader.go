@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/history"
 )
@@ -19,23 +18,27 @@ import (
 // matches a Selector.
 var ErrNotFound = errors.New("not found in the history")
 
-// Revision is one revision of an inventory: the first event kept for it
-// (periodic re-exports repeat a revision, replays are not history), and
-// what it changed since the revision before it.
+// Revision is one revision of an inventory: the index entry of the first
+// event kept for it (periodic re-exports repeat a revision, replays are not
+// history), and what it changed since the revision before it.
 type Revision struct {
-	// Event is the revision's event.
-	Event *busv1.SnapshotEvent
+	// Entry is the revision's event as the index knows it: no envelope.
+	Entry history.Entry
 	// Added, Changed and Removed count the rows that changed since the
-	// previous revision kept.
+	// previous revision kept (Count fills them in).
 	Added, Changed, Removed int
 }
 
-// Reader reads inventories' histories. It is safe for concurrent use.
+// Reader reads inventories' histories. It answers from each inventory's
+// index (history.Scan: the heads of its events, never an envelope) and
+// reads an event's rows, delta or manifest only for the revisions a request
+// shows, one chunk of rows at a time. It is safe for concurrent use.
 type Reader struct {
 	js     jetstream.JetStream
 	loader *history.Loader
 
 	mu     sync.Mutex
+	stream jetstream.Stream
 	counts map[countKey]counts
 }
 
@@ -81,22 +84,34 @@ func (r *Reader) Inventories(ctx context.Context, namespace string) ([]busv1.Nam
 	return out, nil
 }
 
-// Revisions returns inv's revisions, oldest first, without their change
-// counts (Count); ErrNotFound when it has none.
-func (r *Reader) Revisions(ctx context.Context, inv busv1.NamespacedName) ([]Revision, error) {
-	evs, err := history.Events(ctx, r.js, inv)
+// Revisions returns the revisions of the inventory inv whose uid is uid,
+// oldest first, without their change counts (Count), from inv's index: no
+// envelope is read. An event stamped with another uid belongs to an
+// inventory of the same name that was deleted and is skipped; an unstamped
+// event (a release before stamping) is kept, unless a later event numbers
+// its revisions anew, which only a new inventory of the same name does: then
+// only the events from there on are its. An empty uid (no such inventory
+// now) keeps only unstamped events. ErrNotFound when none is left.
+func (r *Reader) Revisions(ctx context.Context, inv busv1.NamespacedName, uid string) ([]Revision, error) {
+	var out []Revision
+	err := history.Scan(ctx, r.js, inv, func(e history.Entry) error {
+		if e.Replay || (e.InventoryUID != "" && e.InventoryUID != uid) {
+			return nil
+		}
+		if n := len(out); n > 0 {
+			last := &out[n-1].Entry
+			switch {
+			case e.Revision == last.Revision && e.Checksum == last.Checksum:
+				return nil // a periodic re-export of the latest revision
+			case e.Revision <= last.Revision:
+				out = out[:0] // numbered anew: what came before was another inventory's
+			}
+		}
+		out = append(out, Revision{Entry: e})
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	out := make([]Revision, 0, len(evs))
-	seen := map[uint64]bool{}
-	for i := range evs {
-		ev := &evs[i].Event
-		if ev.Replay != nil || seen[ev.Revision] {
-			continue
-		}
-		seen[ev.Revision] = true
-		out = append(out, Revision{Event: ev})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("history of %s: %w", inv, ErrNotFound)
@@ -104,14 +119,51 @@ func (r *Reader) Revisions(ctx context.Context, inv busv1.NamespacedName) ([]Rev
 	return out, nil
 }
 
-// Count fills in the change counts of revs[i] (Revisions leaves them
-// zero: a page counts only what it shows).
-func (r *Reader) Count(ctx context.Context, revs []Revision, i int) error {
-	var prev *busv1.SnapshotEvent
-	if i > 0 {
-		prev = revs[i-1].Event
+// Event reads the event of revision e of inv, the one event a request
+// shows the rows of.
+func (r *Reader) Event(ctx context.Context, inv busv1.NamespacedName, e history.Entry) (*busv1.SnapshotEvent, error) {
+	s, err := r.snapshots(ctx)
+	if err != nil {
+		return nil, err
 	}
-	c, err := r.changeCounts(ctx, prev, revs[i].Event)
+	st, err := history.AtIn(ctx, s, inv, e.Sequence)
+	if errors.Is(err, history.ErrNotFound) { // trimmed since the index was read
+		return nil, fmt.Errorf("revision %d of %s: %w", e.Revision, inv, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &st.Event, nil
+}
+
+// BytesRead returns the object bytes (chunks, manifests, deltas) the
+// Reader has read from the bus.
+func (r *Reader) BytesRead() int64 { return r.loader.BytesRead.Load() }
+
+// snapshots returns the snapshot stream, opened once.
+func (r *Reader) snapshots(ctx context.Context) (jetstream.Stream, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stream == nil {
+		s, err := r.js.Stream(ctx, bus.StreamSnapshots)
+		if err != nil {
+			return nil, fmt.Errorf("open stream %s: %w", bus.StreamSnapshots, err)
+		}
+		r.stream = s
+	}
+	return r.stream, nil
+}
+
+// Count fills in the change counts of revs[i] of inv (Revisions leaves
+// them zero: a page counts only what it shows). It reads revs[i]'s delta,
+// or when none applies compares the two revisions chunk by chunk, skipping
+// the chunks they share.
+func (r *Reader) Count(ctx context.Context, inv busv1.NamespacedName, revs []Revision, i int) error {
+	var prev *history.Entry
+	if i > 0 {
+		prev = &revs[i-1].Entry
+	}
+	c, err := r.changeCounts(ctx, inv, prev, revs[i].Entry)
 	if err != nil {
 		return err
 	}
@@ -122,7 +174,7 @@ func (r *Reader) Count(ctx context.Context, revs []Revision, i int) error {
 // changeCounts counts what cur changed since prev: from the checksums, the
 // item counts and cur's delta when it applies to prev, from both
 // revisions' rows otherwise.
-func (r *Reader) changeCounts(ctx context.Context, prev, cur *busv1.SnapshotEvent) (counts, error) {
+func (r *Reader) changeCounts(ctx context.Context, inv busv1.NamespacedName, prev *history.Entry, cur history.Entry) (counts, error) {
 	switch {
 	case prev == nil:
 		return counts{added: cur.ItemCount}, nil
@@ -131,14 +183,18 @@ func (r *Reader) changeCounts(ctx context.Context, prev, cur *busv1.SnapshotEven
 	case cur.ItemCount == 0:
 		return counts{removed: prev.ItemCount}, nil
 	}
-	key := countKey{cur.Inventory, cur.Revision, cur.Checksum}
+	key := countKey{inv, cur.Revision, cur.Checksum}
 	r.mu.Lock()
 	c, ok := r.counts[key]
 	r.mu.Unlock()
 	if ok {
 		return c, nil
 	}
-	d, err := r.delta(ctx, prev, cur)
+	ev, err := r.Event(ctx, inv, cur)
+	if err != nil {
+		return counts{}, err
+	}
+	d, err := r.delta(ctx, *prev, ev)
 	if err != nil {
 		return counts{}, err
 	}
@@ -147,23 +203,12 @@ func (r *Reader) changeCounts(ctx context.Context, prev, cur *busv1.SnapshotEven
 		c.added = cur.ItemCount - prev.ItemCount + c.removed
 		c.changed = len(d.Upserts) - c.added
 	} else {
-		before, err := r.Rows(ctx, prev)
+		before, err := r.Event(ctx, inv, *prev)
 		if err != nil {
 			return counts{}, err
 		}
-		after, err := r.Rows(ctx, cur)
-		if err != nil {
+		if c, err = r.diffCounts(ctx, before, ev); err != nil {
 			return counts{}, err
-		}
-		for _, ch := range Compare(before, after) {
-			switch ch.Change {
-			case queryv1.ChangeAdded:
-				c.added++
-			case queryv1.ChangeRemoved:
-				c.removed++
-			default:
-				c.changed++
-			}
 		}
 	}
 	r.mu.Lock()
@@ -175,9 +220,14 @@ func (r *Reader) changeCounts(ctx context.Context, prev, cur *busv1.SnapshotEven
 	return c, nil
 }
 
+// maxDeltaBytes is the largest delta object read whole: a larger one (a
+// change of most of a large inventory) is no cheaper than comparing the
+// revisions chunk by chunk, which holds one chunk at a time.
+const maxDeltaBytes = 8 << 20
+
 // delta returns cur's delta when it applies to prev, nil otherwise.
-func (r *Reader) delta(ctx context.Context, prev, cur *busv1.SnapshotEvent) (*busv1.Delta, error) {
-	if cur.Delta == nil && cur.DeltaRef == nil {
+func (r *Reader) delta(ctx context.Context, prev history.Entry, cur *busv1.SnapshotEvent) (*busv1.Delta, error) {
+	if (cur.Delta == nil && cur.DeltaRef == nil) || (cur.DeltaRef != nil && cur.DeltaRef.Size > maxDeltaBytes) {
 		return nil, nil
 	}
 	d, err := r.loader.Delta(ctx, cur)
@@ -188,15 +238,6 @@ func (r *Reader) delta(ctx context.Context, prev, cur *busv1.SnapshotEvent) (*bu
 		return nil, nil
 	}
 	return d, nil
-}
-
-// Rows returns ev's rows in canonical order.
-func (r *Reader) Rows(ctx context.Context, ev *busv1.SnapshotEvent) ([]busv1.Row, error) {
-	env, err := r.loader.Envelope(ctx, ev)
-	if err != nil {
-		return nil, fmt.Errorf("read rows of %s revision %d: %w", ev.Inventory, ev.Revision, err)
-	}
-	return env.Items, nil
 }
 
 // Selector picks a revision: by number when Revision is set, else the
@@ -222,13 +263,13 @@ func Select(revs []Revision, s Selector) (int, error) {
 	switch {
 	case s.Revision > 0:
 		for i := range revs {
-			if revs[i].Event.Revision == s.Revision {
+			if revs[i].Entry.Revision == s.Revision {
 				return i, nil
 			}
 		}
 	case !s.At.IsZero():
 		for i := len(revs) - 1; i >= 0; i-- {
-			if !revs[i].Event.CreatedAt.After(s.At) {
+			if !revs[i].Entry.Time.After(s.At) {
 				return i, nil
 			}
 		}

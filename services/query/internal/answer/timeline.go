@@ -18,56 +18,62 @@ type Object struct {
 
 // Matches reports whether row is one of o's.
 func (o Object) Matches(row *busv1.Row) bool {
-	if o.UID != "" {
-		return row.UID == o.UID
-	}
-	return row.Kind == o.Kind && row.Name == o.Name && row.Namespace == o.Namespace && (o.Group == "" || row.Group == o.Group)
+	return o.matches(row.UID, row.Group, row.Kind, row.Namespace, row.Name)
 }
 
-// Timeline returns o's changes in revs[from:], oldest first, stopping after
-// limit entries (0: no limit); next is the index of the first revision not
-// read (len(revs) when all were). The state before revs[from] is read from
-// revs[from-1]; later revisions are read through their deltas where they
-// apply, whole otherwise.
-func (r *Reader) Timeline(ctx context.Context, revs []Revision, from int, o Object, limit int) (entries []queryv1.TimelineEntry, next int, err error) {
+func (o Object) matches(uid, group, kind, namespace, name string) bool {
+	if o.UID != "" {
+		return uid == o.UID
+	}
+	return kind == o.Kind && name == o.Name && namespace == o.Namespace && (o.Group == "" || group == o.Group)
+}
+
+// Timeline returns o's changes in revs[from:to] of inv, oldest first,
+// stopping after limit entries (0: no limit); next is the index of the
+// first revision not read (to when all were). The state before revs[from]
+// is read from revs[from-1], keeping only o's rows; later revisions are
+// read through their deltas where they apply, row by row otherwise, and
+// not at all when their checksum is the previous one's.
+func (r *Reader) Timeline(ctx context.Context, inv busv1.NamespacedName, revs []Revision, from, to int, o Object, limit int) (entries []queryv1.TimelineEntry, next int, err error) {
 	state := map[busv1.RowKey]*busv1.Row{}
 	if from > 0 {
-		rows, err := r.Rows(ctx, revs[from-1].Event)
+		ev, err := r.Event(ctx, inv, revs[from-1].Entry)
 		if err != nil {
 			return nil, 0, err
 		}
-		state = match(rows, o)
+		if state, err = r.match(ctx, ev, o); err != nil {
+			return nil, 0, err
+		}
 	}
-	for i := from; i < len(revs); i++ {
-		ev := revs[i].Event
-		var prev *busv1.SnapshotEvent
-		if i > 0 {
-			prev = revs[i-1].Event
-		}
-		cur, err := r.advance(ctx, prev, ev, state, o)
+	for i := from; i < to; i++ {
+		cur, err := r.advance(ctx, inv, revs, i, state, o)
 		if err != nil {
 			return nil, 0, err
 		}
-		changes := compareMatched(state, cur)
-		for _, c := range changes {
-			entries = append(entries, queryv1.TimelineEntry{Revision: ev.Revision, Time: metav1.NewTime(ev.CreatedAt), RowChange: c})
+		e := revs[i].Entry
+		for _, c := range compareMatched(state, cur) {
+			entries = append(entries, queryv1.TimelineEntry{Revision: e.Revision, Time: metav1.NewTime(e.Time), RowChange: c})
 		}
 		state = cur
 		if limit > 0 && len(entries) >= limit {
 			return entries, i + 1, nil
 		}
 	}
-	return entries, len(revs), nil
+	return entries, to, nil
 }
 
-// advance returns o's rows at ev given its rows at prev (state): through
-// ev's delta when it applies to prev, from ev's rows otherwise.
-func (r *Reader) advance(ctx context.Context, prev, ev *busv1.SnapshotEvent, state map[busv1.RowKey]*busv1.Row, o Object) (map[busv1.RowKey]*busv1.Row, error) {
-	if prev != nil && prev.Checksum == ev.Checksum {
+// advance returns o's rows at revs[i] given its rows at revs[i-1] (state):
+// through revs[i]'s delta when it applies, from its rows otherwise.
+func (r *Reader) advance(ctx context.Context, inv busv1.NamespacedName, revs []Revision, i int, state map[busv1.RowKey]*busv1.Row, o Object) (map[busv1.RowKey]*busv1.Row, error) {
+	if i > 0 && revs[i-1].Entry.Checksum == revs[i].Entry.Checksum {
 		return state, nil
 	}
-	if prev != nil {
-		d, err := r.delta(ctx, prev, ev)
+	ev, err := r.Event(ctx, inv, revs[i].Entry)
+	if err != nil {
+		return nil, err
+	}
+	if i > 0 {
+		d, err := r.delta(ctx, revs[i-1].Entry, ev)
 		if err != nil {
 			return nil, err
 		}
@@ -79,8 +85,8 @@ func (r *Reader) advance(ctx context.Context, prev, ev *busv1.SnapshotEvent, sta
 			for _, k := range d.Deletes {
 				delete(cur, k)
 			}
-			for i := range d.Upserts {
-				if row := &d.Upserts[i]; o.Matches(row) {
+			for j := range d.Upserts {
+				if row := &d.Upserts[j]; o.Matches(row) {
 					cur[row.Key()] = row
 				} else {
 					delete(cur, row.Key()) // renamed away from o
@@ -89,21 +95,31 @@ func (r *Reader) advance(ctx context.Context, prev, ev *busv1.SnapshotEvent, sta
 			return cur, nil
 		}
 	}
-	rows, err := r.Rows(ctx, ev)
+	return r.match(ctx, ev, o)
+}
+
+// match returns o's rows of ev, walking its rows one chunk at a time and
+// decoding only o's.
+func (r *Reader) match(ctx context.Context, ev *busv1.SnapshotEvent, o Object) (map[busv1.RowKey]*busv1.Row, error) {
+	w, err := r.newWalker(ctx, ev)
 	if err != nil {
 		return nil, err
 	}
-	return match(rows, o), nil
-}
-
-func match(rows []busv1.Row, o Object) map[busv1.RowKey]*busv1.Row {
 	out := map[busv1.RowKey]*busv1.Row{}
-	for i := range rows {
-		if o.Matches(&rows[i]) {
-			out[rows[i].Key()] = &rows[i]
+	for {
+		h, ok, err := w.peek(ctx)
+		if err != nil || !ok {
+			return out, err
 		}
+		if o.matches(h.UID, h.Group, h.Kind, h.Namespace, h.Name) {
+			row, err := h.decode()
+			if err != nil {
+				return nil, err
+			}
+			out[row.Key()] = row
+		}
+		w.next()
 	}
-	return out
 }
 
 func compareMatched(before, after map[busv1.RowKey]*busv1.Row) []queryv1.RowChange {

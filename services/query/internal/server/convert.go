@@ -31,8 +31,8 @@ func parseRevisionName(name string) (string, uint64, error) {
 
 // toRevision converts a counted revision.
 func toRevision(inv busv1.NamespacedName, r *answer.Revision) queryv1.InventoryRevision {
-	ev := r.Event
-	t := metav1.NewTime(ev.CreatedAt)
+	ev := &r.Entry
+	t := metav1.NewTime(ev.Time)
 	return queryv1.InventoryRevision{
 		TypeMeta: metav1.TypeMeta{Kind: "InventoryRevision", APIVersion: queryv1.GroupVersion.String()},
 		ObjectMeta: metav1.ObjectMeta{Name: revisionName(inv.Name, ev.Revision), Namespace: inv.Namespace,
@@ -45,14 +45,14 @@ func toRevision(inv busv1.NamespacedName, r *answer.Revision) queryv1.InventoryR
 
 // toHistory summarises revs.
 func toHistory(inv busv1.NamespacedName, revs []answer.Revision) queryv1.InventoryHistory {
-	first, last := revs[0].Event, revs[len(revs)-1].Event
+	first, last := &revs[0].Entry, &revs[len(revs)-1].Entry
 	return queryv1.InventoryHistory{
 		TypeMeta: metav1.TypeMeta{Kind: "InventoryHistory", APIVersion: queryv1.GroupVersion.String()},
 		ObjectMeta: metav1.ObjectMeta{Name: inv.Name, Namespace: inv.Namespace,
-			CreationTimestamp: metav1.NewTime(first.CreatedAt)},
+			CreationTimestamp: metav1.NewTime(first.Time)},
 		Revisions: len(revs),
-		Oldest:    queryv1.RevisionRef{Revision: first.Revision, Time: metav1.NewTime(first.CreatedAt)},
-		Latest:    queryv1.RevisionRef{Revision: last.Revision, Time: metav1.NewTime(last.CreatedAt)},
+		Oldest:    queryv1.RevisionRef{Revision: first.Revision, Time: metav1.NewTime(first.Time)},
+		Latest:    queryv1.RevisionRef{Revision: last.Revision, Time: metav1.NewTime(last.Time)},
 		ItemCount: last.ItemCount, Checksum: last.Checksum,
 	}
 }

@@ -8,12 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/request"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
-	"kollect.dev/kollect/services/query/internal/answer"
 )
 
 var (
@@ -22,12 +20,10 @@ var (
 )
 
 // historiesREST serves inventoryhistories: one summary per inventory with
-// a history, named as the inventory; with cluster, clusterinventoryhistories,
+// a history, named as the inventory, from its index alone; with cluster, clusterinventoryhistories,
 // the same for cluster inventories (cluster-scoped).
 type historiesREST struct {
-	h       *answer.Reader
-	authz   authorizer.Authorizer
-	limits  Limits
+	*backend
 	cluster bool
 }
 
@@ -76,7 +72,7 @@ func (s *historiesREST) Get(ctx context.Context, name string, _ *metav1.GetOptio
 	if err := mayRead(ctx, s.authz, inv); err != nil {
 		return nil, err
 	}
-	revs, err := s.h.Revisions(ctx, inv)
+	revs, err := s.revisions(ctx, inv)
 	if err != nil {
 		return nil, apiError(err, s.resource(), name)
 	}
@@ -106,6 +102,9 @@ func (s *historiesREST) list(ctx context.Context, opts *metainternalversion.List
 	if err != nil {
 		return nil, err
 	}
+	if err := s.owners.ready(); err != nil {
+		return nil, err
+	}
 	names, err := inventoryNames(ctx, s.h, ns, s.resource())
 	if err != nil {
 		return nil, err
@@ -124,7 +123,7 @@ func (s *historiesREST) list(ctx context.Context, opts *metainternalversion.List
 			out.Continue = cursor{Inventory: out.Items[size-1].Name}.encode()
 			return out, nil
 		}
-		revs, err := s.h.Revisions(ctx, inv)
+		revs, err := s.revisions(ctx, inv)
 		if err != nil {
 			if apierrors.IsNotFound(apiError(err, s.resource(), n)) {
 				continue

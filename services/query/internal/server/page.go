@@ -9,34 +9,10 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kollect.dev/kollect/services/query/internal/answer"
 )
-
-// Limits bound what one request returns, whatever the caller asks: a
-// caller pages with limit and continue.
-type Limits struct {
-	// Revisions is the most revisions (list) or timeline entries a page
-	// holds, and the default page size of both.
-	Revisions int
-	// Rows is the most rows or row changes a page holds; DefaultRows is the
-	// page size when the request names none.
-	Rows, DefaultRows int
-}
-
-// DefaultLimits are the limits of the chart's defaults.
-func DefaultLimits() Limits { return Limits{Revisions: 500, Rows: 5000, DefaultRows: 1000} }
-
-// pageSize returns the request's limit capped at max, def when it has none.
-func pageSize(limit int64, def, max int) int {
-	if limit <= 0 || limit > int64(max) {
-		if limit <= 0 {
-			return min(def, max)
-		}
-		return max
-	}
-	return int(limit)
-}
 
 // cursor is the state of a paged read: where the next page starts, and
 // what it reads, so that a later page reads the same revisions whatever
@@ -44,9 +20,13 @@ func pageSize(limit int64, def, max int) int {
 type cursor struct {
 	// Inventory is the inventory a list page ended in.
 	Inventory string `json:"i,omitempty"`
-	// From and To are the revisions read (To only for diff).
+	// From is the last revision a list page holds.
 	From uint64 `json:"f,omitempty"`
-	To   uint64 `json:"t,omitempty"`
+	// Seq and ToSeq are the stream sequences of the revisions read (rows:
+	// Seq; diff: from Seq to ToSeq; timeline: the last read and the last of
+	// the window), so that a later page reads the same events or none.
+	Seq   uint64 `json:"s,omitempty"`
+	ToSeq uint64 `json:"ts,omitempty"`
 	// Offset is the index of the next row, change or revision.
 	Offset int `json:"o"`
 }
@@ -102,15 +82,27 @@ func selector(q url.Values, name, atName string) (answer.Selector, error) {
 	return s, nil
 }
 
-// limitParam parses the limit query parameter.
-func limitParam(q url.Values) (int64, error) {
-	v := q.Get("limit")
-	if v == "" {
-		return 0, nil
+// bySeq returns the index in revs of the revision a continue token read,
+// stored at seq; 410 Gone when the history no longer keeps it.
+func bySeq(revs []answer.Revision, seq uint64) (int, error) {
+	for i := range revs {
+		if revs[i].Entry.Sequence == seq {
+			return i, nil
+		}
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, apierrors.NewBadRequest(fmt.Sprintf("limit: %q is not a non-negative number", v))
+	return 0, apierrors.NewResourceExpired("continue: the revision this token reads is no longer kept " +
+		"(trimmed by retention, or its inventory was deleted): start again without continue")
+}
+
+// listMeta returns the metadata of a page of n items from offset out of
+// total, with a continue token (c at the next offset) when more remain.
+func listMeta(offset, n, total int, c cursor) metav1.ListMeta {
+	var lm metav1.ListMeta
+	if end := offset + n; end < total && n > 0 {
+		c.Offset = end
+		lm.Continue = c.encode()
+		rest := int64(total - end)
+		lm.RemainingItemCount = &rest
 	}
-	return n, nil
+	return lm
 }

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/request"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -29,9 +28,7 @@ var (
 // cluster, clusterinventoryrevisions, the same for cluster inventories
 // (cluster-scoped).
 type revisionsREST struct {
-	h       *answer.Reader
-	authz   authorizer.Authorizer
-	limits  Limits
+	*backend
 	cluster bool
 }
 
@@ -84,7 +81,12 @@ func (s *revisionsREST) Get(ctx context.Context, name string, _ *metav1.GetOptio
 	if err := mayRead(ctx, s.authz, inv); err != nil {
 		return nil, err
 	}
-	revs, err := s.h.Revisions(ctx, inv)
+	release, err := s.gate.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	revs, err := s.revisions(ctx, inv)
 	if err != nil {
 		return nil, apiError(err, s.resource(), name)
 	}
@@ -92,7 +94,7 @@ func (s *revisionsREST) Get(ctx context.Context, name string, _ *metav1.GetOptio
 	if err != nil {
 		return nil, apiError(err, s.resource(), name)
 	}
-	if err := s.h.Count(ctx, revs, i); err != nil {
+	if err := s.h.Count(ctx, inv, revs, i); err != nil {
 		return nil, apiError(err, s.resource(), name)
 	}
 	out := toRevision(inv, &revs[i])
@@ -120,6 +122,14 @@ func (s *revisionsREST) list(ctx context.Context, opts *metainternalversion.List
 	if err != nil {
 		return nil, err
 	}
+	if err := s.owners.ready(); err != nil {
+		return nil, err
+	}
+	release, err := s.gate.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	var names []string
 	if opts.LabelSelector != nil {
 		if n, ok := opts.LabelSelector.RequiresExactMatch(queryv1.LabelInventory); ok {
@@ -145,7 +155,7 @@ func (s *revisionsREST) list(ctx context.Context, opts *metainternalversion.List
 			}
 			continue // not the caller's to see: not listed
 		}
-		revs, err := s.h.Revisions(ctx, inv)
+		revs, err := s.revisions(ctx, inv)
 		if apierrors.IsNotFound(apiError(err, s.resource(), n)) && !explicit {
 			continue // its history expired meanwhile
 		}
@@ -153,7 +163,7 @@ func (s *revisionsREST) list(ctx context.Context, opts *metainternalversion.List
 			return nil, apiError(err, s.resource(), n)
 		}
 		for i := range revs {
-			if n == c.Inventory && revs[i].Event.Revision <= c.From {
+			if n == c.Inventory && revs[i].Entry.Revision <= c.From {
 				continue
 			}
 			if len(out.Items) == size {
@@ -161,7 +171,7 @@ func (s *revisionsREST) list(ctx context.Context, opts *metainternalversion.List
 				out.Continue = cursor{Inventory: last.Inventory, From: last.Revision}.encode()
 				return out, nil
 			}
-			if err := s.h.Count(ctx, revs, i); err != nil {
+			if err := s.h.Count(ctx, inv, revs, i); err != nil {
 				return nil, apiError(err, s.resource(), n)
 			}
 			r := toRevision(inv, &revs[i])

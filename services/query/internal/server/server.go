@@ -8,10 +8,13 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/options"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	basecompatibility "k8s.io/component-base/compatibility"
 	openapicommon "k8s.io/kube-openapi/pkg/common"
 
@@ -35,7 +38,7 @@ type Options struct {
 	// the extension-apiserver-authentication ConfigMap); empty uses the
 	// in-cluster service account.
 	Kubeconfig string
-	// Limits bound every page.
+	// Limits bound every request and how many read rows at once.
 	Limits Limits
 	// ChunkCacheBytes bounds the chunk cache (replay.NewLoader).
 	ChunkCacheBytes int64
@@ -60,10 +63,22 @@ func New(js jetstream.JetStream, o Options) (*genericapiserver.GenericAPIServer,
 	if err != nil {
 		return nil, fmt.Errorf("build the API server: %w", err)
 	}
-	h := answer.NewReader(js, o.ChunkCacheBytes)
-	authz := cfg.Authorization.Authorizer
+	kube, err := kubeConfig(o.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	own, err := newOwners(kube)
+	if err != nil {
+		return nil, err
+	}
+	srv.AddPostStartHookOrDie("kollect-inventory-uids", func(ctx genericapiserver.PostStartHookContext) error {
+		own.run(ctx)
+		return nil
+	})
+	b := &backend{h: answer.NewReader(js, o.ChunkCacheBytes), authz: cfg.Authorization.Authorizer, limits: o.Limits,
+		owners: own, gate: newGate(o.Limits.ConcurrentReads, o.Limits.Wait)}
 	sub := func(cluster bool, serve func(context.Context, *subresource, busv1.NamespacedName, url.Values) (any, error)) *subresource {
-		return &subresource{h: h, authz: authz, limits: o.Limits, cluster: cluster, serve: serve}
+		return &subresource{backend: b, cluster: cluster, serve: serve}
 	}
 	info := genericapiserver.NewDefaultAPIGroupInfo(queryv1.Group, scheme, runtime.NewParameterCodec(scheme), codecs)
 	storage := map[string]rest.Storage{}
@@ -74,8 +89,8 @@ func New(js jetstream.JetStream, o Options) (*genericapiserver.GenericAPIServer,
 		revisions, histories string
 		cluster              bool
 	}{{queryv1.ResourceRevisions, queryv1.ResourceHistories, false}, {queryv1.ResourceClusterRevisions, queryv1.ResourceClusterHistories, true}} {
-		storage[r.revisions] = &revisionsREST{h: h, authz: authz, limits: o.Limits, cluster: r.cluster}
-		storage[r.histories] = &historiesREST{h: h, authz: authz, limits: o.Limits, cluster: r.cluster}
+		storage[r.revisions] = &revisionsREST{backend: b, cluster: r.cluster}
+		storage[r.histories] = &historiesREST{backend: b, cluster: r.cluster}
 		storage[r.histories+"/"+queryv1.SubresourceRows] = sub(r.cluster, serveRows)
 		storage[r.histories+"/"+queryv1.SubresourceDiff] = sub(r.cluster, serveDiff)
 		storage[r.histories+"/"+queryv1.SubresourceTimeline] = sub(r.cluster, serveTimeline)
@@ -85,6 +100,42 @@ func New(js jetstream.JetStream, o Options) (*genericapiserver.GenericAPIServer,
 		return nil, fmt.Errorf("install %s: %w", queryv1.GroupVersion, err)
 	}
 	return srv, nil
+}
+
+// backend is what every resource of the API reads with.
+type backend struct {
+	h      *answer.Reader
+	authz  authorizer.Authorizer
+	limits Limits
+	owners *owners
+	gate   *gate
+}
+
+// revisions returns the revisions of the inventory that now exists as inv:
+// none of a deleted one of the same name (owners).
+func (b *backend) revisions(ctx context.Context, inv busv1.NamespacedName) ([]answer.Revision, error) {
+	uid, err := b.owners.uid(ctx, inv)
+	if err != nil {
+		return nil, err
+	}
+	return b.h.Revisions(ctx, inv, uid)
+}
+
+// kubeConfig returns the client configuration of the kubeconfig at path,
+// the in-cluster service account's when empty.
+func kubeConfig(path string) (*restclient.Config, error) {
+	if path == "" {
+		c, err := restclient.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster Kubernetes configuration (or --kubeconfig): %w", err)
+		}
+		return c, nil
+	}
+	c, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s: %w", path, err)
+	}
+	return c, nil
 }
 
 // applySecurity sets serving (HTTPS, a self-signed certificate unless one
