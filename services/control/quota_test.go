@@ -246,7 +246,7 @@ func TestTheOperatorsHistoryCapIsFoldedIntoTheEntry(t *testing.T) {
 
 	bytes := resource.MustParse("1Gi")
 	create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Spec: v1alpha1.KollectScopeSpec{
-		ScopeRules: v1alpha1.ScopeRules{MaxHistory: &v1alpha1.History{Revisions: ptr.To[int32](1000), MaxAge: dur(24 * time.Hour)}},
+		ScopeRules:  v1alpha1.ScopeRules{MaxHistory: &v1alpha1.History{Revisions: ptr.To[int32](1000), MaxAge: dur(24 * time.Hour)}},
 		ScopeQuotas: v1alpha1.ScopeQuotas{MaxNamespaceBusBytes: &bytes, MaxNamespaceRevisions: ptr.To[int64](300)}}})
 	eventually(t, "the Scope tightens maxAge, not revisions, and its namespace quota is in the entry", entry(busv1.InventoryConfig{
 		History:        asked,
