@@ -58,7 +58,7 @@ func (l *LimitsConfig) bindFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&l.BindingsPerNamespace, policy.FlagMaxBindings, l.BindingsPerNamespace,
 		"Most sink bindings a namespace's KollectInventories may hold together (a KollectScope's maxBindings may lower it). 0 is unlimited.")
 	fs.Int64Var(&l.ReplaysPerNamespace, policy.FlagMaxReplays, l.ReplaysPerNamespace,
-		"Most KollectReplays of a namespace in flight at once; more wait Pending (a KollectScope's maxReplays may lower it). 0 is unlimited.")
+		"Most KollectReplays of a namespace in flight at once; the webhook refuses more, and more admitted without it wait Pending (a KollectScope's maxReplays may lower it). 0 is unlimited.")
 	fs.Int64Var(&l.HistoryMaxRevisions, policy.FlagHistoryMaxRevisions, l.HistoryMaxRevisions,
 		"Cap of every inventory's spec.history.revisions and of the aggregator's default (a KollectScope's maxHistory may lower it). 0 is no cap.")
 	fs.DurationVar(&l.HistoryMaxAge, policy.FlagHistoryMaxAge, l.HistoryMaxAge,
