@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -40,6 +41,18 @@ func reasons(u *unstructured.Unstructured) map[string]bool {
 	return out
 }
 
+// readyMessage returns the message of an object's Ready condition.
+func readyMessage(u *unstructured.Unstructured) string {
+	cs, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range cs {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+			msg, _ := m["message"].(string)
+			return msg
+		}
+	}
+	return ""
+}
+
 // checkStatus checks that every limit the flooding tenant ran into is in its
 // inventories' status (the webhook is off: reconcile must say it).
 func (r *abuseRun) checkStatus(ctx context.Context) {
@@ -53,10 +66,14 @@ func (r *abuseRun) checkStatus(ctx context.Context) {
 			if got := reasons(u); !got[v1alpha1.ReasonScopeIntervalRaised] {
 				return fmt.Errorf("conditions' reasons %v lack %s", got, v1alpha1.ReasonScopeIntervalRaised)
 			}
+			if msg := readyMessage(u); !strings.Contains(msg, "spec.history.revisions: 1000 is above the cap 100") ||
+				!strings.Contains(msg, "--min-export-interval") {
+				return fmt.Errorf("Ready's message %q does not name the interval raised and the history capped", msg)
+			}
 			return nil
 		})
 		if err != nil {
-			r.rep.fail("inventory %s: the 1ms interval's refusal is not in its status: %v", name, err)
+			r.rep.fail("inventory %s: the limits it ran into are not in its status: %v", name, err)
 		}
 	}
 }

@@ -100,7 +100,8 @@ type KollectClusterInventorySpec struct {
 
 	// history says how much snapshot history the bus keeps for replays and
 	// backfills: revisions, maxAge, maxBytes. Unset fields keep the
-	// operator's defaults; the Scope's maxHistory caps them.
+	// operator's defaults; the operator's caps (100 revisions, 720h, 256Mi
+	// by default) and the Scope's maxHistory cap them.
 	// +optional
 	History *History `json:"history,omitempty"`
 
@@ -155,6 +156,7 @@ type NamespaceShard struct {
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:printcolumn:name="Last Export",type=date,JSONPath=`.status.lastExportTime`
 // +kubebuilder:printcolumn:name="Revisions",type=integer,JSONPath=`.status.history.revisions`,priority=1
+// +kubebuilder:printcolumn:name="Bus Bytes",type=integer,JSONPath=`.status.history.bytes`,priority=1
 // +kubebuilder:printcolumn:name="Suspended",type=boolean,JSONPath=`.spec.suspend`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type KollectClusterInventory struct {

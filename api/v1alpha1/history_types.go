@@ -16,8 +16,10 @@ const MaxHistoryRevisions = 1000
 // revisions go as soon as any one is exceeded, the newest revision always
 // stays. An unset field keeps the operator's default (the aggregator's
 // --history-revisions, --history-max-age and --history-max-bytes: 16
-// revisions for 7 days, unlimited bytes unless the operator sets one). A
-// Scope's maxHistory caps every field.
+// revisions for 7 days, bytes up to the cap). Every field, asked or
+// default, is capped by the operator (control's --history-max-revisions,
+// --history-max-age and --history-max-bytes: 100 revisions, 720h and 256Mi
+// by default; admission refuses more) and by a Scope's maxHistory.
 type History struct {
 	// revisions is how many snapshot revisions to keep, 1 to 1000.
 	// +optional

@@ -64,10 +64,21 @@ const (
 	// still published.
 	ReasonNamespaceQuotaExceeded = "NamespaceQuotaExceeded"
 	// ReasonScopeHistoryCapped: Ready=True on an inventory whose
-	// spec.history asks for more than the Scope's maxHistory: it keeps the
-	// cap instead, and the message names each field, the value asked and
-	// the Scope.
+	// spec.history asks for more than the Scope's maxHistory or the
+	// operator's cap (--history-max-revisions, --history-max-age,
+	// --history-max-bytes): it keeps the cap instead, and the message names
+	// each field, the value asked, the cap and the Scope or the operator's
+	// flag.
 	ReasonScopeHistoryCapped = "ScopeHistoryCapped"
+	// ReasonQuotaExceeded: Ready=False on an inventory over its
+	// namespace's quota of inventories (one of the newest, by creation time
+	// then name) or of sink bindings (its bindings added to the older
+	// inventories' pass it): its config is not written to the bus, so it
+	// does not export. Ready=Unknown on a KollectReplay held Pending while
+	// its namespace has its quota of replays in flight; it starts when one
+	// finishes. The message names the limit (the operator's flag or the
+	// Scope's field) and the usage.
+	ReasonQuotaExceeded = "QuotaExceeded"
 	// ReasonReplayFailed: Ready=False on a KollectReplay that stopped: a
 	// revision was not acknowledged by the sink in time, or the bus could
 	// not be read; the message names the revision and the sink.
@@ -159,7 +170,7 @@ func Reasons() []string {
 		ReasonProgressing, ReasonSucceeded, ReasonInvalidSpec, ReasonSuspended,
 		ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonExtractionFailed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeSinkDenied, ReasonScopeIntervalRaised,
-		ReasonNamespaceQuotaExceeded, ReasonScopeHistoryCapped, ReasonScopeStaticRefDenied, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonInventoryNotFound, ReasonScopeConflict,
+		ReasonNamespaceQuotaExceeded, ReasonScopeHistoryCapped, ReasonQuotaExceeded, ReasonScopeStaticRefDenied, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonInventoryNotFound, ReasonScopeConflict,
 		ReasonTargetNotFound, ReasonSinkNotFound, ReasonExported, ReasonExportFailed, ReasonExportRejected,
 		ReasonPublishFailed, ReasonSinkConfigPending, ReasonEventUndecodable, ReasonDriftRepaired,
 		ReasonConnectionOK, ReasonConnectionTestFailed, ReasonConnectionTestUnsupported, ReasonSecretResolveFailed,
@@ -176,7 +187,7 @@ func Stalls(reason string) bool {
 	case ReasonInvalidSpec, ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeStaticRefDenied, ReasonScopeConflict,
 		ReasonSinkNotFound, ReasonSecretResolveFailed, ReasonEndpointDenied, ReasonSecretRefDenied, ReasonCredentialsDenied,
-		ReasonConnectionTestUnsupported, ReasonInventoryNotFound, ReasonReplayFailed, ReasonRevisionNotRetained:
+		ReasonConnectionTestUnsupported, ReasonInventoryNotFound, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonQuotaExceeded:
 		return true
 	}
 	return false

@@ -1,8 +1,70 @@
 package v1alpha1
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
+
+// KollectScopeSpec holds a namespace's ceilings: the rules a
+// KollectClusterScope shares, and the namespace's quotas.
+type KollectScopeSpec struct {
+	// The rules of the namespace's Profiles, Targets, Inventories and sinks.
+	ScopeRules `json:",inline"`
+
+	// The quotas of the namespace.
+	ScopeQuotas `json:",inline"`
+}
+
+// ScopeQuotas tighten, for one namespace, the operator's per-namespace
+// quotas. Each only tightens: a value above the operator's is ignored in
+// favour of the operator's; an unset field keeps the operator's.
+type ScopeQuotas struct {
+	// maxInventories is the most KollectInventories the namespace may hold
+	// (the operator's --max-inventories-per-namespace, 50 by default, when
+	// lower or when this is unset). Admission refuses one more; at
+	// reconcile the newest inventories over it (by creation time, then
+	// name) are Ready=False with reason QuotaExceeded and do not export.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxInventories *int32 `json:"maxInventories,omitempty"`
+
+	// maxBindings is the most sink bindings (sink refs of every family)
+	// the namespace's inventories may hold together (the operator's
+	// --max-bindings-per-namespace, 200 by default, when lower or when
+	// this is unset). Admission refuses an inventory that would pass it; at
+	// reconcile an inventory whose bindings, added to those of the older
+	// ones, pass it is Ready=False with reason QuotaExceeded and does not
+	// export.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxBindings *int32 `json:"maxBindings,omitempty"`
+
+	// maxReplays is the most KollectReplays of the namespace in flight
+	// (neither Succeeded nor Failed) at once (the operator's
+	// --max-replays-per-namespace, 4 by default, when lower or when this is
+	// unset). Admission refuses one more; a replay over it (the newest
+	// first) stays Pending with reason QuotaExceeded and starts when one
+	// finishes.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxReplays *int32 `json:"maxReplays,omitempty"`
+
+	// maxNamespaceBusBytes bounds every byte the namespace's inventories
+	// keep on the bus together (snapshot events, the objects they
+	// reference, dead letters), at least 1Mi. The aggregator enforces the
+	// lower of this and the operator's quota (--namespace-bus-bytes).
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('1Mi')) >= 0",message="maxNamespaceBusBytes must be at least 1Mi"
+	MaxNamespaceBusBytes *resource.Quantity `json:"maxNamespaceBusBytes,omitempty"`
+
+	// maxNamespaceRevisions bounds the distinct snapshot revisions all of
+	// the namespace's inventories retain together. The aggregator enforces
+	// the lower of this and the operator's quota
+	// (--namespace-history-revisions).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxNamespaceRevisions *int64 `json:"maxNamespaceRevisions,omitempty"`
+}
 
 // ScopeRules are the ceilings a Scope sets. Every list follows one rule: an
 // absent list means no restriction, a present empty list allows nothing.
@@ -42,7 +104,9 @@ type ScopeRules struct {
 	// an inventory's spec.history (or the operator's default) above a field
 	// here is lowered to it. Admission rejects a spec.history above the cap;
 	// an inventory admitted before the Scope is clamped, and its Ready
-	// message says so.
+	// message says so. It only tightens the operator's cap (control's
+	// --history-max-revisions, --history-max-age, --history-max-bytes): a
+	// field above it keeps the operator's.
 	// +optional
 	MaxHistory *History `json:"maxHistory,omitempty"`
 
@@ -126,7 +190,9 @@ type ScopeStatus struct {
 
 // KollectScope is the ceiling for one team namespace: the kinds its Profiles
 // may target, the namespaces its Targets may reach, the sinks its
-// Inventories may bind and the shortest export interval. It is enforced at
+// Inventories may bind, the shortest export interval, the history kept and
+// the namespace's quotas (inventories, bindings, replays in flight, bus
+// bytes and revisions), which may only tighten the operator's. It is enforced at
 // admission and again at reconcile, so a Scope created later degrades what
 // it forbids. At most one Scope per namespace is honoured (the oldest); any
 // other is Ready=False.
@@ -144,10 +210,10 @@ type KollectScope struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// spec holds the ceilings.
+	// spec holds the ceilings and quotas.
 	// +optional
 	// +kubebuilder:default={}
-	Spec ScopeRules `json:"spec,omitempty"`
+	Spec KollectScopeSpec `json:"spec,omitempty"`
 
 	// status is written by the control service.
 	// +optional

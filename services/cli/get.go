@@ -30,7 +30,9 @@ type getKind struct {
 var getKinds = []getKind{
 	{names: []string{"inventories", "inventory", "inv", "kinv"},
 		namespaced: []string{"kollectinventories"}, cluster: []string{"kollectclusterinventories"},
-		columns: []column{readyColumn, reasonColumn, intColumn("ITEMS", "status", "itemCount"), ageColumn("LAST EXPORT", "status", "lastExportTime"), ageColumn("AGE", "metadata", "creationTimestamp")}},
+		columns: []column{readyColumn, reasonColumn, intColumn("ITEMS", "status", "itemCount"),
+			intColumn("REVISIONS", "status", "history", "revisions"), bytesColumn("BUS BYTES", "status", "history", "bytes"),
+			ageColumn("LAST EXPORT", "status", "lastExportTime"), ageColumn("AGE", "metadata", "creationTimestamp")}},
 	{names: []string{"sinks", "sink"},
 		namespaced: []string{"kollectsnapshotsinks", "kollectdatabasesinks", "kollecteventsinks"},
 		columns:    []column{sinkTypeColumn, readyColumn, reasonColumn, ageColumn("AGE", "metadata", "creationTimestamp")}},
@@ -66,7 +68,9 @@ func newGetCommand(s Streams, kube *kubeFlags) *cobra.Command {
 		Short: "List Kollect inventories, sinks or targets with their status, as kubectl get does",
 		Long: `get lists the inventories, sinks (snapshot, database and event) or targets of a namespace
 (-n, default the context's) or of every namespace (-A, which adds the cluster inventories and
-cluster targets), with the Ready condition's status and reason. -o wide adds its message;
+cluster targets), with the Ready condition's status and reason; inventories also show what they
+keep on the bus (REVISIONS retained and BUS BYTES, from status.history, as of the aggregator's
+last trim: what counts against the namespace's quotas). -o wide adds its message;
 -o json and -o yaml print the objects as a List, -o ndjson one object per line.
 
 With --at TIME (RFC 3339) or --revision N, get inventory NAMESPACE/NAME prints the inventory's

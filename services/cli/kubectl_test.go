@@ -172,6 +172,7 @@ func getFixtures(ctx context.Context, t *testing.T, k *testenv.Kube) time.Time {
 		{func() error { return k.Client.Create(ctx, inv) }, func() error {
 			inv.Status.Conditions = ready(metav1.ConditionFalse, "ExportFailed", "database/pg: connection refused")
 			inv.Status.ItemCount = 3
+			inv.Status.History = &v1alpha1.HistoryStatus{Revisions: 12, OldestRevision: 4, Bytes: 5_400_000}
 			return k.Client.Status().Update(ctx, inv)
 		}},
 		{func() error { return k.Client.Create(ctx, cinv) }, func() error {

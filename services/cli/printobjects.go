@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,6 +73,28 @@ func intColumn(header string, path ...string) column {
 		}
 		return fmt.Sprint(n)
 	}}
+}
+
+// bytesColumn reads a byte count and prints it in binary units (5.1Mi).
+func bytesColumn(header string, path ...string) column {
+	return column{header, func(u *unstructured.Unstructured, _ time.Time) string {
+		n, _, _ := unstructured.NestedInt64(u.Object, path...)
+		return humanBytes(n)
+	}}
+}
+
+// humanBytes prints n bytes in the largest binary unit it reaches, with one
+// decimal unless whole: 512, 12.3Ki, 256Mi, 1.5Gi.
+func humanBytes(n int64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return strconv.FormatInt(n, 10)
+	}
+	v, i := float64(n)/1024, 0
+	for v >= 1024 && i < len(units)-1 {
+		v, i = v/1024, i+1
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + string(units[i]) + "i"
 }
 
 func ageColumn(header string, path ...string) column {

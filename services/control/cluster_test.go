@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -57,7 +58,9 @@ func TestClusterKindsConfigEntries(t *testing.T) {
 				DeletionPolicy: busv1.DeletionRetain, Dedupe: busv1.DedupeKeepAll,
 				TargetRefs: []string{ct.Name, platform + "-missing"}, Namespaces: []string{labelled},
 				Bindings: []busv1.Binding{{SinkRef: busv1.SinkRef{Family: busv1.FamilySnapshot, Namespace: platform, Name: "fleet-git"},
-					EffectiveInterval: cfg.Bindings[0].EffectiveInterval, SinkGeneration: 1}}}
+					EffectiveInterval: cfg.Bindings[0].EffectiveInterval, SinkGeneration: 1}},
+				// the operator's history cap (--history-max-*), cluster inventories included
+				HistoryCap: busv1.HistoryLimits{Revisions: 100, MaxAge: busv1.Duration{Duration: 720 * time.Hour}, MaxBytes: 256 << 20}}
 			if d := cmp.Diff(want, cfg); d != "" {
 				return fmt.Errorf("entry (-want +got):\n%s", d)
 			}

@@ -82,6 +82,8 @@ type Config struct {
 	// aggregator's): admission refuses a shorter non-zero interval, and
 	// reconcile raises one to it. Zero disables the floor.
 	MinExportInterval time.Duration
+	// Limits are the operator's per-namespace quotas and history cap.
+	Limits LimitsConfig
 	// ProbeTimeout bounds one connection test.
 	ProbeTimeout time.Duration
 	// ProbeRetry is the wait before probing again after a failed probe.
@@ -113,7 +115,7 @@ func DefaultConfig() Config {
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
 		DefaultServiceAccount: DefaultServiceAccount, AccessRecheck: 2 * time.Minute,
 		Webhook: defaultWebhookConfig(), BusLimits: defaultBusConfig(),
-		MinExportInterval: app.DefaultMinExportInterval,
+		MinExportInterval: app.DefaultMinExportInterval, Limits: defaultLimitsConfig(),
 	}
 }
 
@@ -124,7 +126,7 @@ func (c Config) Validate() error {
 	if c.BusCheckInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--bus-check-interval %v: must be positive", c.BusCheckInterval))
 	}
-	if err := errors.Join(append(errs, app.ValidateMinExportInterval(c.MinExportInterval), c.Bus.Validate(), c.Kube.Validate(), c.Leader.Validate())...); err != nil {
+	if err := errors.Join(append(errs, app.ValidateMinExportInterval(c.MinExportInterval), c.Limits.validate(), c.Bus.Validate(), c.Kube.Validate(), c.Leader.Validate())...); err != nil {
 		return fmt.Errorf("control config: %w", err)
 	}
 	return nil
@@ -151,6 +153,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.AllowCrossNamespaceSecretRefs, "allow-cross-namespace-secret-refs", c.AllowCrossNamespaceSecretRefs,
 		"Admit sinks whose spec.secretRef names a Secret in another namespace.")
 	app.BindMinExportInterval(fs, &c.MinExportInterval)
+	c.Limits.bindFlags(fs)
 	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", c.DefaultServiceAccount,
 		"ServiceAccount (of the Target's own namespace) a KollectTarget acts as when it names none; empty: such Targets collect nothing.")
 	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "How often each Target's access is reviewed again.")
@@ -220,7 +223,8 @@ func Run(ctx context.Context, c Config) error {
 		Recorder: mgr.GetEventRecorder("kollect-control"), Now: time.Now,
 		Policy: reconcile.Policy{Egress: c.Egress(), ProbeRetry: c.ProbeRetry,
 			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck,
-			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs, MinExportInterval: c.MinExportInterval},
+			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs, MinExportInterval: c.MinExportInterval,
+			Quotas: c.Limits.quotas()},
 		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper()},
 	}
 	if err := reconcile.Setup(ctx, mgr, deps, store, c.Extract); err != nil {

@@ -52,7 +52,7 @@ func TestEstablishedSpellingsInControl(t *testing.T) {
 	t.Run("the sinkRefs of a Scope bound the sinks of every family", func(t *testing.T) {
 		ns := webhookNamespace(t)
 		create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"},
-			Spec: v1alpha1.ScopeRules{SinkRefs: []string{"git"}}})
+			Spec: v1alpha1.KollectScopeSpec{ScopeRules: v1alpha1.ScopeRules{SinkRefs: []string{"git"}}}})
 		inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
 			Spec: v1alpha1.KollectInventorySpec{ExportMinInterval: dur(time.Hour),
 				DatabaseSinkRefs: []v1alpha1.SinkBinding{{Name: "pg"}}}}

@@ -46,7 +46,7 @@ func TestInventoryConfigEntry(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ns := namespace(t)
 			if tc.scope != nil {
-				create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Spec: *tc.scope})
+				create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Spec: v1alpha1.KollectScopeSpec{ScopeRules: *tc.scope}})
 			}
 			b := gitSink(ns, "git-b")
 			b.Spec.ExportMinInterval = dur(time.Minute)
@@ -149,11 +149,14 @@ func TestInventoryHistoryIsCompiledAndCappedByAScopeCreatedLater(t *testing.T) {
 			return nil
 		}
 	}
-	eventually(t, "the asked history in the entry", entry(busv1.InventoryConfig{History: asked}))
+	// The operator's cap (--history-max-*: 100 revisions, 720h, 256Mi) is
+	// always in the entry; the history asks no more than it.
+	operator := busv1.HistoryLimits{Revisions: 100, MaxAge: busv1.Duration{Duration: 720 * time.Hour}, MaxBytes: 256 << 20}
+	eventually(t, "the asked history and the operator's cap in the entry", entry(busv1.InventoryConfig{History: asked, HistoryCap: operator}))
 	create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"},
-		Spec: v1alpha1.ScopeRules{MaxHistory: &v1alpha1.History{Revisions: ptr.To[int32](50)}}})
+		Spec: v1alpha1.KollectScopeSpec{ScopeRules: v1alpha1.ScopeRules{MaxHistory: &v1alpha1.History{Revisions: ptr.To[int32](50)}}}})
 	eventually(t, "the Scope's cap in the entry", entry(busv1.InventoryConfig{History: asked,
-		HistoryCap: busv1.HistoryLimits{Revisions: 50}}))
+		HistoryCap: busv1.HistoryLimits{Revisions: 50, MaxAge: operator.MaxAge, MaxBytes: operator.MaxBytes}}))
 	eventually(t, "Ready=ScopeHistoryCapped", func() error {
 		if err := get(t, inv); err != nil {
 			return err
@@ -180,7 +183,7 @@ func TestInventoryBindingsDenied(t *testing.T) {
 	})
 	t.Run("a Scope created later that does not allow a bound sink unbinds it and degrades the inventory", func(t *testing.T) {
 		create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"},
-			Spec: v1alpha1.ScopeRules{SnapshotSinkRefs: []string{"git-a", "missing"}}})
+			Spec: v1alpha1.KollectScopeSpec{ScopeRules: v1alpha1.ScopeRules{SnapshotSinkRefs: []string{"git-a", "missing"}}}})
 		eventually(t, "git-b unbound", func() error {
 			var cfg busv1.InventoryConfig
 			if err := configEntry(t, ref(busv1.KindInventory, ns, "inv"), &cfg); err != nil {

@@ -42,7 +42,7 @@ func TestScopeDegradesTargetsCreatedBeforeIt(t *testing.T) {
 			create(t, tg)
 			var cfg busv1.TargetConfig
 			eventually(t, "entry before the Scope", func() error { return configEntry(t, ref(busv1.KindTarget, ns, "cms"), &cfg) })
-			create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Spec: tc.rules})
+			create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Spec: v1alpha1.KollectScopeSpec{ScopeRules: tc.rules}})
 			eventually(t, tc.reason, func() error {
 				return hasCondition(t, tg, func() []metav1.Condition { return tg.Status.Conditions },
 					v1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason)
@@ -56,7 +56,7 @@ func TestScopeBoundsAWideSelection(t *testing.T) {
 	ns := namespace(t)
 	create(t, profile(ns, "cms", configMaps))
 	create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"},
-		Spec: v1alpha1.ScopeRules{AllowedNamespaces: []string{ns}}})
+		Spec: v1alpha1.KollectScopeSpec{ScopeRules: v1alpha1.ScopeRules{AllowedNamespaces: []string{ns}}}})
 	tg := targetObj(ns, "all", "cms")
 	tg.Spec.IncludedNamespaces = nil
 	create(t, tg)
@@ -81,7 +81,7 @@ func TestOnlyTheOldestScopeIsHonoured(t *testing.T) {
 	// Creation timestamps have one-second resolution; the second Scope is
 	// created once the first is Ready, and ties break by name.
 	second := &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b-second"},
-		Spec: v1alpha1.ScopeRules{AllowedGVKs: []v1alpha1.AllowedGVK{}}}
+		Spec: v1alpha1.KollectScopeSpec{ScopeRules: v1alpha1.ScopeRules{AllowedGVKs: []v1alpha1.AllowedGVK{}}}}
 	create(t, second)
 	conds := func() []metav1.Condition { return second.Status.Conditions }
 	eventually(t, "second ScopeConflict", func() error {

@@ -97,7 +97,8 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 	}
 	v := &admission.Validator{Reader: mgr.GetClient(), Scopes: deps, Mapper: mgr.GetRESTMapper(), Kube: cs,
 		Egress: p, Extract: opts,
-		AllowCrossNamespaceSecretRefs: deps.Policy.AllowCrossNamespaceSecretRefs, MinExportInterval: deps.Policy.MinExportInterval}
+		AllowCrossNamespaceSecretRefs: deps.Policy.AllowCrossNamespaceSecretRefs, MinExportInterval: deps.Policy.MinExportInterval,
+		Quotas: deps.Policy.Quotas}
 	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
 	if ca == nil || w.ConfigName == "" {
 		return nil

@@ -108,12 +108,12 @@ func TestWebhookCrossNamespaceSelection(t *testing.T) {
 func TestWebhookRules(t *testing.T) {
 	ns := webhookNamespace(t)
 	c := shared.kube.Client
-	create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Spec: v1alpha1.ScopeRules{
+	create(t, &v1alpha1.KollectScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team"}, Spec: v1alpha1.KollectScopeSpec{ScopeRules: v1alpha1.ScopeRules{
 		AllowedGVKs:       []v1alpha1.AllowedGVK{{Group: "apps", Kind: "Deployment"}},
 		SnapshotSinkRefs:  []string{"git"},
 		MinExportInterval: dur(10 * time.Minute),
 		MaxHistory:        &v1alpha1.History{Revisions: ptr.To[int32](20)},
-	}})
+	}}})
 	create(t, profile(ns, "cms", configMaps))
 	secretProfile := profile(ns, "secrets", v1alpha1.GroupVersionKind{Version: "v1", Kind: "Secret"})
 	secretProfile.Spec.Attributes = []v1alpha1.Attribute{{Name: "pw", Path: "$.data.password"}}

@@ -40,6 +40,12 @@ service's own flag set.
 {{- end }}
 - --probe-timeout={{ $c.probeTimeout }}
 - --min-export-interval={{ $v.minExportInterval }}
+- --max-inventories-per-namespace={{ int64 $v.limits.inventoriesPerNamespace }}
+- --max-bindings-per-namespace={{ int64 $v.limits.bindingsPerNamespace }}
+- --max-replays-per-namespace={{ int64 $v.limits.replaysPerNamespace }}
+- --history-max-revisions={{ int64 $v.limits.history.maxRevisions }}
+- --history-max-age={{ $v.limits.history.maxAge }}
+- --history-max-bytes={{ int64 $v.limits.history.maxBytes }}
 - --default-service-account={{ $c.tenancy.defaultServiceAccount }}
 - --access-recheck-interval={{ $c.tenancy.accessRecheckInterval }}
 {{- if $c.webhook.enabled }}

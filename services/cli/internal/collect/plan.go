@@ -75,7 +75,7 @@ func (p *plan) add(cfg target.Config, err error, opts extract.Options) error {
 func scopeOf(set *manifests.Set, ns string) *v1alpha1.ScopeRules {
 	for _, s := range set.Scopes {
 		if s.Namespace == ns {
-			return &s.Spec
+			return &s.Spec.ScopeRules
 		}
 	}
 	return nil

@@ -63,8 +63,8 @@ func TestEstablishedTargetCompilesLikeItsCanonicalTwin(t *testing.T) {
 			Attributes: []v1alpha1.Attribute{{Name: "image", Path: "$.spec.template.spec.containers[0].image"}},
 		},
 	}
-	scope := &est.Scopes[0].Spec
-	want, err := target.ConfigForTarget(canon.Targets[0], prof, &canon.Scopes[0].Spec)
+	scope := &est.Scopes[0].Spec.ScopeRules
+	want, err := target.ConfigForTarget(canon.Targets[0], prof, &canon.Scopes[0].Spec.ScopeRules)
 	if err != nil {
 		t.Fatal(err)
 	}

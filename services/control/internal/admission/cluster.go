@@ -11,8 +11,9 @@ import (
 	"kollect.dev/kollect/services/control/internal/policy"
 )
 
-// clusterInventory checks binding shape and, under a ClusterScope, the
-// namespaces it references, its sink allow lists and its interval floor.
+// clusterInventory checks binding shape, the history cap (the operator's
+// and the ClusterScope's) and, under a ClusterScope, the namespaces it
+// references, its sink allow lists and its interval floor.
 func (v *Validator) clusterInventory(ctx context.Context, inv *v1alpha1.KollectClusterInventory) (string, error) {
 	lists := []struct {
 		field string
@@ -35,18 +36,25 @@ func (v *Validator) clusterInventory(ctx context.Context, inv *v1alpha1.KollectC
 		return msg, nil
 	}
 	scope, err := v.Scopes.HonouredCluster(ctx)
-	if err != nil || scope == nil {
+	if err != nil {
 		return "", err
 	}
-	rules := &scope.Spec.ScopeRules
+	var rules *v1alpha1.ScopeRules
+	var name string
+	if scope != nil {
+		rules, name = &scope.Spec.ScopeRules, "KollectClusterScope "+scope.Name
+	}
+	if over := v.Quotas.HistoryCeiling(rules, name).Over(policy.HistoryLimits(inv.Spec.History)); over != nil {
+		return over[0], nil
+	}
+	if scope == nil {
+		return "", nil
+	}
 	eff := rules.SinkAllowLists()
 	allow := [][]string{eff.Snapshot, eff.Database, eff.Event}
 	floor := policy.Floor(rules)
 	if below(inv.Spec.ExportMinInterval, floor) {
 		return fmt.Sprintf("spec.exportMinInterval: below the KollectClusterScope %s floor %s", scope.Name, floor), nil
-	}
-	if over := policy.HistoryOverCap(policy.HistoryLimits(inv.Spec.History), policy.HistoryCap(rules)); over != nil {
-		return fmt.Sprintf("%s of KollectClusterScope %s", over[0], scope.Name), nil
 	}
 	static := scope.Spec.AllowedStaticRefNamespaces
 	for li, l := range lists {

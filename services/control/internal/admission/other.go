@@ -34,8 +34,9 @@ func (v *Validator) clusterTarget(ctx context.Context, t *v1alpha1.KollectCluste
 }
 
 // inventory checks binding shape, the Scope's sink allow lists and its
-// interval floor.
-func (v *Validator) inventory(ctx context.Context, inv *v1alpha1.KollectInventory) (string, error) {
+// interval floor, the history cap (the Scope's and the operator's) and the
+// namespace's quotas.
+func (v *Validator) inventory(ctx context.Context, req admission.Request, inv *v1alpha1.KollectInventory) (string, error) {
 	if msg := bindingsBelowMinimum(v, inv.Spec.ExportMinInterval, []string{"snapshotSinkRefs", "databaseSinkRefs", "eventSinkRefs"},
 		[][]v1alpha1.SinkBinding{inv.Spec.SnapshotSinkRefs, inv.Spec.DatabaseSinkRefs, inv.Spec.EventSinkRefs},
 		func(b v1alpha1.SinkBinding) *metav1.Duration { return b.ExportMinInterval }); msg != "" {
@@ -45,16 +46,14 @@ func (v *Validator) inventory(ctx context.Context, inv *v1alpha1.KollectInventor
 	if err != nil {
 		return "", err
 	}
-	var rules *v1alpha1.ScopeRules
-	if scope != nil {
-		rules = &scope.Spec
-	}
+	h := honouredOf(scope)
+	rules := h.rules
 	floor := policy.Floor(rules)
 	if below(inv.Spec.ExportMinInterval, floor) {
 		return fmt.Sprintf("spec.exportMinInterval: below the KollectScope %s floor %s", scope.Name, floor), nil
 	}
-	if over := policy.HistoryOverCap(policy.HistoryLimits(inv.Spec.History), policy.HistoryCap(rules)); over != nil {
-		return fmt.Sprintf("%s of KollectScope %s", over[0], scope.Name), nil
+	if over := v.Quotas.HistoryCeiling(rules, h.name).Over(policy.HistoryLimits(inv.Spec.History)); over != nil {
+		return over[0], nil
 	}
 	lists := []struct {
 		field string
@@ -82,7 +81,7 @@ func (v *Validator) inventory(ctx context.Context, inv *v1alpha1.KollectInventor
 			}
 		}
 	}
-	return "", nil
+	return v.inventoryQuota(ctx, req, inv, h)
 }
 
 func below(d *metav1.Duration, floor time.Duration) bool {
@@ -145,8 +144,8 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 	if err != nil {
 		return "", err
 	}
-	if scope != nil && below(common.ExportMinInterval, policy.Floor(&scope.Spec)) {
-		return fmt.Sprintf("spec.exportMinInterval: below the KollectScope %s floor %s", scope.Name, policy.Floor(&scope.Spec)), nil
+	if scope != nil && below(common.ExportMinInterval, policy.Floor(&scope.Spec.ScopeRules)) {
+		return fmt.Sprintf("spec.exportMinInterval: below the KollectScope %s floor %s", scope.Name, policy.Floor(&scope.Spec.ScopeRules)), nil
 	}
 	return policy.EndpointViolation(v.Egress, spec.Endpoints()), nil
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // replay admits a KollectReplay only from a user who may get the inventory
-// it replays: a replay re-sends that inventory's past data, which create
-// on kollectreplays alone does not entitle anyone to read. Control checks
+// it replays (a replay re-sends that inventory's past data, which create
+// on kollectreplays alone does not entitle anyone to read) and while its
+// namespace has a slot of its quota of replays in flight. Control checks
 // again that the sink is bound (and, for a cluster inventory, of the
 // replay's namespace) where it compiles the request.
 func (v *Validator) replay(ctx context.Context, req admission.Request, r *v1alpha1.KollectReplay) (string, error) {
@@ -31,8 +32,11 @@ func (v *Validator) replay(ctx context.Context, req admission.Request, r *v1alph
 		return "", err
 	}
 	ok, err := rv.MayGet(ctx, identity(req), res, ns, ref.Name)
-	if err != nil || ok {
+	if err != nil {
 		return "", err
+	}
+	if ok {
+		return v.replayQuota(ctx, r)
 	}
 	if ns == "" {
 		return fmt.Sprintf("spec.inventoryRef: %s may not get %s %s, whose history the replay would deliver",

@@ -39,10 +39,10 @@ func (v *Validator) target(ctx context.Context, req admission.Request, t *v1alph
 		return "", err
 	}
 	if scope != nil {
-		if !policy.AllowsGVK(&scope.Spec, gvk) {
+		if !policy.AllowsGVK(&scope.Spec.ScopeRules, gvk) {
 			return fmt.Sprintf("spec.profileRef: KollectScope %s does not allow kind %s/%s %s", scope.Name, gvk.Group, gvk.Version, gvk.Kind), nil
 		}
-		if msg := policy.NamespaceViolation(&scope.Spec, t.Spec.IncludedNamespaces); msg != "" {
+		if msg := policy.NamespaceViolation(&scope.Spec.ScopeRules, t.Spec.IncludedNamespaces); msg != "" {
 			return msg, nil
 		}
 	}

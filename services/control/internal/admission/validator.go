@@ -17,6 +17,7 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/pkg/extract"
+	"kollect.dev/kollect/services/control/internal/policy"
 )
 
 // Path is where the validating webhook is served.
@@ -50,6 +51,10 @@ type Validator struct {
 	// MinExportInterval is the operator's floor (--min-export-interval):
 	// a non-zero exportMinInterval below it is refused. Zero disables it.
 	MinExportInterval time.Duration
+	// Quotas are the operator's per-namespace quotas and history cap: an
+	// object over one (or over its Scope's tightening) is refused, naming
+	// the limit and the usage.
+	Quotas policy.Quotas
 }
 
 // Handle admits or refuses one create or update. An update that leaves
@@ -70,7 +75,7 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	case "KollectClusterTarget":
 		msg, err = decodeAnd(req, func(t *v1alpha1.KollectClusterTarget) (string, error) { return v.clusterTarget(ctx, t) })
 	case "KollectInventory":
-		msg, err = decodeAnd(req, func(i *v1alpha1.KollectInventory) (string, error) { return v.inventory(ctx, i) })
+		msg, err = decodeAnd(req, func(i *v1alpha1.KollectInventory) (string, error) { return v.inventory(ctx, req, i) })
 	case "KollectClusterInventory":
 		msg, err = decodeAnd(req, func(i *v1alpha1.KollectClusterInventory) (string, error) { return v.clusterInventory(ctx, i) })
 	case "KollectReplay":

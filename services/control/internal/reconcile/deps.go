@@ -11,6 +11,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/egress"
+	"kollect.dev/kollect/services/control/internal/policy"
 	"kollect.dev/kollect/services/control/internal/reports"
 )
 
@@ -42,6 +43,10 @@ type Policy struct {
 	// non-zero interval: a shorter one is raised to it (ScopeIntervalRaised,
 	// as for a Scope's floor). Zero disables it.
 	MinExportInterval time.Duration
+	// Quotas are the operator's per-namespace quotas and history cap
+	// (control's --max-*-per-namespace and --history-max-* flags); a
+	// namespace's KollectScope may tighten them.
+	Quotas policy.Quotas
 }
 
 // Reporter answers the latest status reports about one object.

@@ -17,15 +17,16 @@ type compiledInventory struct {
 	cfg busv1.InventoryConfig
 	bindings
 	// capped says, one line per spec.history field, what the Scope's
-	// maxHistory lowered.
+	// maxHistory or the operator's cap lowered.
 	capped []string
 }
 
 // compileInventory is the compile path both inventory kinds share: every
 // sink is in a namespace the (Cluster)Scope lets it reference, and the
 // sinks resolve into bindings within the Scope. cfg holds what the kind's
-// own step filled in (History among it); its bindings, floor and history
-// cap are set here. Why the
+// own step filled in (History among it); its bindings, floor, history cap
+// (the lower of the Scope's and the operator's, field by field) and the
+// Scope's namespace quota are set here. Why the
 // inventory cannot run is a *v1alpha1.ReasonError.
 func (d *Deps) compileInventory(ctx context.Context, cfg busv1.InventoryConfig, ws []wanted, b bound) (compiledInventory, error) {
 	for _, w := range ws {
@@ -39,19 +40,17 @@ func (d *Deps) compileInventory(ctx context.Context, cfg busv1.InventoryConfig, 
 		return compiledInventory{}, err
 	}
 	cfg.Bindings, cfg.MinExportInterval = sortBindings(bs.binds), busv1.Duration{Duration: policy.Floor(b.rules)}
-	cfg.HistoryCap = policy.HistoryCap(b.rules)
-	var capped []string
-	for _, l := range policy.HistoryOverCap(cfg.History, cfg.HistoryCap) {
-		capped = append(capped, l+" of "+b.name)
-	}
-	return compiledInventory{cfg: cfg, bindings: bs, capped: capped}, nil
+	ceiling := d.Policy.Quotas.HistoryCeiling(b.rules, b.name)
+	cfg.HistoryCap, cfg.NamespaceQuota = ceiling.Cap, policy.NamespaceQuota(b.quotas)
+	return compiledInventory{cfg: cfg, bindings: bs, capped: ceiling.Over(cfg.History)}, nil
 }
 
 // readyInventory sets an inventory's Ready=True: Succeeded with msg, or
 // ScopeIntervalRaised naming each interval the Scope's floor or the
 // operator's (--min-export-interval) raised, or
 // ScopeHistoryCapped naming each spec.history field the Scope's maxHistory
-// lowered (the message names both when both happened).
+// or the operator's cap lowered (the message names both when both
+// happened).
 func readyInventory(obj statusObject, msg string, c compiledInventory) {
 	notes := append(slices.Clone(c.raised), c.capped...)
 	switch {

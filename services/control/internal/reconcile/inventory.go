@@ -20,7 +20,8 @@ type InventoryReconciler struct {
 }
 
 // Reconcile runs the steps: finalizer (the entry is deleted before the
-// object goes, so the aggregator applies deletionPolicy), suspend, resolve
+// object goes, so the aggregator applies deletionPolicy), suspend, the
+// namespace's quotas (an inventory over one has no entry), resolve
 // bindings within the Scope, write the entry, fold reports.
 func (r *InventoryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := ref(busv1.KindInventory, req.Namespace, req.Name)
@@ -50,6 +51,9 @@ func (r *InventoryReconciler) compile(ctx context.Context, obj *v1alpha1.Kollect
 	}
 	b, err := r.boundFor(ctx, obj.Namespace)
 	if err != nil {
+		return compiledInventory{}, err
+	}
+	if err := r.inventoryQuota(ctx, obj, b); err != nil {
 		return compiledInventory{}, err
 	}
 	return r.compileInventory(ctx, busv1.InventoryConfig{

@@ -21,30 +21,43 @@ type ReplayReconciler struct {
 }
 
 // Reconcile runs the steps: a finished replay only keeps its status;
-// otherwise resolve the inventory and the binding, write the request, fold
-// the aggregator's report. Once a terminal phase is in the object's stored
+// otherwise resolve the inventory and the binding, wait for a slot of the
+// namespace's quota of replays in flight (Pending, QuotaExceeded, no
+// request), write the request, fold the aggregator's report. Once a terminal phase is in the object's stored
 // status, the request is deleted from the config bucket, so that no
 // aggregator, however late it restarts, finds it again (docs/replay.md,
 // "A finished replay never runs again").
 func (r *ReplayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := ref(busv1.KindReplay, req.Namespace, req.Name)
 	var rr busv1.ReplayRequest
+	var wait string // why the replay waits for a slot of its namespace's quota
 	obj := &v1alpha1.KollectReplay{}
 	res, err := run(ctx, r.Deps, req, obj, entry[*v1alpha1.KollectReplay]{ref: &key},
 		func(ctx context.Context, obj *v1alpha1.KollectReplay, _ *ctrl.Result) (err error) {
 			if finished(obj) {
 				return nil
 			}
-			rr, err = r.compile(ctx, obj)
+			if rr, err = r.compile(ctx, obj); err != nil {
+				return err
+			}
+			wait, err = r.replaySlot(ctx, obj)
 			return err
 		},
 		func(ctx context.Context, obj *v1alpha1.KollectReplay, _ *ctrl.Result) error {
-			if finished(obj) {
+			switch {
+			case finished(obj):
 				return nil
+			case wait != "":
+				return r.deleteConfig(ctx, key)
 			}
 			return r.putConfig(ctx, key, rr)
 		},
 		func(_ context.Context, obj *v1alpha1.KollectReplay, _ *ctrl.Result) error {
+			if wait != "" {
+				obj.Status.Phase = v1alpha1.ReplayPending
+				set(obj, v1alpha1.ConditionReady, metav1.ConditionUnknown, v1alpha1.ReasonQuotaExceeded, wait)
+				return nil
+			}
 			foldReplay(obj, r.Reports)
 			return nil
 		})

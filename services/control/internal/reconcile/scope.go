@@ -45,6 +45,9 @@ func (d *Deps) HonouredCluster(ctx context.Context) (*v1alpha1.KollectClusterSco
 type bound struct {
 	// rules are the Scope's rules; nil when there is no Scope.
 	rules *v1alpha1.ScopeRules
+	// quotas are a KollectScope's quotas; nil for a ClusterScope and when
+	// there is no Scope.
+	quotas *v1alpha1.ScopeQuotas
 	// name is "KollectScope <name>" or "KollectClusterScope <name>", for
 	// messages.
 	name string
@@ -67,7 +70,7 @@ func (d *Deps) boundFor(ctx context.Context, ns string) (bound, error) {
 		if err != nil || s == nil {
 			return bound{}, err
 		}
-		return bound{rules: &s.Spec, name: "KollectScope " + s.Name, uid: s.UID}, nil
+		return bound{rules: &s.Spec.ScopeRules, quotas: &s.Spec.ScopeQuotas, name: "KollectScope " + s.Name, uid: s.UID}, nil
 	}
 	s, err := d.HonouredCluster(ctx)
 	if err != nil || s == nil {

@@ -9,9 +9,11 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -46,7 +48,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, d *Deps, ev Events, opts extra
 	if err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectConnectionTest{}).Complete(&ConnectionTestReconciler{Deps: d}); err != nil {
 		return fmt.Errorf("set up the connection test controller: %w", err)
 	}
+	c := mgr.GetClient()
+	// A replay waiting for a slot starts when another of its namespace
+	// finishes or goes, or its Scope's maxReplays changes.
 	if err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectReplay{}).
+		Watches(&v1alpha1.KollectReplay{}, mapList(c, &v1alpha1.KollectReplayList{}, "", inNamespace), builder.WithPredicates(replaySlotFreed)).
+		Watches(&v1alpha1.KollectScope{}, mapList(c, &v1alpha1.KollectReplayList{}, "", inNamespace)).
 		WatchesRawSource(channel(ev, busv1.KindReplay)).Complete(&ReplayReconciler{Deps: d}); err != nil {
 		return fmt.Errorf("set up the replay controller: %w", err)
 	}
@@ -103,8 +110,11 @@ func setupTargets(mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) er
 
 func setupInventories(mgr ctrl.Manager, d *Deps, ev Events) error {
 	c := mgr.GetClient()
+	// The namespace's quotas rank its inventories: one going, or changing
+	// its bindings, may let a refused one run (or refuse a newer one).
 	b := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectInventory{}).
 		Watches(&v1alpha1.KollectScope{}, mapList(c, &v1alpha1.KollectInventoryList{}, "", inNamespace)).
+		Watches(&v1alpha1.KollectInventory{}, mapList(c, &v1alpha1.KollectInventoryList{}, "", inNamespace), builder.WithPredicates(quotaUsageChanged)).
 		WatchesRawSource(channel(ev, busv1.KindInventory))
 	cb := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectClusterInventory{}).
 		Watches(&v1alpha1.KollectClusterScope{}, mapList(c, &v1alpha1.KollectClusterInventoryList{}, "", everything)).
@@ -167,4 +177,31 @@ func sinkKey(f busv1.Family) selectFn {
 	return func(o client.Object, index string) []client.ListOption {
 		return []client.ListOption{client.MatchingFields{index: string(f) + "/" + o.GetNamespace() + "/" + o.GetName()}}
 	}
+}
+
+// quotaUsageChanged passes the events that change what an inventory counts
+// against its namespace's quotas: it went, is going, or its spec (its
+// bindings) changed. A new inventory is the newest: it changes no older
+// one's rank.
+var quotaUsageChanged = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+			(e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
+	},
+}
+
+// replaySlotFreed passes the events that free a slot of a namespace's
+// quota of replays in flight: a replay went, is going, or finished.
+var replaySlotFreed = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, okOld := e.ObjectOld.(*v1alpha1.KollectReplay)
+		n, okNew := e.ObjectNew.(*v1alpha1.KollectReplay)
+		return okOld && okNew && (finished(o) != finished(n) || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil))
+	},
 }
