@@ -68,7 +68,7 @@ func (r *abuseRun) checkStatus(ctx context.Context) {
 			}
 			if msg := readyMessage(u); !strings.Contains(msg, "spec.history.revisions: 1000 is above the cap 100") ||
 				!strings.Contains(msg, "--min-export-interval") {
-				return fmt.Errorf("Ready's message %q does not name the interval raised and the history capped", msg)
+				return fmt.Errorf("the Ready condition's message %q does not name the interval raised and the history capped", msg)
 			}
 			return nil
 		})

@@ -56,10 +56,10 @@ func AbusePhase(ctx context.Context, c AbuseConfig, outDir string, out io.Writer
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(base+".json", js, 0o644); err != nil { //nolint:gosec // G306: a report
+	if err := os.WriteFile(base+".json", js, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(base+".md", []byte(md.String()), 0o644); err != nil { //nolint:gosec // G306: a report
+	if err := os.WriteFile(base+".md", []byte(md.String()), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprint(out, md.String())
