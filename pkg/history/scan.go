@@ -60,6 +60,14 @@ func scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName,
 	if info.NumPending == 0 {
 		return nil
 	}
+	stream, err := js.Stream(ctx, bus.StreamSnapshots)
+	if err != nil {
+		return fmt.Errorf("read history of %s: %w", inv, err)
+	}
+	end, err := lastSeq(ctx, stream, inv)
+	if err != nil || end == 0 {
+		return err
+	}
 	// One pull per few messages, not per message: an ordered consumer's
 	// Next recreates the consumer on the server for every message.
 	it, err := c.Messages(jetstream.PullMaxMessagesWithBytesLimit(scanBuffer, scanPullBytes(js)))
@@ -67,8 +75,24 @@ func scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName,
 		return fmt.Errorf("read history of %s: %w", inv, err)
 	}
 	defer it.Stop()
-	for pending := info.NumPending; pending > 0; {
-		m, err := it.Next(jetstream.NextContext(ctx))
+	var done uint64 // the last sequence delivered
+	for {
+		wait, cancel := context.WithTimeout(ctx, scanIdle)
+		m, err := it.Next(jetstream.NextContext(wait))
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			// Nothing came: the events left may have been deleted since
+			// the scan began (a trim, a superseded periodic event). It is
+			// over when the subject holds nothing after what was read.
+			last, err := lastSeq(ctx, stream, inv)
+			if err != nil {
+				return err
+			}
+			if last <= done {
+				return nil
+			}
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("read history of %s: %w", inv, err)
 		}
@@ -76,13 +100,31 @@ func scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName,
 		if err != nil {
 			return fmt.Errorf("read history of %s: %w", inv, err)
 		}
-		pending = md.NumPending
-		if err := fn(md.Sequence.Stream, m.Data()); err != nil {
+		done = md.Sequence.Stream
+		if err := fn(done, m.Data()); err != nil {
 			return err
 		}
+		if md.NumPending == 0 || done >= end {
+			return nil // what the subject held when the scan began
+		}
 	}
-	return nil
 }
+
+// lastSeq is the sequence of the last event on inv's subject, 0 when none.
+func lastSeq(ctx context.Context, s jetstream.Stream, inv busv1.NamespacedName) (uint64, error) {
+	m, err := s.GetLastMsgForSubject(ctx, bus.SnapshotSubject(inv))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read history of %s: %w", inv, err)
+	}
+	return m.Sequence, nil
+}
+
+// scanIdle is how long a Scan waits for its next event before it checks
+// whether the events left were deleted meanwhile.
+const scanIdle = time.Second
 
 // scanInactiveThreshold is how long the server keeps a Scan's consumer
 // after its last pull.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/history"
@@ -60,5 +61,41 @@ func TestIndexReadsEventHeadsAndAtReadsOneEvent(t *testing.T) {
 	calls := 0
 	if err := history.Scan(ctx, n.JS, inv, func(history.Entry) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("Scan stopped by its callback: %v after %d calls", err, calls)
+	}
+}
+
+// TestAScanEndsWhenTheEventsLeftAreDeletedMeanwhile: the aggregator trims
+// and deletes superseded periodic events while readers scan; a scan whose
+// remaining events vanish ends (it hung before, waiting for them).
+func TestAScanEndsWhenTheEventsLeftAreDeletedMeanwhile(t *testing.T) {
+	n := testenv.StartNATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	inv := busv1.NamespacedName{Namespace: "team-a", Name: "inv"}
+	for rev := range 40 {
+		publish(t, n, busv1.SnapshotEvent{Inventory: inv, Revision: uint64(rev + 1), Reason: busv1.ReasonChange})
+	}
+	s, err := n.JS.Stream(ctx, bus.StreamSnapshots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []uint64
+	err = history.Scan(ctx, n.JS, inv, func(e history.Entry) error {
+		if len(got) == 0 {
+			if err := s.Purge(ctx, jetstream.WithPurgeSubject(bus.SnapshotSubject(inv)), jetstream.WithPurgeKeep(0)); err != nil {
+				return err
+			}
+		}
+		got = append(got, e.Revision)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	if len(got) == 0 || len(got) >= 40 || got[0] != 1 {
+		t.Errorf("scan read revisions %v, want the first few before the purge", got)
 	}
 }
