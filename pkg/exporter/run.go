@@ -193,6 +193,10 @@ func (rt *runtime) run(ctx context.Context) error {
 	rt.workers = map[bindingKey]*worker{} // their goroutines ended with ctx
 	rt.mu.Unlock()
 	rt.tracker.release()
+	// A nak is a plain publish: flush it before the process may exit, or
+	// the message waits for its ack wait instead of going to another
+	// replica at once.
+	_ = rt.js.Conn().FlushTimeout(2 * time.Second)
 	rt.configs.closeAll(context.WithoutCancel(ctx))
 	return err
 }
