@@ -340,7 +340,7 @@ func (r *abuseRun) flood(ctx context.Context) error {
 	fctx, cancel := context.WithTimeout(ctx, r.c.Flood)
 	defer cancel()
 	churned := make(chan error, 1)
-	go func() { churned <- r.churn(fctx) }()
+	go func() { churned <- r.churn(ctx, fctx.Done()) }()
 	tick := time.NewTicker(r.c.SteadyEvery)
 	defer tick.Stop()
 	for seq := 1; fctx.Err() == nil; seq++ {
@@ -390,16 +390,18 @@ func (r *abuseRun) flood(ctx context.Context) error {
 
 // churn rewrites one of the flooding tenant's ConfigMaps every ChurnEvery
 // until ctx ends: each is a new near-1 MiB revision of every inventory.
-func (r *abuseRun) churn(ctx context.Context) error {
+// Its writes use ctx, not the flood's deadline (done), which would make
+// the client's rate limiter refuse a write near the end.
+func (r *abuseRun) churn(ctx context.Context, done <-chan struct{}) error {
 	tick := time.NewTicker(r.c.ChurnEvery)
 	defer tick.Stop()
 	for i := 0; ; i++ {
 		select {
-		case <-ctx.Done():
+		case <-done:
 			return nil
 		case <-tick.C:
 		}
-		if err := r.putBlob(ctx, i%r.c.Blobs, byte('b'+i%20), false); err != nil && ctx.Err() == nil {
+		if err := r.putBlob(ctx, i%r.c.Blobs, byte('b'+i%20), false); err != nil {
 			return err
 		}
 	}
