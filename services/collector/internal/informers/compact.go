@@ -1,32 +1,29 @@
 package informers
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/client-go/tools/cache"
 )
 
 // Object is the compact form in which the informer caches hold an object:
 // its identity as strings, its labels as sorted pairs with interned keys,
-// and every other field the transform kept as JSON. A pruned Deployment is
-// a fifth of its size as nested maps. It implements metav1.Object and
-// runtime.Object for the cache; Unstructured rebuilds the pruned object
-// that selection and extraction read. Cached objects are never modified.
+// and every other field the transform kept as the unstructured content the
+// decoder built: extraction reads it as it is, nothing is encoded or
+// decoded again per event. It implements metav1.Object and runtime.Object
+// for the cache; Unstructured returns the pruned object that selection and
+// extraction read. Cached objects, and the content they share with the
+// objects Unstructured returns, are never modified.
 type Object struct {
 	apiVersion, kind unique.Handle[string]
 	namespace        unique.Handle[string]
 	name, uid, rv    string
 	labels           []label
-	rest             []byte // the other fields, a JSON object; nil when none
-	has              fields // which of the fields above the object had
+	rest             map[string]any // the other fields; nil when none
+	has              fields         // which of the fields above the object had
 }
 
 // label is one label; keys repeat across objects and are interned.
@@ -52,9 +49,18 @@ const (
 
 // compact returns content as an Object; strip, when set, edits a copy of
 // its metadata first. content is not modified.
-func compact(content map[string]any, strip func(md map[string]any)) (*Object, error) {
-	o := &Object{}
+func compact(content map[string]any, strip func(md map[string]any)) *Object {
 	rest := maps.Clone(content)
+	if md, ok := rest["metadata"].(map[string]any); ok {
+		rest["metadata"] = maps.Clone(md)
+	}
+	return compactOwned(rest, strip)
+}
+
+// compactOwned is compact of content that nothing else holds: its top
+// level and metadata maps become the Object's.
+func compactOwned(rest map[string]any, strip func(md map[string]any)) *Object {
+	o := &Object{}
 	if s, ok := rest["apiVersion"].(string); ok {
 		o.apiVersion, o.has = unique.Make(s), o.has|hasAPIVersion
 		delete(rest, "apiVersion")
@@ -64,7 +70,6 @@ func compact(content map[string]any, strip func(md map[string]any)) (*Object, er
 		delete(rest, "kind")
 	}
 	if md, ok := rest["metadata"].(map[string]any); ok {
-		md = maps.Clone(md)
 		if strip != nil {
 			strip(md)
 		}
@@ -77,15 +82,9 @@ func compact(content map[string]any, strip func(md map[string]any)) (*Object, er
 		}
 	}
 	if len(rest) > 0 {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rest); err != nil {
-			return nil, fmt.Errorf("encode cached object %s: %w", o.key(), err)
-		}
-		o.rest = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+		o.rest = rest
 	}
-	return o, nil
+	return o
 }
 
 // takeMetadata moves the identity fields and labels out of md.
@@ -126,15 +125,15 @@ func labelPairs(m map[string]any) ([]label, bool) {
 	return out, true
 }
 
-// Unstructured rebuilds the object as the transform pruned it: the same
-// fields with the same values (JSON numbers decode to int64 or float64, as
-// client-go decodes them).
+// Unstructured returns the object as the transform pruned it: new top-level
+// and metadata maps around the cached values, which the caller must not
+// modify. It never fails; the error is there for callers that convert
+// other cached types.
 func (o *Object) Unstructured() (*unstructured.Unstructured, error) {
-	content := map[string]any{}
-	if len(o.rest) > 0 {
-		if err := utiljson.Unmarshal(o.rest, &content); err != nil {
-			return nil, fmt.Errorf("decode cached object %s: %w", o.key(), err)
-		}
+	content := make(map[string]any, len(o.rest)+2)
+	maps.Copy(content, o.rest)
+	if md, ok := content["metadata"].(map[string]any); ok {
+		content["metadata"] = maps.Clone(md)
 	}
 	if o.has&hasAPIVersion != 0 {
 		content["apiVersion"] = o.apiVersion.Value()
@@ -168,6 +167,3 @@ func (o *Object) Unstructured() (*unstructured.Unstructured, error) {
 	}
 	return &unstructured.Unstructured{Object: content}, nil
 }
-
-// key is the object's cache key, for messages.
-func (o *Object) key() string { return cache.MetaObjectToName(o).String() }

@@ -1,7 +1,6 @@
 package informers
 
 import (
-	"bytes"
 	"slices"
 	"unique"
 
@@ -107,7 +106,9 @@ func (o *Object) SetGroupVersionKind(gvk schema.GroupVersionKind) {
 func (o *Object) DeepCopy() *Object {
 	c := *o
 	c.labels = slices.Clone(o.labels)
-	c.rest = bytes.Clone(o.rest)
+	if o.rest != nil {
+		c.rest = runtime.DeepCopyJSON(o.rest)
+	}
 	return &c
 }
 
@@ -115,21 +116,16 @@ func (o *Object) DeepCopy() *Object {
 func (o *Object) DeepCopyObject() runtime.Object { return o.DeepCopy() }
 
 // view returns the object rebuilt, for the accessors of fields the compact
-// form keeps as JSON; the empty object if it cannot be decoded (it always
-// can: compact encoded it).
+// form keeps in its other content.
 func (o *Object) view() *unstructured.Unstructured {
-	u, err := o.Unstructured()
-	if err != nil {
-		return &unstructured.Unstructured{Object: map[string]any{}}
-	}
+	u, _ := o.Unstructured() // never fails
 	return u
 }
 
-// edit rebuilds the object, applies f and compacts the result again.
+// edit rebuilds a deep copy of the object, applies f and compacts the
+// result again: the content o shares with other objects is not modified.
 func (o *Object) edit(f func(u *unstructured.Unstructured)) {
-	u := o.view()
+	u := o.DeepCopy().view()
 	f(u)
-	if n, err := compact(u.Object, nil); err == nil {
-		*o = *n
-	}
+	*o = *compactOwned(u.Object, nil)
 }

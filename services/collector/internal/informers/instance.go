@@ -72,11 +72,11 @@ type instance struct {
 	forbidden error
 }
 
-// start creates and runs the informer of spec; m.mu is held.
-func (m *Manager) start(ctx context.Context, spec informerSpec, req Requirement) *instance {
+// start creates and runs the informer of spec, which lists and watches
+// through ri; m.mu is held.
+func (m *Manager) start(ctx context.Context, spec informerSpec, req Requirement, ri *resourceClient) *instance {
 	ictx, cancel := context.WithCancel(ctx)
 	inst := &instance{spec: spec, req: req, cancel: cancel}
-	ri := m.dyn.Resource(spec.gvr).Namespace(spec.namespace)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			l, err := ri.List(ctx, o)
@@ -89,8 +89,8 @@ func (m *Manager) start(ctx context.Context, spec informerSpec, req Requirement)
 			return w, err
 		},
 	}
-	inst.inf = cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, m.dyn),
-		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{
+	inst.inf = cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, ri),
+		&Object{}, cache.SharedIndexInformerOptions{
 			Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 			ObjectDescription: spec.gvr.String(),
 		})

@@ -117,6 +117,11 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 	if spec.namespaced {
 		spec.namespace = req.Namespace
 	}
+	ri, err := m.clients.forSpec(spec, req)
+	if err != nil { // an invalid rest.Config: retried like discovery
+		m.setState(gvk, State{Reason: v1alpha1.ReasonProgressing, Message: err.Error()})
+		return false
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.desired[gvk]; !ok {
@@ -129,7 +134,7 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 	if old != nil {
 		m.stop(gvk, old)
 	}
-	m.running[gvk] = m.start(ctx, spec, req)
+	m.running[gvk] = m.start(ctx, spec, req, ri)
 	m.cfg.Log.Info("informer started", app.KeyGVK, GVKString(gvk), app.KeyNamespace, spec.namespace,
 		"wholeObject", req.Whole, "restart", old != nil)
 	return true
