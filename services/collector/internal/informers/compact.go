@@ -1,29 +1,30 @@
 package informers
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
 )
 
 // Object is the compact form in which the informer caches hold an object:
 // its identity as strings, its labels as sorted pairs with interned keys,
-// and every other field the transform kept as the unstructured content the
-// decoder built: extraction reads it as it is, nothing is encoded or
-// decoded again per event. It implements metav1.Object and runtime.Object
-// for the cache; Unstructured returns the pruned object that selection and
-// extraction read. Cached objects, and the content they share with the
-// objects Unstructured returns, are never modified.
+// and every other field that was kept as JSON, as the API server sent it
+// (the decoder copies it without building it). A pruned Deployment is a
+// fifth of its size as nested maps. It implements metav1.Object and
+// runtime.Object for the cache; Unstructured rebuilds the pruned object
+// that selection and extraction read. Cached objects are never modified.
 type Object struct {
 	apiVersion, kind unique.Handle[string]
 	namespace        unique.Handle[string]
 	name, uid, rv    string
 	labels           []label
-	rest             map[string]any // the other fields; nil when none
-	has              fields         // which of the fields above the object had
+	rest             []byte // the other fields, a JSON object; nil when none
+	has              fields // which of the fields above the object had
 }
 
 // label is one label; keys repeat across objects and are interned.
@@ -49,7 +50,7 @@ const (
 
 // compact returns content as an Object; strip, when set, edits a copy of
 // its metadata first. content is not modified.
-func compact(content map[string]any, strip func(md map[string]any)) *Object {
+func compact(content map[string]any, strip func(md map[string]any)) (*Object, error) {
 	rest := maps.Clone(content)
 	if md, ok := rest["metadata"].(map[string]any); ok {
 		rest["metadata"] = maps.Clone(md)
@@ -57,10 +58,25 @@ func compact(content map[string]any, strip func(md map[string]any)) *Object {
 	return compactOwned(rest, strip)
 }
 
-// compactOwned is compact of content that nothing else holds: its top
-// level and metadata maps become the Object's.
-func compactOwned(rest map[string]any, strip func(md map[string]any)) *Object {
+// compactOwned is compact of content that nothing else holds: it takes
+// its top level and metadata maps apart.
+func compactOwned(rest map[string]any, strip func(md map[string]any)) (*Object, error) {
 	o := &Object{}
+	md := o.takeTop(rest, strip)
+	w := newRestWriter()
+	for k, v := range rest {
+		if err := w.value(k, v); err != nil {
+			_, _ = w.done()
+			return nil, fmt.Errorf("encode cached object %s: %w", o.key(), err)
+		}
+	}
+	return o.finish(w, md)
+}
+
+// takeTop moves apiVersion, kind and metadata out of rest, and the
+// identity fields out of metadata (after strip edited it); it returns what
+// is left of metadata, nil when none.
+func (o *Object) takeTop(rest map[string]any, strip func(md map[string]any)) map[string]any {
 	if s, ok := rest["apiVersion"].(string); ok {
 		o.apiVersion, o.has = unique.Make(s), o.has|hasAPIVersion
 		delete(rest, "apiVersion")
@@ -69,26 +85,38 @@ func compactOwned(rest map[string]any, strip func(md map[string]any)) *Object {
 		o.kind, o.has = unique.Make(s), o.has|hasKind
 		delete(rest, "kind")
 	}
-	if md, ok := rest["metadata"].(map[string]any); ok {
-		if strip != nil {
-			strip(md)
-		}
-		o.has |= hasMetadata
-		o.takeMetadata(md)
-		if len(md) == 0 {
-			delete(rest, "metadata")
-		} else {
-			rest["metadata"] = md
-		}
+	md, ok := rest["metadata"].(map[string]any)
+	if !ok {
+		return nil
 	}
-	if len(rest) > 0 {
-		o.rest = rest
-	}
-	return o
+	delete(rest, "metadata")
+	o.takeMetadata(md, strip)
+	return md
 }
 
-// takeMetadata moves the identity fields and labels out of md.
-func (o *Object) takeMetadata(md map[string]any) {
+// finish writes what is left of metadata into w and keeps what w wrote.
+func (o *Object) finish(w *restWriter, md map[string]any) (*Object, error) {
+	if len(md) > 0 {
+		if err := w.value("metadata", md); err != nil {
+			_, _ = w.done()
+			return nil, fmt.Errorf("encode cached object %s: %w", o.key(), err)
+		}
+	}
+	rest, err := w.done()
+	if err != nil {
+		return nil, fmt.Errorf("encode cached object %s: %w", o.key(), err)
+	}
+	o.rest = rest
+	return o, nil
+}
+
+// takeMetadata edits md with strip (when set) and moves the identity
+// fields and labels out of it.
+func (o *Object) takeMetadata(md map[string]any, strip func(md map[string]any)) {
+	if strip != nil {
+		strip(md)
+	}
+	o.has |= hasMetadata
 	take := func(name string, bit fields) (string, bool) {
 		s, ok := md[name].(string)
 		if ok {
@@ -125,15 +153,16 @@ func labelPairs(m map[string]any) ([]label, bool) {
 	return out, true
 }
 
-// Unstructured returns the object as the transform pruned it: new top-level
-// and metadata maps around the cached values, which the caller must not
-// modify. It never fails; the error is there for callers that convert
-// other cached types.
+// Unstructured rebuilds the object as it was pruned: the same fields with
+// the same values (JSON numbers decode to int64 or float64, as client-go
+// decodes them).
 func (o *Object) Unstructured() (*unstructured.Unstructured, error) {
-	content := make(map[string]any, len(o.rest)+2)
-	maps.Copy(content, o.rest)
-	if md, ok := content["metadata"].(map[string]any); ok {
-		content["metadata"] = maps.Clone(md)
+	content := map[string]any{}
+	if len(o.rest) > 0 {
+		var err error
+		if content, err = decodeRest(o.rest); err != nil {
+			return nil, fmt.Errorf("decode cached object %s: %w", o.key(), err)
+		}
 	}
 	if o.has&hasAPIVersion != 0 {
 		content["apiVersion"] = o.apiVersion.Value()
@@ -167,3 +196,6 @@ func (o *Object) Unstructured() (*unstructured.Unstructured, error) {
 	}
 	return &unstructured.Unstructured{Object: content}, nil
 }
+
+// key is the object's cache key, for messages.
+func (o *Object) key() string { return cache.MetaObjectToName(o).String() }

@@ -1,6 +1,7 @@
 package informers
 
 import (
+	"bytes"
 	"slices"
 	"unique"
 
@@ -106,9 +107,7 @@ func (o *Object) SetGroupVersionKind(gvk schema.GroupVersionKind) {
 func (o *Object) DeepCopy() *Object {
 	c := *o
 	c.labels = slices.Clone(o.labels)
-	if o.rest != nil {
-		c.rest = runtime.DeepCopyJSON(o.rest)
-	}
+	c.rest = bytes.Clone(o.rest)
 	return &c
 }
 
@@ -116,16 +115,21 @@ func (o *Object) DeepCopy() *Object {
 func (o *Object) DeepCopyObject() runtime.Object { return o.DeepCopy() }
 
 // view returns the object rebuilt, for the accessors of fields the compact
-// form keeps in its other content.
+// form keeps as JSON; the empty object if it cannot be decoded (it always
+// can: it was encoded as JSON).
 func (o *Object) view() *unstructured.Unstructured {
-	u, _ := o.Unstructured() // never fails
+	u, err := o.Unstructured()
+	if err != nil {
+		return &unstructured.Unstructured{Object: map[string]any{}}
+	}
 	return u
 }
 
-// edit rebuilds a deep copy of the object, applies f and compacts the
-// result again: the content o shares with other objects is not modified.
+// edit rebuilds the object, applies f and compacts the result again.
 func (o *Object) edit(f func(u *unstructured.Unstructured)) {
-	u := o.DeepCopy().view()
+	u := o.view()
 	f(u)
-	*o = *compactOwned(u.Object, nil)
+	if n, err := compactOwned(u.Object, nil); err == nil {
+		*o = *n
+	}
 }

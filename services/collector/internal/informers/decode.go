@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -79,18 +78,6 @@ var statusScheme = func() *runtime.Scheme {
 	return s
 }()
 
-// decoders are JSON decoders to reuse: a new one allocates its buffers.
-var decoders = sync.Pool{New: func() any { return new(jsontext.Decoder) }}
-
-// newDecoder returns a pooled decoder of data that reads JSON as
-// apimachinery does: duplicate names are allowed (the last one wins) and
-// invalid UTF-8 becomes U+FFFD. Put it back when done.
-func newDecoder(data []byte) *jsontext.Decoder {
-	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	return dec
-}
-
 // decodeWatchEvent reads {"type": ..., "object": ...}, keeping the object's
 // bytes for the object decoder.
 func decodeWatchEvent(data []byte, ev *metav1.WatchEvent) error {
@@ -134,7 +121,8 @@ func (d *decoder) decode(data []byte) (runtime.Object, error) {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, fmt.Errorf("decode object: not a JSON object (%v)", err)
 	}
-	t := &topLevel{content: map[string]any{}}
+	t := &topLevel{generic: map[string]any{}}
+	defer t.release()
 	for dec.PeekKind() != '}' {
 		if err := d.member(dec, t); err != nil {
 			return nil, fmt.Errorf("decode object: %w", err)
@@ -146,17 +134,56 @@ func (d *decoder) decode(data []byte) (runtime.Object, error) {
 // topLevel is what decode read of an object so far.
 type topLevel struct {
 	apiVersion, kind string
-	content          map[string]any // members other than items
+	generic          map[string]any // members decoded whole
+	obj              *objectState   // the members of an object, read as the Targets need them
 	items            []*Object
 	list             bool
 	blind            bool // some member was decoded whole before the kind was known
 }
 
+func (t *topLevel) release() {
+	if t.obj != nil {
+		t.obj.release()
+	}
+}
+
+// objectState is an object being read: its identity members decoded, the
+// others copied as JSON.
+type objectState struct {
+	top map[string]any // apiVersion, kind, metadata
+	w   *restWriter
+}
+
+func newObjectState() *objectState {
+	return &objectState{top: make(map[string]any, 3), w: newRestWriter()}
+}
+
+// build returns the Object read; the state is released.
+func (s *objectState) build(strip func(md map[string]any)) (*Object, error) {
+	o := &Object{}
+	md := o.takeTop(s.top, strip)
+	for k, v := range s.top { // an apiVersion or kind that is not a string
+		if err := s.w.value(k, v); err != nil {
+			return nil, fmt.Errorf("encode cached object %s: %w", o.key(), err)
+		}
+	}
+	w := s.w
+	s.w = nil
+	return o.finish(w, md)
+}
+
+func (s *objectState) release() {
+	if s.w != nil {
+		_, _ = s.w.done()
+		s.w = nil
+	}
+}
+
 // member reads one member of the top level. The API server writes kind and
 // apiVersion before the other members of an object (typed objects list
-// them first; unstructured ones sort their keys), so the others are
-// decoded knowing what the object is; a member that comes first is decoded
-// whole and pruned afterwards.
+// them first; unstructured ones sort their keys), so the others are read
+// knowing what the object is; a member that comes first is decoded whole
+// and pruned afterwards.
 func (d *decoder) member(dec *jsontext.Decoder, t *topLevel) error {
 	tok, err := dec.ReadToken()
 	if err != nil {
@@ -173,7 +200,7 @@ func (d *decoder) member(dec *jsontext.Decoder, t *topLevel) error {
 		if err != nil {
 			return err
 		}
-		t.content[name] = v
+		t.generic[name] = v
 		if s, ok := v.(string); ok && name == "kind" {
 			t.kind = s
 		} else if ok && name == "apiVersion" {
@@ -181,21 +208,32 @@ func (d *decoder) member(dec *jsontext.Decoder, t *topLevel) error {
 		}
 		return nil
 	}
-	return d.field(dec, t.content, name)
+	if t.obj == nil {
+		t.obj = newObjectState()
+	}
+	return d.field(dec, t.obj, name)
 }
 
-// field reads the member name of an object as the Targets need it.
-func (d *decoder) field(dec *jsontext.Decoder, content map[string]any, name string) error {
+// field reads the member name of an object as the Targets need it: the
+// identity members decoded, the others copied as JSON, what no Target
+// reads skipped.
+func (d *decoder) field(dec *jsontext.Decoder, s *objectState, name string) error {
 	keep, skip := d.keep.Child(name), d.skip.Child(name)
 	if (d.keep != nil && keep == nil) || (skip != nil && skip.Whole()) {
 		return dec.SkipValue()
 	}
-	v, err := extract.DecodeJSON(dec, keep, skip)
-	if err != nil {
+	if name == "apiVersion" || name == "kind" || name == "metadata" {
+		v, err := extract.DecodeJSON(dec, keep, skip)
+		if err != nil {
+			return err
+		}
+		s.top[name] = v
+		return nil
+	}
+	if err := s.w.name(name); err != nil {
 		return err
 	}
-	content[name] = v
-	return nil
+	return extract.CopyJSON(dec, s.w.enc, keep, skip)
 }
 
 // items reads the items of a list as Objects.
@@ -207,20 +245,26 @@ func (d *decoder) items(dec *jsontext.Decoder, t *topLevel) error {
 		if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 			return fmt.Errorf("an item of the list is not a JSON object (%v)", err)
 		}
-		content := map[string]any{}
+		s := newObjectState()
 		for dec.PeekKind() != '}' {
 			tok, err := dec.ReadToken()
-			if err != nil {
-				return err
+			if err == nil {
+				err = d.field(dec, s, tok.String())
 			}
-			if err := d.field(dec, content, tok.String()); err != nil {
+			if err != nil {
+				s.release()
 				return err
 			}
 		}
 		if _, err := dec.ReadToken(); err != nil { // '}'
+			s.release()
 			return err
 		}
-		t.items = append(t.items, compactOwned(content, d.strip))
+		o, err := s.build(d.strip)
+		if err != nil {
+			return err
+		}
+		t.items = append(t.items, o)
 	}
 	_, err := dec.ReadToken() // ']'
 	return err
@@ -232,7 +276,7 @@ func (d *decoder) finish(t *topLevel) (runtime.Object, error) {
 	case t.list:
 		l := &ObjectList{Items: t.items}
 		l.APIVersion, l.Kind = t.apiVersion, t.kind
-		if md, ok := t.content["metadata"].(map[string]any); ok {
+		if md, ok := t.generic["metadata"].(map[string]any); ok {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(md, &l.ListMeta); err != nil {
 				return nil, fmt.Errorf("decode list metadata: %w", err)
 			}
@@ -246,21 +290,34 @@ func (d *decoder) finish(t *topLevel) (runtime.Object, error) {
 		return l, nil
 	case t.kind == "Status":
 		s := &metav1.Status{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(t.content, s); err != nil {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(t.generic, s); err != nil {
 			return nil, fmt.Errorf("decode status: %w", err)
 		}
 		return s, nil
 	}
-	content := t.content
+	gen := t.generic
 	if t.blind && d.keep != nil {
-		content = extract.Prune(content, d.keep)
+		gen = extract.Prune(gen, d.keep)
 	}
-	if t.blind && d.skip != nil {
-		if md, ok := content["metadata"].(map[string]any); ok {
-			delete(md, managedFieldsPath[1])
+	if t.obj == nil {
+		t.obj = newObjectState()
+	}
+	for k, v := range gen {
+		switch k {
+		case "metadata":
+			if md, ok := v.(map[string]any); ok && t.blind && d.skip != nil {
+				delete(md, managedFieldsPath[1])
+			}
+			t.obj.top[k] = v
+		case "apiVersion", "kind":
+			t.obj.top[k] = v
+		default:
+			if err := t.obj.w.value(k, v); err != nil {
+				return nil, fmt.Errorf("decode object: %w", err)
+			}
 		}
 	}
-	return compactOwned(content, d.strip), nil
+	return t.obj.build(d.strip)
 }
 
 // jsonFramer splits a watch stream into its JSON events.

@@ -135,6 +135,6 @@ func (r Requirement) transform() cache.TransformFunc {
 		if keep != nil {
 			content = extract.Prune(content, keep)
 		}
-		return compact(content, strip), nil
+		return compact(content, strip)
 	}
 }
