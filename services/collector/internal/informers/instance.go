@@ -53,12 +53,15 @@ func objectMeta(obj any) (metav1.Object, error) {
 	return o, nil
 }
 
-// informerSpec is what an informer lists: a GVR, in one namespace or all.
+// informerSpec is what an informer lists: a GVR, in one namespace or all,
+// the objects the selectors match.
 type informerSpec struct {
-	gvk        schema.GroupVersionKind
-	gvr        schema.GroupVersionResource
-	namespaced bool
-	namespace  string // "" for all namespaces
+	gvk           schema.GroupVersionKind
+	gvr           schema.GroupVersionResource
+	namespaced    bool
+	namespace     string // "" for all namespaces
+	labelSelector string // "" for every object
+	fieldSelector string // "" for every object
 }
 
 // instance is one running informer of one GVK.
@@ -79,11 +82,13 @@ func (m *Manager) start(ctx context.Context, spec informerSpec, req Requirement,
 	inst := &instance{spec: spec, req: req, cancel: cancel}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector, o.FieldSelector = spec.labelSelector, spec.fieldSelector
 			l, err := ri.List(ctx, o)
 			m.observe(inst, err)
 			return l, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector, o.FieldSelector = spec.labelSelector, spec.fieldSelector
 			w, err := ri.Watch(ctx, o)
 			m.observe(inst, err)
 			return w, err

@@ -113,7 +113,8 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 		return false
 	}
 	m.setState(gvk, State{})
-	spec := informerSpec{gvk: gvk, gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
+	spec := informerSpec{gvk: gvk, gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
+		labelSelector: req.LabelSelector, fieldSelector: req.FieldSelector}
 	if spec.namespaced {
 		spec.namespace = req.Namespace
 	}
@@ -136,7 +137,7 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 	}
 	m.running[gvk] = m.start(ctx, spec, req, ri)
 	m.cfg.Log.Info("informer started", app.KeyGVK, GVKString(gvk), app.KeyNamespace, spec.namespace,
-		"wholeObject", req.Whole, "restart", old != nil)
+		"labelSelector", spec.labelSelector, "fieldSelector", spec.fieldSelector, "wholeObject", req.Whole, "restart", old != nil)
 	return true
 }
 

@@ -19,6 +19,11 @@ type Requirement struct {
 	// Namespace restricts the informer to one namespace; "" watches all.
 	// It is ignored for cluster-scoped kinds.
 	Namespace string
+	// LabelSelector and FieldSelector, in the API server's syntax, restrict
+	// what the informer lists and watches: the API server sends only the
+	// objects that match ("" for all). An object that stops matching
+	// leaves the cache as if deleted.
+	LabelSelector, FieldSelector string
 }
 
 // lastApplied is the annotation kubectl apply stores the whole object in.
