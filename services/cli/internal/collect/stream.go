@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"kollect.dev/kollect/pkg/extract"
 )
 
 // lister lists objects page by page and hands each one to the caller as
@@ -18,11 +20,14 @@ import (
 // page is requested as soon as the current page's continue token is read,
 // so the API server encodes page N+1 while this process decodes page N.
 //
-// It decodes the JSON stream itself (encoding/json/jsontext) into the
-// map[string]any shape of unstructured.Unstructured (integers as int64,
-// other numbers as float64), instead of client-go's decoding of a whole
-// list into memory first: for 10,000 Deployments that halves the CPU and
-// bounds the heap to one object instead of one page.
+// It decodes the JSON stream itself (encoding/json/jsontext, through
+// extract.DecodeJSON) into the map[string]any shape of
+// unstructured.Unstructured (integers as int64, other numbers as float64),
+// instead of client-go's decoding of a whole list into memory first: for
+// 10,000 Deployments that halves the CPU and bounds the heap to one object
+// instead of one page. Each item is pruned while it is decoded to the
+// fields the caller reads: the rest (managedFields, status, every field no
+// Profile reads) is only scanned, never built.
 type lister struct {
 	client   rest.Interface
 	pageSize int64
@@ -61,11 +66,12 @@ type pageResult struct {
 	err  error
 }
 
-// list calls fn for every object of gvr in ns, in the API server's order.
-// gvk is given to items that carry no kind (the API server omits it in lists
-// of built-in types).
+// list calls fn for every object of gvr in ns, in the API server's order,
+// with only the fields keep covers (nil: every field). gvk is given to
+// items that carry no kind (the API server omits it in lists of built-in
+// types).
 func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string,
-	fn func(map[string]any)) error {
+	keep *extract.FieldSet, fn func(map[string]any)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	path := resourcePath(gvr, ns)
@@ -85,7 +91,7 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 		if r.err != nil {
 			return r.err
 		}
-		cont, err := decodeList(r.body, func(cont string) {
+		cont, err := decodeList(r.body, keep, func(cont string) {
 			if cont != "" {
 				next = l.request(ctx, path, cont)
 			}
@@ -126,9 +132,9 @@ func (l *lister) request(ctx context.Context, path, cont string) chan pageResult
 }
 
 // decodeList reads a Kubernetes list from r: onContinue is called with the
-// continue token as soon as metadata is read, fn with every item. It returns
-// the continue token.
-func decodeList(r io.Reader, onContinue func(string), fn func(map[string]any)) (string, error) {
+// continue token as soon as metadata is read, fn with every item, pruned to
+// keep. It returns the continue token.
+func decodeList(r io.Reader, keep *extract.FieldSet, onContinue func(string), fn func(map[string]any)) (string, error) {
 	dec := newDecoder(r)
 	if tok, err := dec.ReadToken(); err != nil {
 		return "", err
@@ -152,7 +158,7 @@ func decodeList(r io.Reader, onContinue func(string), fn func(map[string]any)) (
 			}
 			onContinue(cont)
 		case "items":
-			if err := readItems(dec, fn); err != nil {
+			if err := readItems(dec, keep, fn); err != nil {
 				return "", err
 			}
 		default:
@@ -172,7 +178,7 @@ func newDecoder(r io.Reader) *jsontext.Decoder {
 	return jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }
 
-func readItems(dec *jsontext.Decoder, fn func(map[string]any)) error {
+func readItems(dec *jsontext.Decoder, keep *extract.FieldSet, fn func(map[string]any)) error {
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
@@ -184,7 +190,7 @@ func readItems(dec *jsontext.Decoder, fn func(map[string]any)) error {
 		return fmt.Errorf("items must be an array, not %v", tok.Kind())
 	}
 	for dec.PeekKind() != ']' {
-		v, err := readValue(dec)
+		v, err := extract.DecodeJSON(dec, keep, nil)
 		if err != nil {
 			return err
 		}
@@ -201,50 +207,4 @@ func readItems(dec *jsontext.Decoder, fn func(map[string]any)) error {
 // readValue reads the next JSON value as unstructured content: objects as
 // map[string]any, arrays as []any, integers as int64, other numbers as
 // float64 (as k8s.io/apimachinery's JSON decoding does).
-func readValue(dec *jsontext.Decoder) (any, error) {
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return nil, err
-	}
-	switch tok.Kind() {
-	case '{':
-		m := map[string]any{}
-		for dec.PeekKind() != '}' {
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return nil, err
-			}
-			name := tok.String() // before the next read voids tok
-			v, err := readValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			m[name] = v
-		}
-		_, err := dec.ReadToken()
-		return m, err
-	case '[':
-		s := []any{}
-		for dec.PeekKind() != ']' {
-			v, err := readValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			s = append(s, v)
-		}
-		_, err := dec.ReadToken()
-		return s, err
-	case '"':
-		return tok.String(), nil
-	case '0':
-		if i, err := tok.Int(); err == nil {
-			return i, nil
-		}
-		return tok.Float()
-	case 't', 'f':
-		return tok.Bool(), nil
-	case 'n':
-		return nil, nil
-	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok.Kind())
-}
+func readValue(dec *jsontext.Decoder) (any, error) { return extract.DecodeJSON(dec, nil, nil) }
