@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/klog/v2"
 )
 
 // clients makes the REST clients of the informers: one per informer, since
@@ -45,8 +47,9 @@ func newClients(cfg *rest.Config) (*clients, error) {
 
 // resourceClient is the REST client of one informer's resource.
 type resourceClient struct {
-	client *rest.RESTClient
-	path   []string
+	client  *rest.RESTClient
+	decoder *decoder
+	path    []string
 }
 
 // forSpec returns the client that lists and watches spec's objects, decoded
@@ -56,7 +59,8 @@ func (c *clients) forSpec(spec informerSpec, req Requirement) (*resourceClient, 
 	cfg.GroupVersion = &schema.GroupVersion{}
 	cfg.APIPath = "/"
 	cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
-	cfg.NegotiatedSerializer = negotiated{req.decoder()}
+	d := req.decoder()
+	cfg.NegotiatedSerializer = negotiated{d}
 	cfg.RateLimiter = c.limiter
 	rc, err := rest.RESTClientForConfigAndClient(cfg, c.http)
 	if err != nil {
@@ -69,7 +73,7 @@ func (c *clients) forSpec(spec informerSpec, req Requirement) (*resourceClient, 
 	if spec.namespace != "" {
 		path = append(path, "namespaces", spec.namespace)
 	}
-	return &resourceClient{client: rc, path: append(path, spec.gvr.Resource)}, nil
+	return &resourceClient{client: rc, decoder: d, path: append(path, spec.gvr.Resource)}, nil
 }
 
 var optionsVersion = schema.GroupVersion{Version: "v1"}
@@ -80,11 +84,17 @@ func (r *resourceClient) List(ctx context.Context, opts metav1.ListOptions) (run
 		Do(ctx).Get()
 }
 
-// Watch watches the objects; events carry compact Objects.
+// Watch watches the objects; events carry compact Objects, decoded from
+// the stream in one pass (eventDecoder).
 func (r *resourceClient) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
-	return r.client.Get().AbsPath(r.path...).SpecificallyVersionedParams(&opts, metav1.ParameterCodec, optionsVersion).
-		Watch(ctx)
+	body, err := r.client.Get().AbsPath(r.path...).SpecificallyVersionedParams(&opts, metav1.ParameterCodec, optionsVersion).
+		Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return watch.NewStreamWatcherWithLogger(klog.FromContext(ctx), newEventDecoder(body, r.decoder),
+		apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")), nil
 }
 
 // negotiated offers the decoder as the only content type.

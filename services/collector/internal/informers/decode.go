@@ -118,6 +118,12 @@ func decodeWatchEvent(data []byte, ev *metav1.WatchEvent) error {
 func (d *decoder) decode(data []byte) (runtime.Object, error) {
 	dec := newDecoder(data)
 	defer decoders.Put(dec)
+	return d.read(dec)
+}
+
+// read reads the next JSON object of dec: a list when it has items, a
+// Status, or an object to cache.
+func (d *decoder) read(dec *jsontext.Decoder) (runtime.Object, error) {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, fmt.Errorf("decode object: not a JSON object (%v)", err)
 	}
@@ -127,6 +133,9 @@ func (d *decoder) decode(data []byte) (runtime.Object, error) {
 		if err := d.member(dec, t); err != nil {
 			return nil, fmt.Errorf("decode object: %w", err)
 		}
+	}
+	if _, err := dec.ReadToken(); err != nil { // '}'
+		return nil, fmt.Errorf("decode object: %w", err)
 	}
 	return d.finish(t)
 }
