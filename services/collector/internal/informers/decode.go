@@ -82,7 +82,7 @@ var statusScheme = func() *runtime.Scheme {
 // bytes for the object decoder.
 func decodeWatchEvent(data []byte, ev *metav1.WatchEvent) error {
 	dec := newDecoder(data)
-	defer decoders.Put(dec)
+	defer putDecoder(dec)
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return fmt.Errorf("decode watch event: not a JSON object (%v)", err)
 	}
@@ -117,7 +117,7 @@ func decodeWatchEvent(data []byte, ev *metav1.WatchEvent) error {
 // object to cache.
 func (d *decoder) decode(data []byte) (runtime.Object, error) {
 	dec := newDecoder(data)
-	defer decoders.Put(dec)
+	defer putDecoder(dec)
 	return d.read(dec)
 }
 

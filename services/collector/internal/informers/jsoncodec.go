@@ -18,11 +18,19 @@ var (
 
 // newDecoder returns a pooled decoder of data that reads JSON as
 // apimachinery does: duplicate names are allowed (the last one wins) and
-// invalid UTF-8 becomes U+FFFD. Put it back in decoders when done.
+// invalid UTF-8 becomes U+FFFD. It reads data in place, without copying
+// it (a bytes.Buffer source); putDecoder returns it.
 func newDecoder(data []byte) *jsontext.Decoder {
 	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	dec.Reset(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	return dec
+}
+
+// putDecoder returns a decoder to the pool holding nothing of what it read
+// (a list response can be hundreds of MB).
+func putDecoder(dec *jsontext.Decoder) {
+	dec.Reset(new(bytes.Buffer))
+	decoders.Put(dec)
 }
 
 // restWriter writes the members of an Object's rest, a JSON object.
@@ -76,7 +84,7 @@ func (w *restWriter) done() ([]byte, error) {
 // decodeRest decodes an Object's rest.
 func decodeRest(rest []byte) (map[string]any, error) {
 	dec := newDecoder(rest)
-	defer decoders.Put(dec)
+	defer putDecoder(dec)
 	v, err := extract.DecodeJSON(dec, nil, nil)
 	if err != nil {
 		return nil, err
