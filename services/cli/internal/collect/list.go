@@ -27,6 +27,22 @@ var namespaceFields = extract.NewFieldSet([]string{"metadata", "name"}, []string
 var identity = [][]string{{"apiVersion"}, {"kind"}, {"metadata", "name"}, {"metadata", "namespace"},
 	{"metadata", "uid"}, {"metadata", "labels"}}
 
+// listQuery is what the lists of the targets' kind ask for: the fields
+// they read, and the label or field selector they all select objects by,
+// if they share one (as the collector's informers do).
+func listQuery(targets []*target.Compiled) query {
+	q := query{keep: readFields(targets)}
+	for i, t := range targets {
+		label, field, ok := t.Selector().ServerFilter()
+		if !ok || (i > 0 && (label != q.labelSelector || field != q.fieldSelector)) {
+			q.labelSelector, q.fieldSelector = "", ""
+			break
+		}
+		q.labelSelector, q.fieldSelector = label, field
+	}
+	return q
+}
+
 // readFields returns the fields the targets read of an object, nil when one
 // of them may read any field: what the collector's informers keep.
 func readFields(targets []*target.Compiled) *extract.FieldSet {
@@ -43,7 +59,7 @@ func readFields(targets []*target.Compiled) *extract.FieldSet {
 // listNamespaces returns every namespace with its labels and annotations.
 func listNamespaces(ctx context.Context, l *lister) (map[string]*selection.Namespace, error) {
 	out := map[string]*selection.Namespace{}
-	err := l.list(ctx, namespacesGVR, namespacesGVR.GroupVersion().WithKind("Namespace"), "", namespaceFields, func(obj map[string]any) {
+	err := l.list(ctx, namespacesGVR, namespacesGVR.GroupVersion().WithKind("Namespace"), "", query{keep: namespaceFields}, func(obj map[string]any) {
 		u := unstructured.Unstructured{Object: obj}
 		out[u.GetName()] = &selection.Namespace{Name: u.GetName(), Labels: u.GetLabels(), Annotations: u.GetAnnotations()}
 	})
@@ -64,7 +80,7 @@ type gvkResult struct {
 func collectGVK(ctx context.Context, l *lister, mapping *meta.RESTMapping, targets []*target.Compiled,
 	namespaces map[string]*selection.Namespace) (gvkResult, error) {
 	var res gvkResult
-	keep := readFields(targets)
+	q := listQuery(targets)
 	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
 	eval := func(obj map[string]any) {
 		u := &unstructured.Unstructured{Object: obj}
@@ -86,7 +102,7 @@ func collectGVK(ctx context.Context, l *lister, mapping *meta.RESTMapping, targe
 		}
 	}
 	for _, ns := range listScopes(namespaced, targets, namespaces) {
-		if err := l.list(ctx, mapping.Resource, mapping.GroupVersionKind, ns, keep, eval); err != nil {
+		if err := l.list(ctx, mapping.Resource, mapping.GroupVersionKind, ns, q, eval); err != nil {
 			return res, fmt.Errorf("list %s in %q: %w", mapping.Resource.Resource, ns, err)
 		}
 	}

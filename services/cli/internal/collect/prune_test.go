@@ -97,3 +97,47 @@ func TestPrunedDecodingGivesTheSameRows(t *testing.T) {
 		})
 	}
 }
+
+func TestListQuerySendsTheSelectorAllTargetsShare(t *testing.T) {
+	selecting := func(sel v1alpha1.ObjectSelection) *target.Compiled {
+		t.Helper()
+		tg := &v1alpha1.KollectTarget{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "t"},
+			Spec: v1alpha1.KollectTargetSpec{ObjectSelection: sel}}
+		prof := &v1alpha1.KollectProfile{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "p"},
+			Spec: v1alpha1.KollectProfileSpec{TargetGVK: v1alpha1.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
+				Attributes: []v1alpha1.Attribute{{Name: "image", Path: "$.spec.image"}}}}
+		cfg, err := target.ConfigForTarget(tg, prof, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Access = &busv1.TargetAccess{AllNamespaces: true}
+		c, err := target.Compile(cfg, extract.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	web := selecting(v1alpha1.ObjectSelection{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}})
+	api := selecting(v1alpha1.ObjectSelection{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "api"}}})
+	one := selecting(v1alpha1.ObjectSelection{Names: []string{"one"}})
+	all := selecting(v1alpha1.ObjectSelection{})
+	cases := []struct {
+		name         string
+		targets      []*target.Compiled
+		label, field string
+	}{
+		{"one label selector", []*target.Compiled{web}, "app=web", ""},
+		{"the same label selector twice", []*target.Compiled{web, web}, "app=web", ""},
+		{"two label selectors", []*target.Compiled{web, api}, "", ""},
+		{"one name", []*target.Compiled{one}, "", "metadata.name=one"},
+		{"a target of every object", []*target.Compiled{web, all}, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := listQuery(c.targets)
+			if q.labelSelector != c.label || q.fieldSelector != c.field {
+				t.Errorf("listQuery = %q, %q; want %q, %q", q.labelSelector, q.fieldSelector, c.label, c.field)
+			}
+		})
+	}
+}

@@ -66,16 +66,24 @@ type pageResult struct {
 	err  error
 }
 
-// list calls fn for every object of gvr in ns, in the API server's order,
-// with only the fields keep covers (nil: every field). gvk is given to
-// items that carry no kind (the API server omits it in lists of built-in
-// types).
+// query is what a list asks for besides the resource and namespace.
+type query struct {
+	// keep are the fields decoded of each object; nil: every field.
+	keep *extract.FieldSet
+	// labelSelector and fieldSelector are sent to the API server; "" for
+	// every object.
+	labelSelector, fieldSelector string
+}
+
+// list calls fn for every object of gvr in ns that q selects, in the API
+// server's order, with only the fields q keeps. gvk is given to items that
+// carry no kind (the API server omits it in lists of built-in types).
 func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string,
-	keep *extract.FieldSet, fn func(map[string]any)) error {
+	q query, fn func(map[string]any)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	path := resourcePath(gvr, ns)
-	next := l.request(ctx, path, "")
+	next := l.request(ctx, path, q, "")
 	defer func() {
 		if next != nil { // a page requested and not read: cancelled above
 			if r := <-next; r.body != nil {
@@ -91,9 +99,9 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 		if r.err != nil {
 			return r.err
 		}
-		cont, err := decodeList(r.body, keep, func(cont string) {
+		cont, err := decodeList(r.body, q.keep, func(cont string) {
 			if cont != "" {
-				next = l.request(ctx, path, cont)
+				next = l.request(ctx, path, q, cont)
 			}
 		}, func(obj map[string]any) {
 			if _, ok := obj["kind"]; !ok {
@@ -107,7 +115,7 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 			return fmt.Errorf("decode %s: %w", path, err)
 		}
 		if cont != "" && next == nil { // the continue token came after the items
-			next = l.request(ctx, path, cont)
+			next = l.request(ctx, path, q, cont)
 		}
 		if l.page != nil {
 			l.page(gvr, objects)
@@ -118,9 +126,15 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 
 // request starts the list request of one page and returns where its result
 // arrives.
-func (l *lister) request(ctx context.Context, path, cont string) chan pageResult {
+func (l *lister) request(ctx context.Context, path string, q query, cont string) chan pageResult {
 	ch := make(chan pageResult, 1)
 	req := l.client.Get().AbsPath(path).Param("limit", strconv.FormatInt(l.pageSize, 10))
+	if q.labelSelector != "" {
+		req = req.Param("labelSelector", q.labelSelector)
+	}
+	if q.fieldSelector != "" {
+		req = req.Param("fieldSelector", q.fieldSelector)
+	}
 	if cont != "" {
 		req = req.Param("continue", cont)
 	}
