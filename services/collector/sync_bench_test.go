@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"kollect.dev/kollect/services/collector"
@@ -32,9 +32,9 @@ var benchObjects sync.Once
 // the bus. Run it with -bench InitialSync -benchtime 1x.
 func BenchmarkInitialSync(b *testing.B) {
 	ns, syncObjects := "bench-sync", *syncObjects
-	make := func(i int) *appsv1.Deployment { return deployment(ns, fmt.Sprintf("app-%05d", i), "app:1", 1, nil) }
+	newDeployment := func(i int) *appsv1.Deployment { return deployment(ns, fmt.Sprintf("app-%05d", i), "app:1", 1, nil) }
 	if *syncLarge {
-		ns, make = "bench-sync-large", func(i int) *appsv1.Deployment { return largeDeployment(ns, fmt.Sprintf("app-%05d", i)) }
+		ns, newDeployment = "bench-sync-large", func(i int) *appsv1.Deployment { return largeDeployment(ns, fmt.Sprintf("app-%05d", i)) }
 	}
 	benchObjects.Do(func() {
 		namespace(b, ns, nil)
@@ -42,7 +42,7 @@ func BenchmarkInitialSync(b *testing.B) {
 		g.SetLimit(8)
 		for i := range syncObjects {
 			g.Go(func() error {
-				err := kube.Client.Create(b.Context(), make(i))
+				err := kube.Client.Create(b.Context(), newDeployment(i))
 				if apierrors.IsAlreadyExists(err) {
 					return nil
 				}
