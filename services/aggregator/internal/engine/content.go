@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
@@ -33,7 +32,9 @@ func (e *Engine) content(st *invState, ev *busv1.SnapshotEvent) publish.Content 
 	return c
 }
 
-// storeManifest stores the view's chunks not yet stored and its manifest.
+// storeManifest stores the view's chunks not yet stored and its manifest:
+// paged when the chunks make more than one page, so a revision writes the
+// pages it changed and a small root (history.Writer.PutManifest).
 func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.ObjectRef, error) {
 	w := e.pub.Writer()
 	var written int64
@@ -45,10 +46,10 @@ func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.Object
 	if err != nil {
 		return nil, err
 	}
-	chunks, _ := st.view.Chunks()
+	chunks, ends := st.view.Layout()
 	m := busv1.Manifest{Inventory: st.name, Checksum: st.view.Checksum(), ItemCount: st.view.Len(),
 		Bytes: st.view.Bytes(), Chunks: chunks}
-	ref, n, err := w.PutAddressed(ctx, bus.ManifestObjectName, m.AppendJSON(nil))
+	ref, n, err := w.PutManifest(ctx, &m, func(i int) bool { return ends[i] })
 	e.m.stored(written + n)
 	e.written += written + n
 	return ref, err
