@@ -40,19 +40,26 @@ func putRowsAsync(t testing.TB, b *bed, rows []busv1.Row) {
 // yet), read without a consumer, so it can be polled.
 func subjectRevision(t testing.TB, b *bed, inv busv1.NamespacedName) uint64 {
 	t.Helper()
+	return lastEvent(t, b, inv).Revision
+}
+
+// lastEvent is the last event on inv's subject (zero: none yet), read
+// without a consumer.
+func lastEvent(t testing.TB, b *bed, inv busv1.NamespacedName) busv1.SnapshotEvent {
+	t.Helper()
+	var ev busv1.SnapshotEvent
 	s, err := b.js.Stream(context.Background(), bus.StreamSnapshots)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, err := s.GetLastMsgForSubject(context.Background(), bus.SnapshotSubject(inv))
 	if err != nil {
-		return 0
+		return ev
 	}
-	var ev busv1.SnapshotEvent
 	if err := json.Unmarshal(m.Data, &ev); err != nil {
 		t.Fatal(err)
 	}
-	return ev.Revision
+	return ev
 }
 
 func pagedInventoryRows(v string) []busv1.Row {

@@ -16,9 +16,9 @@ type chunk struct {
 	open bool
 	// pageEnd: the chunk ends a page of a paged manifest (snapshot.PageEnd).
 	pageEnd bool
-	sum  [sha256.Size]byte
-	c    busv1.Chunk
-	data []byte // the chunk's bytes until they are stored, then nil
+	sum     [sha256.Size]byte
+	c       busv1.Chunk
+	data    []byte // the chunk's bytes until they are stored, then nil
 }
 
 func chunkLess(a, b *chunk) bool {
