@@ -27,7 +27,9 @@ func (e *Engine) content(st *invState, ev *busv1.SnapshotEvent) publish.Content 
 	c.Manifest = func(ctx context.Context) (*busv1.ObjectRef, error) { return e.storeManifest(ctx, st) }
 	if v.HasBase() && st.last.revision > 0 {
 		ups, dels := v.Changes()
-		c.Delta = spliceDelta(st.last.revision, st.last.checksum, ups, dels)
+		if !st.bulk.wholeWrite(len(ups)+len(dels), v.Len()) {
+			c.Delta = spliceDelta(st.last.revision, st.last.checksum, ups, dels)
+		}
 	}
 	return c
 }
