@@ -8,8 +8,8 @@ import "time"
 // has so far: the bus would take many times the snapshot's bytes. While a
 // bulk lasts, the aggregator publishes at growing intervals instead, and
 // at once when the rows stop coming, so the bytes stored during a bulk are
-// about twice the snapshot's, and its end is published within two settle
-// windows.
+// about twice the snapshot's, and its end is published about a second
+// (bulkQuiet) plus a settle window after the last row.
 
 // bulkMinInserted and bulkChunkShare make a settle a bulk one: at least
 // bulkMinInserted rows added since the last publish, and at least one for
@@ -20,6 +20,19 @@ const (
 	bulkMinInserted = 8
 	bulkChunkShare  = 20
 )
+
+// bulkGrowth sets the bulk's publishes at 1, 4, 16, … times its age at the
+// first one after a settle window: rows arriving at a steady rate, the
+// snapshots stored before the last grow fourfold each and sum to a third
+// of the last; with the one stored when the rows stop, a bulk stores
+// between one and about 2.3 times the final snapshot.
+const bulkGrowth = 3
+
+// bulkQuiet is the least time without rows added that ends a bulk, even
+// with a shorter settle window: a loaded bus or collector pauses the rows
+// for a few hundred milliseconds mid-sync, and each pause taken for the end
+// would store nearly every chunk again.
+const bulkQuiet = time.Second
 
 // BulkMaxInterval is the longest time between two publishes of an
 // inventory while rows keep being added in bulk.
@@ -36,9 +49,9 @@ type bulk struct {
 // deferBulk reports whether st's publish waits for more of a bulk
 // arrival: when rows were added in bulk since the last publish, were still
 // being added within the last settle window, and the bulk's next publish
-// is not due. The next publish of a bulk comes twice as long after the
-// previous as the bulk had lasted then (at most BulkMaxInterval), so the
-// snapshots stored during it grow geometrically. A deferred st is checked
+// is not due. The next publish of a bulk comes bulkGrowth times as long
+// after the previous as the bulk had lasted then (at most
+// BulkMaxInterval), so the snapshots stored during it grow geometrically. A deferred st is checked
 // again after a settle window.
 func (e *Engine) deferBulk(st *invState, now time.Time) bool {
 	if in := st.view.Inserted(); in < bulkMinInserted || in*bulkChunkShare < st.view.ChunkCount() {
@@ -48,13 +61,13 @@ func (e *Engine) deferBulk(st *invState, now time.Time) bool {
 	if st.bulk.since.IsZero() {
 		st.bulk = bulk{since: now, next: now}
 	}
-	quiet := now.Sub(st.changedAt) >= e.opts.Settle
+	quiet := now.Sub(st.changedAt) >= max(e.opts.Settle, bulkQuiet)
 	if !quiet && now.Before(st.bulk.next) {
 		st.phase, st.settleAt = settling, now.Add(e.opts.Settle)
 		e.m.bulkDeferred()
 		return true
 	}
-	st.bulk.next = now.Add(min(BulkMaxInterval, max(e.opts.Settle, 2*now.Sub(st.bulk.since))))
+	st.bulk.next = now.Add(min(BulkMaxInterval, max(e.opts.Settle, bulkGrowth*now.Sub(st.bulk.since))))
 	return false
 }
 
