@@ -49,6 +49,9 @@ func loadRows(b *testing.B, invs, perInv int) *bed {
 			if _, err := bd.js.PublishAsync("$KV."+bus.BucketRows+"."+bus.RowKey(r.Key()), v); err != nil {
 				b.Fatal(err)
 			}
+			if i%1000 == 999 { // a loaded machine stalls a longer backlog
+				<-bd.js.PublishAsyncComplete()
+			}
 		}
 		<-bd.js.PublishAsyncComplete()
 	}
