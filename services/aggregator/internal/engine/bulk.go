@@ -44,6 +44,9 @@ type bulk struct {
 	since time.Time
 	// next is the earliest publish while the bulk lasts.
 	next time.Time
+	// waited is set once a publish of the bulk waited: a burst of rows
+	// within one settle window is published as ever.
+	waited bool
 }
 
 // deferBulk reports whether st's publish waits for more of a bulk
@@ -66,7 +69,7 @@ func (e *Engine) deferBulk(st *invState, now time.Time) bool {
 	}
 	quiet := now.Sub(st.changedAt) >= max(e.opts.Settle, bulkQuiet)
 	if !quiet && now.Before(st.bulk.next) {
-		st.phase, st.settleAt = settling, now.Add(e.opts.Settle)
+		st.phase, st.settleAt, st.bulk.waited = settling, now.Add(e.opts.Settle), true
 		e.m.bulkDeferred()
 		return true
 	}
@@ -74,11 +77,11 @@ func (e *Engine) deferBulk(st *invState, now time.Time) bool {
 	return false
 }
 
-// wholeWrite reports whether a publish during a bulk leaves out its delta
-// of rows changed rows in a snapshot of total rows: when it holds more than
-// half the snapshot, exporters write the snapshot whole anyway (they do not
-// compose deltas past half a snapshot either), so the delta would only add
-// its bytes to the bus.
+// wholeWrite reports whether a publish of a bulk that waited leaves out its
+// delta of rows changed rows in a snapshot of total rows: when it holds
+// more than half the snapshot, exporters write the snapshot whole anyway
+// (they do not compose deltas past half a snapshot either), so the delta
+// would only add its bytes to the bus.
 func (b bulk) wholeWrite(rows, total int) bool {
-	return !b.since.IsZero() && rows > total/2
+	return b.waited && rows > total/2
 }
