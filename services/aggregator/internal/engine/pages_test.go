@@ -169,3 +169,29 @@ func TestGarbageCollectionKeepsThePagesOfRetainedRevisionsAndTheirChunks(t *test
 		}
 	}
 }
+
+func TestARestartedEngineTakesAPagedManifestAsItsDeltaBase(t *testing.T) {
+	b := newBed(t, nil)
+	b.putInventory(nsInventory("team-a", "big"))
+	putRowsAsync(t, b, pagedInventoryRows("x"))
+	k := key("team-a", "big")
+	opts := Options{Settle: 5 * time.Millisecond}
+	e, stop := b.startStoppable(opts)
+	waitFor(t, "the first snapshot", func() bool { return e.events.Load() >= 1 })
+	stop()
+	first := lastEvent(t, b, k)
+	if root, err := history.NewLoader(b.js, -1).Root(context.Background(), first.ManifestRef); err != nil || len(root.Pages) < 2 {
+		t.Fatalf("the first revision is not paged: %v", err)
+	}
+
+	// Changed while no engine runs: only the published revision, read back
+	// through its pages, tells the next engine what the change was.
+	b.putRow(mkRow("team-a", "web", rowName(123), "changed"))
+	b.start(opts)
+	waitFor(t, "the change after the restart", func() bool { return subjectRevision(t, b, k) > first.Revision })
+	ev := lastEvent(t, b, k)
+	if ev.Delta == nil || len(ev.Delta.Upserts) != 1 || len(ev.Delta.Deletes) != 0 ||
+		ev.Delta.BaseRevision != first.Revision || ev.Delta.BaseChecksum != first.Checksum {
+		t.Fatalf("the change after the restart has delta %+v, want one upsert on revision %d", ev.Delta, first.Revision)
+	}
+}
