@@ -97,6 +97,9 @@ func TestLoaderRefusesAPageThatDoesNotMatchItsRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(root.Pages) < 2 {
+		t.Fatalf("40000 rows stored as a root of %d pages", len(root.Pages))
+	}
 	// A page that claims one chunk fewer than the page holds.
 	root.Pages[0].Chunks--
 	b := root.AppendJSON(nil)
