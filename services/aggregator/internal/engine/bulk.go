@@ -55,9 +55,12 @@ type bulk struct {
 // is not due. The next publish of a bulk comes bulkGrowth times as long
 // after the previous as the bulk had lasted then (at most
 // BulkMaxInterval), so the snapshots stored during it grow geometrically. A deferred st is checked
-// again after a settle window. Without a settle window nothing waits.
+// again after a settle window. Without a settle window nothing waits, nor
+// does a snapshot small enough to go inline in its event (it stores no
+// chunks).
 func (e *Engine) deferBulk(st *invState, now time.Time) bool {
-	if e.opts.Settle <= 0 { // no settle window: every change goes at once
+	if e.opts.Settle <= 0 || e.inline(st) { // no settle window, or no chunks stored
+		st.bulk = bulk{}
 		return false
 	}
 	if in := st.view.Inserted(); in < bulkMinInserted || in*bulkChunkShare < st.view.ChunkCount() {

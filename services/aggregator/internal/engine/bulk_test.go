@@ -36,7 +36,8 @@ func TestABulkArrivalPublishesAtGrowingIntervalsAndAtOnceWhenItStops(t *testing.
 	clock := newFakeClock()
 	inv := nsInventory("team-a", "big")
 	b.putInventory(inv)
-	e := b.start(Options{Settle: time.Second, Clock: clock})
+	// Small messages: the snapshot goes through chunks from the first rows.
+	e := b.start(Options{Settle: time.Second, Clock: clock, MaxMessageBytes: 2 << 10})
 	k := key(inv.Namespace, inv.Name)
 	clock.Advance(time.Second)
 	waitFor(t, "the first, empty, snapshot", func() bool { return e.events.Load() == 1 })
@@ -61,7 +62,7 @@ func TestUpdatesOfManyRowsArePublishedEveryWindow(t *testing.T) {
 	for i := range 400 {
 		b.putRow(mkRow("team-a", "web", rowName(i), "v0"))
 	}
-	e := b.start(Options{Settle: time.Second, Clock: clock})
+	e := b.start(Options{Settle: time.Second, Clock: clock, MaxMessageBytes: 2 << 10})
 	clock.Advance(time.Second)
 	waitFor(t, "the first snapshot", func() bool { return e.events.Load() == 1 })
 	const windows = 6
@@ -70,5 +71,22 @@ func TestUpdatesOfManyRowsArePublishedEveryWindow(t *testing.T) {
 	}
 	if got := e.events.Load() - 1; got != windows {
 		t.Errorf("updates of 40 rows in each of %d windows made %d events, want one per window", windows, got)
+	}
+}
+
+func TestASmallInventoryIsPublishedEveryWindowWhileRowsAreAdded(t *testing.T) {
+	b := newBed(t, nil)
+	clock := newFakeClock()
+	b.putInventory(nsInventory("team-a", "small"))
+	e := b.start(Options{Settle: time.Second, Clock: clock})
+	clock.Advance(time.Second)
+	waitFor(t, "the first, empty, snapshot", func() bool { return e.events.Load() == 1 })
+	const windows = 6
+	next := 0
+	for range windows {
+		next = window(t, b, e, clock, next, 40, "")
+	}
+	if got := e.events.Load() - 1; got != windows {
+		t.Errorf("rows added to an inline snapshot in %d windows made %d events, want one per window", windows, got)
 	}
 }

@@ -19,7 +19,7 @@ type body = publish.Body
 func (e *Engine) content(st *invState, ev *busv1.SnapshotEvent) publish.Content {
 	v := st.view
 	var c publish.Content
-	if v.Bytes()+int64(v.Len())+512 <= int64(e.pub.Limit()) {
+	if e.inline(st) {
 		var rows [][]byte
 		v.Each(func(r *index.Row) bool { rows = append(rows, r.Raw); return true })
 		c.Envelope = spliceEnvelope(ev, rows)
@@ -32,6 +32,11 @@ func (e *Engine) content(st *invState, ev *busv1.SnapshotEvent) publish.Content 
 		}
 	}
 	return c
+}
+
+// inline reports whether st's snapshot fits an event, its envelope inline.
+func (e *Engine) inline(st *invState) bool {
+	return st.view.Bytes()+int64(st.view.Len())+512 <= int64(e.pub.Limit())
 }
 
 // storeManifest stores the view's chunks not yet stored and its manifest:
