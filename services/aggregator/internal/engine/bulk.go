@@ -21,11 +21,11 @@ const (
 	bulkChunkShare  = 20
 )
 
-// bulkGrowth sets the bulk's publishes at 1, 4, 16, … times its age at the
-// first one after a settle window: rows arriving at a steady rate, the
-// snapshots stored before the last grow fourfold each and sum to a third
-// of the last; with the one stored when the rows stop, a bulk stores
-// between one and about 2.3 times the final snapshot.
+// bulkGrowth is how many times the bulk's age a publish of it waits after
+// the previous one: the bulk's age at its publishes grows fourfold each,
+// so with rows arriving at a steady rate the snapshots stored before the
+// last sum to a third of the last; with the one stored when the rows stop,
+// a bulk stores between one and about 2.3 times the final snapshot.
 const bulkGrowth = 3
 
 // bulkQuiet is the least time without rows added that ends a bulk, even
@@ -51,10 +51,10 @@ type bulk struct {
 
 // deferBulk reports whether st's publish waits for more of a bulk
 // arrival: when rows were added in bulk since the last publish, were still
-// being added within the last settle window, and the bulk's next publish
-// is not due. The next publish of a bulk comes bulkGrowth times as long
-// after the previous as the bulk had lasted then (at most
-// BulkMaxInterval), so the snapshots stored during it grow geometrically. A deferred st is checked
+// being added within the last bulkQuiet, and the bulk's next publish is not
+// due. The next publish of a bulk comes bulkGrowth times as long after the
+// previous as the bulk had lasted then (at most BulkMaxInterval), so the
+// snapshots stored during it grow geometrically. A deferred st is checked
 // again after a settle window. Without a settle window nothing waits, nor
 // does a snapshot small enough to go inline in its event (it stores no
 // chunks).
