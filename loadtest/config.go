@@ -45,6 +45,10 @@ type Config struct {
 	OutDir string
 	// Timeout bounds each wait (initial sync, delete propagation).
 	Timeout time.Duration
+	// NATSNodes is the size of the bus's JetStream cluster, nats-server
+	// processes on loopback; its streams get three replicas from three
+	// nodes up, as the chart provisions them.
+	NATSNodes int
 }
 
 // DefaultConfig returns the settings of a tier.
@@ -54,7 +58,7 @@ func DefaultConfig(tier string) (Config, error) {
 		return Config{}, err
 	}
 	return Config{Tier: tier, Objects: n, Namespaces: max(1, n/100), Workers: 32, QPS: 500, Burst: 1000,
-		Changes: 1000, ChangeRate: 20, Idle: 10 * time.Second, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute}, nil
+		Changes: 1000, ChangeRate: 20, Idle: 10 * time.Second, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute, NATSNodes: 3}, nil
 }
 
 // ParseTier reads an object count written as 1000, 1k or 1m.

@@ -45,12 +45,28 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 	case kindNATSKill, kindNATSWipe:
 		sleepCtx(ctx, delay)
 		at := time.Now()
-		_ = r.nats.Kill()
-		if f.kind == kindNATSWipe {
-			_ = os.RemoveAll(r.nats.StoreDir)
+		for _, n := range r.bus.Nodes {
+			_ = n.Kill()
+			if f.kind == kindNATSWipe {
+				_ = os.RemoveAll(n.StoreDir)
+			}
 		}
-		if err := r.nats.Start(); err != nil {
-			r.logf("restart nats-server: %v", err)
+		for _, n := range r.bus.Nodes {
+			if err := n.Start(); err != nil {
+				r.logf("restart %s: %v", n.Name, err)
+			}
+		}
+		return true, at
+	case kindNATSNodeKill:
+		sleepCtx(ctx, delay)
+		n := r.bus.Nodes[r.rng.IntN(len(r.bus.Nodes))]
+		at := time.Now()
+		_ = n.Kill()
+		// Down for a while changes flow, so that its replicas fall behind
+		// and must catch up.
+		sleepCtx(ctx, r.c.Workload/4)
+		if err := n.Start(); err != nil {
+			r.logf("restart %s: %v", n.Name, err)
 		}
 		return true, at
 	case kindAPIKill:

@@ -12,9 +12,14 @@ const (
 	// kindStop pauses the aggregator leader (SIGSTOP) past its lease, then
 	// resumes it: a standby leads meanwhile.
 	kindStop faultKind = "SIGSTOP past lease"
-	// kindNATSKill kills nats-server with SIGKILL and restarts it on its store.
+	// kindNATSKill kills every nats-server with SIGKILL and restarts them
+	// on their stores: a whole-bus outage.
 	kindNATSKill faultKind = "NATS kill -9"
-	// kindNATSWipe kills nats-server and restarts it with an empty store.
+	// kindNATSNodeKill kills one node of the NATS cluster with SIGKILL and
+	// restarts it on its store; the other two keep the bus.
+	kindNATSNodeKill faultKind = "NATS node kill -9"
+	// kindNATSWipe kills every nats-server and restarts them with empty
+	// stores.
 	kindNATSWipe faultKind = "NATS store wiped"
 	// kindPGKill kills PostgreSQL (the sink) with SIGKILL and restarts it.
 	kindPGKill faultKind = "sink kill -9"
@@ -60,6 +65,7 @@ func faultMatrix() []fault {
 		fs = append(fs, fault{name: "kill -9 " + inst, kind: kindKill, insts: []string{inst}})
 	}
 	return append(fs,
+		fault{name: "NATS node kill -9", kind: kindNATSNodeKill},
 		fault{name: "NATS kill -9, store kept", kind: kindNATSKill},
 		fault{name: "NATS kill -9, store wiped", kind: kindNATSWipe},
 		fault{name: "PostgreSQL kill -9", kind: kindPGKill},

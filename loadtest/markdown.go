@@ -18,6 +18,10 @@ func markdown(res *Result, base string) string {
 	p("")
 	p("Services' `--memory-limit` (Go soft limit 85%% of it): %s.", memoryLimits(s.MemoryLimits))
 	p("")
+	if s.NATSNodes > 0 {
+		p("Bus: a JetStream cluster of %d nats-server processes on loopback, streams replicated %d times.", s.NATSNodes, busReplicas(s.NATSNodes))
+		p("")
+	}
 	m := res.Machine
 	p("Machine: %s, %d CPUs, %s memory, kernel %s, %s. **Load average** (1/5/15 min) at start %s, at end %s; %s.",
 		m.CPUModel, m.CPUs, m.MemoryGiB, m.Kernel, m.GoVersion, m.LoadStart, m.LoadEnd, peakLoad(res.Phases, m.CPUs))
@@ -97,7 +101,7 @@ func markdown(res *Result, base string) string {
 func processes(b *strings.Builder, res *Result) {
 	fmt.Fprintln(b, "## Processes")
 	fmt.Fprintln(b)
-	fmt.Fprintln(b, "Peak RSS is VmHWM (PostgreSQL: the largest sampled sum over the postmaster and its backends); CPU is utime+stime from /proc (PostgreSQL: plus its backends, live and exited). NATS and the Git server's HTTP handler are embedded in the load-test process, so their share is in `loadtest+nats`; `git-server children` is the CPU of the processes git http-backend spawns (receive-pack, index-pack), read as the load-test process's waited-for children (in the create phase it also holds initdb).")
+	fmt.Fprintln(b, "Peak RSS is VmHWM (PostgreSQL: the largest sampled sum over the postmaster and its backends); CPU is utime+stime from /proc (PostgreSQL: plus its backends, live and exited). Each NATS node (`nats-0`…) is its own process; the Git server's HTTP handler is embedded in the load-test process (`loadtest`); `git-server children` is the CPU of the processes git http-backend spawns (receive-pack, index-pack), read as the load-test process's waited-for children (in the create phase it also holds initdb).")
 	fmt.Fprintln(b)
 	phases := []string{"create", "initial sync", "idle", "changes", "deletes", "collect"}
 	fmt.Fprintf(b, "| process | peak RSS MiB | CPU s total | %s |\n|---|---|---|%s\n", strings.Join(phases, " | "), strings.Repeat("---|", len(phases)))

@@ -63,6 +63,8 @@ type Settings struct {
 	Deletes     int     `json:"deletes"`
 	AvgBytes    int     `json:"avgObjectBytes"`
 	IdleSeconds float64 `json:"idleSeconds"`
+	// NATSNodes is the size of the bus's JetStream cluster.
+	NATSNodes int `json:"natsNodes,omitempty"`
 	// MemoryLimits are the services' --memory-limit (their Go soft limit is
 	// 85% of it).
 	MemoryLimits map[string]string `json:"memoryLimits"`

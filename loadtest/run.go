@@ -27,6 +27,10 @@ type run struct {
 	objs    []Object
 	exits   <-chan error
 	metrics map[string]int // service -> metrics port
+	// bus is the NATS cluster; svc the peers as the services see them
+	// (p with the cluster's URLs instead of the embedded server).
+	bus *testenv.NATSCluster
+	svc *demo.Peers
 }
 
 func (r *run) step(format string, args ...any) {
@@ -63,10 +67,17 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 		return nil, err
 	}
 	defer r.p.Stop()
-	if r.s, err = newSampler(start, r.p.NATS.URL); err != nil {
+	if err := r.startBus(); err != nil {
+		return nil, err
+	}
+	defer func() { _ = r.bus.Stop() }()
+	if r.s, err = newSampler(start, r.bus.URL); err != nil {
 		return nil, err
 	}
 	r.s.watchPeers()
+	for name, pid := range r.bus.Pids() {
+		r.s.watch(name, pid)
+	}
 	sctx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	go r.s.run(sctx)
@@ -89,12 +100,34 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 	return r.res, r.write()
 }
 
+// startBus replaces the demo's embedded NATS with a JetStream cluster of
+// c.NATSNodes nats-server processes, so that the bus's CPU and memory are
+// its own and its streams are replicated as in production.
+func (r *run) startBus() error {
+	r.p.NATS.Stop()
+	r.p.NATS = nil
+	r.step("starting a JetStream cluster of %d nats-server processes", max(1, r.c.NATSNodes))
+	var err error
+	if r.bus, err = testenv.NewNATSCluster(filepath.Join(r.c.BinDir, "nats-server"), filepath.Join(r.p.Dir, "nats-cluster"), max(1, r.c.NATSNodes)); err != nil {
+		return err
+	}
+	svc := *r.p
+	svc.NATS = &testenv.NATS{URL: r.bus.URL}
+	r.svc = &svc
+	r.res.Settings.NATSNodes = len(r.bus.Nodes)
+	return nil
+}
+
 // build compiles the services and the kollect command.
 func (r *run) build(ctx context.Context) error {
 	if r.c.NoBuild {
 		return nil
 	}
 	if err := demo.Build(ctx, r.root, r.c.BinDir, func(s string) { r.step("%s", s) }); err != nil {
+		return err
+	}
+	r.step("building nats-server")
+	if _, err := testenv.BuildNATSServer(ctx, r.root, r.c.BinDir); err != nil {
 		return err
 	}
 	r.step("building kollect")

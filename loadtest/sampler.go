@@ -72,7 +72,7 @@ func (s *sampler) watchPeers() {
 			s.watch(comm, pids[0])
 		}
 	}
-	s.watch("loadtest+nats", os.Getpid())
+	s.watch("loadtest", os.Getpid())
 }
 
 // run samples every second until ctx ends.

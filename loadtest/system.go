@@ -32,10 +32,11 @@ func (r *run) system(ctx context.Context) error {
 		r.metrics[name] = port
 		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port)}
 	}
+	extra["control"] = append(extra["control"], "--bus-replicas="+strconv.Itoa(busReplicas(len(r.bus.Nodes))))
 	r.s.mark("initial sync")
 	r.step("starting the services and applying the Profiles, Targets, inventory and sinks")
 	start := time.Now()
-	ss, exits, err := demo.StartServicesWith(r.c.BinDir, r.logDir(), r.p,
+	ss, exits, err := demo.StartServicesWith(r.c.BinDir, r.logDir(), r.svc,
 		demo.ServiceOptions{Extra: extra, MemoryLimits: r.res.Settings.MemoryLimits})
 	defer func() {
 		r.scrapeMetrics()

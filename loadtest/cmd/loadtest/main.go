@@ -35,6 +35,7 @@ func main() {
 	flag.BoolVar(&c.NoBuild, "no-build", false, "use the binaries in -bin as they are")
 	flag.StringVar(&c.OutDir, "out", "", "report folder (default <repo>/loadtest/results)")
 	flag.DurationVar(&c.Timeout, "timeout", c.Timeout, "bound of each wait")
+	flag.IntVar(&c.NATSNodes, "nats-nodes", c.NATSNodes, "nats-server processes of the bus's JetStream cluster (streams get 3 replicas from 3 nodes up)")
 	flag.Parse()
 	ctrllog.SetLogger(logr.Discard())
 	if err := run(c, *tier, *mode); err != nil {
