@@ -63,6 +63,9 @@ type Settings struct {
 	Deletes     int     `json:"deletes"`
 	AvgBytes    int     `json:"avgObjectBytes"`
 	IdleSeconds float64 `json:"idleSeconds"`
+	// Source is where the objects live: "" (the real API server) or "sim"
+	// (loadtest/simsource).
+	Source string `json:"source,omitempty"`
 	// NATSNodes is the size of the bus's JetStream cluster.
 	NATSNodes int `json:"natsNodes,omitempty"`
 	// MemoryLimits are the services' --memory-limit (their Go soft limit is

@@ -33,6 +33,11 @@ func (r *run) system(ctx context.Context) error {
 		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port)}
 	}
 	extra["control"] = append(extra["control"], "--bus-replicas="+strconv.Itoa(busReplicas(len(r.bus.Nodes))))
+	resources := accessResources() + "\n---\n" + collectResources(r.c.Tier) + "\n---\n" + sinkResources(r.p.DSN, r.p.RepoURL)
+	if r.sim != nil {
+		extra["collector"] = append(extra["collector"], "--source-kubeconfig="+r.sourceKubeconfig)
+		resources += "\n---\n" + simAccess() + "\n---\n" + simResources(r.c.Tier)
+	}
 	r.s.mark("initial sync")
 	r.step("starting the services and applying the Profiles, Targets, inventory and sinks")
 	start := time.Now()
@@ -52,7 +57,7 @@ func (r *run) system(ctx context.Context) error {
 	for _, s := range ss {
 		r.s.watch(s.Name, s.Cmd.Process.Pid)
 	}
-	if err := apply(ctx, r.p.Kube.Client, accessResources()+"\n---\n"+collectResources(r.c.Tier)+"\n---\n"+sinkResources(r.p.DSN, r.p.RepoURL)); err != nil {
+	if err := apply(ctx, r.p.Kube.Client, resources); err != nil {
 		return err
 	}
 	if err := r.initialSync(ctx, start, pg, git); err != nil {

@@ -1,6 +1,7 @@
 package simsource
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -72,7 +73,7 @@ func indexOf(k Kind, name string) (int, bool) {
 
 // objState is what a change made of an object.
 type objState struct {
-	seq     int
+	seq     string // "" is the initial "0"
 	rv      uint64
 	deleted bool
 }
@@ -91,7 +92,7 @@ func (s *Source) meta(i int, st objState) metav1.ObjectMeta {
 		ResourceVersion:   strconv.FormatUint(st.rv, 10),
 		CreationTimestamp: metav1.NewTime(s.created),
 		Labels:            objectLabels(i, s.opts.Tier),
-		Annotations: map[string]string{SeqAnnotation: strconv.Itoa(st.seq),
+		Annotations: map[string]string{SeqAnnotation: cmp.Or(st.seq, "0"),
 			"example.com/owner": fmt.Sprintf("owner-%03d@example.com", i%211)},
 	}
 }

@@ -96,7 +96,7 @@ func TestTypedInformersSyncAndFollowChangesOverProtobuf(t *testing.T) {
 	}
 
 	modified, deleted := firstOf(0, 100), firstOf(0, 200)
-	if _, err := src.SetSeq(modified, 42); err != nil {
+	if _, err := src.SetSeq(modified, "42"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := src.Delete(deleted); err != nil {
@@ -204,7 +204,7 @@ func TestDiscoveryPagedListsAndMetadataInformers(t *testing.T) {
 	if len(nsInf.GetStore().List()) != 5 || len(wInf.GetStore().List()) != n/4 {
 		t.Fatalf("namespaces %d, widgets %d", len(nsInf.GetStore().List()), len(wInf.GetStore().List()))
 	}
-	if _, err := src.SetSeq(3, 9); err != nil {
+	if _, err := src.SetSeq(3, "9"); err != nil {
 		t.Fatal(err)
 	}
 	testenv.EventuallyTrue(t, 10*time.Second, "the change to reach the metadata informer", func() bool {
@@ -225,7 +225,7 @@ func TestWatchResumesFromAResourceVersionAndExpiresOldOnes(t *testing.T) {
 	from := src.ResourceVersion()
 	var last uint64
 	for _, i := range []int{0, 4, 8} { // ConfigMaps
-		if last, err = src.SetSeq(i, 7); err != nil {
+		if last, err = src.SetSeq(i, "7"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -248,7 +248,7 @@ func TestWatchResumesFromAResourceVersionAndExpiresOldOnes(t *testing.T) {
 		}
 	}
 	for _, i := range []int{12, 16, 20, 24, 28} { // more than the log holds
-		if _, err := src.SetSeq(i, 8); err != nil {
+		if _, err := src.SetSeq(i, "8"); err != nil {
 			t.Fatal(err)
 		}
 	}

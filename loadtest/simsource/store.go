@@ -134,7 +134,7 @@ func (s *Source) Object(i int) (runtime.Object, bool) {
 }
 
 // SetSeq sets object i's SeqAnnotation to seq: a MODIFIED event.
-func (s *Source) SetSeq(i, seq int) (uint64, error) {
+func (s *Source) SetSeq(i int, seq string) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.state(i)

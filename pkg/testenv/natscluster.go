@@ -2,8 +2,11 @@ package testenv
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,20 +35,17 @@ func NewNATSCluster(bin, dir string, n int) (*NATSCluster, error) {
 		return nil, fmt.Errorf("a NATS cluster needs at least one node, not %d", n)
 	}
 	c := &NATSCluster{}
+	ports, err := freePorts(3 * n) // client, route and monitoring port of each node
+	if err != nil {
+		return nil, err
+	}
 	routes := make([]string, n)
 	for i := range n {
-		port, err := FreePort()
-		if err != nil {
-			return nil, err
-		}
-		route, err := FreePort()
-		if err != nil {
-			return nil, err
-		}
+		port, route, monitor := ports[3*i], ports[3*i+1], ports[3*i+2]
 		d := filepath.Join(dir, "nats-"+strconv.Itoa(i))
 		c.Nodes = append(c.Nodes, &NATSProcess{Bin: bin, StoreDir: filepath.Join(d, "jetstream"),
 			LogFile: filepath.Join(d, "nats-server.log"), Port: port, URL: "nats://127.0.0.1:" + strconv.Itoa(port),
-			Name: "nats-" + strconv.Itoa(i), ClusterPort: route})
+			Name: "nats-" + strconv.Itoa(i), ClusterPort: route, MonitorPort: monitor})
 		routes[i] = "nats-route://127.0.0.1:" + strconv.Itoa(route)
 	}
 	urls := make([]string, n)
@@ -65,6 +65,21 @@ func NewNATSCluster(bin, dir string, n int) (*NATSCluster, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// freePorts returns n distinct loopback ports that were free a moment ago:
+// they are held together, so that no two are the same.
+func freePorts(n int) ([]int, error) {
+	out := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		defer l.Close()
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
 }
 
 // WaitJetStream waits until every running node answers JetStream requests
@@ -105,6 +120,47 @@ func jetStreamReady(url string) error {
 	defer cancel()
 	_, err = js.AccountInfo(ctx)
 	return err
+}
+
+// ClientInBytes sums, over every node, the bytes received from the client
+// connections whose name accept takes, closed connections included (as
+// long as the server remembers them): what those clients published to the
+// bus, each byte counted once whichever node it reached.
+func (c *NATSCluster) ClientInBytes(accept func(name string) bool) (int64, error) {
+	var sum int64
+	for _, n := range c.Nodes {
+		if n.Pid() == 0 || n.MonitorPort == 0 {
+			continue
+		}
+		var body struct {
+			Conns []struct {
+				Name    string `json:"name"`
+				InBytes int64  `json:"in_bytes"`
+			} `json:"connections"`
+		}
+		if err := getJSON(fmt.Sprintf("http://127.0.0.1:%d/connz?state=all&limit=100000", n.MonitorPort), &body); err != nil {
+			return 0, fmt.Errorf("connz of %s: %w", n.Name, err)
+		}
+		for _, conn := range body.Conns {
+			if accept(conn.Name) {
+				sum += conn.InBytes
+			}
+		}
+	}
+	return sum, nil
+}
+
+func getJSON(url string, v any) error {
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 // Pids are the running nodes' process ids by node name.

@@ -58,6 +58,28 @@ func TestANATSClusterKeepsAReplicatedStreamThroughANodeKill(t *testing.T) {
 		}
 	}
 	publish(0, 10)
+	in, err := c.ClientInBytes(func(name string) bool { return name == "counted" })
+	if err != nil || in != 0 {
+		t.Fatalf("bytes from a client that never connected: %d, %v", in, err)
+	}
+	counted, err := nats.Connect(c.URL, nats.Name("counted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := counted.Publish("counted", make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := counted.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	counted.Close()
+	testenv.Eventually(t, 10*time.Second, "the published kilobyte in connz", func() error {
+		in, err := c.ClientInBytes(func(name string) bool { return name == "counted" })
+		if err == nil && (in < 1000 || in > 1100) {
+			err = fmt.Errorf("%d bytes", in)
+		}
+		return err
+	})
 	killed := c.Nodes[1]
 	if err := killed.Kill(); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,9 @@ type NATSProcess struct {
 	Name        string
 	ClusterPort int
 	Routes      []string
+	// MonitorPort, when set, serves nats-server's monitoring endpoints
+	// (/varz, /connz, /jsz) on loopback.
+	MonitorPort int
 	proc        *process
 }
 
@@ -87,6 +90,9 @@ func (n *NATSProcess) Start() error {
 // cluster node, its name and routes on loopback.
 func (n *NATSProcess) config() []byte {
 	b := fmt.Appendf(nil, "jetstream { max_file_store: %d }\n", MaxStore)
+	if n.MonitorPort != 0 {
+		b = fmt.Appendf(b, "http: \"127.0.0.1:%d\"\n", n.MonitorPort)
+	}
 	if n.ClusterPort == 0 {
 		return b
 	}
