@@ -54,6 +54,10 @@ type Config struct {
 	// collectors watch); tiers of a million objects and more default to
 	// SourceSim.
 	Source string
+	// CollectorReplicas and AggregatorReplicas are how many processes of
+	// each run (default 3 and 2 from 100k objects, else 1); replica i
+	// takes the flags replicaFlags gives it.
+	CollectorReplicas, AggregatorReplicas int
 }
 
 // DefaultConfig returns the settings of a tier.
@@ -63,7 +67,15 @@ func DefaultConfig(tier string) (Config, error) {
 		return Config{}, err
 	}
 	return Config{Tier: tier, Objects: n, Namespaces: max(1, n/100), Workers: 32, QPS: 500, Burst: 1000,
-		Changes: 1000, ChangeRate: 20, Idle: 10 * time.Second, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute, NATSNodes: 3, Source: defaultSource(n)}, nil
+		Changes: 1000, ChangeRate: 20, Idle: 10 * time.Second, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute, NATSNodes: 3, Source: defaultSource(n),
+		CollectorReplicas: pick(n >= 100000, 3, 1), AggregatorReplicas: pick(n >= 100000, 2, 1)}, nil
+}
+
+func pick(cond bool, a, b int) int {
+	if cond {
+		return a
+	}
+	return b
 }
 
 // defaultSource is SourceSim from a million objects on: a real API server

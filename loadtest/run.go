@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -81,6 +82,7 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 	if r.s, err = newSampler(start, r.bus.URL); err != nil {
 		return nil, err
 	}
+	r.s.busIn = r.busIn
 	r.s.watchPeers()
 	for name, pid := range r.bus.Pids() {
 		r.s.watch(name, pid)
@@ -128,6 +130,14 @@ func (r *run) startBus() error {
 	r.svc = &svc
 	r.res.Settings.NATSNodes = len(r.bus.Nodes)
 	return nil
+}
+
+// busIn is the bytes Kollect's services published to the bus so far.
+func (r *run) busIn() (float64, error) {
+	n, err := r.bus.ClientInBytes(func(name string) bool {
+		return strings.HasPrefix(name, "kollect-") && name != samplerClientName
+	})
+	return float64(n), err
 }
 
 // build compiles the services and the kollect command.

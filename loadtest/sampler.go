@@ -32,6 +32,9 @@ type sampler struct {
 	load     []Point            // the machine's 1-minute load average
 	busBytes map[string][]Point // bytes stored per JetStream stream, and "total"
 	phases   []phaseMark
+	// busIn, when set, reads the bytes the services published to the bus
+	// so far (every node's client connections).
+	busIn func() (float64, error)
 }
 
 // phaseMark is the state at the start of a phase.
@@ -40,10 +43,12 @@ type phaseMark struct {
 	At   float64
 	CPU  map[string]float64
 	Load [3]float64 // 1, 5 and 15-minute load averages
+	// BusIn is what busIn read; -1 when unknown.
+	BusIn float64
 }
 
 func newSampler(start time.Time, natsURL string) (*sampler, error) {
-	nc, err := nats.Connect(natsURL, nats.Name("kollect-loadtest"))
+	nc, err := nats.Connect(natsURL, nats.Name(samplerClientName))
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +60,9 @@ func newSampler(start time.Time, natsURL string) (*sampler, error) {
 		hwm: map[string]float64{}, cpu: map[string]float64{}, backlog: map[string][]Point{},
 		busBytes: map[string][]Point{}}, nil
 }
+
+// samplerClientName is the sampler's NATS connection's name.
+const samplerClientName = "kollect-loadtest"
 
 // watch adds a process to sample.
 func (s *sampler) watch(name string, pid int) {
@@ -162,6 +170,12 @@ func (s *sampler) sampleBus(ctx context.Context, t float64) {
 // mark records every process's CPU seconds at the start of a phase.
 func (s *sampler) mark(name string) {
 	s.sample(context.Background())
+	busIn := -1.0
+	if s.busIn != nil {
+		if v, err := s.busIn(); err == nil {
+			busIn = v
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cpu := make(map[string]float64, len(s.cpu))
@@ -169,5 +183,5 @@ func (s *sampler) mark(name string) {
 		cpu[k] = v
 	}
 	l, _ := loadavg3()
-	s.phases = append(s.phases, phaseMark{Name: name, At: time.Since(s.start).Seconds(), CPU: cpu, Load: l})
+	s.phases = append(s.phases, phaseMark{Name: name, At: time.Since(s.start).Seconds(), CPU: cpu, Load: l, BusIn: busIn})
 }

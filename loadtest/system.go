@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kollect.dev/kollect/deploy/demo"
+	"kollect.dev/kollect/pkg/childproc"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -38,12 +39,18 @@ func (r *run) system(ctx context.Context) error {
 		extra["collector"] = append(extra["collector"], "--source-kubeconfig="+r.sourceKubeconfig)
 		resources += "\n---\n" + simAccess() + "\n---\n" + simResources(r.c.Tier)
 	}
+	for role, n := range r.replicaCounts() {
+		extra[role] = append(extra[role], replicaFlags(role, 0, n)...)
+	}
 	r.s.mark("initial sync")
 	r.step("starting the services and applying the Profiles, Targets, inventory and sinks")
 	start := time.Now()
 	ss, exits, err := demo.StartServicesWith(r.c.BinDir, r.logDir(), r.svc,
 		demo.ServiceOptions{Extra: extra, MemoryLimits: r.res.Settings.MemoryLimits})
+	var extras []*childproc.Process
 	defer func() {
+		r.res.Replicas = r.replicas()
+		stopReplicas(extras)
 		r.scrapeMetrics()
 		r.s.sample(context.Background()) // last peaks before the processes exit
 		if err := demo.StopServices(ss, 20*time.Second); err != nil {
@@ -53,7 +60,16 @@ func (r *run) system(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.exits = exits
+	all := make(chan error, 16)
+	go func() {
+		for err := range exits {
+			all <- err
+		}
+	}()
+	r.exits = all
+	if extras, err = r.extraReplicas(extra, all); err != nil {
+		return err
+	}
 	for _, s := range ss {
 		r.s.watch(s.Name, s.Cmd.Process.Pid)
 	}
@@ -64,6 +80,7 @@ func (r *run) system(ctx context.Context) error {
 		r.keepLogs()
 		return err
 	}
+	r.snapshotBytes()
 	if err := r.idle(ctx); err != nil {
 		r.keepLogs()
 		return err
@@ -78,6 +95,16 @@ func (r *run) system(ctx context.Context) error {
 	}
 	r.s.mark("end")
 	return nil
+}
+
+// snapshotBytes records the inventories' snapshot sizes the aggregators
+// report after the initial sync.
+func (r *run) snapshotBytes() {
+	for i := range r.replicaCounts()["aggregator"] {
+		if m, err := scrape(r.metrics[replicaName("aggregator", i)]); err == nil {
+			r.res.BusWrites.SnapshotBytes += m["kollect_aggregator_snapshot_bytes"]
+		}
+	}
 }
 
 // idle lets the services run untouched for c.Idle, so that the report can

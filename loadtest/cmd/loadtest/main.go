@@ -36,9 +36,12 @@ func main() {
 	flag.StringVar(&c.OutDir, "out", "", "report folder (default <repo>/loadtest/results)")
 	flag.DurationVar(&c.Timeout, "timeout", c.Timeout, "bound of each wait")
 	flag.IntVar(&c.NATSNodes, "nats-nodes", c.NATSNodes, "nats-server processes of the bus's JetStream cluster (streams get 3 replicas from 3 nodes up)")
+	collectors := flag.Int("collectors", 0, "collector replicas (default 3 from 100k objects, else 1)")
+	aggregators := flag.Int("aggregators", 0, "aggregator replicas (default 2 from 100k objects, else 1)")
 	source := flag.String("source", "", "where the objects live: kube (created in the real API server) or sim (a simulated API server the collectors watch); default sim from 1m objects, else kube")
 	flag.Parse()
 	ctrllog.SetLogger(logr.Discard())
+	c.CollectorReplicas, c.AggregatorReplicas = *collectors, *aggregators
 	if err := run(c, *tier, *mode, *source); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
@@ -56,6 +59,12 @@ func run(c loadtest.Config, tier, mode, source string) error {
 	}
 	if c.Namespaces == 0 {
 		c.Namespaces = d.Namespaces
+	}
+	if c.CollectorReplicas == 0 {
+		c.CollectorReplicas = d.CollectorReplicas
+	}
+	if c.AggregatorReplicas == 0 {
+		c.AggregatorReplicas = d.AggregatorReplicas
 	}
 	switch c.Source = d.Source; source {
 	case "":
