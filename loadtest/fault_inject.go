@@ -8,7 +8,10 @@ import (
 	"syscall"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/services/collector"
 )
 
 // inject strikes f and returns whether it took effect and when.
@@ -29,6 +32,33 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 		at := time.Now()
 		if err := r.sup.start(f.insts[0], ""); err != nil {
 			r.logf("restart %s: %v", f.insts[0], err)
+		}
+		return true, at
+	case kindKillLeader:
+		sleepCtx(ctx, delay)
+		inst := r.leaderOf(ctx, f.insts)
+		if inst == "" {
+			r.logf("no leader among %v", f.insts)
+			return false, time.Now()
+		}
+		r.sup.kill(inst)
+		at := time.Now()
+		if err := r.sup.start(inst, ""); err != nil {
+			r.logf("restart %s: %v", inst, err)
+		}
+		return true, at
+	case kindScale:
+		sleepCtx(ctx, delay/2)
+		at := time.Now()
+		for _, inst := range f.insts {
+			if err := r.sup.start(inst, ""); err != nil {
+				r.logf("add %s: %v", inst, err)
+				return false, at
+			}
+		}
+		sleepCtx(ctx, r.c.Workload/3)
+		for _, inst := range f.insts {
+			r.sup.stop(inst, 20*time.Second)
 		}
 		return true, at
 	case kindStop:
@@ -103,6 +133,24 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 		return true, at
 	}
 	return false, time.Now()
+}
+
+// leaderOf names the instance of insts that holds its service's lease:
+// the collectors' Lease on the API server, the aggregators' on the bus.
+func (r *faultRun) leaderOf(ctx context.Context, insts []string) string {
+	if binaryOf(insts[0]) == "aggregator" {
+		return r.aggregatorLeader(ctx)
+	}
+	l, err := r.cs.CoordinationV1().Leases(ControlNamespace).Get(ctx, collector.LeaderElectionID, metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	for _, inst := range insts {
+		if *l.Spec.HolderIdentity == inst {
+			return inst
+		}
+	}
+	return ""
 }
 
 // aggregatorLeader names the aggregator instance holding the lease.

@@ -184,6 +184,7 @@ func (r *run) createAll(ctx context.Context) error {
 		}
 		r.res.CreateSeconds = time.Since(start).Seconds()
 		r.res.Settings.Source = SourceSim
+		r.res.Settings.ConfigMaps, r.res.Settings.Deployments = (r.c.Objects+3)/4, (r.c.Objects+2)/4
 		return nil
 	}
 	if r.objs, err = createObjects(ctx, cs, r.c); err != nil {
