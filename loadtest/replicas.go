@@ -205,4 +205,3 @@ func replicaChecks(reps []Replica) []TargetCheck {
 	}
 	return out
 }
-

@@ -42,7 +42,7 @@ type Result struct {
 	BusWrites BusWrites `json:"busWrites"`
 	// Replicas are the collector and aggregator replicas' work.
 	Replicas []Replica `json:"replicas,omitempty"`
-	Notes     []string           `json:"notes,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
 
 	PhaseStarts   map[string]float64 `json:"phaseStarts"`
 	RSS           map[string][]Point `json:"rssSeries"`
