@@ -126,7 +126,7 @@ func markdown(res *Result, base string) string {
 func processes(b *strings.Builder, res *Result) {
 	fmt.Fprintln(b, "## Processes")
 	fmt.Fprintln(b)
-	fmt.Fprintln(b, "Peak RSS is VmHWM (PostgreSQL: the largest sampled sum over the postmaster and its backends); CPU is utime+stime from /proc (PostgreSQL: plus its backends, live and exited). Each NATS node (`nats-0`…) is its own process; the Git server's HTTP handler is embedded in the load-test process (`loadtest`); `git-server children` is the CPU of the processes git http-backend spawns (receive-pack, index-pack), read as the load-test process's waited-for children (in the create phase it also holds initdb).")
+	fmt.Fprintln(b, "Peak RSS is VmHWM (PostgreSQL: the largest sampled sum over the postmaster and its backends); CPU is utime+stime from /proc (PostgreSQL: plus its backends, live and exited). Each NATS node (`nats-0`…) is its own process; the Git server's HTTP handler is embedded in the load-test process (`loadtest`); `git http-backend` is the CPU of every git http-backend the Git server ran and of the processes it waited for (receive-pack, index-pack), logged per request by the server (before 2026-12-07 reports had `git-server children`, the load-test process's waited-for children, which also held `kollect collect`, kubectl and initdb).")
 	fmt.Fprintln(b)
 	phases := []string{"create", "initial sync", "idle", "changes", "deletes", "collect"}
 	fmt.Fprintf(b, "| process | peak RSS MiB | CPU s total | %s |\n|---|---|---|%s\n", strings.Join(phases, " | "), strings.Repeat("---|", len(phases)))

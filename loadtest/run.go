@@ -39,6 +39,8 @@ type run struct {
 	sim              *simsource.Source
 	simSrv           *simsource.Server
 	sourceKubeconfig string
+	// gitCPULog is where the Git server logs its http-backends' CPU.
+	gitCPULog string
 }
 
 func (r *run) step(format string, args ...any) {
@@ -75,6 +77,9 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 		return nil, err
 	}
 	defer r.p.Stop()
+	if err := r.measureGit(); err != nil {
+		return nil, err
+	}
 	if err := r.startBus(); err != nil {
 		return nil, err
 	}
@@ -83,6 +88,7 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 		return nil, err
 	}
 	r.s.busIn = r.busIn
+	r.s.gitCPU = func() (float64, error) { return testenv.GitCPUSeconds(r.gitCPULog) }
 	r.s.watchPeers()
 	for name, pid := range r.bus.Pids() {
 		r.s.watch(name, pid)
@@ -112,6 +118,23 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 	stopSampling()
 	r.finish()
 	return r.res, r.write()
+}
+
+// measureGit restarts the demo's Git server on the same repositories with
+// a CPU log, so that the Git server's CPU is its http-backends' alone, not
+// every child the load-test process reaped (kollect collect, kubectl).
+func (r *run) measureGit() error {
+	dir := filepath.Dir(r.p.Git.Root)
+	if err := r.p.Git.Stop(); err != nil {
+		return err
+	}
+	r.gitCPULog = filepath.Join(r.p.Dir, "git-cpu.log")
+	g, err := testenv.NewGit(dir, testenv.GitOptions{CPULog: r.gitCPULog})
+	if err != nil {
+		return err
+	}
+	r.p.Git, r.p.RepoURL = g, g.URL+"/inventory.git"
+	return nil
 }
 
 // startBus replaces the demo's embedded NATS with a JetStream cluster of

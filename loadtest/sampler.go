@@ -35,7 +35,14 @@ type sampler struct {
 	// busIn, when set, reads the bytes the services published to the bus
 	// so far (every node's client connections).
 	busIn func() (float64, error)
+	// gitCPU, when set, reads the CPU seconds of the Git server's
+	// http-backend processes so far (reported as gitProcess).
+	gitCPU func() (float64, error)
 }
+
+// gitProcess names the Git server's CPU among the processes: every
+// git http-backend and what it waited for, from the server's CPU log.
+const gitProcess = "git http-backend"
 
 // phaseMark is the state at the start of a phase.
 type phaseMark struct {
@@ -123,13 +130,17 @@ func (s *sampler) sample(ctx context.Context) {
 			hwm = rss
 		}
 		s.mu.Lock()
-		if pid == os.Getpid() {
-			s.cpu["git-server children"] = st.ChildCPU
-		}
 		s.rss[name] = append(s.rss[name], Point{t, rss})
 		s.hwm[name] = max(s.hwm[name], hwm, rss)
 		s.cpu[name] = max(s.cpu[name], cpu)
 		s.mu.Unlock()
+	}
+	if s.gitCPU != nil {
+		if v, err := s.gitCPU(); err == nil {
+			s.mu.Lock()
+			s.cpu[gitProcess] = max(s.cpu[gitProcess], v)
+			s.mu.Unlock()
+		}
 	}
 	s.sampleBus(ctx, t)
 	s.sampleStorage(ctx, t)
