@@ -47,7 +47,7 @@ func TestReplicasAreReadFromTheirMetrics(t *testing.T) {
 		return srv.Listener.Addr().(*net.TCPAddr).Port
 	}
 	r := &run{c: Config{CollectorReplicas: 2, AggregatorReplicas: 1}, out: testLog{t}, metrics: map[string]int{
-		"collector": serve("# HELP x\nkollect_collector_leader 1\nkollect_collector_row_writes_total{op=\"put\"} 30\nkollect_collector_row_writes_total{op=\"delete\"} 10\nkollect_collector_targets 7\n"),
+		"collector":   serve("# HELP x\nkollect_collector_leader 1\nkollect_collector_row_writes_total{op=\"put\"} 30\nkollect_collector_row_writes_total{op=\"delete\"} 10\nkollect_collector_targets 7\n"),
 		"collector-1": serve("kollect_collector_leader 0\nkollect_collector_row_writes_total{op=\"put\"} 60\n"),
 		"aggregator":  serve("kollect_aggregator_leader 1\nkollect_aggregator_row_updates_total 5\n"),
 	}}
