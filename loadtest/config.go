@@ -67,7 +67,7 @@ func DefaultConfig(tier string) (Config, error) {
 		return Config{}, err
 	}
 	return Config{Tier: tier, Objects: n, Namespaces: max(1, n/100), Workers: 32, QPS: 500, Burst: 1000,
-		Changes: 1000, ChangeRate: 20, Idle: 10 * time.Second, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: 15 * time.Minute, NATSNodes: 3, Source: defaultSource(n),
+		Changes: 1000, ChangeRate: 20, Idle: 10 * time.Second, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: time.Duration(pick(n >= 1000000, 60, 15)) * time.Minute, NATSNodes: 3, Source: defaultSource(n),
 		CollectorReplicas: pick(n >= 100000, 3, 1), AggregatorReplicas: pick(n >= 100000, 2, 1)}, nil
 }
 

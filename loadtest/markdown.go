@@ -19,7 +19,8 @@ func markdown(res *Result, base string) string {
 	p("Services' `--memory-limit` (Go soft limit 85%% of it): %s.", memoryLimits(s.MemoryLimits))
 	p("")
 	if s.NATSNodes > 0 {
-		p("Bus: a JetStream cluster of %d nats-server processes on loopback, streams replicated %d times.", s.NATSNodes, busReplicas(s.NATSNodes))
+		p("Bus: a JetStream cluster of %d nats-server processes on loopback, streams provisioned with %d replicas (streams by replica count at the end: %v).",
+			s.NATSNodes, busReplicas(s.NATSNodes), s.StreamReplicas)
 		p("")
 	}
 	if s.Source == SourceSim {

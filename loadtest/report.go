@@ -54,6 +54,7 @@ func (r *run) finish() {
 	r.res.BusSeries, r.res.Bus = s.busBytes, r.busStreams()
 	r.res.Targets = r.targets()
 	withProcessStats(r.res.Replicas, r.res.Processes)
+	r.res.Settings.StreamReplicas = s.streamReplicas
 	if ch := r.res.phase("changes"); ch.Units > 0 && ch.BusInBytes >= 0 {
 		r.res.BusWrites.PerChangeBytes = ch.BusInBytes / ch.Units
 	}

@@ -71,8 +71,11 @@ type Settings struct {
 	// Source is where the objects live: "" (the real API server) or "sim"
 	// (loadtest/simsource).
 	Source string `json:"source,omitempty"`
-	// NATSNodes is the size of the bus's JetStream cluster.
-	NATSNodes int `json:"natsNodes,omitempty"`
+	// NATSNodes is the size of the bus's JetStream cluster;
+	// StreamReplicas counts its streams (buckets and object stores
+	// included) by their replica count at the end of the run.
+	NATSNodes      int         `json:"natsNodes,omitempty"`
+	StreamReplicas map[int]int `json:"streamReplicas,omitempty"`
 	// MemoryLimits are the services' --memory-limit (their Go soft limit is
 	// 85% of it).
 	MemoryLimits map[string]string `json:"memoryLimits"`

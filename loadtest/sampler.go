@@ -38,6 +38,9 @@ type sampler struct {
 	// gitCPU, when set, reads the CPU seconds of the Git server's
 	// http-backend processes so far (reported as gitProcess).
 	gitCPU func() (float64, error)
+	// streamReplicas counts the streams by their replica count, as last
+	// sampled.
+	streamReplicas map[int]int
 }
 
 // gitProcess names the Git server's CPU among the processes: every
