@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -46,6 +47,13 @@ func (r *run) startSim(ctx context.Context) error {
 		r.objs[i] = Object{Kind: simsource.KindOf(i).Kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: string(m.GetUID()), Index: i}
 	}
 	r.mut = simMutator{src: r.sim}
+	var total int
+	for i := range min(100, r.c.Objects) {
+		o, _ := r.sim.Object(i)
+		b, _ := json.Marshal(o)
+		total += len(b)
+	}
+	r.res.Settings.AvgBytes = total / max(1, min(100, r.c.Objects))
 	r.step("simulated source at %s: %d objects (ConfigMaps, Deployments, Pods, Widgets) in %d namespaces", r.simSrv.URL, r.c.Objects, r.c.Namespaces)
 	return apply(ctx, r.p.Kube.Client, widgetCRD())
 }

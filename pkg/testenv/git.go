@@ -29,9 +29,10 @@ type GitOptions struct {
 	// GitHub and GitLab do, as the basic-auth password with any username.
 	Token string
 	// CPULog, when set, runs each git http-backend under sh, which appends
-	// the CPU time of http-backend and of the processes it waited for
-	// (upload-pack, receive-pack, index-pack) to this file, one line per
-	// request: the Git server's own CPU, apart from its host process's
+	// its own CPU time and that of http-backend and the processes it waited
+	// for (upload-pack, receive-pack, index-pack) to this file, two lines
+	// per request (sh's times; not in a pipe, whose subshell would report
+	// nothing): the Git server's own CPU, apart from its host process's
 	// other children (GitCPUSeconds sums it).
 	CPULog string
 }
@@ -104,7 +105,7 @@ func NewGit(dir string, opts GitOptions) (*Git, error) {
 	}
 	if opts.CPULog != "" {
 		backend.Path = "/bin/sh"
-		backend.Args = []string{"-c", `"$KOLLECT_GIT" http-backend; s=$?; times | tail -n 1 >>"$KOLLECT_GIT_CPU_LOG"; exit $s`}
+		backend.Args = []string{"-c", `"$KOLLECT_GIT" http-backend; s=$?; times >>"$KOLLECT_GIT_CPU_LOG"; exit $s`}
 	}
 	g.server = httptest.NewUnstartedServer(authenticate(opts, backend))
 	g.server.Config.ErrorLog = log.New(g.log, "http: ", log.LstdFlags)

@@ -7,8 +7,8 @@ import (
 )
 
 // GitCPUSeconds sums the CPU seconds a Git server started with
-// GitOptions.CPULog logged to path: each line is sh's `times` of its
-// children, user and system time written like 0m0.012s. A missing file is
+// GitOptions.CPULog logged to path: sh's `times`, user and system time of
+// the shell and of its children, written like 0m0.012s. A missing file is
 // zero seconds.
 func GitCPUSeconds(path string) (float64, error) {
 	b, err := os.ReadFile(path)
