@@ -81,8 +81,9 @@ kustomize: tools ## Regenerate deploy/kustomize/base from charts/kollect (helm t
 
 TIER ?= 1k
 MODE ?= system
-loadtest: tools ## Load test: every service against N objects (TIER=1k|10k|100k, MODE=system|collect|abuse: abuse floods the bus as one tenant and measures another's latency p99); report in loadtest/results/.
-	$(GO) run ./loadtest/cmd/loadtest -tier $(TIER) -mode $(MODE)
+LOADTEST_FLAGS ?=
+loadtest: tools ## Load test: every service against N objects on a 3-node NATS cluster (TIER=1k|10k|100k|1m: 1m on the simulated API server, 3 collectors and 2 aggregators from 100k; MODE=system|collect|abuse: abuse floods the bus as one tenant and measures another's latency p99; LOADTEST_FLAGS=-source sim|-collectors N|-aggregators N|-nats-nodes N|...); report in loadtest/results/.
+	$(GO) run ./loadtest/cmd/loadtest -tier $(TIER) -mode $(MODE) $(LOADTEST_FLAGS)
 
 FAULT_FLAGS ?=
 faults: tools ## Fault injection: crash points, kill -9 and peer faults while changes flow, 20 runs each at 10k objects (FAULT_FLAGS=-short|-runs N|-only NAME); report in loadtest/results/faults-<date>.md.

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"k8s.io/client-go/kubernetes"
 )
 
 // Change is one single-object change and when each sink showed it.
@@ -111,7 +109,7 @@ func every(ctx context.Context, d time.Duration, f func()) {
 // makeChanges writes n single-object changes at rate per second, each to a
 // different object while there are enough, and tracks them; it returns
 // after the last write.
-func makeChanges(ctx context.Context, cs kubernetes.Interface, objs []Object, n int, rate float64, t *tracker) ([]*Change, error) {
+func makeChanges(ctx context.Context, m mutator, objs []Object, n int, rate float64, t *tracker) ([]*Change, error) {
 	out := make([]*Change, n)
 	nonce := time.Now().Unix() % 100000
 	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
@@ -133,7 +131,7 @@ func makeChanges(ctx context.Context, cs kubernetes.Interface, objs []Object, n 
 			defer func() { <-sem }()
 			c.Start = time.Now()
 			t.add(c)
-			if err := setSeq(ctx, cs, c.Object, c.Value); err != nil {
+			if err := m.setSeq(ctx, c.Object, c.Value); err != nil {
 				errs <- err
 			}
 		})

@@ -8,7 +8,10 @@ import (
 	"syscall"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/services/collector"
 )
 
 // inject strikes f and returns whether it took effect and when.
@@ -31,6 +34,33 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 			r.logf("restart %s: %v", f.insts[0], err)
 		}
 		return true, at
+	case kindKillLeader:
+		sleepCtx(ctx, delay)
+		inst := r.leaderOf(ctx, f.insts)
+		if inst == "" {
+			r.logf("no leader among %v", f.insts)
+			return false, time.Now()
+		}
+		r.sup.kill(inst)
+		at := time.Now()
+		if err := r.sup.start(inst, ""); err != nil {
+			r.logf("restart %s: %v", inst, err)
+		}
+		return true, at
+	case kindScale:
+		sleepCtx(ctx, delay/2)
+		at := time.Now()
+		for _, inst := range f.insts {
+			if err := r.sup.start(inst, ""); err != nil {
+				r.logf("add %s: %v", inst, err)
+				return false, at
+			}
+		}
+		sleepCtx(ctx, r.c.Workload/3)
+		for _, inst := range f.insts {
+			r.sup.stop(inst, 20*time.Second)
+		}
+		return true, at
 	case kindStop:
 		sleepCtx(ctx, delay)
 		leader := r.aggregatorLeader(ctx)
@@ -45,12 +75,28 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 	case kindNATSKill, kindNATSWipe:
 		sleepCtx(ctx, delay)
 		at := time.Now()
-		_ = r.nats.Kill()
-		if f.kind == kindNATSWipe {
-			_ = os.RemoveAll(r.nats.StoreDir)
+		for _, n := range r.bus.Nodes {
+			_ = n.Kill()
+			if f.kind == kindNATSWipe {
+				_ = os.RemoveAll(n.StoreDir)
+			}
 		}
-		if err := r.nats.Start(); err != nil {
-			r.logf("restart nats-server: %v", err)
+		for _, n := range r.bus.Nodes {
+			if err := n.Start(); err != nil {
+				r.logf("restart %s: %v", n.Name, err)
+			}
+		}
+		return true, at
+	case kindNATSNodeKill:
+		sleepCtx(ctx, delay)
+		n := r.bus.Nodes[r.rng.IntN(len(r.bus.Nodes))]
+		at := time.Now()
+		_ = n.Kill()
+		// Down for a while changes flow, so that its replicas fall behind
+		// and must catch up.
+		sleepCtx(ctx, r.c.Workload/4)
+		if err := n.Start(); err != nil {
+			r.logf("restart %s: %v", n.Name, err)
 		}
 		return true, at
 	case kindAPIKill:
@@ -87,6 +133,24 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 		return true, at
 	}
 	return false, time.Now()
+}
+
+// leaderOf names the instance of insts that holds its service's lease:
+// the collectors' Lease on the API server, the aggregators' on the bus.
+func (r *faultRun) leaderOf(ctx context.Context, insts []string) string {
+	if binaryOf(insts[0]) == "aggregator" {
+		return r.aggregatorLeader(ctx)
+	}
+	l, err := r.cs.CoordinationV1().Leases(ControlNamespace).Get(ctx, collector.LeaderElectionID, metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	for _, inst := range insts {
+		if *l.Spec.HolderIdentity == inst {
+			return inst
+		}
+	}
+	return ""
 }
 
 // aggregatorLeader names the aggregator instance holding the lease.

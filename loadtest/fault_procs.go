@@ -18,9 +18,10 @@ import (
 )
 
 // faultInstances are the service processes of a fault run: every service
-// once, the aggregator twice (a standby takes over from a killed or paused
-// leader).
-var faultInstances = []string{"control", "collector", "aggregator-a", "aggregator-b",
+// once, the collector and the aggregator twice (replicas: a standby takes
+// over from a killed or paused leader, or shares the work once the
+// services shard it).
+var faultInstances = []string{"control", "collector", "collector-b", "aggregator-a", "aggregator-b",
 	"snapshotexporter", "databaseexporter", "eventexporter"}
 
 // binaryOf is the service binary of an instance ("aggregator-a" → aggregator).
@@ -67,8 +68,15 @@ func newSupervisor(binDir, logDir string, p *demo.Peers) *supervisor {
 func (s *supervisor) start(inst, arm string) error {
 	bin := binaryOf(inst)
 	args := append(demo.Args(bin, s.peers), s.extra[bin]...)
-	if bin == "aggregator" {
+	switch bin {
+	case "aggregator":
 		args = append(args, "--leader-election-identity="+inst)
+	case "collector":
+		// Every collector replica elects, on a Lease of the real API
+		// server, with the short lease of the aggregators.
+		args = append(args, "--leader-elect=true", "--leader-election-namespace="+ControlNamespace,
+			"--leader-election-identity="+inst, "--leader-election-lease-duration=3s",
+			"--leader-election-renew-deadline=2s", "--leader-election-retry-period=500ms")
 	}
 	log, err := os.OpenFile(filepath.Join(s.logDir, inst+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -125,6 +133,30 @@ func (s *supervisor) kill(inst string) {
 	s.mu.Unlock()
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.done
+}
+
+// stop stops inst gracefully (SIGTERM, SIGKILL after grace), as a scale
+// down would, and waits for it.
+func (s *supervisor) stop(inst string, grace time.Duration) {
+	p := s.get(inst)
+	if p == nil {
+		return
+	}
+	s.mu.Lock()
+	p.expected = true
+	s.mu.Unlock()
+	_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+	s.mu.Lock()
+	if s.procs[inst] == p {
+		delete(s.procs, inst)
+	}
+	s.mu.Unlock()
 }
 
 // signal sends sig to inst's process.

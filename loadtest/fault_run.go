@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,10 @@ type FaultConfig struct {
 	NoBuild bool
 	// Seed makes the moments and hits of a run repeatable.
 	Seed uint64
+	// NATSNodes is the size of the bus's JetStream cluster (nats-server
+	// processes on loopback); control provisions every stream with as many
+	// replicas, at most three, as the chart does.
+	NATSNodes int
 	// Log receives progress lines.
 	Log io.Writer `json:"-"`
 }
@@ -55,7 +60,7 @@ type FaultConfig struct {
 // DefaultFaultConfig is `make faults`: 10k objects, 20 runs of each fault.
 func DefaultFaultConfig() FaultConfig {
 	return FaultConfig{Objects: 10000, Namespaces: 100, Runs: 20, Workload: 8 * time.Second, ChangeRate: 20,
-		HealTimeout: 3 * time.Minute, Seed: 1, Log: io.Discard}
+		HealTimeout: 3 * time.Minute, Seed: 1, NATSNodes: 3, Log: io.Discard}
 }
 
 // ShortFaultConfig is the version `make test` runs: 1k objects, every
@@ -79,7 +84,7 @@ type faultRun struct {
 	dir  string
 	kube *testenv.Kube
 	cs   kubernetes.Interface
-	nats *testenv.NATSProcess
+	bus  *testenv.NATSCluster
 	nc   *nats.Conn
 	js   jetstream.JetStream
 	pg   *testenv.Postgres
@@ -176,11 +181,11 @@ func (r *faultRun) startPeers(ctx context.Context) error {
 	if err := os.WriteFile(kubeconfig, r.kube.Env.KubeConfig, 0o600); err != nil {
 		return err
 	}
-	r.logf("starting nats-server")
-	if r.nats, err = testenv.NewNATSProcess(filepath.Join(r.c.BinDir, "nats-server"), filepath.Join(r.dir, "nats")); err != nil {
+	r.logf("starting a JetStream cluster of %d nats-server processes", r.c.NATSNodes)
+	if r.bus, err = testenv.NewNATSCluster(filepath.Join(r.c.BinDir, "nats-server"), filepath.Join(r.dir, "nats"), max(1, r.c.NATSNodes)); err != nil {
 		return err
 	}
-	if r.nc, err = nats.Connect(r.nats.URL, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond)); err != nil {
+	if r.nc, err = nats.Connect(r.bus.URL, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond)); err != nil {
 		return err
 	}
 	if r.js, err = jetstream.New(r.nc); err != nil {
@@ -219,9 +224,10 @@ func (r *faultRun) startPeers(ctx context.Context) error {
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return err
 	}
-	peers := &demo.Peers{Dir: r.dir, Kube: r.kube, Kubeconfig: kubeconfig, NATS: &testenv.NATS{URL: r.nats.URL},
+	peers := &demo.Peers{Dir: r.dir, Kube: r.kube, Kubeconfig: kubeconfig, NATS: &testenv.NATS{URL: r.bus.URL},
 		PG: r.pg, DSN: r.pg.DSN, Git: git, Repo: repo, RepoURL: git.URL + "/inventory.git"}
 	r.sup = newSupervisor(r.c.BinDir, logs, peers)
+	r.sup.extra["control"] = append(r.sup.extra["control"], "--bus-replicas="+strconv.Itoa(busReplicas(r.c.NATSNodes)))
 	return nil
 }
 
@@ -287,8 +293,10 @@ func (r *faultRun) stop() {
 	if r.kafka != nil {
 		r.kafka.close()
 	}
-	if r.nats != nil {
-		_ = r.nats.Kill()
+	if r.bus != nil {
+		for _, n := range r.bus.Nodes {
+			_ = n.Kill()
+		}
 	}
 	if r.pg != nil {
 		_ = r.pg.Stop()
@@ -463,6 +471,16 @@ func (r *faultRun) check(ctx context.Context, o *FaultOutcome) {
 	}
 	o.Unexpected = r.sup.takeUnexpected()
 	o.KafkaRepeated, r.kafkaBase = r.kafkaRepeated-r.kafkaBase, r.kafkaRepeated
+}
+
+// busReplicas is the replica count of the bus's streams on a cluster of
+// nodes: three from three nodes up, as the chart's control.bus.replicas 0
+// picks, else one.
+func busReplicas(nodes int) int {
+	if nodes >= 3 {
+		return 3
+	}
+	return 1
 }
 
 // sleepCtx waits d or until ctx ends.

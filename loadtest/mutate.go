@@ -9,9 +9,40 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+
+	"kollect.dev/kollect/loadtest/simsource"
 )
 
 func intstrPort(p int32) intstr.IntOrString { return intstr.FromInt32(p) }
+
+// mutator changes and deletes load objects: through the API server, or in
+// the simulated source.
+type mutator interface {
+	setSeq(ctx context.Context, o Object, value string) error
+	delete(ctx context.Context, o Object) error
+}
+
+// kubeMutator changes objects through the API server.
+type kubeMutator struct{ cs kubernetes.Interface }
+
+func (m kubeMutator) setSeq(ctx context.Context, o Object, value string) error {
+	return setSeq(ctx, m.cs, o, value)
+}
+
+func (m kubeMutator) delete(ctx context.Context, o Object) error { return deleteObject(ctx, m.cs, o) }
+
+// simMutator changes objects of the simulated source.
+type simMutator struct{ src *simsource.Source }
+
+func (m simMutator) setSeq(_ context.Context, o Object, value string) error {
+	_, err := m.src.SetSeq(o.Index, value)
+	return err
+}
+
+func (m simMutator) delete(_ context.Context, o Object) error {
+	_, err := m.src.Delete(o.Index)
+	return err
+}
 
 // setSeq writes value into o's SeqAnnotation with a merge patch.
 func setSeq(ctx context.Context, cs kubernetes.Interface, o Object, value string) error {

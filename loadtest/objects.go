@@ -12,13 +12,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"kollect.dev/kollect/loadtest/simsource"
 )
 
 // Label and annotation the load objects carry: the Targets select TierLabel,
 // the Profiles extract SeqAnnotation, which a change rewrites.
 const (
-	TierLabel     = "loadtest.kollect.dev/tier"
-	SeqAnnotation = "loadtest.kollect.dev/seq"
+	TierLabel     = simsource.TierLabel
+	SeqAnnotation = simsource.SeqAnnotation
 )
 
 // Object is one created load object.
@@ -27,6 +29,8 @@ type Object struct {
 	Namespace string
 	Name      string
 	UID       string
+	// Index is the object's index in the simulated source.
+	Index int
 }
 
 // namespaceName returns the i-th load namespace.

@@ -15,7 +15,7 @@ func phasesMarkdown(b *strings.Builder, res *Result) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
 	p("## Phases")
 	p("")
-	p("Kollect CPU is the sum over its six services' processes (utime+stime); *all* adds kube-apiserver, etcd, PostgreSQL and the load-test process (NATS, the Git server's HTTP handler and the pollers). Per unit: per object created or synced, per change made, per object deleted, per second idle. *Net of idle* subtracts what the services burn for as long doing nothing (the idle phase's rate). Load average is the machine's (1 min) at the phase's start → end, and the highest sampled during it; compare runs only at similar load. Bus: bytes stored over every stream, bucket and object store, highest sampled during the phase / at its end.")
+	p("Kollect CPU is the sum over its services' processes, every replica (utime+stime); *all* adds kube-apiserver, etcd, PostgreSQL, the NATS nodes and the load-test process (the Git server's HTTP handler, the pollers and, with `-source sim`, the simulated API server). Per unit: per object created or synced, per change made, per object deleted, per second idle. *Net of idle* subtracts what the services burn for as long doing nothing (the idle phase's rate). Load average is the machine's (1 min) at the phase's start → end, and the highest sampled during it; compare runs only at similar load. Bus: bytes stored over every stream, bucket and object store, highest sampled during the phase / at its end.")
 	p("")
 	p("| phase | wall s | Kollect CPU s | Kollect CPU per unit | net of idle | all CPU s | load start → end (max) | bus MB peak / end |")
 	p("|---|---|---|---|---|---|---|---|")

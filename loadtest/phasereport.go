@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"slices"
+	"strings"
 
 	"kollect.dev/kollect/deploy/demo"
 )
@@ -33,10 +34,17 @@ type Phase struct {
 	// stream, bucket and object store), highest sampled and at the end.
 	BusBytesPeak float64 `json:"busBytesPeak"`
 	BusBytesEnd  float64 `json:"busBytesEnd"`
+	// BusInBytes is what the services published to the bus in the phase
+	// (the bytes every NATS node received on their client connections,
+	// each counted once whatever the streams' replicas); -1 when unknown.
+	BusInBytes float64 `json:"busInBytes"`
 }
 
 // isKollect says whether a sampled process is one of Kollect's services.
-func isKollect(name string) bool { return slices.Contains(demo.Services, name) }
+func isKollect(name string) bool {
+	role, _, _ := strings.Cut(name, "-") // collector-1 is a collector
+	return slices.Contains(demo.Services, role)
+}
 
 // phaseUnit is what a phase's Kollect CPU is divided by; "" for phases the
 // services do not run in.
@@ -88,6 +96,10 @@ func (r *run) phases(endAt float64, endLoad [3]float64) []Phase {
 		}
 		ph.BusBytesPeak, _ = maxIn(r.s.busBytes[busTotal], m.At, end)
 		ph.BusBytesEnd = lastIn(r.s.busBytes[busTotal], end)
+		ph.BusInBytes = -1
+		if i+1 < len(marks) && m.BusIn >= 0 && marks[i+1].BusIn >= 0 {
+			ph.BusInBytes = marks[i+1].BusIn - m.BusIn
+		}
 		ph.Unit, ph.Units = r.phaseUnit(m.Name, ph.Seconds)
 		if ph.Units > 0 {
 			ph.KollectCPUPerUnitMs = 1000 * ph.KollectCPU / ph.Units

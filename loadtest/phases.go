@@ -25,7 +25,7 @@ func (r *run) changes(ctx context.Context, pg *pgSink, git *gitSink) error {
 	wg.Go(func() { t.pollPG(pctx) })
 	wg.Go(func() { t.pollGit(pctx) })
 	start := time.Now()
-	changes, err := makeChanges(ctx, r.cs, r.objs, r.c.Changes, r.c.ChangeRate, t)
+	changes, err := makeChanges(ctx, r.mut, r.objs, r.c.Changes, r.c.ChangeRate, t)
 	r.res.ChangesSecs = time.Since(start).Seconds()
 	if err == nil {
 		deadline := time.Now().Add(r.c.ChangeWait)
@@ -63,7 +63,7 @@ func (r *run) deletes(ctx context.Context, pg *pgSink, git *gitSink) error {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := deleteObject(ctx, r.cs, o); err != nil {
+			if err := r.mut.delete(ctx, o); err != nil {
 				errs <- err
 			}
 		})

@@ -53,6 +53,18 @@ func (r *run) finish() {
 	r.res.Phases = r.phases(time.Since(s.start).Seconds(), endLoad)
 	r.res.BusSeries, r.res.Bus = s.busBytes, r.busStreams()
 	r.res.Targets = r.targets()
+	withProcessStats(r.res.Replicas, r.res.Processes)
+	r.res.Settings.StreamReplicas = s.streamReplicas
+	if ch := r.res.phase("changes"); ch.Units > 0 && ch.BusInBytes >= 0 {
+		r.res.BusWrites.PerChangeBytes = ch.BusInBytes / ch.Units
+	}
+	if sync := r.res.phase("initial sync"); sync.BusInBytes >= 0 {
+		r.res.BusWrites.InitialSyncBytes = sync.BusInBytes
+		if r.res.BusWrites.SnapshotBytes > 0 {
+			r.res.BusWrites.InitialSyncRatio = sync.BusInBytes / r.res.BusWrites.SnapshotBytes
+		}
+	}
+	r.res.Targets = append(r.res.Targets, replicaChecks(r.res.Replicas)...)
 }
 
 // busStreams summarises each stream's stored bytes at the end of the

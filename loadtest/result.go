@@ -37,7 +37,12 @@ type Result struct {
 	Backlog   map[string]float64 `json:"backlogMax"`
 	Collect   []CollectRun       `json:"collect,omitempty"`
 	Targets   []TargetCheck      `json:"targets"`
-	Notes     []string           `json:"notes,omitempty"`
+	// Bus is what the services published to the bus: per one-object
+	// change, and during the initial sync over the snapshot's bytes.
+	BusWrites BusWrites `json:"busWrites"`
+	// Replicas are the collector and aggregator replicas' work.
+	Replicas []Replica `json:"replicas,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
 
 	PhaseStarts   map[string]float64 `json:"phaseStarts"`
 	RSS           map[string][]Point `json:"rssSeries"`
@@ -63,6 +68,14 @@ type Settings struct {
 	Deletes     int     `json:"deletes"`
 	AvgBytes    int     `json:"avgObjectBytes"`
 	IdleSeconds float64 `json:"idleSeconds"`
+	// Source is where the objects live: "" (the real API server) or "sim"
+	// (loadtest/simsource).
+	Source string `json:"source,omitempty"`
+	// NATSNodes is the size of the bus's JetStream cluster;
+	// StreamReplicas counts its streams (buckets and object stores
+	// included) by their replica count at the end of the run.
+	NATSNodes      int         `json:"natsNodes,omitempty"`
+	StreamReplicas map[int]int `json:"streamReplicas,omitempty"`
 	// MemoryLimits are the services' --memory-limit (their Go soft limit is
 	// 85% of it).
 	MemoryLimits map[string]string `json:"memoryLimits"`
@@ -99,6 +112,22 @@ type Process struct {
 	PeakRSSMiB float64            `json:"peakRSSMiB"`
 	CPUSeconds float64            `json:"cpuSeconds"`
 	CPUByPhase map[string]float64 `json:"cpuByPhase"`
+}
+
+// BusWrites are the bytes the services published to the bus (client
+// connections of every NATS node, each byte counted once however many
+// replicas a stream keeps): JetStream writes plus their API requests and
+// acknowledgements.
+type BusWrites struct {
+	// PerChangeBytes is the change phase's bytes per one-object change.
+	PerChangeBytes float64 `json:"perChangeBytes"`
+	// InitialSyncBytes are the initial sync's; SnapshotBytes the sum of
+	// the inventories' snapshot sizes after it (the aggregators'
+	// kollect_aggregator_snapshot_bytes) and InitialSyncRatio the first
+	// over the second.
+	InitialSyncBytes float64 `json:"initialSyncBytes"`
+	SnapshotBytes    float64 `json:"snapshotBytes"`
+	InitialSyncRatio float64 `json:"initialSyncRatio"`
 }
 
 // TargetCheck compares one issue target with what the run reached.

@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"kollect.dev/kollect/deploy/demo"
+	"kollect.dev/kollect/loadtest/simsource"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -27,6 +29,18 @@ type run struct {
 	objs    []Object
 	exits   <-chan error
 	metrics map[string]int // service -> metrics port
+	// bus is the NATS cluster; svc the peers as the services see them
+	// (p with the cluster's URLs instead of the embedded server).
+	bus *testenv.NATSCluster
+	svc *demo.Peers
+	// mut changes the objects; sim, simSrv and sourceKubeconfig are the
+	// simulated source when c.Source is SourceSim.
+	mut              mutator
+	sim              *simsource.Source
+	simSrv           *simsource.Server
+	sourceKubeconfig string
+	// gitCPULog is where the Git server logs its http-backends' CPU.
+	gitCPULog string
 }
 
 func (r *run) step(format string, args ...any) {
@@ -63,15 +77,30 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 		return nil, err
 	}
 	defer r.p.Stop()
-	if r.s, err = newSampler(start, r.p.NATS.URL); err != nil {
+	if err := r.measureGit(); err != nil {
 		return nil, err
 	}
+	if err := r.startBus(); err != nil {
+		return nil, err
+	}
+	defer func() { _ = r.bus.Stop() }()
+	if r.s, err = newSampler(start, r.bus.URL); err != nil {
+		return nil, err
+	}
+	r.s.busIn = r.busIn
+	r.s.gitCPU = func() (float64, error) { return testenv.GitCPUSeconds(r.gitCPULog) }
 	r.s.watchPeers()
+	for name, pid := range r.bus.Pids() {
+		r.s.watch(name, pid)
+	}
 	sctx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	go r.s.run(sctx)
 	if err := r.createAll(ctx); err != nil {
 		return nil, err
+	}
+	if r.simSrv != nil {
+		defer func() { _ = r.simSrv.Stop() }()
 	}
 	if !c.CollectOnly {
 		if err := r.system(ctx); err != nil {
@@ -79,14 +108,59 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 			r.step("error: %v", err)
 		}
 	}
-	r.s.mark("collect")
-	r.step("timing kollect collect and kubectl on the same objects (%d runs)", c.CollectRuns)
-	if r.res.Collect, err = compareCollect(ctx, filepath.Join(c.BinDir, "kollect"), r.p.Kubeconfig, r.p.Dir, c); err != nil {
-		r.res.Notes = append(r.res.Notes, "collect comparison failed: "+err.Error())
+	if r.sim == nil {
+		r.s.mark("collect")
+		r.step("timing kollect collect and kubectl on the same objects (%d runs)", c.CollectRuns)
+		if r.res.Collect, err = compareCollect(ctx, filepath.Join(c.BinDir, "kollect"), r.p.Kubeconfig, r.p.Dir, c); err != nil {
+			r.res.Notes = append(r.res.Notes, "collect comparison failed: "+err.Error())
+		}
 	}
 	stopSampling()
 	r.finish()
 	return r.res, r.write()
+}
+
+// measureGit restarts the demo's Git server on the same repositories with
+// a CPU log, so that the Git server's CPU is its http-backends' alone, not
+// every child the load-test process reaped (kollect collect, kubectl).
+func (r *run) measureGit() error {
+	dir := filepath.Dir(r.p.Git.Root)
+	if err := r.p.Git.Stop(); err != nil {
+		return err
+	}
+	r.gitCPULog = filepath.Join(r.p.Dir, "git-cpu.log")
+	g, err := testenv.NewGit(dir, testenv.GitOptions{CPULog: r.gitCPULog})
+	if err != nil {
+		return err
+	}
+	r.p.Git, r.p.RepoURL = g, g.URL+"/inventory.git"
+	return nil
+}
+
+// startBus replaces the demo's embedded NATS with a JetStream cluster of
+// c.NATSNodes nats-server processes, so that the bus's CPU and memory are
+// its own and its streams are replicated as in production.
+func (r *run) startBus() error {
+	r.p.NATS.Stop()
+	r.p.NATS = nil
+	r.step("starting a JetStream cluster of %d nats-server processes", max(1, r.c.NATSNodes))
+	var err error
+	if r.bus, err = testenv.NewNATSCluster(filepath.Join(r.c.BinDir, "nats-server"), filepath.Join(r.p.Dir, "nats-cluster"), max(1, r.c.NATSNodes)); err != nil {
+		return err
+	}
+	svc := *r.p
+	svc.NATS = &testenv.NATS{URL: r.bus.URL}
+	r.svc = &svc
+	r.res.Settings.NATSNodes = len(r.bus.Nodes)
+	return nil
+}
+
+// busIn is the bytes Kollect's services published to the bus so far.
+func (r *run) busIn() (float64, error) {
+	n, err := r.bus.ClientInBytes(func(name string) bool {
+		return strings.HasPrefix(name, "kollect-") && name != samplerClientName
+	})
+	return float64(n), err
 }
 
 // build compiles the services and the kollect command.
@@ -95,6 +169,10 @@ func (r *run) build(ctx context.Context) error {
 		return nil
 	}
 	if err := demo.Build(ctx, r.root, r.c.BinDir, func(s string) { r.step("%s", s) }); err != nil {
+		return err
+	}
+	r.step("building nats-server")
+	if _, err := testenv.BuildNATSServer(ctx, r.root, r.c.BinDir); err != nil {
 		return err
 	}
 	r.step("building kollect")
@@ -116,11 +194,21 @@ func (r *run) createAll(ctx context.Context) error {
 		return err
 	}
 	r.cs = cs
+	r.mut = kubeMutator{cs: cs}
 	r.s.mark("create")
 	r.step("creating %d namespaces and %d objects with %d workers", r.c.Namespaces, r.c.Objects, r.c.Workers)
 	start := time.Now()
 	if err := createNamespaces(ctx, cs, r.c.Namespaces, r.c.Tier); err != nil {
 		return err
+	}
+	if r.c.Source == SourceSim {
+		if err := r.startSim(ctx); err != nil {
+			return err
+		}
+		r.res.CreateSeconds = time.Since(start).Seconds()
+		r.res.Settings.Source = SourceSim
+		r.res.Settings.ConfigMaps, r.res.Settings.Deployments = (r.c.Objects+3)/4, (r.c.Objects+2)/4
+		return nil
 	}
 	if r.objs, err = createObjects(ctx, cs, r.c); err != nil {
 		return err

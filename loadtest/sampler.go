@@ -32,7 +32,20 @@ type sampler struct {
 	load     []Point            // the machine's 1-minute load average
 	busBytes map[string][]Point // bytes stored per JetStream stream, and "total"
 	phases   []phaseMark
+	// busIn, when set, reads the bytes the services published to the bus
+	// so far (every node's client connections).
+	busIn func() (float64, error)
+	// gitCPU, when set, reads the CPU seconds of the Git server's
+	// http-backend processes so far (reported as gitProcess).
+	gitCPU func() (float64, error)
+	// streamReplicas counts the streams by their replica count, as last
+	// sampled.
+	streamReplicas map[int]int
 }
+
+// gitProcess names the Git server's CPU among the processes: every
+// git http-backend and what it waited for, from the server's CPU log.
+const gitProcess = "git http-backend"
 
 // phaseMark is the state at the start of a phase.
 type phaseMark struct {
@@ -40,10 +53,12 @@ type phaseMark struct {
 	At   float64
 	CPU  map[string]float64
 	Load [3]float64 // 1, 5 and 15-minute load averages
+	// BusIn is what busIn read; -1 when unknown.
+	BusIn float64
 }
 
 func newSampler(start time.Time, natsURL string) (*sampler, error) {
-	nc, err := nats.Connect(natsURL, nats.Name("kollect-loadtest"))
+	nc, err := nats.Connect(natsURL, nats.Name(samplerClientName))
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +70,9 @@ func newSampler(start time.Time, natsURL string) (*sampler, error) {
 		hwm: map[string]float64{}, cpu: map[string]float64{}, backlog: map[string][]Point{},
 		busBytes: map[string][]Point{}}, nil
 }
+
+// samplerClientName is the sampler's NATS connection's name.
+const samplerClientName = "kollect-loadtest"
 
 // watch adds a process to sample.
 func (s *sampler) watch(name string, pid int) {
@@ -72,7 +90,7 @@ func (s *sampler) watchPeers() {
 			s.watch(comm, pids[0])
 		}
 	}
-	s.watch("loadtest+nats", os.Getpid())
+	s.watch("loadtest", os.Getpid())
 }
 
 // run samples every second until ctx ends.
@@ -115,13 +133,17 @@ func (s *sampler) sample(ctx context.Context) {
 			hwm = rss
 		}
 		s.mu.Lock()
-		if pid == os.Getpid() {
-			s.cpu["git-server children"] = st.ChildCPU
-		}
 		s.rss[name] = append(s.rss[name], Point{t, rss})
 		s.hwm[name] = max(s.hwm[name], hwm, rss)
 		s.cpu[name] = max(s.cpu[name], cpu)
 		s.mu.Unlock()
+	}
+	if s.gitCPU != nil {
+		if v, err := s.gitCPU(); err == nil {
+			s.mu.Lock()
+			s.cpu[gitProcess] = max(s.cpu[gitProcess], v)
+			s.mu.Unlock()
+		}
 	}
 	s.sampleBus(ctx, t)
 	s.sampleStorage(ctx, t)
@@ -162,6 +184,12 @@ func (s *sampler) sampleBus(ctx context.Context, t float64) {
 // mark records every process's CPU seconds at the start of a phase.
 func (s *sampler) mark(name string) {
 	s.sample(context.Background())
+	busIn := -1.0
+	if s.busIn != nil {
+		if v, err := s.busIn(); err == nil {
+			busIn = v
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cpu := make(map[string]float64, len(s.cpu))
@@ -169,5 +197,5 @@ func (s *sampler) mark(name string) {
 		cpu[k] = v
 	}
 	l, _ := loadavg3()
-	s.phases = append(s.phases, phaseMark{Name: name, At: time.Since(s.start).Seconds(), CPU: cpu, Load: l})
+	s.phases = append(s.phases, phaseMark{Name: name, At: time.Since(s.start).Seconds(), CPU: cpu, Load: l, BusIn: busIn})
 }

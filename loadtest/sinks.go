@@ -65,11 +65,16 @@ AND (target_name, source_uid) IN (SELECT * FROM unnest($4::text[], $5::text[]))`
 
 func (s *pgSink) close() { s.pool.Close() }
 
+// targetOf names the Target collecting kind (simResources names the
+// simulated source's Pods' and Widgets').
 func targetOf(kind string) string {
-	if kind == "ConfigMap" {
+	switch kind {
+	case "ConfigMap":
 		return CMTarget
+	case "Deployment":
+		return DeployTarget
 	}
-	return DeployTarget
+	return strings.ToLower(kind) + "s"
 }
 
 // gitSink reads the Git sink's bare repository on disk.

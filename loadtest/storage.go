@@ -20,7 +20,9 @@ func (s *sampler) sampleStorage(ctx context.Context, t float64) {
 	l := s.js.ListStreams(ctx)
 	sums := map[string]float64{}
 	var total float64
+	replicas := map[int]int{}
 	for info := range l.Info() {
+		replicas[info.Config.Replicas]++
 		b := float64(info.State.Bytes)
 		sums[info.Config.Name] = b
 		total += b
@@ -31,6 +33,7 @@ func (s *sampler) sampleStorage(ctx context.Context, t float64) {
 	sums[busTotal] = total
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.streamReplicas = replicas
 	for k, v := range sums {
 		s.busBytes[k] = append(s.busBytes[k], Point{t, v})
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kollect.dev/kollect/deploy/demo"
+	"kollect.dev/kollect/pkg/childproc"
 	"kollect.dev/kollect/pkg/testenv"
 )
 
@@ -32,12 +33,24 @@ func (r *run) system(ctx context.Context) error {
 		r.metrics[name] = port
 		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port)}
 	}
+	extra["control"] = append(extra["control"], "--bus-replicas="+strconv.Itoa(busReplicas(len(r.bus.Nodes))))
+	resources := accessResources() + "\n---\n" + collectResources(r.c.Tier) + "\n---\n" + sinkResources(r.p.DSN, r.p.RepoURL)
+	if r.sim != nil {
+		extra["collector"] = append(extra["collector"], "--source-kubeconfig="+r.sourceKubeconfig)
+		resources += "\n---\n" + simAccess() + "\n---\n" + simResources(r.c.Tier)
+	}
+	for role, n := range r.replicaCounts() {
+		extra[role] = append(extra[role], replicaFlags(role, 0, n)...)
+	}
 	r.s.mark("initial sync")
 	r.step("starting the services and applying the Profiles, Targets, inventory and sinks")
 	start := time.Now()
-	ss, exits, err := demo.StartServicesWith(r.c.BinDir, r.logDir(), r.p,
+	ss, exits, err := demo.StartServicesWith(r.c.BinDir, r.logDir(), r.svc,
 		demo.ServiceOptions{Extra: extra, MemoryLimits: r.res.Settings.MemoryLimits})
+	var extras []*childproc.Process
 	defer func() {
+		r.res.Replicas = r.replicas()
+		stopReplicas(extras)
 		r.scrapeMetrics()
 		r.s.sample(context.Background()) // last peaks before the processes exit
 		if err := demo.StopServices(ss, 20*time.Second); err != nil {
@@ -47,17 +60,27 @@ func (r *run) system(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.exits = exits
+	all := make(chan error, 16)
+	go func() {
+		for err := range exits {
+			all <- err
+		}
+	}()
+	r.exits = all
+	if extras, err = r.extraReplicas(extra, all); err != nil {
+		return err
+	}
 	for _, s := range ss {
 		r.s.watch(s.Name, s.Cmd.Process.Pid)
 	}
-	if err := apply(ctx, r.p.Kube.Client, accessResources()+"\n---\n"+collectResources(r.c.Tier)+"\n---\n"+sinkResources(r.p.DSN, r.p.RepoURL)); err != nil {
+	if err := apply(ctx, r.p.Kube.Client, resources); err != nil {
 		return err
 	}
 	if err := r.initialSync(ctx, start, pg, git); err != nil {
 		r.keepLogs()
 		return err
 	}
+	r.snapshotBytes()
 	if err := r.idle(ctx); err != nil {
 		r.keepLogs()
 		return err
@@ -72,6 +95,16 @@ func (r *run) system(ctx context.Context) error {
 	}
 	r.s.mark("end")
 	return nil
+}
+
+// snapshotBytes records the inventories' snapshot sizes the aggregators
+// report after the initial sync.
+func (r *run) snapshotBytes() {
+	for i := range r.replicaCounts()["aggregator"] {
+		if m, err := scrape(r.metrics[replicaName("aggregator", i)]); err == nil {
+			r.res.BusWrites.SnapshotBytes += m["kollect_aggregator_snapshot_bytes"]
+		}
+	}
 }
 
 // idle lets the services run untouched for c.Idle, so that the report can

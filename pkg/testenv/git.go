@@ -28,6 +28,13 @@ type GitOptions struct {
 	// Token, when set, is accepted as "Authorization: Bearer <Token>" and, as
 	// GitHub and GitLab do, as the basic-auth password with any username.
 	Token string
+	// CPULog, when set, runs each git http-backend under sh, which appends
+	// its own CPU time and that of http-backend and the processes it waited
+	// for (upload-pack, receive-pack, index-pack) to this file, two lines
+	// per request (sh's times; not in a pipe, whose subshell would report
+	// nothing): the Git server's own CPU, apart from its host process's
+	// other children (GitCPUSeconds sums it).
+	CPULog string
 }
 
 // Git serves bare repositories over Git's smart HTTP protocol: Debian git's
@@ -88,12 +95,17 @@ func NewGit(dir string, opts GitOptions) (*Git, error) {
 		Path: gitPath,
 		Args: []string{"http-backend"},
 		Env: append(gitEnv(),
+			"KOLLECT_GIT="+gitPath, "KOLLECT_GIT_CPU_LOG="+opts.CPULog,
 			"GIT_PROJECT_ROOT="+g.Root,
 			"GIT_HTTP_EXPORT_ALL=1",
 			"REMOTE_USER=kollect-test", // http-backend refuses pushes from anonymous users
 		),
 		Logger: log.New(g.log, "cgi: ", log.LstdFlags),
 		Stderr: g.log,
+	}
+	if opts.CPULog != "" {
+		backend.Path = "/bin/sh"
+		backend.Args = []string{"-c", `"$KOLLECT_GIT" http-backend; s=$?; times >>"$KOLLECT_GIT_CPU_LOG"; exit $s`}
 	}
 	g.server = httptest.NewUnstartedServer(authenticate(opts, backend))
 	g.server.Config.ErrorLog = log.New(g.log, "http: ", log.LstdFlags)

@@ -24,7 +24,15 @@ type NATSProcess struct {
 	// Port is the client port; URL the client URL.
 	Port int
 	URL  string
-	proc *process
+	// Name, ClusterPort and Routes make the server a node of a JetStream
+	// cluster (NewNATSCluster sets them); a zero ClusterPort runs it alone.
+	Name        string
+	ClusterPort int
+	Routes      []string
+	// MonitorPort, when set, serves nats-server's monitoring endpoints
+	// (/varz, /connz, /jsz) on loopback.
+	MonitorPort int
+	proc        *process
 }
 
 // BuildNATSServer builds nats-server, at the version go.mod requires, into
@@ -60,7 +68,10 @@ func (n *NATSProcess) Start() error {
 		return fmt.Errorf("nats-server is already running")
 	}
 	conf := filepath.Join(filepath.Dir(n.StoreDir), "nats-server.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, "jetstream { max_file_store: %d }\n", MaxStore), 0o600); err != nil {
+	if err := os.MkdirAll(filepath.Dir(conf), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(conf, n.config(), 0o600); err != nil {
 		return err
 	}
 	cmd := exec.Command(n.Bin, "-c", conf, "-a", "127.0.0.1", "-p", strconv.Itoa(n.Port), "-js", "-sd", n.StoreDir)
@@ -73,6 +84,23 @@ func (n *NATSProcess) Start() error {
 	}
 	n.proc = p
 	return nil
+}
+
+// config is the server's configuration file: the store limit and, for a
+// cluster node, its name and routes on loopback.
+func (n *NATSProcess) config() []byte {
+	b := fmt.Appendf(nil, "jetstream { max_file_store: %d }\n", MaxStore)
+	if n.MonitorPort != 0 {
+		b = fmt.Appendf(b, "http: \"127.0.0.1:%d\"\n", n.MonitorPort)
+	}
+	if n.ClusterPort == 0 {
+		return b
+	}
+	b = fmt.Appendf(b, "server_name: %q\ncluster {\n  name: kollect\n  listen: \"127.0.0.1:%d\"\n  routes: [\n", n.Name, n.ClusterPort)
+	for _, r := range n.Routes {
+		b = fmt.Appendf(b, "    %q\n", r)
+	}
+	return append(b, "  ]\n}\n"...)
 }
 
 // Kill kills the server with SIGKILL (no shutdown, no flush) and waits for

@@ -30,6 +30,7 @@ type deps struct {
 	cfg        Config
 	log        logr.Logger
 	rest       *rest.Config
+	source     *rest.Config // the collected objects' API server
 	js         jetstream.JetStream
 	pub        *rowstore.Publisher
 	metrics    *metrics.Metrics
@@ -89,7 +90,7 @@ func (d *deps) runTerm(ctx context.Context) error {
 	if err != nil {
 		return nil
 	}
-	mgr, err := informers.New(informers.Config{Rest: d.rest, Log: d.log, MaxRetryInterval: d.cfg.DiscoveryRetryMax})
+	mgr, err := informers.New(informers.Config{Rest: d.source, Log: d.log, MaxRetryInterval: d.cfg.DiscoveryRetryMax})
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,10 @@ type Config struct {
 	Bus app.BusOptions
 	// Kube is the API server connection.
 	Kube app.KubeOptions
+	// SourceKubeconfig, when set, is the kubeconfig of the API server the
+	// collected objects are listed and watched from; Kube still serves the
+	// leader lease. Load tests point it at a simulated API server.
+	SourceKubeconfig string
 	// Workers is the number of objects evaluated in parallel.
 	Workers int
 	// MaxRowBytes is the largest row value the collector writes: the rows
@@ -85,6 +89,8 @@ func DefaultConfig() Config {
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.Bus.BindFlags(fs)
 	c.Kube.BindFlags(fs)
+	fs.StringVar(&c.SourceKubeconfig, "source-kubeconfig", c.SourceKubeconfig,
+		"Path of a kubeconfig of the API server whose objects are collected, when not --kubeconfig's (load tests against a simulated API server); empty collects from --kubeconfig's.")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "Objects evaluated in parallel.")
 	fs.IntVar(&c.PublishWindow, "publish-window", c.PublishWindow, "Most row writes awaiting the bus's acknowledgement.")
 	fs.IntVar(&c.MaxRowBytes, "max-row-bytes", c.MaxRowBytes,

@@ -27,6 +27,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	sourceCfg := restCfg
+	if cfg.SourceKubeconfig != "" {
+		src := cfg.Kube
+		src.Rest, src.Kubeconfig = nil, cfg.SourceKubeconfig
+		if sourceCfg, err = src.RestConfig(string(busv1.ServiceCollector)); err != nil {
+			return err
+		}
+	}
 	rc := newReconnects()
 	nc, js, err := cfg.Bus.Connect(busv1.ServiceCollector, nats.ReconnectHandler(rc.handler))
 	if err != nil {
@@ -38,7 +46,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, pub: pub, metrics: metrics.New(), reconnects: rc}
+	d := &deps{cfg: cfg, log: log, rest: restCfg, source: sourceCfg, js: js, pub: pub, metrics: metrics.New(), reconnects: rc}
 	d.metrics.Profiles.MaxSeries = cfg.ProfileMaxSeries
 	watchdog := leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
 	srv := &app.Server{Addr: cfg.Metrics.BindAddress, Registry: d.metrics.Registry, Log: log,

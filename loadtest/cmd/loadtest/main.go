@@ -35,15 +35,20 @@ func main() {
 	flag.BoolVar(&c.NoBuild, "no-build", false, "use the binaries in -bin as they are")
 	flag.StringVar(&c.OutDir, "out", "", "report folder (default <repo>/loadtest/results)")
 	flag.DurationVar(&c.Timeout, "timeout", c.Timeout, "bound of each wait")
+	flag.IntVar(&c.NATSNodes, "nats-nodes", c.NATSNodes, "nats-server processes of the bus's JetStream cluster (streams get 3 replicas from 3 nodes up)")
+	collectors := flag.Int("collectors", 0, "collector replicas (default 3 from 100k objects, else 1)")
+	aggregators := flag.Int("aggregators", 0, "aggregator replicas (default 2 from 100k objects, else 1)")
+	source := flag.String("source", "", "where the objects live: kube (created in the real API server) or sim (a simulated API server the collectors watch); default sim from 1m objects, else kube")
 	flag.Parse()
 	ctrllog.SetLogger(logr.Discard())
-	if err := run(c, *tier, *mode); err != nil {
+	c.CollectorReplicas, c.AggregatorReplicas = *collectors, *aggregators
+	if err := run(c, *tier, *mode, *source); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(c loadtest.Config, tier, mode string) error {
+func run(c loadtest.Config, tier, mode, source string) error {
 	d, err := loadtest.DefaultConfig(tier)
 	if err != nil {
 		return err
@@ -54,6 +59,19 @@ func run(c loadtest.Config, tier, mode string) error {
 	}
 	if c.Namespaces == 0 {
 		c.Namespaces = d.Namespaces
+	}
+	if c.CollectorReplicas == 0 {
+		c.CollectorReplicas = d.CollectorReplicas
+	}
+	if c.AggregatorReplicas == 0 {
+		c.AggregatorReplicas = d.AggregatorReplicas
+	}
+	switch c.Source = d.Source; source {
+	case "":
+	case loadtest.SourceKube, loadtest.SourceSim:
+		c.Source = source
+	default:
+		return fmt.Errorf("unknown -source %q: want kube or sim", source)
 	}
 	root, err := testenv.RepoRoot()
 	if err != nil {
