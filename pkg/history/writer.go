@@ -40,8 +40,8 @@ func NewWriter(ctx context.Context, js jetstream.JetStream) (*Writer, error) {
 // Refresh re-reads the names of the stored objects, after objects were
 // removed behind the Writer's back (garbage collection, a purge).
 func (w *Writer) Refresh(ctx context.Context) error {
-	infos, err := w.obs.List(ctx)
-	if err != nil && err != jetstream.ErrNoObjectsFound {
+	infos, err := bus.ListObjects(ctx, w.obs, bus.ListAttempt)
+	if err != nil {
 		return fmt.Errorf("list object store %s: %w", bus.ObjectStoreEnvelopes, err)
 	}
 	known := make(map[string]struct{}, len(infos))

@@ -204,8 +204,8 @@ func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}) error {
 	if err != nil {
 		return fmt.Errorf("open object store %s: %w", bus.ObjectStoreEnvelopes, err)
 	}
-	infos, err := obs.List(ctx)
-	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+	infos, err := bus.ListObjects(ctx, obs, bus.ListAttempt)
+	if err != nil {
 		return fmt.Errorf("list object store %s: %w", bus.ObjectStoreEnvelopes, err)
 	}
 	cutoff := time.Now().Add(-e.opts.GCGrace) // object times are the server's wall clock
