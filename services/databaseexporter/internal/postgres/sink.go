@@ -108,3 +108,8 @@ func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 	return k.export(ctx, s, s.Delta != nil)
 }
+
+// StreamsRows makes the runtime hand full writes the snapshot's rows as a
+// stream (sink.RowStreamer): they are copied into the table as they are
+// read from the bus, a chunk at a time.
+func (k *Sink) StreamsRows() bool { return true }
