@@ -45,10 +45,10 @@ func LargeRow(i int, tag string) busv1.Row {
 			"labels": map[string]any{"app": "web", "tier": "frontend"}}}
 }
 
-// Streamed is a generated snapshot stored on an embedded bus as the
+// Published is a generated snapshot stored on an embedded bus as the
 // aggregator stores it (chunks and a manifest), and the header-only,
 // streamed sink.Snapshot the exporter runtime hands a sink.RowStreamer.
-type Streamed struct {
+type Published struct {
 	Snapshot sink.Snapshot
 	Loader   *history.Loader
 }
@@ -101,7 +101,7 @@ func StartBus(t testing.TB) *Bus {
 // Publish stores a snapshot of rows LargeRow(0..n-1, tag) of inv at
 // revision, generated as it is chunked (the test never holds it), and
 // returns it as the runtime would hand it to a RowStreamer.
-func (b *Bus) Publish(t testing.TB, inv busv1.NamespacedName, revision uint64, n int, tag string) Streamed {
+func (b *Bus) Publish(t testing.TB, inv busv1.NamespacedName, revision uint64, n int, tag string) Published {
 	t.Helper()
 	ctx := context.Background()
 	src := func(yield func(string, []byte) error) error {
@@ -126,7 +126,7 @@ func (b *Bus) Publish(t testing.TB, inv busv1.NamespacedName, revision uint64, n
 	now := time.Now().UTC()
 	head := busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: ev.Checksum, Revision: revision, Generation: 1,
 		Inventory: inv, ItemCount: n}
-	return Streamed{Loader: l, Snapshot: sink.Snapshot{
+	return Published{Loader: l, Snapshot: sink.Snapshot{
 		Envelope: head.Stamp(Cluster, now),
 		Load: func(ctx context.Context) (busv1.Envelope, error) {
 			env, err := l.Envelope(ctx, ev)

@@ -188,9 +188,10 @@ func (e *rowEncoder) append(b []byte, r *copyRow) ([]byte, error) {
 	if len(r.attrs)+1 > maxField {
 		return b, sink.Permanent(fmt.Errorf("row %s/%s uid %s: the attributes are longer than PostgreSQL stores", r.cols[3], r.cols[4], r.cols[2]))
 	}
-	b = binary.BigEndian.AppendUint32(b, uint32(len(r.attrs)+1))
-	b = append(b, 1) // jsonb's format version
+	at := len(b)
+	b = append(b, 0, 0, 0, 0, 1) // the length, then jsonb's format version
 	b = append(b, r.attrs...)
+	putLength(b[at:], len(b)-at-4)
 	return append(b, e.tail...), nil
 }
 

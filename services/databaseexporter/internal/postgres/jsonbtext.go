@@ -3,25 +3,18 @@ package postgres
 import (
 	"bytes"
 	"slices"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// appendJSONBText appends the text PostgreSQL's jsonb output gives for the
-// JSON value src: object keys ordered by length, then bytes (the last of
-// equal keys kept), ", " and ": " between items, strings escaped as
-// escape_json does, numbers as numeric prints them. It returns false for
-// input it does not render exactly as the server would (see hashSum): an
-// exponent or negative zero, \u0000 or a lone surrogate (which jsonb
-// refuses), invalid JSON.
-func appendJSONBText(dst, src []byte) ([]byte, bool) {
-	p := jsonbParser{src: src}
-	return p.render(dst)
-}
-
-// jsonbParser renders JSON as jsonb prints it. Its scratch space is kept
-// per nesting depth and reused from row to row (see hashSum).
+// jsonbParser renders JSON as PostgreSQL's jsonb output prints it: object
+// keys ordered by length, then bytes (the last of equal keys kept), ", "
+// and ": " between items, strings escaped as escape_json does, numbers as
+// numeric prints them. render returns false for input it does not render
+// exactly as the server would (see hashSum): an exponent or negative zero,
+// \u0000 or a lone surrogate (which jsonb refuses), invalid JSON.
+//
+// Its scratch space is kept per nesting depth and reused from row to row.
 type jsonbParser struct {
 	src   []byte
 	i     int
@@ -285,9 +278,21 @@ func (p *jsonbParser) hex4() (rune, bool) {
 	if p.i+4 > len(p.src) {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(string(p.src[p.i:p.i+4]), 16, 32)
+	var r rune
+	for _, c := range p.src[p.i : p.i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
 	p.i += 4
-	return rune(v), err == nil
+	return r, true
 }
 
 // appendEscapedFrom replaces b[at:], a decoded string, with its text in

@@ -55,8 +55,9 @@ func (h *hashSum) add(cols *[8]string, attrs []byte) {
 	sum := md5.Sum(b) //nolint:gosec // see hashSum
 	x := int64(binary.BigEndian.Uint64(sum[:8]))
 	var carry uint64
-	h.lo, carry = bits.Add64(h.lo, uint64(x), 0)
-	h.hi += x>>63 + int64(carry)
+	// A 128-bit two's complement sum: x's bits, sign-extended.
+	h.lo, carry = bits.Add64(h.lo, uint64(x), 0) //nolint:gosec // the bits, not the value, are added
+	h.hi += x>>63 + int64(carry)                 //nolint:gosec // carry is 0 or 1
 }
 
 // value returns the sum as a decimal, and false when a row could not be
