@@ -69,6 +69,20 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3)`, sc.ar
 		ss := newStreamSource(ctx, s)
 		defer ss.Close()
 		src = ss
+		if !exists {
+			rows, all, err := bufferedRows(ss, k.streamBuffer())
+			if err != nil {
+				return err
+			}
+			if all {
+				// It fits: copied straight into the table in key order.
+				if _, err := copyRows(ctx, tx, pgx.Identifier{k.t.schema, k.t.name}, newSortedSource(rows), &sc, sum); err != nil {
+					return fmt.Errorf("copy %d rows: %w", len(rows), err)
+				}
+				return k.recordHash(ctx, tx, sc, sum)
+			}
+			src = &sliceSource{rows: rows, i: -1, more: ss}
+		}
 	}
 	n, err := copyStaging(ctx, tx, src, s.Envelope.ItemCount, sum)
 	if err != nil {

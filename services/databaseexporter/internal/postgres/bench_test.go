@@ -2,13 +2,11 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"iter"
 	"testing"
 	"time"
 
-	"kollect.dev/kollect/pkg/snapshot"
+	"kollect.dev/kollect/pkg/sink/sinktest"
 
 	"github.com/jackc/pgx/v5"
 
@@ -81,47 +79,22 @@ func BenchmarkFullExportIntoEmptyTable(b *testing.B) {
 
 // BenchmarkStreamedFullExportIntoEmptyTable is the full write the runtime
 // makes: header-only, the rows streamed as canonical JSON (as from the
-// bus's chunks, here from memory).
+// bus's chunks, here encoded from memory as they are read).
 func BenchmarkStreamedFullExportIntoEmptyTable(b *testing.B) {
 	k, m, c := benchSink(b)
 	items := benchItems(benchRows)
 	write(b, k, benchSnap(1, items[:1]))
-	raws := make([]json.RawMessage, len(items))
-	for i := range items {
-		raw, err := snapshot.Canonical(&items[i])
-		if err != nil {
-			b.Fatal(err)
-		}
-		raws[i] = raw
-	}
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
 		exec(b, c, `TRUNCATE inventory, inventory_state`)
 		b.StartTimer()
 		m.start(b)
-		write(b, k, streamed(benchSnap(uint64(i+2), items), raws))
+		write(b, k, sinktest.Streamed(benchSnap(uint64(i+2), items)))
 		m.stop(b)
 	}
 	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
 	m.report(b, benchRows)
-}
-
-// streamed returns s header-only, its rows streamed from raws.
-func streamed(s sink.Snapshot, raws []json.RawMessage) sink.Snapshot {
-	full := s.Envelope
-	s.Envelope.Items = nil
-	s.Load = func(context.Context) (busv1.Envelope, error) { return full, nil }
-	s.Stream = func(context.Context) iter.Seq2[json.RawMessage, error] {
-		return func(yield func(json.RawMessage, error) bool) {
-			for _, r := range raws {
-				if !yield(r, nil) {
-					return
-				}
-			}
-		}
-	}
-	return s
 }
 
 func BenchmarkFullReExportWithOneChangedRow(b *testing.B) {

@@ -17,3 +17,7 @@ func ClientRowHash(rows []busv1.Row) (string, bool) {
 	}
 	return sum.value()
 }
+
+// WithStreamBuffer makes k buffer at most n bytes of a streamed full write
+// into an empty scope before it goes through staging.
+func WithStreamBuffer(k *Sink, n int) { k.bufferBytes = n }

@@ -2,13 +2,13 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
+	"kollect.dev/kollect/pkg/sink/sinktest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"kollect.dev/kollect/pkg/snapshot"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -76,14 +76,7 @@ func checkRowsHash(t *testing.T, rows []busv1.Row, streaming bool) {
 	s := snap(t, "default", web, 1, rows...)
 	w := s
 	if streaming {
-		raws := make([]json.RawMessage, len(s.Envelope.Items))
-		for i := range raws {
-			var err error
-			if raws[i], err = snapshot.Canonical(&s.Envelope.Items[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		w = streamed(s, raws)
+		w = sinktest.Streamed(s)
 	}
 	write(t, k, w)
 	if diff := cmp.Diff(want(s), newReader(t, dsn, k).read(t, "default", web), cmpopts.EquateEmpty()); diff != "" {
