@@ -3,6 +3,11 @@ package exporter_test
 import (
 	"context"
 	"testing"
+
+	"kollect.dev/kollect/pkg/exporter"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink/memory"
 )
 
 // TestAStreamingSinkReadsAFullWriteChunkByChunk checks what a
@@ -31,5 +36,25 @@ func TestAStreamingSinkReadsAFullWriteChunkByChunk(t *testing.T) {
 	}
 	if got := c.l.ChunkHits.Load(); got != 0 {
 		t.Errorf("reading the revision again found %d of its chunks in the cache: the streamed write filled it", got)
+	}
+}
+
+// TestAStreamingSinkIsRepairedFromAStream checks that a drift repair of a
+// sink.RowStreamer reads the rows as a stream too.
+func TestAStreamingSinkIsRepairedFromAStream(t *testing.T) {
+	e := newEnv(t, "good")
+	e.b.stores["good"].StreamRows(true)
+	e.start(func(*exporter.Config) {})
+	e.publish(1, busv1.ReasonChange, []string{"good"}, "a", "b", "c")
+	waitFor(t, "revision 1 reported", func() bool { s := e.status("good"); return s != nil && s.Revision == 1 })
+	e.b.stores["good"].Edit("east", inv, func(s *memory.Stored) { s.Rows = s.Rows[:2] })
+	e.publish(1, busv1.ReasonPeriodic, []string{"good"}, "a", "b", "c")
+	waitFor(t, "the repair reported", func() bool { s := e.status("good"); return s != nil && s.Repaired != "" })
+	if got, _ := e.b.stores["good"].Get("east", inv); len(got.Rows) != 3 {
+		t.Fatalf("the store holds %d rows after the repair, want 3", len(got.Rows))
+	}
+	ws := e.b.stores["good"].Writes()
+	if last := ws[len(ws)-1]; len(ws) != 2 || !last.Repair || !last.Streamed {
+		t.Fatalf("store writes %+v, want the first write and a streamed repair", ws)
 	}
 }
