@@ -37,6 +37,9 @@ WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3)`, sc.ar
 	var sum *hashSum
 	if k.hashes() {
 		sum = newHashSum()
+		// The server hashes text in its own encoding: the exporter's bytes
+		// are those only in UTF-8.
+		sum.ok = tx.Conn().PgConn().ParameterStatus("server_encoding") == "UTF8"
 	}
 	switch {
 	case err != nil:
