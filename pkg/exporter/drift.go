@@ -71,11 +71,17 @@ func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key strin
 		return nil
 	}
 	rt.metrics.driftChecked(cfg.Type, DriftFound)
-	env, err := j.d.envelope(ctx, rt.loader)
-	if err != nil {
-		return rt.loadFailed(w, j, err)
+	snap = sink.Snapshot{Repair: true, MaxExportBytes: j.binding.MaxExportBytes}
+	var loads loadErr
+	if streams(in.sink) {
+		rt.deferLoad(&snap, j, cfg.Cluster, now, &loads)
+	} else {
+		env, err := j.d.envelope(ctx, rt.loader)
+		if err != nil {
+			return rt.loadFailed(w, j, err)
+		}
+		snap.Envelope = env.Stamp(cfg.Cluster, now)
 	}
-	snap = sink.Snapshot{Envelope: env.Stamp(cfg.Cluster, now), Repair: true, MaxExportBytes: j.binding.MaxExportBytes}
 	c, err := rt.acquire(ctx, w, key, st, stRev, ev)
 	if err != nil {
 		return err
@@ -89,9 +95,12 @@ func (rt *runtime) repairDrift(ctx context.Context, w *worker, j *job, key strin
 			rt.metrics.claimLost()
 			return lost
 		}
+		if lerr := loads.get(); lerr != nil && ctx.Err() == nil {
+			return rt.loadFailed(w, j, lerr)
+		}
 		return fmt.Errorf("repair %s revision %d in %s sink %s/%s (%s): %w", w.inv, ev.Revision, cfg.Type, w.ref.Namespace, w.ref.Name, reason, err)
 	}
-	rt.metrics.exported(cfg, w.inv, ModeFull, time.Since(started), time.Now(), j.d.size(), env.ItemCount)
+	rt.metrics.exported(cfg, w.inv, ModeFull, time.Since(started), time.Now(), j.d.size(), snap.Envelope.ItemCount)
 	rev, err := c.end()
 	if err != nil {
 		rt.metrics.claimLost() // another replica holds the binding now: record nothing

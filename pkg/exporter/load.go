@@ -2,8 +2,10 @@ package exporter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"sync"
 	"time"
 
@@ -32,8 +34,10 @@ const missingObjectRetries = 5
 // j's snapshot and a sink.DeltaWriter, a header-only envelope (the manifest
 // and chunks are not read unless the sink calls Load); otherwise the full
 // envelope. A sink that needs deltas (deltaNeeder) gets one rebuilt from
-// the snapshot history when no chained delta applies. loads records a
-// failure of a later Load.
+// the snapshot history when no chained delta applies. A sink.RowStreamer
+// gets a header-only envelope for a full write too, and reads the rows
+// chunk by chunk (Snapshot.Rows) while it writes them. loads records a
+// failure of a later Load or Stream.
 func (rt *runtime) snapshot(ctx context.Context, s sink.Sink, st *busv1.ExportState, j *job, cluster string, now time.Time, loads *loadErr) (sink.Snapshot, error) {
 	ev := j.d.ev
 	snap := sink.Snapshot{Deleted: ev.Reason == busv1.ReasonDeleted, Replay: ev.Replay != nil,
@@ -47,17 +51,14 @@ func (rt *runtime) snapshot(ctx context.Context, s sink.Sink, st *busv1.ExportSt
 			return snap, err
 		}
 		if d != nil {
-			snap.Envelope, snap.Delta = header(ev).Stamp(cluster, now), d
-			snap.Load = func(ctx context.Context) (busv1.Envelope, error) {
-				env, err := j.d.envelope(ctx, rt.loader)
-				if err != nil {
-					loads.set(err)
-					return busv1.Envelope{}, err
-				}
-				return env.Stamp(cluster, now), nil
-			}
+			snap.Delta = d
+			rt.deferLoad(&snap, j, cluster, now, loads)
 			return snap, nil
 		}
+	}
+	if streams(s) {
+		rt.deferLoad(&snap, j, cluster, now, loads)
+		return snap, nil
 	}
 	env, err := j.d.envelope(ctx, rt.loader)
 	if err != nil {
@@ -65,6 +66,42 @@ func (rt *runtime) snapshot(ctx context.Context, s sink.Sink, st *busv1.ExportSt
 	}
 	snap.Envelope = env.Stamp(cluster, now)
 	return snap, nil
+}
+
+// streams reports whether s reads a full write's rows as a stream
+// (sink.RowStreamer).
+func streams(s sink.Sink) bool {
+	rs, ok := s.(sink.RowStreamer)
+	return ok && rs.StreamsRows()
+}
+
+// deferLoad makes snap header-only: Load reads the full envelope (once for
+// every binding of the delivery) and Stream the rows, chunk by chunk and
+// for this binding alone, so that a streamed full write holds one chunk at
+// a time and nothing after it ends. A failure of either is recorded in
+// loads.
+func (rt *runtime) deferLoad(snap *sink.Snapshot, j *job, cluster string, now time.Time, loads *loadErr) {
+	snap.Envelope = header(j.d.ev).Stamp(cluster, now)
+	snap.Load = func(ctx context.Context) (busv1.Envelope, error) {
+		env, err := j.d.envelope(ctx, rt.loader)
+		if err != nil {
+			loads.set(err)
+			return busv1.Envelope{}, err
+		}
+		return env.Stamp(cluster, now), nil
+	}
+	snap.Stream = func(ctx context.Context) iter.Seq2[json.RawMessage, error] {
+		return func(yield func(json.RawMessage, error) bool) {
+			for raw, err := range rt.loader.Rows(ctx, j.d.ev) {
+				if err != nil {
+					loads.set(err)
+				}
+				if !yield(raw, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
 }
 
 // header is ev's envelope without items.

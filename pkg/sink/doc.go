@@ -12,6 +12,10 @@
 // full write loads the snapshot with Snapshot.WithFull first; only then are
 // Items set. Envelope.ItemCount is the snapshot's row count in every case.
 //
+// A RowStreamer receives header-only snapshots in Write too: it reads the
+// rows with Snapshot.Rows, streamed from the bus a chunk at a time, so that
+// a full write's memory does not grow with the inventory.
+//
 // It does not own the exporter runtime (pkg/exporter: consumers, ordering,
 // retries, export state, status) nor any backend: backends live with their
 // family's exporter service. Every backend passes its family's conformance

@@ -2,7 +2,9 @@ package sink
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"iter"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
@@ -44,9 +46,10 @@ type DeltaWriter interface {
 // Snapshot is what a sink receives for one delivery.
 type Snapshot struct {
 	// Envelope is the snapshot, stamped with the sink's cluster and the
-	// export time. In Write it is always full; in WriteDelta its Items are
-	// nil unless loaded (see Loaded, Full): ItemCount is the snapshot's
-	// row count either way.
+	// export time. In Write it is full, except for a RowStreamer, which
+	// reads the rows with Rows; in WriteDelta its Items are nil unless
+	// loaded (see Loaded, Full, Rows): ItemCount is the snapshot's row
+	// count either way.
 	Envelope busv1.Envelope
 	// Delta is the change from the snapshot this sink last received, set
 	// only when the sink is known to hold the delta's base revision.
@@ -55,6 +58,10 @@ type Snapshot struct {
 	// header; nil when Envelope is full. Sinks call Full or WithFull rather
 	// than Load.
 	Load func(ctx context.Context) (busv1.Envelope, error)
+	// Stream, set with Load, yields the snapshot's rows from the bus one
+	// chunk at a time (see Rows and RowStreamer) without loading the whole
+	// envelope. Sinks call Rows rather than Stream.
+	Stream func(ctx context.Context) iter.Seq2[json.RawMessage, error]
 	// Deleted is true when the inventory was deleted with deletionPolicy
 	// Delete: the sink removes the inventory's data (event sinks send the
 	// final, empty, Envelope).

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -32,9 +33,32 @@ func (k *Sink) Check(ctx context.Context) error {
 	return nil
 }
 
-// Write stores s unless the store holds a newer or the same snapshot.
+// Write stores s unless the store holds a newer or the same snapshot. A
+// header-only s (the store streams rows) is read with s.Rows.
 func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
-	return k.apply(ctx, s, false)
+	if s.Loaded() {
+		return k.apply(ctx, s, false, false)
+	}
+	rows := make([]busv1.Row, 0, s.Envelope.ItemCount)
+	for raw, err := range s.Rows(ctx) {
+		if err != nil {
+			return fmt.Errorf("write %s to memory: %w", s.Envelope.Inventory, err)
+		}
+		var r busv1.Row
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return sink.Permanent(fmt.Errorf("write %s to memory: decode a row: %w", s.Envelope.Inventory, err))
+		}
+		rows = append(rows, r)
+	}
+	s.Envelope.Items, s.Load, s.Stream = rows, nil, nil
+	return k.apply(ctx, s, false, true)
+}
+
+// StreamsRows reports whether the store streams rows (Store.StreamRows).
+func (k *Sink) StreamsRows() bool {
+	k.store.mu.Lock()
+	defer k.store.mu.Unlock()
+	return k.store.streams
 }
 
 // WriteDelta applies s.Delta to the stored base revision and checksum;
@@ -45,9 +69,9 @@ func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 		if err != nil {
 			return fmt.Errorf("write %s to memory: %w", s.Envelope.Inventory, err)
 		}
-		return k.apply(ctx, full, false)
+		return k.apply(ctx, full, false, false)
 	}
-	return k.apply(ctx, s, true)
+	return k.apply(ctx, s, true, false)
 }
 
 // holds reports whether the store holds d's base for env's projection.
@@ -93,7 +117,7 @@ func (k *Sink) Drift(ctx context.Context, s sink.Snapshot) (string, error) {
 // Close does nothing: the store outlives its sinks.
 func (k *Sink) Close(context.Context) error { return nil }
 
-func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta bool) error {
+func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta, streamed bool) error {
 	if err := k.Check(ctx); err != nil {
 		return fmt.Errorf("write %s to memory: %w", s.Envelope.Inventory, err)
 	}
@@ -112,7 +136,7 @@ func (k *Sink) apply(ctx context.Context, s sink.Snapshot, delta bool) error {
 		return nil
 	}
 	w := Write{Cluster: env.Cluster, Inventory: env.Inventory, Revision: env.Revision, Checksum: env.Checksum,
-		Deleted: s.Deleted, Repair: s.Repair}
+		Deleted: s.Deleted, Repair: s.Repair, Streamed: streamed}
 	switch {
 	case s.Deleted:
 		delete(st.data, kk)

@@ -35,6 +35,9 @@ type Write struct {
 	Deleted bool
 	// Repair is true when the write repaired drift (sink.Snapshot.Repair).
 	Repair bool
+	// Streamed is true when Write read the rows as a stream
+	// (sink.Snapshot.Rows) from a header-only snapshot.
+	Streamed bool
 }
 
 type key struct {
@@ -49,6 +52,8 @@ type Store struct {
 	data  map[key]Stored
 	log   []Write
 	fault func(sink.Snapshot) error
+	// streams makes the store's sinks sink.RowStreamers.
+	streams bool
 }
 
 // NewStore returns an empty store that accepts sinks presenting token (""
@@ -63,6 +68,15 @@ func (s *Store) FailWith(f func(sink.Snapshot) error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fault = f
+}
+
+// StreamRows makes the store's sinks read full writes as a stream
+// (sink.RowStreamer) when on: Write then receives header-only snapshots
+// and logs them as Streamed.
+func (s *Store) StreamRows(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams = on
 }
 
 // Get returns the projection of inv for cluster.

@@ -111,7 +111,7 @@ func checkDeltaFallback(t *testing.T, h *harness) {
 	s := h.snap(3, row("a", 3), row("c", 3))
 	s.Delta = &busv1.Delta{BaseRevision: 2, BaseChecksum: "another", Upserts: []busv1.Row{row("a", 3), row("c", 3)},
 		Deletes: []busv1.RowKey{}}
-	if err := dw.WriteDelta(context.Background(), headerOnly(s)); err != nil {
+	if err := dw.WriteDelta(context.Background(), Streamed(s)); err != nil {
 		t.Fatalf("write delta: %v", err)
 	}
 	h.expect(s)

@@ -2,7 +2,9 @@ package sinktest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"iter"
 	"testing"
 	"time"
 
@@ -39,9 +41,13 @@ func (h *harness) snap(revision uint64, rows ...busv1.Row) sink.Snapshot {
 	return sink.Snapshot{Envelope: env.Stamp(Cluster, time.Now())}
 }
 
-// write writes s and fails the test on error.
+// write writes s and fails the test on error. A sink.RowStreamer gets s
+// as the runtime hands it over: header-only, the rows streamed (Streamed).
 func (h *harness) write(s sink.Snapshot) {
 	h.t.Helper()
+	if rs, ok := h.sink.(sink.RowStreamer); ok && rs.StreamsRows() {
+		s = Streamed(s)
+	}
 	if err := h.sink.Write(context.Background(), s); err != nil {
 		h.t.Fatalf("write revision %d: %v", s.Envelope.Revision, err)
 	}
@@ -78,4 +84,24 @@ func diff(want, got Projection) string {
 // String names a projection in failure messages.
 func (p Projection) String() string {
 	return fmt.Sprintf("revision %d (%d rows, %s)", p.Revision, len(p.Rows), p.Checksum)
+}
+
+// Streamed returns the loaded snapshot s as the runtime hands a full write
+// to a sink.RowStreamer: header-only, with Load returning s's envelope and
+// Stream yielding its rows' canonical JSON.
+func Streamed(s sink.Snapshot) sink.Snapshot {
+	full := s.Envelope
+	s.Envelope.Items = nil
+	s.Load = func(context.Context) (busv1.Envelope, error) { return full, nil }
+	s.Stream = func(context.Context) iter.Seq2[json.RawMessage, error] {
+		return func(yield func(json.RawMessage, error) bool) {
+			for i := range full.Items {
+				raw, err := snapshot.Canonical(&full.Items[i])
+				if !yield(raw, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+	return s
 }

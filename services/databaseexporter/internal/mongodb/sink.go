@@ -76,7 +76,7 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 			return err
 		}
 	}
-	converted, err := s.writeAll(ctx, env)
+	converted, err := s.writeAll(ctx, snap)
 	if err != nil {
 		return err
 	}
@@ -145,9 +145,16 @@ func (s *Sink) WriteDelta(ctx context.Context, snap sink.Snapshot) error {
 	return s.recordState(ctx, env, false)
 }
 
+// StreamsRows makes the runtime hand full writes the rows as a stream
+// (sink.RowStreamer): Write reads them one at a time.
+func (s *Sink) StreamsRows() bool { return true }
+
 // writeFull writes snap with Write, loading its items first when WriteDelta
-// was handed the header only.
+// was handed the header only and no stream of its rows.
 func (s *Sink) writeFull(ctx context.Context, snap sink.Snapshot) error {
+	if snap.Stream != nil {
+		return s.Write(ctx, snap)
+	}
 	full, err := snap.WithFull(ctx)
 	if err != nil {
 		return fmt.Errorf("write %s to mongodb: %w", snap.Envelope.Inventory, err)

@@ -105,12 +105,10 @@ func (k *Sink) apply(ctx context.Context, tx pgx.Tx, sc scope, s sink.Snapshot, 
 	switch {
 	case delta && d != nil && d.BaseRevision <= math.MaxInt64 && st.revision == int64(d.BaseRevision) && st.checksum == d.BaseChecksum:
 		err = k.applyHashedDelta(ctx, tx, sc, d)
-	case !s.Loaded():
+	case !s.Loaded() && s.Stream == nil:
 		return errNeedsFull
 	default:
-		if err = k.applyFull(ctx, tx, sc, s.Envelope.Items); err == nil {
-			err = k.rehash(ctx, tx, sc)
-		}
+		err = k.applyFull(ctx, tx, sc, s)
 	}
 	if err != nil {
 		return err

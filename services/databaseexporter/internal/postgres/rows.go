@@ -7,6 +7,24 @@ import (
 	"kollect.dev/kollect/pkg/sink"
 )
 
+// copyRow is one row as COPY writes it: the staging columns' text, the
+// attributes as a JSON object.
+type copyRow struct {
+	cols  [8]string
+	attrs []byte
+}
+
+// copySource yields the rows of a copy: a snapshot's items (rowSource) or
+// its rows streamed from the bus (streamSource).
+type copySource interface {
+	// Next advances to the next row, false after the last or an error.
+	Next() bool
+	// Row is the current row, valid until Next.
+	Row() *copyRow
+	// Err returns the error that stopped the rows.
+	Err() error
+}
+
 // rowSource yields the rows of a copy: in the order of rows, or in key
 // order (see keyOrder) when order is set; a key that repeats is then an
 // error.
@@ -15,6 +33,7 @@ type rowSource struct {
 	order *keyOrder
 	i     int
 	cur   *busv1.Row
+	row   copyRow
 	err   error
 }
 
@@ -30,6 +49,25 @@ func (s *rowSource) inKeyOrder() *rowSource {
 
 // Next advances to the next row, s.cur.
 func (s *rowSource) Next() bool {
+	if !s.advance() {
+		return false
+	}
+	r := s.cur
+	s.row.cols = [8]string{r.TargetNamespace, r.TargetName, r.UID, r.Namespace, r.Name, r.Group, r.Version, r.Kind}
+	var err error
+	if s.row.attrs, err = appendAttributes(s.row.attrs[:0], r.Attributes); err != nil {
+		// The same snapshot fails again.
+		s.err = sink.Permanent(fmt.Errorf("row %s/%s uid %s: %w", r.Namespace, r.Name, r.UID, err))
+		return false
+	}
+	return true
+}
+
+// Row returns the current row.
+func (s *rowSource) Row() *copyRow { return &s.row }
+
+// advance moves s.cur to the next row.
+func (s *rowSource) advance() bool {
 	if s.err != nil {
 		return false
 	}

@@ -22,6 +22,8 @@ type Sink struct {
 	mode v1alpha1.ProvisioningMode
 	// noMerge merges re-exports as for a server without MERGE (tests).
 	noMerge bool
+	// bufferBytes replaces streamBufferBytes when set (tests).
+	bufferBytes int
 
 	mu          sync.Mutex
 	provisioned bool // ensured or verified since the sink was opened
@@ -107,4 +109,18 @@ func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 // as Write does.
 func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 	return k.export(ctx, s, s.Delta != nil)
+}
+
+// StreamsRows makes the runtime hand full writes the snapshot's rows as a
+// stream (sink.RowStreamer): they are copied into the table as they are
+// read from the bus, a chunk at a time.
+func (k *Sink) StreamsRows() bool { return true }
+
+// streamBuffer is the most row bytes a streamed full write into an empty
+// scope buffers to copy them in key order.
+func (k *Sink) streamBuffer() int {
+	if k.bufferBytes > 0 {
+		return k.bufferBytes
+	}
+	return streamBufferBytes
 }

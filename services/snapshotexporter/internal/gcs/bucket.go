@@ -53,6 +53,46 @@ func (b *bucket) Put(ctx context.Context, key string, body []byte, contentType, 
 	return infoOf(w.Attrs()), nil
 }
 
+// PutStream uploads body in one request as Put does, streaming it: with
+// no chunk size the writer holds no copy of the object.
+func (b *bucket) PutStream(ctx context.Context, key string, body io.Reader, contentType, contentEncoding string,
+	cond objectstore.Condition) (objectstore.Info, error) {
+	o, err := b.conditional(key, cond)
+	if err != nil {
+		return objectstore.Info{}, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := o.NewWriter(wctx)
+	w.ContentType, w.ContentEncoding = contentType, contentEncoding
+	w.ChunkSize = 0
+	if _, err := io.Copy(w, body); err != nil {
+		cancel() // the upload is abandoned, not completed
+		_ = w.Close()
+		return objectstore.Info{}, b.putError(ctx, key, err)
+	}
+	if err := w.Close(); err != nil {
+		return objectstore.Info{}, b.putError(ctx, key, err)
+	}
+	return infoOf(w.Attrs()), nil
+}
+
+// conditional returns the handle of key with cond's precondition.
+func (b *bucket) conditional(key string, cond objectstore.Condition) (*storage.ObjectHandle, error) {
+	o := b.handle.Object(key)
+	switch {
+	case cond.Absent:
+		o = o.If(storage.Conditions{DoesNotExist: true})
+	case cond.Version != "":
+		gen, err := strconv.ParseInt(cond.Version, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("put object %s in bucket %s: generation %q is not a number", key, b.name, cond.Version)
+		}
+		o = o.If(storage.Conditions{GenerationMatch: gen})
+	}
+	return o, nil
+}
+
 func (b *bucket) putError(ctx context.Context, key string, err error) error {
 	if statusOf(err) == http.StatusPreconditionFailed {
 		return fmt.Errorf("put object %s in bucket %s: %w", key, b.name, objectstore.ErrPrecondition)

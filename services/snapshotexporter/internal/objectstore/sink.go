@@ -92,9 +92,9 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 	if cur.found && !s.Repair && cur.Revision == env.Revision && cur.Checksum == env.Checksum {
 		return nil
 	}
-	obj, err := k.layout.Encode(env, cur.ColumnTypes)
+	obj, put, err := k.object(ctx, s, cur)
 	if err != nil {
-		return sink.Permanent(err)
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -104,7 +104,7 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 			return err
 		}
 	}
-	data, won, err := k.putData(ctx, s, &obj, cur, stateKey)
+	data, won, err := k.putData(ctx, s, &obj, put, cur, stateKey)
 	if err != nil || !won {
 		return err
 	}
@@ -125,12 +125,12 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 // writer has written it, gives way (won false) or retries. When the state
 // is unchanged the object was changed by hand and is replaced. A repair
 // puts unconditionally.
-func (k *Sink) putData(ctx context.Context, s sink.Snapshot, obj *Object, cur stored, stateKey string) (Info, bool, error) {
+func (k *Sink) putData(ctx context.Context, s sink.Snapshot, obj *Object, put putFunc, cur stored, stateKey string) (Info, bool, error) {
 	var cond Condition
 	if cur.found && !s.Repair && cur.Key == obj.Key && cur.Version != "" {
 		cond.Version = cur.Version
 	}
-	data, err := k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, "", cond)
+	data, err := put(cond)
 	if errors.Is(err, ErrPrecondition) {
 		now, rerr := readState(ctx, k.bucket, stateKey)
 		if rerr != nil {
@@ -139,12 +139,42 @@ func (k *Sink) putData(ctx context.Context, s sink.Snapshot, obj *Object, cur st
 		if now.exists != cur.exists || now.object.Version != cur.object.Version {
 			return data, false, k.gaveWay(s, stateKey, now)
 		}
-		data, err = k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, "", Condition{})
+		data, err = put(Condition{})
 	}
 	if err != nil {
 		return data, false, fmt.Errorf("put %s: %w", obj.Key, err)
 	}
 	return data, true, nil
+}
+
+// putFunc puts the data object on condition cond.
+type putFunc func(cond Condition) (Info, error)
+
+// object returns the data object s renders to and how to put it: from the
+// rows streamed as the bucket uploads them (see StreamPutter) when s is not
+// loaded and the sink streams, else encoded whole (loading s first when it
+// holds the header only).
+func (k *Sink) object(ctx context.Context, s sink.Snapshot, cur stored) (Object, putFunc, error) {
+	if !s.Loaded() && k.streams() {
+		obj, body := k.layout.streamObject(ctx, s)
+		sp := k.bucket.(StreamPutter)
+		return obj, func(cond Condition) (Info, error) {
+			r := body()
+			defer r.Close()
+			return sp.PutStream(ctx, obj.Key, r, obj.ContentType, "", cond)
+		}, nil
+	}
+	s, err := s.WithFull(ctx)
+	if err != nil {
+		return Object{}, nil, err
+	}
+	obj, err := k.layout.Encode(&s.Envelope, cur.ColumnTypes)
+	if err != nil {
+		return obj, nil, sink.Permanent(err)
+	}
+	return obj, func(cond Condition) (Info, error) {
+		return k.bucket.Put(ctx, obj.Key, obj.Body, obj.ContentType, "", cond)
+	}, nil
 }
 
 // lost handles a state put that failed its precondition: another writer
