@@ -109,6 +109,12 @@ func (d *deps) runTerm(ctx context.Context) error {
 		d.node.detach()
 		return nil // cancelled
 	}
+	if _, err := retry(ctx, d.log, "list the targets of the rows bucket", func() (struct{}, error) {
+		return struct{}{}, d.findLeftRows(ctx, eng, rows)
+	}); err != nil {
+		d.node.detach()
+		return nil // cancelled
+	}
 	d.active.Store(eng)
 	d.metrics.SetInformerObjects(mgr.ObjectCounts)
 	d.metrics.SetLoad(func() metrics.Load {
@@ -131,6 +137,21 @@ func (d *deps) runTerm(ctx context.Context) error {
 	g.Go(func() error { return guard.Run(ctx) })
 	g.Go(func() error { return markSynced(ctx, rowsKV, d.node, d.cfg.Shards, eng, rows) })
 	return g.Wait()
+}
+
+// findLeftRows tells the engine every Target the rows bucket holds rows
+// of, which may be one deleted while no replica watched: the holder of its
+// shard purges them unless it is configured.
+func (d *deps) findLeftRows(ctx context.Context, eng *engine.Engine, rows *rowstore.Store) error {
+	targets, err := rows.TargetsOnBus(ctx)
+	if err != nil {
+		return err
+	}
+	refs := make([]bus.ConfigRef, len(targets))
+	for i, t := range targets {
+		refs[i] = engine.RefOf(t)
+	}
+	return eng.Deleted(ctx, refs)
 }
 
 // observeRowWrite counts a row write that landed, with its latency, or

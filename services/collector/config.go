@@ -66,7 +66,7 @@ type Config struct {
 // DefaultShards is the default shard count: several shards per replica for
 // up to a few replicas, so that a replica joining or leaving moves a
 // fraction of the Targets.
-const DefaultShards = 8
+const DefaultShards = bus.DefaultCollectorShards
 
 // DefaultConfig returns the defaults: 8 shards leased on the bus for 15s,
 // four workers, up to

@@ -11,6 +11,7 @@ import (
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/shard"
+	"kollect.dev/kollect/services/collector/internal/rowstore"
 )
 
 // A collector replica works on the Targets of the shards it holds
@@ -109,11 +110,13 @@ func (e *Engine) Acquire(ctx context.Context, i int) error {
 	return nil
 }
 
-// Deleted is told the Targets whose config entry is a deletion when the
-// config watch starts: Targets deleted while no replica ran, whose rows
-// nobody else knows of. The engine purges what rows they left in its shards
-// once the config is complete, and keeps the others for when it takes
-// their shard.
+// Deleted is told Targets that may have been deleted without the engine
+// seeing it: those whose config entry is a deletion when the config watch
+// starts, and those the rows bucket holds rows of when a term starts (a
+// Target deleted while no replica ran, or with the config bucket lost).
+// The engine loads the rows of those in its shards, purged once the config
+// is complete unless configured; it keeps the others, unless configured
+// meanwhile, for when it takes their shard.
 func (e *Engine) Deleted(ctx context.Context, refs []bus.ConfigRef) error {
 	e.ownMu.Lock()
 	var mine []busv1.NamespacedName
@@ -144,7 +147,7 @@ func (e *Engine) purgeUnconfigured(ctx context.Context, i int) error {
 	e.holdMu.Unlock()
 	var errs []error
 	for _, t := range e.cfg.Rows.Targets() {
-		ref := refOf(t)
+		ref := RefOf(t)
 		if ShardOf(t.Namespace, t.Name, e.cfg.Shards) == i && !desired[ref] {
 			e.cfg.Log.Info("purging the rows of a target nobody configures", app.KeyTarget, ref.Name,
 				app.KeyNamespace, ref.Namespace)
@@ -154,8 +157,8 @@ func (e *Engine) purgeUnconfigured(ctx context.Context, i int) error {
 	return errors.Join(errs...)
 }
 
-// refOf returns the config reference of the Target of a row.
-func refOf(t busv1.NamespacedName) bus.ConfigRef {
+// RefOf returns the config reference of the Target of a row.
+func RefOf(t busv1.NamespacedName) bus.ConfigRef {
 	if t.Namespace == "" {
 		return bus.ConfigRef{Kind: busv1.KindClusterTarget, Name: t.Name}
 	}
@@ -182,7 +185,7 @@ func (e *Engine) Release(ctx context.Context, i int) error {
 		e.cfg.Status.Mark(ts.ref) // forgets its report: the new owner reports
 	}
 	e.cfg.Rows.Forget(names)
-	if err := e.cfg.Rows.Flush(ctx); err != nil {
+	if err := e.cfg.Rows.Flush(ctx); err != nil && !errors.Is(err, rowstore.ErrClosed) {
 		return fmt.Errorf("wait for the writes of shard %d: %w", i, err)
 	}
 	return nil

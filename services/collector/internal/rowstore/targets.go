@@ -2,7 +2,12 @@ package rowstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"maps"
 	"slices"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -79,4 +84,26 @@ func (s *Store) Forget(targets []busv1.NamespacedName) {
 			delete(s.loaded, t)
 		}
 	}
+}
+
+// TargetsOnBus lists the Targets the bucket holds rows of, reading only
+// the keys: a term starts with it so that the rows of a Target deleted
+// while no replica watched (or with the config bucket lost) are found by
+// whoever holds its shard. It holds one entry per Target, never the keys.
+func (s *Store) TargetsOnBus(ctx context.Context) ([]busv1.NamespacedName, error) {
+	lister, err := s.kv.ListKeys(ctx)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrNoKeysFound) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list the keys of rows bucket %s: %w", s.kv.Bucket(), err)
+	}
+	defer func() { _ = lister.Stop() }()
+	seen := map[busv1.NamespacedName]bool{}
+	for k := range lister.Keys() {
+		if key, err := bus.ParseRowKey(k); err == nil {
+			seen[targetOf(key)] = true
+		}
+	}
+	return slices.Collect(maps.Keys(seen)), nil
 }
