@@ -194,6 +194,10 @@ const (
 	RowsSyncedKey = markerToken + ".rows-synced"
 )
 
+// DefaultCollectorShards is the collector's default shard count
+// (--shards), which the aggregator's --collector-shards must equal.
+const DefaultCollectorShards = 8
+
 // RowsSyncedShardKey returns =marker.rows-synced.<shards>.<shard>, the
 // marker the collector replica holding shard of shards writes in
 // BucketRows once the initial sync of the shard's Targets is on the bus.
