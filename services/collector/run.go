@@ -79,7 +79,7 @@ func (d *deps) runShards(ctx context.Context) error {
 		return d.js.KeyValue(ctx, bus.BucketLeases)
 	})
 	if err != nil {
-		return nil // cancelled
+		return nil //nolint:nilerr // cancelled: a clean stop
 	}
 	grp, err := shard.New(shard.Config{KV: kv, Role: bus.ShardRole(busv1.ServiceCollector),
 		Identity: d.cfg.Leader.Identity, Shards: d.cfg.Shards, TTL: d.cfg.Leader.LeaseDuration,
