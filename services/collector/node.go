@@ -60,6 +60,8 @@ func (n *node) work(ctx context.Context, i int) error {
 	if err == nil {
 		<-ctx.Done()
 	}
+	n.setLeaving(i, true) // before waiting for mu: a wedged term fails healthz too
+	defer n.setLeaving(i, false)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	delete(n.held, i)
@@ -68,8 +70,6 @@ func (n *node) work(ctx context.Context, i int) error {
 	if n.eng == nil {
 		return nil
 	}
-	n.setLeaving(i, true)
-	defer n.setLeaving(i, false)
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.flushTimeout)
 	defer cancel()
 	if err := n.eng.Release(fctx, i); err != nil {

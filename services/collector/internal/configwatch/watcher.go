@@ -33,13 +33,6 @@ type Handler interface {
 	Delete(ctx context.Context, ref bus.ConfigRef) error
 }
 
-// DeletedHandler is a Handler that is also told, before the Reset, the
-// Targets whose entry is a deletion (the bucket keeps the last operation of
-// each key): Targets deleted while nobody watched, whose rows may be left.
-type DeletedHandler interface {
-	Deleted(ctx context.Context, refs []bus.ConfigRef) error
-}
-
 // Watcher follows the Target entries of the compiled-config bucket.
 type Watcher struct {
 	// KV is the compiled-config bucket.
@@ -99,7 +92,6 @@ func (w *Watcher) watch(ctx context.Context) error {
 	}
 	defer func() { _ = kw.Stop() }()
 	initial := map[bus.ConfigRef]busv1.TargetConfig{}
-	var deleted []bus.ConfigRef
 	synced, complete := false, false
 	for {
 		var e jetstream.KeyValueEntry
@@ -115,21 +107,11 @@ func (w *Watcher) watch(ctx context.Context) error {
 			e = v
 		}
 		if e == nil {
-			if d, ok := w.Handler.(DeletedHandler); ok {
-				if err := d.Deleted(ctx, deleted); err != nil {
-					return err
-				}
-			}
 			if err := w.Handler.Reset(ctx, slices.Collect(maps.Values(initial)), complete); err != nil {
 				return err
 			}
-			synced, initial, deleted = true, nil, nil
+			synced, initial = true, nil
 			continue
-		}
-		if op := e.Operation(); !synced && (op == jetstream.KeyValueDelete || op == jetstream.KeyValuePurge) {
-			if ref, err := bus.ParseConfigKey(e.Key()); err == nil {
-				deleted = append(deleted, ref)
-			}
 		}
 		if e.Key() == bus.ConfigCompleteKey {
 			complete = e.Operation() == jetstream.KeyValuePut

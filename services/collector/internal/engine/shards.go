@@ -111,8 +111,7 @@ func (e *Engine) Acquire(ctx context.Context, i int) error {
 }
 
 // Deleted is told Targets that may have been deleted without the engine
-// seeing it: those whose config entry is a deletion when the config watch
-// starts, and those the rows bucket holds rows of when a term starts (a
+// seeing it: those the rows bucket holds rows of when a term starts (a
 // Target deleted while no replica ran, or with the config bucket lost).
 // The engine loads the rows of those in its shards, purged once the config
 // is complete unless configured; it keeps the others, unless configured
