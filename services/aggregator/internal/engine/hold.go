@@ -61,6 +61,9 @@ func (e *Engine) applyMarker(ctx context.Context, ent jetstream.KeyValueEntry) b
 			}
 		}
 		return true
+	} else if ok && present {
+		e.opts.Log.Info("a rows-synced marker of another collector shard count; it does not count",
+			"key", ent.Key(), "collectorShards", e.collectorShards())
 	}
 	if ent.Key() == bus.ConfigCompleteKey {
 		was := e.configComplete
