@@ -1,7 +1,10 @@
 package collector_test
 
 import (
+	"encoding/json"
+	"errors"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,15 +114,20 @@ func TestReplicasShareTheTargetsAndHandThemOverWithoutLosingOrDuplicatingRows(t 
 		}
 	}
 	before, seq := e.revisions(), e.rowsSeq()
+	gone := e.shardHeldBy(t, "replica-a", shards)
 
 	a.stop(t)
-	remove(t, d2) // while replica-b takes replica-a's shards
+	// While replica-b takes replica-a's shards: an object and a Target of
+	// one of those shards are deleted, an object is created.
+	remove(t, d2)
+	e.remove(cfgs[gone])
 	d3 := deployment(ns, "three", "three:1", 1, nil)
 	create(t, d3)
-	e.waitRows("the replica left collects every Target, without the deleted object", rowsOf(t, cfgs, d1, d3)...)
-	scrape(t, addrB, "kollect_collector_shards_held 4\n", "kollect_collector_targets 4\n", "kollect_collector_rows 8\n")
+	kept := slices.Delete(slices.Clone(cfgs), gone, gone+1)
+	e.waitRows("the replica left collects every Target, without the deleted object and Target", rowsOf(t, kept, d1, d3)...)
+	scrape(t, addrB, "kollect_collector_shards_held 4\n", "kollect_collector_targets 3\n", "kollect_collector_rows 6\n")
 	after := writes()
-	for _, cfg := range cfgs {
+	for _, cfg := range kept {
 		for d, want := range map[*appsv1.Deployment]int{d1: 0, d2: 1, d3: 1} {
 			key := bus.RowKey(images(t, cfg, d).Key())
 			if got := after[key] - initial[key]; got != want {
@@ -133,4 +141,73 @@ func TestReplicasShareTheTargetsAndHandThemOverWithoutLosingOrDuplicatingRows(t 
 	if t.Failed() {
 		t.Log("messages after the handover:\n" + e.rowMessagesAfter(seq))
 	}
+}
+
+// shardHeldBy returns a shard of n whose lease id holds.
+func (e *env) shardHeldBy(t *testing.T, id string, n int) int {
+	t.Helper()
+	leases, err := e.nats.JS.KeyValue(e.ctx, bus.BucketLeases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		ent, err := leases.Get(e.ctx, bus.ShardRole(busv1.ServiceCollector)+".shards."+strconv.Itoa(n)+"."+strconv.Itoa(i))
+		if err != nil {
+			continue
+		}
+		var rec struct {
+			Holder string `json:"holder"`
+		}
+		if json.Unmarshal(ent.Value(), &rec) == nil && rec.Holder == id {
+			return i
+		}
+	}
+	t.Fatalf("%s holds none of %d shards", id, n)
+	return 0
+}
+
+// TestATargetDeletedWhileItsShardIsUnheldLeavesNoRows: a replica sees a
+// Target deleted while no replica holds the Target's shard (a member that
+// holds nothing keeps it free); the replica that takes the shard later
+// purges the rows the Target left.
+func TestATargetDeletedWhileItsShardIsUnheldLeavesNoRows(t *testing.T) {
+	const ns, shards = "shard-gone", 2
+	e := newEnv(t)
+	namespace(t, ns, nil)
+	cfgs := oneTargetPerShard(t, ns, shards)
+	d1 := deployment(ns, "one", "one:1", 1, nil)
+	create(t, d1)
+	for _, cfg := range cfgs {
+		e.put(cfg)
+	}
+	a := e.start(sharded("replica-a", freeAddr(t), shards))
+	e.waitRows("the rows of both Targets", rowsOf(t, cfgs, d1)...)
+	a.stop(t)
+
+	leases, err := e.nats.JS.KeyValue(e.ctx, bus.BucketLeases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phantom := bus.ShardRole(busv1.ServiceCollector) + ".members.phantom"
+	rec, _ := json.Marshal(map[string]any{"holder": "phantom", "shards": shards, "expires": time.Now().Add(time.Hour)})
+	if _, err := leases.Put(e.ctx, phantom, rec); err != nil {
+		t.Fatal(err)
+	}
+	addr, logs := freeAddr(t), &lines{}
+	e.start(sharded("replica-b", addr, shards), func(c *collector.Config) { c.Log = logs.logger(t) })
+	scrape(t, addr, "kollect_collector_shards_held 1\n")
+	free := 1 - e.shardHeldBy(t, "replica-b", shards)
+	e.remove(cfgs[free])
+	eventually(t, 30*time.Second, "replica-b saw the Target of the free shard deleted", func() error {
+		if logs.count(`"target deleted; the holder of its shard purges its rows" "target"="`+cfgs[free].Name+`"`) == 0 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	if err := leases.Delete(e.ctx, phantom); err != nil {
+		t.Fatal(err)
+	}
+	scrape(t, addr, "kollect_collector_shards_held 2\n")
+	kept := slices.Delete(slices.Clone(cfgs), free, free+1)
+	e.waitRows("only the rows of the Target still configured", rowsOf(t, kept, d1)...)
 }

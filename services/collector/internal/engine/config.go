@@ -176,6 +176,10 @@ func (e *Engine) remove(ctx context.Context, ref bus.ConfigRef) error {
 		e.gone[ref] = true
 	}
 	e.mu.Unlock()
+	if !owned {
+		e.cfg.Log.V(1).Info("target deleted; the holder of its shard purges its rows", app.KeyTarget, ref.Name,
+			app.KeyNamespace, ref.Namespace)
+	}
 	if ts != nil {
 		ts.mu.Lock()
 		gvk, wasActive := ts.gvk(), ts.active()
