@@ -44,7 +44,11 @@ func Run(ctx context.Context, cfg Config) error {
 	m := metrics.New()
 	m.Profiles.MaxSeries = cfg.ProfileMaxSeries
 	n := newNode(log, cfg.PublishAckTimeout+5*time.Second, func(active bool) {
-		m.Leader.Set(map[bool]float64{true: 1}[active])
+		if active {
+			m.Leader.Set(1)
+		} else {
+			m.Leader.Set(0)
+		}
 	})
 	d := &deps{cfg: cfg, log: log, rest: restCfg, js: js, pub: pub, metrics: m, reconnects: rc, node: n}
 	srv := &app.Server{Addr: cfg.Metrics.BindAddress, Registry: m.Registry, Log: log,
