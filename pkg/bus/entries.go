@@ -125,6 +125,10 @@ func keyEntries() []KeyEntry {
 			Message: "Manifest", Writer: busv1.ServiceAggregator, Readers: exporters,
 		},
 		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "page.<sha256 hex>", Example: PageObjectName(exampleDigest),
+			Message: "ManifestPage (a run of chunks of a paged Manifest)", Writer: busv1.ServiceAggregator, Readers: exporters,
+		},
+		KeyEntry{
 			Bucket: ObjectStoreEnvelopes, Pattern: "delta.<sha256 hex>", Example: DeltaObjectName(exampleDigest),
 			Message: "Delta", Writer: busv1.ServiceAggregator, Readers: exporters,
 		},

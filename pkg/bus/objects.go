@@ -8,6 +8,7 @@ import "strings"
 const (
 	chunkPrefix    = "chunk."
 	manifestPrefix = "manifest."
+	pagePrefix     = "page."
 	deltaPrefix    = "delta."
 	envelopePrefix = "envelope."
 )
@@ -20,6 +21,10 @@ func ChunkObjectName(digest string) string { return chunkPrefix + digest }
 // busv1.Manifest as JSON.
 func ManifestObjectName(digest string) string { return manifestPrefix + digest }
 
+// PageObjectName returns page.<digest>, the object holding one
+// busv1.ManifestPage (a run of chunks of a paged manifest) as JSON.
+func PageObjectName(digest string) string { return pagePrefix + digest }
+
 // DeltaObjectName returns delta.<digest>, the object holding one busv1.Delta
 // too large for its event.
 func DeltaObjectName(digest string) string { return deltaPrefix + digest }
@@ -31,11 +36,11 @@ func DeltaObjectName(digest string) string { return deltaPrefix + digest }
 func EnvelopeBlobObjectName(digest string) string { return envelopePrefix + digest }
 
 // ObjectKind classifies an object name of ObjectStoreEnvelopes: "chunk",
-// "manifest", "delta", or "envelope" for whole envelopes
+// "manifest", "page", "delta", or "envelope" for whole envelopes
 // (EnvelopeBlobObjectName, and the per-revision envelope objects of earlier
 // releases, EnvelopeObjectName).
 func ObjectKind(name string) string {
-	for _, p := range []string{chunkPrefix, manifestPrefix, deltaPrefix, envelopePrefix} {
+	for _, p := range []string{chunkPrefix, manifestPrefix, pagePrefix, deltaPrefix, envelopePrefix} {
 		if strings.HasPrefix(name, p) {
 			return strings.TrimSuffix(p, ".")
 		}

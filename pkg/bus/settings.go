@@ -93,7 +93,7 @@ func (o Options) objectStores() []ObjectStoreEntry {
 			Bucket: ObjectStoreEnvelopes, Description: "Kollect snapshot chunks, manifests and large deltas",
 			MaxBytes: o.EnvelopeStoreMaxBytes, Storage: o.Storage, Replicas: o.Replicas,
 		},
-		Purpose: "Content-addressed snapshot chunks and manifests (busv1.Manifest) of snapshots larger than " +
+		Purpose: "Content-addressed snapshot chunks, manifests and manifest pages (busv1.Manifest) of snapshots larger than " +
 			"MaxMessageBytes, and deltas too large for their event. No TTL: the aggregator deletes what no " +
 			"retained snapshot event references, after a grace period for readers.",
 		Writers: services(busv1.ServiceAggregator),

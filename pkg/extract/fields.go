@@ -176,3 +176,12 @@ func (f *FieldSet) prune(v any) (any, bool) {
 	}
 	return v, false
 }
+
+// Child returns the set of what f covers under the top-level key k: f itself when it covers
+// the whole value, nil when it covers nothing there (or f is nil).
+func (f *FieldSet) Child(k string) *FieldSet {
+	if f == nil || f.whole {
+		return f
+	}
+	return f.children[k]
+}

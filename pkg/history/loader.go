@@ -87,7 +87,8 @@ func (l *Loader) getAddressed(ctx context.Context, bucket, name, digest string) 
 	return b, nil
 }
 
-// Manifest reads and verifies the manifest ev references.
+// Manifest reads and verifies the manifest ev references, flat or paged,
+// and returns it with every chunk in Chunks.
 func (l *Loader) Manifest(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.Manifest, error) {
 	ref := ev.ManifestRef
 	if ref == nil {
@@ -284,12 +285,19 @@ func digestOf(name string) string {
 	return name
 }
 
-// ManifestAt reads the manifest object ref names, checking its content
-// against its name but not against an event (garbage collection lists what
-// a manifest references).
+// ManifestAt reads the manifest object ref names and, when it is paged, its
+// pages, checking each object's content against its name but not against
+// an event. The result's Chunks are the snapshot's chunks in either form
+// (flat, or flattened from the pages); its Pages are the pages read.
 func (l *Loader) ManifestAt(ctx context.Context, ref *busv1.ObjectRef) (*busv1.Manifest, error) {
-	var m busv1.Manifest
-	return &m, l.getJSON(ctx, ref, "manifest", &m)
+	m, err := l.Root(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.resolve(ctx, ref.Bucket, m); err != nil {
+		return nil, fmt.Errorf("read manifest %s/%s: %w", ref.Bucket, ref.Name, err)
+	}
+	return m, nil
 }
 
 // getJSON reads a content-addressed object as JSON into v.

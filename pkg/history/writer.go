@@ -180,14 +180,12 @@ func (w *Writer) WriteManifest(ctx context.Context, inv busv1.NamespacedName, sr
 		return nil, nil, written, err
 	}
 	m = &busv1.Manifest{Inventory: inv, Checksum: sum, Chunks: chunks}
-	if m.Chunks == nil {
-		m.Chunks = []busv1.Chunk{}
-	}
 	for _, ch := range chunks {
 		m.ItemCount += ch.Rows
 		m.Bytes += ch.Bytes
 	}
-	ref, n, err := w.PutAddressed(ctx, bus.ManifestObjectName, m.AppendJSON(nil))
+	ends := c.PageEnds()
+	ref, n, err := w.PutManifest(ctx, m, func(i int) bool { return ends[i] })
 	return ref, m, written + n, err
 }
 

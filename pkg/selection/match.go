@@ -3,6 +3,7 @@ package selection
 import (
 	"sort"
 
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 
@@ -139,4 +140,22 @@ func (s *Selector) HasPolicy() bool {
 		}
 	}
 	return false
+}
+
+// ServerFilter returns a label selector and a field selector, in the API
+// server's syntax, that every object Object may collect matches: a Target
+// whose objects are chosen by labelSelector alone, or by a single name,
+// lets the API server filter what it lists and watches. ok is false when
+// the selection can only be decided here (no object selection, several
+// names, resource rules).
+func (s *Selector) ServerFilter() (labelSelector, fieldSelector string, ok bool) {
+	switch {
+	case len(s.rules) > 0:
+		return "", "", false
+	case s.objLabels != nil && s.names.Len() == 0 && !s.objLabels.Empty():
+		return s.objLabels.String(), "", true
+	case s.objLabels == nil && s.names.Len() == 1:
+		return "", fields.OneTermEqualSelector("metadata.name", s.names.UnsortedList()[0]).String(), true
+	}
+	return "", "", false
 }

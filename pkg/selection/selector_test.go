@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kollect.dev/kollect/api/v1alpha1"
@@ -91,5 +92,35 @@ func TestCompileErrorsNameTheField(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("errors %q do not name %s", got, want)
 		}
+	}
+}
+
+func TestServerFilter(t *testing.T) {
+	ls := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"},
+		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"b", "a"}}}}
+	cases := []struct {
+		name         string
+		sel          v1alpha1.ObjectSelection
+		label, field string
+		ok           bool
+	}{
+		{"every object: nothing to filter", v1alpha1.ObjectSelection{}, "", "", false},
+		{"a label selector goes to the server", v1alpha1.ObjectSelection{LabelSelector: ls}, "app=web,tier in (a,b)", "", true},
+		{"an empty label selector selects everything", v1alpha1.ObjectSelection{LabelSelector: &metav1.LabelSelector{}}, "", "", false},
+		{"one name is a field selector", v1alpha1.ObjectSelection{Names: []string{"web"}}, "", "metadata.name=web", true},
+		{"several names cannot be one field selector", v1alpha1.ObjectSelection{Names: []string{"a", "b"}}, "", "", false},
+		{"names or labels cannot be one selector", v1alpha1.ObjectSelection{LabelSelector: ls, Names: []string{"a"}}, "", "", false},
+		{"resource rules are decided here", v1alpha1.ObjectSelection{LabelSelector: ls, ResourceRules: []v1alpha1.ResourceRule{{}}}, "", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			label, field, ok := mustCompile(t, Spec{GVK: deployGVK, ObjectSelection: c.sel}).ServerFilter()
+			if label != c.label || field != c.field || ok != c.ok {
+				t.Errorf("ServerFilter = %q, %q, %v; want %q, %q, %v", label, field, ok, c.label, c.field, c.ok)
+			}
+			if _, err := labels.Parse(label); err != nil {
+				t.Errorf("the API server cannot parse %q: %v", label, err)
+			}
+		})
 	}
 }

@@ -35,6 +35,21 @@ func Boundary(sortKey string) bool {
 	return h[0] == 0
 }
 
+// pageEndBelow makes one chunk in 64 end a page: a page of a 100k-row
+// snapshot lists about 64 chunks (~7 KB), and its root about 6 pages.
+const pageEndBelow = 4
+
+// PageEnd reports whether a chunk that ends at the row with this sort key
+// also ends a page of a paged manifest (busv1.Page): when the second byte
+// of sha256(sortKey) is below 4, one chunk in 64 on average. Like
+// Boundary it depends on the row alone, so a change moves only the page
+// that holds its chunk. Pages are how manifests are stored, not part of
+// the checksum: a reader may lay out pages any way it likes.
+func PageEnd(sortKey string) bool {
+	h := sha256.Sum256([]byte(sortKey))
+	return h[1] < pageEndBelow
+}
+
 // Canonical returns the canonical JSON of row: encoding/json's output (map
 // keys sorted) without HTML escaping and without a trailing newline.
 func Canonical(row *busv1.Row) ([]byte, error) {
@@ -65,6 +80,8 @@ type Chunker struct {
 	rows   int
 	chunks []busv1.Chunk
 	sums   [][sha256.Size]byte
+	ends   []bool
+	end    bool
 	// Emit, when set, receives each chunk's bytes as it is cut (the slice
 	// is reused afterwards).
 	Emit func(c busv1.Chunk, data []byte) error
@@ -78,11 +95,16 @@ func (c *Chunker) Add(sortKey string, raw []byte) error {
 	}
 	c.buf = append(c.buf, raw...)
 	c.rows++
-	if Boundary(sortKey) {
+	if h := sha256.Sum256([]byte(sortKey)); h[0] == 0 { // Boundary and PageEnd
+		c.end = h[1] < pageEndBelow
 		return c.cut()
 	}
 	return nil
 }
+
+// PageEnds reports, for each chunk cut so far, whether it ends a page
+// (PageEnd of its last row); the last chunk Finish cuts reports false.
+func (c *Chunker) PageEnds() []bool { return c.ends }
 
 func (c *Chunker) cut() error {
 	sum := sha256.Sum256(c.buf)
@@ -92,8 +114,8 @@ func (c *Chunker) cut() error {
 			return err
 		}
 	}
-	c.chunks, c.sums = append(c.chunks, ch), append(c.sums, sum)
-	c.buf, c.rows = c.buf[:0], 0
+	c.chunks, c.sums, c.ends = append(c.chunks, ch), append(c.sums, sum), append(c.ends, c.end)
+	c.buf, c.rows, c.end = c.buf[:0], 0, false
 	return nil
 }
 

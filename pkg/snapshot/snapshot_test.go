@@ -204,3 +204,30 @@ func TestDedupe(t *testing.T) {
 		t.Errorf("byResourceUID (-want +got):\n%s", diff)
 	}
 }
+
+func TestPagesEndAtAboutOneChunkIn64(t *testing.T) {
+	var c Chunker
+	for i := range 200_000 {
+		key := fmt.Sprintf("ns\x00t\x00ns\x00obj-%06d\x00u%d", i, i)
+		if err := c.Add(key, []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chunks, _, err := c.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := c.PageEnds()
+	if len(ends) != len(chunks) {
+		t.Fatalf("%d page ends for %d chunks", len(ends), len(chunks))
+	}
+	pages := 0
+	for _, e := range ends {
+		if e {
+			pages++
+		}
+	}
+	if per := len(chunks) / max(pages, 1); per < 32 || per > 128 {
+		t.Errorf("%d chunks in %d pages: %d chunks per page, want about 64", len(chunks), pages, per)
+	}
+}

@@ -19,8 +19,45 @@ func (m *Manifest) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(m.ItemCount), 10)
 	b = append(b, `,"bytes":`...)
 	b = strconv.AppendInt(b, m.Bytes, 10)
-	b = append(b, `,"chunks":[`...)
-	for i, c := range m.Chunks {
+	if len(m.Chunks) > 0 {
+		b = appendChunks(append(b, `,"chunks":`...), m.Chunks)
+	}
+	if len(m.Pages) > 0 {
+		b = append(b, `,"pages":[`...)
+		for i, p := range m.Pages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"digest":`...)
+			b = appendString(b, p.Digest)
+			b = append(b, `,"size":`...)
+			b = strconv.AppendInt(b, p.Size, 10)
+			b = append(b, `,"chunks":`...)
+			b = strconv.AppendInt(b, int64(p.Chunks), 10)
+			b = append(b, `,"rows":`...)
+			b = strconv.AppendInt(b, int64(p.Rows), 10)
+			b = append(b, `,"bytes":`...)
+			b = strconv.AppendInt(b, p.Bytes, 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// AppendJSON appends the JSON of p, byte for byte what encoding/json
+// produces.
+func (p *ManifestPage) AppendJSON(b []byte) []byte {
+	b = append(b, `{"chunks":`...)
+	if p.Chunks == nil {
+		return append(b, `null}`...)
+	}
+	return append(appendChunks(b, p.Chunks), '}')
+}
+
+func appendChunks(b []byte, chunks []Chunk) []byte {
+	b = append(b, '[')
+	for i, c := range chunks {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -32,7 +69,7 @@ func (m *Manifest) AppendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, c.Bytes, 10)
 		b = append(b, '}')
 	}
-	return append(b, ']', '}')
+	return append(b, ']')
 }
 
 // appendString appends s as a JSON string; names and digests need no

@@ -44,8 +44,10 @@ type SnapshotEvent struct {
 	// published before manifests existed carry EnvelopeRef instead.
 	ManifestRef *ObjectRef `json:"manifestRef,omitempty"`
 	// Delta is the change against the previous snapshot of this inventory,
-	// for exporters that apply only what changed; nil for the first snapshot
-	// or when the aggregator no longer has the base.
+	// for exporters that apply only what changed; nil for the first snapshot,
+	// when the aggregator no longer has the base, and during a bulk arrival
+	// of rows when it would hold more than half the snapshot (exporters
+	// write those snapshots whole).
 	Delta *Delta `json:"delta,omitempty"`
 	// DeltaRef references the Delta as an object in the envelope object
 	// store when it is too large for the event; at most one of Delta and

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
@@ -20,7 +19,7 @@ type body = publish.Body
 func (e *Engine) content(st *invState, ev *busv1.SnapshotEvent) publish.Content {
 	v := st.view
 	var c publish.Content
-	if v.Bytes()+int64(v.Len())+512 <= int64(e.pub.Limit()) {
+	if e.inline(st) {
 		var rows [][]byte
 		v.Each(func(r *index.Row) bool { rows = append(rows, r.Raw); return true })
 		c.Envelope = spliceEnvelope(ev, rows)
@@ -28,12 +27,21 @@ func (e *Engine) content(st *invState, ev *busv1.SnapshotEvent) publish.Content 
 	c.Manifest = func(ctx context.Context) (*busv1.ObjectRef, error) { return e.storeManifest(ctx, st) }
 	if v.HasBase() && st.last.revision > 0 {
 		ups, dels := v.Changes()
-		c.Delta = spliceDelta(st.last.revision, st.last.checksum, ups, dels)
+		if !st.bulk.wholeWrite(len(ups)+len(dels), v.Len()) {
+			c.Delta = spliceDelta(st.last.revision, st.last.checksum, ups, dels)
+		}
 	}
 	return c
 }
 
-// storeManifest stores the view's chunks not yet stored and its manifest.
+// inline reports whether st's snapshot fits an event, its envelope inline.
+func (e *Engine) inline(st *invState) bool {
+	return st.view.Bytes()+int64(st.view.Len())+512 <= int64(e.pub.Limit())
+}
+
+// storeManifest stores the view's chunks not yet stored and its manifest:
+// paged when the chunks make more than one page, so a revision writes the
+// pages it changed and a small root (history.Writer.PutManifest).
 func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.ObjectRef, error) {
 	w := e.pub.Writer()
 	var written int64
@@ -45,10 +53,10 @@ func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.Object
 	if err != nil {
 		return nil, err
 	}
-	chunks, _ := st.view.Chunks()
+	chunks, ends := st.view.Layout()
 	m := busv1.Manifest{Inventory: st.name, Checksum: st.view.Checksum(), ItemCount: st.view.Len(),
 		Bytes: st.view.Bytes(), Chunks: chunks}
-	ref, n, err := w.PutAddressed(ctx, bus.ManifestObjectName, m.AppendJSON(nil))
+	ref, n, err := w.PutManifest(ctx, &m, func(i int) bool { return ends[i] })
 	e.m.stored(written + n)
 	e.written += written + n
 	return ref, err

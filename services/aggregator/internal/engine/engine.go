@@ -97,8 +97,9 @@ type Engine struct {
 	// timers holds each inventory's next check or periodic event, once
 	// the rebuild ended.
 	timers *timers
-	// manifests caches the chunks of manifests garbage collection read.
-	manifests map[string][]busv1.Chunk
+	// manifests caches what the manifests and pages garbage collection
+	// read reference, by object name.
+	manifests map[string]manifestObjects
 	gcAt      time.Time
 	gcLast    time.Time
 	written   int64 // object bytes written since the last collection
@@ -124,7 +125,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 		opts.RetryBackoff = time.Second
 	}
 	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.NewRows(), loader: history.NewLoader(js, -1),
-		invs: map[busv1.NamespacedName]*invState{}, timers: newTimers(), manifests: map[string][]busv1.Chunk{},
+		invs: map[busv1.NamespacedName]*invState{}, timers: newTimers(), manifests: map[string]manifestObjects{},
 		orphanSince: map[string]time.Time{}}, nil
 }
 

@@ -72,6 +72,9 @@ func (e *Engine) settle(ctx context.Context, st *invState, now time.Time) {
 		e.report(st, now)
 		return
 	}
+	if e.deferBulk(st, now) {
+		return
+	}
 	if e.publishChange(ctx, st, sum, busv1.ReasonChange, now) {
 		st.scheduleAll(now)
 		e.report(st, now)

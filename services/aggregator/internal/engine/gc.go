@@ -115,7 +115,9 @@ func (e *Engine) histories(ctx context.Context) (map[string][]retained, error) {
 	return out, nil
 }
 
-// mark adds the objects r references to keep.
+// mark adds the objects r references to keep: its envelope or delta, its
+// manifest, the manifest's pages and their chunks. A page already kept was
+// marked with its chunks, so revisions sharing pages cost one read each.
 func (e *Engine) mark(ctx context.Context, r refs, keep map[string]struct{}) error {
 	for _, ref := range []*busv1.ObjectRef{r.EnvelopeRef, r.DeltaRef} {
 		if ref != nil {
@@ -126,32 +128,73 @@ func (e *Engine) mark(ctx context.Context, r refs, keep map[string]struct{}) err
 		return nil
 	}
 	keep[r.ManifestRef.Name] = struct{}{}
-	chunks, err := e.manifestChunks(ctx, r.ManifestRef)
+	return e.eachManifestObject(ctx, r.ManifestRef, func(name string, _ int64) bool {
+		_, seen := keep[name]
+		keep[name] = struct{}{}
+		return !seen
+	})
+}
+
+// manifestObjects is what one manifest object references: the pages of a
+// paged manifest's root, or the chunks of a flat manifest or of a page.
+type manifestObjects struct {
+	pages  []busv1.Page
+	chunks []busv1.Chunk
+}
+
+// eachManifestObject calls f with the name and size of every page and chunk
+// the manifest ref references; when f returns false for a page, its chunks
+// are skipped.
+func (e *Engine) eachManifestObject(ctx context.Context, ref *busv1.ObjectRef, f func(name string, size int64) bool) error {
+	root, err := e.manifestObjects(ref.Name, func() (manifestObjects, error) {
+		m, err := e.loader.Root(ctx, ref)
+		if err != nil {
+			return manifestObjects{}, err
+		}
+		return manifestObjects{pages: m.Pages, chunks: m.Chunks}, nil
+	})
 	if err != nil {
 		return err
 	}
-	for _, c := range chunks {
-		keep[bus.ChunkObjectName(c.Digest)] = struct{}{}
+	chunks := func(cs []busv1.Chunk) {
+		for _, c := range cs {
+			f(bus.ChunkObjectName(c.Digest), c.Bytes)
+		}
+	}
+	chunks(root.chunks)
+	for _, p := range root.pages {
+		name := bus.PageObjectName(p.Digest)
+		if !f(name, p.Size) {
+			continue
+		}
+		page, err := e.manifestObjects(name, func() (manifestObjects, error) {
+			cs, err := e.loader.Page(ctx, ref.Bucket, p)
+			return manifestObjects{chunks: cs}, err
+		})
+		if err != nil {
+			return err
+		}
+		chunks(page.chunks)
 	}
 	return nil
 }
 
-// manifestChunks returns a manifest's chunks, from the cache of manifests
-// (they never change) or the store. A manifest already gone references
-// nothing any more.
-func (e *Engine) manifestChunks(ctx context.Context, ref *busv1.ObjectRef) ([]busv1.Chunk, error) {
-	if cs, ok := e.manifests[ref.Name]; ok {
-		return cs, nil
+// manifestObjects returns what the manifest or page called name references,
+// from the cache (they never change) or read. An object already gone
+// references nothing any more.
+func (e *Engine) manifestObjects(name string, read func() (manifestObjects, error)) (manifestObjects, error) {
+	if o, ok := e.manifests[name]; ok {
+		return o, nil
 	}
-	m, err := e.loader.ManifestAt(ctx, ref)
+	o, err := read()
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return nil, nil
+		return manifestObjects{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return manifestObjects{}, err
 	}
-	e.manifests[ref.Name] = m.Chunks
-	return m.Chunks, nil
+	e.manifests[name] = o
+	return o, nil
 }
 
 // sweep deletes the objects not in keep that are older than the grace
@@ -319,12 +362,13 @@ func (e *Engine) newBytes(ctx context.Context, r refs, seen map[string]struct{})
 		}
 	}
 	if r.ManifestRef != nil {
-		chunks, err := e.manifestChunks(ctx, r.ManifestRef)
+		err := e.eachManifestObject(ctx, r.ManifestRef, func(name string, size int64) bool {
+			_, had := seen[name]
+			add(name, size)
+			return !had
+		})
 		if err != nil {
 			return 0, err
-		}
-		for _, c := range chunks {
-			add(bus.ChunkObjectName(c.Digest), c.Bytes)
 		}
 	}
 	return n, nil

@@ -14,7 +14,7 @@ import (
 )
 
 // storeObjects lists the envelope store: name to size.
-func storeObjects(t *testing.T, b *bed) map[string]uint64 {
+func storeObjects(t testing.TB, b *bed) map[string]uint64 {
 	t.Helper()
 	obs, err := b.js.ObjectStore(context.Background(), bus.ObjectStoreEnvelopes)
 	if err != nil {

@@ -53,6 +53,10 @@ type invState struct {
 	// history is what the bus kept of the inventory's history at the last
 	// trim (collect), for status; nil before the first.
 	history *busv1.HistoryStatus
+	// changedAt is when a row or the config last changed the view
+	// (markDirty); bulk is the bulk arrival in progress, if any (bulk.go).
+	changedAt time.Time
+	bulk      bulk
 }
 
 // published is the last event on the inventory's subject.
@@ -183,8 +187,9 @@ func (e *Engine) markDirty(st *invState) {
 	if st.phase == idle {
 		st.phase = settling
 	}
+	st.changedAt = e.clock.Now()
 	if st.settleAt.IsZero() {
-		st.settleAt = e.clock.Now().Add(e.opts.Settle)
+		st.settleAt = st.changedAt.Add(e.opts.Settle)
 	}
 	e.schedule(st)
 }

@@ -36,6 +36,9 @@ const (
 	NameRowUpdates = "kollect_aggregator_row_updates_total"
 	// NameObjectBytes counts bytes written to the envelope object store.
 	NameObjectBytes = "kollect_aggregator_object_bytes_written_total"
+	// NameBulkDeferred counts settles whose publish waited for more of a
+	// bulk arrival of rows (bulk.go).
+	NameBulkDeferred = "kollect_aggregator_bulk_deferred_total"
 	// NameGCDeleted counts objects garbage collection deleted.
 	NameGCDeleted = "kollect_aggregator_gc_deleted_objects_total"
 	// NameHistoryLost counts inventories whose snapshot history was gone
@@ -74,6 +77,7 @@ type Metrics struct {
 	bytes            *prometheus.GaugeVec
 	rowUpdates       prometheus.Counter
 	objectBytes      prometheus.Counter
+	bulkDeferrals    prometheus.Counter
 	gcDeleted        prometheus.Counter
 	historyLost      *prometheus.CounterVec
 	held             *prometheus.GaugeVec
@@ -109,6 +113,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Size of the canonical JSON item list of the inventory's last published snapshot."}, []string{LabelInventory}),
 		objectBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: NameObjectBytes,
 			Help: "Bytes written to the envelope object store (chunks, manifests, deltas); content already stored is not written again."}),
+		bulkDeferrals: prometheus.NewCounter(prometheus.CounterOpts{Name: NameBulkDeferred,
+			Help: "Settles whose publish waited because rows were still being added in bulk (initial sync, new Target, re-list)."}),
 		gcDeleted: prometheus.NewCounter(prometheus.CounterOpts{Name: NameGCDeleted,
 			Help: "Objects deleted from the envelope object store because no retained snapshot references them."}),
 		rowUpdates: prometheus.NewCounter(prometheus.CounterOpts{Name: NameRowUpdates,
@@ -122,7 +128,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		usage: newUsageMetrics(),
 	}
 	reg.MustRegister(m.leader, m.snapshotDuration, m.publishDuration, m.publishes, m.publishErrors,
-		m.rows, m.bytes, m.rowUpdates, m.objectBytes, m.gcDeleted, m.historyLost, m.held)
+		m.rows, m.bytes, m.rowUpdates, m.objectBytes, m.bulkDeferrals, m.gcDeleted, m.historyLost, m.held)
 	reg.MustRegister(m.usage.collectors()...)
 	// Every reason's series exists from the start, so rate() sees the first
 	// event.
@@ -192,6 +198,13 @@ func (m *Metrics) rowApplied() {
 func (m *Metrics) stored(n int64) {
 	if m != nil {
 		m.objectBytes.Add(float64(n))
+	}
+}
+
+// bulkDeferred counts a settle deferred by a bulk arrival.
+func (m *Metrics) bulkDeferred() {
+	if m != nil {
+		m.bulkDeferrals.Inc()
 	}
 }
 

@@ -14,9 +14,11 @@ import (
 type chunk struct {
 	end  string
 	open bool
-	sum  [sha256.Size]byte
-	c    busv1.Chunk
-	data []byte // the chunk's bytes until they are stored, then nil
+	// pageEnd: the chunk ends a page of a paged manifest (snapshot.PageEnd).
+	pageEnd bool
+	sum     [sha256.Size]byte
+	c       busv1.Chunk
+	data    []byte // the chunk's bytes until they are stored, then nil
 }
 
 func chunkLess(a, b *chunk) bool {
@@ -119,7 +121,7 @@ func (v *View) cut(r region) {
 	last := ""
 	emit := func(open bool) {
 		sum := sha256.Sum256(buf)
-		v.chunks.ReplaceOrInsert(&chunk{end: last, open: open, sum: sum, data: slices.Clone(buf),
+		v.chunks.ReplaceOrInsert(&chunk{end: last, open: open, pageEnd: !open && snapshot.PageEnd(last), sum: sum, data: slices.Clone(buf),
 			c: busv1.Chunk{Digest: hex.EncodeToString(sum[:]), Rows: rows, Bytes: int64(len(buf))}})
 		buf, rows = buf[:0], 0
 	}
@@ -162,6 +164,19 @@ func (v *View) Chunks() ([]busv1.Chunk, [][sha256.Size]byte) {
 		return true
 	})
 	return out, sums
+}
+
+// Layout returns the view's chunks in order and, for each, whether it ends
+// a page of a paged manifest (snapshot.PageEnd).
+func (v *View) Layout() ([]busv1.Chunk, []bool) {
+	v.rechunk()
+	out := make([]busv1.Chunk, 0, v.chunks.Len())
+	ends := make([]bool, 0, v.chunks.Len())
+	v.chunks.Ascend(func(c *chunk) bool {
+		out, ends = append(out, c.c), append(ends, c.pageEnd)
+		return true
+	})
+	return out, ends
 }
 
 // Checksum is the version 2 checksum of the view's current rows.

@@ -25,6 +25,24 @@ func (v *View) Changes() (upserts, deletes []*Row) {
 	return upserts, deletes
 }
 
+// Inserted is the number of rows added since the last publish: rows whose
+// key was not a member then.
+func (v *View) Inserted() int {
+	n := 0
+	for k, before := range v.pending {
+		if before == nil && v.members[k] != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// ChunkCount is the number of chunks of the view's rows.
+func (v *View) ChunkCount() int {
+	v.rechunk()
+	return v.chunks.Len()
+}
+
 // HasBase reports whether the view knows the published snapshot its changes
 // are relative to, that is whether Changes is a delta.
 func (v *View) HasBase() bool { return !v.noBase }

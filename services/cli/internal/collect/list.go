@@ -12,16 +12,54 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/pkg/target"
 )
 
 var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
+// namespaceFields are what selection reads of a namespace.
+var namespaceFields = extract.NewFieldSet([]string{"metadata", "name"}, []string{"metadata", "labels"}, []string{"metadata", "annotations"})
+
+// identity are the fields Evaluate reads of every object, besides those of
+// the Profile and the selection.
+var identity = [][]string{{"apiVersion"}, {"kind"}, {"metadata", "name"}, {"metadata", "namespace"},
+	{"metadata", "uid"}, {"metadata", "labels"}}
+
+// listQuery is what the lists of the targets' kind ask for: the fields
+// they read, and the label or field selector they all select objects by,
+// if they share one (as the collector's informers do).
+func listQuery(targets []*target.Compiled) query {
+	q := query{keep: readFields(targets)}
+	for i, t := range targets {
+		label, field, ok := t.Selector().ServerFilter()
+		if !ok || (i > 0 && (label != q.labelSelector || field != q.fieldSelector)) {
+			q.labelSelector, q.fieldSelector = "", ""
+			break
+		}
+		q.labelSelector, q.fieldSelector = label, field
+	}
+	return q
+}
+
+// readFields returns the fields the targets read of an object, nil when one
+// of them may read any field: what the collector's informers keep.
+func readFields(targets []*target.Compiled) *extract.FieldSet {
+	keep := extract.NewFieldSet(identity...)
+	for _, t := range targets {
+		if t.NeedsWholeObject() {
+			return nil
+		}
+		keep.Union(t.Fields())
+	}
+	return keep
+}
+
 // listNamespaces returns every namespace with its labels and annotations.
 func listNamespaces(ctx context.Context, l *lister) (map[string]*selection.Namespace, error) {
 	out := map[string]*selection.Namespace{}
-	err := l.list(ctx, namespacesGVR, namespacesGVR.GroupVersion().WithKind("Namespace"), "", func(obj map[string]any) {
+	err := l.list(ctx, namespacesGVR, namespacesGVR.GroupVersion().WithKind("Namespace"), "", query{keep: namespaceFields}, func(obj map[string]any) {
 		u := unstructured.Unstructured{Object: obj}
 		out[u.GetName()] = &selection.Namespace{Name: u.GetName(), Labels: u.GetLabels(), Annotations: u.GetAnnotations()}
 	})
@@ -42,6 +80,7 @@ type gvkResult struct {
 func collectGVK(ctx context.Context, l *lister, mapping *meta.RESTMapping, targets []*target.Compiled,
 	namespaces map[string]*selection.Namespace) (gvkResult, error) {
 	var res gvkResult
+	q := listQuery(targets)
 	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
 	eval := func(obj map[string]any) {
 		u := &unstructured.Unstructured{Object: obj}
@@ -63,7 +102,7 @@ func collectGVK(ctx context.Context, l *lister, mapping *meta.RESTMapping, targe
 		}
 	}
 	for _, ns := range listScopes(namespaced, targets, namespaces) {
-		if err := l.list(ctx, mapping.Resource, mapping.GroupVersionKind, ns, eval); err != nil {
+		if err := l.list(ctx, mapping.Resource, mapping.GroupVersionKind, ns, q, eval); err != nil {
 			return res, fmt.Errorf("list %s in %q: %w", mapping.Resource.Resource, ns, err)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"kollect.dev/kollect/pkg/extract"
 )
 
 // lister lists objects page by page and hands each one to the caller as
@@ -18,11 +20,14 @@ import (
 // page is requested as soon as the current page's continue token is read,
 // so the API server encodes page N+1 while this process decodes page N.
 //
-// It decodes the JSON stream itself (encoding/json/jsontext) into the
-// map[string]any shape of unstructured.Unstructured (integers as int64,
-// other numbers as float64), instead of client-go's decoding of a whole
-// list into memory first: for 10,000 Deployments that halves the CPU and
-// bounds the heap to one object instead of one page.
+// It decodes the JSON stream itself (encoding/json/jsontext, through
+// extract.DecodeJSON) into the map[string]any shape of
+// unstructured.Unstructured (integers as int64, other numbers as float64),
+// instead of client-go's decoding of a whole list into memory first: for
+// 10,000 Deployments that halves the CPU and bounds the heap to one object
+// instead of one page. Each item is pruned while it is decoded to the
+// fields the caller reads: the rest (managedFields, status, every field no
+// Profile reads) is only scanned, never built.
 type lister struct {
 	client   rest.Interface
 	pageSize int64
@@ -61,15 +66,24 @@ type pageResult struct {
 	err  error
 }
 
-// list calls fn for every object of gvr in ns, in the API server's order.
-// gvk is given to items that carry no kind (the API server omits it in lists
-// of built-in types).
+// query is what a list asks for besides the resource and namespace.
+type query struct {
+	// keep are the fields decoded of each object; nil: every field.
+	keep *extract.FieldSet
+	// labelSelector and fieldSelector are sent to the API server; "" for
+	// every object.
+	labelSelector, fieldSelector string
+}
+
+// list calls fn for every object of gvr in ns that q selects, in the API
+// server's order, with only the fields q keeps. gvk is given to items that
+// carry no kind (the API server omits it in lists of built-in types).
 func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string,
-	fn func(map[string]any)) error {
+	q query, fn func(map[string]any)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	path := resourcePath(gvr, ns)
-	next := l.request(ctx, path, "")
+	next := l.request(ctx, path, q, "")
 	defer func() {
 		if next != nil { // a page requested and not read: cancelled above
 			if r := <-next; r.body != nil {
@@ -85,9 +99,9 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 		if r.err != nil {
 			return r.err
 		}
-		cont, err := decodeList(r.body, func(cont string) {
+		cont, err := decodeList(r.body, q.keep, func(cont string) {
 			if cont != "" {
-				next = l.request(ctx, path, cont)
+				next = l.request(ctx, path, q, cont)
 			}
 		}, func(obj map[string]any) {
 			if _, ok := obj["kind"]; !ok {
@@ -101,7 +115,7 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 			return fmt.Errorf("decode %s: %w", path, err)
 		}
 		if cont != "" && next == nil { // the continue token came after the items
-			next = l.request(ctx, path, cont)
+			next = l.request(ctx, path, q, cont)
 		}
 		if l.page != nil {
 			l.page(gvr, objects)
@@ -112,9 +126,15 @@ func (l *lister) list(ctx context.Context, gvr schema.GroupVersionResource, gvk 
 
 // request starts the list request of one page and returns where its result
 // arrives.
-func (l *lister) request(ctx context.Context, path, cont string) chan pageResult {
+func (l *lister) request(ctx context.Context, path string, q query, cont string) chan pageResult {
 	ch := make(chan pageResult, 1)
 	req := l.client.Get().AbsPath(path).Param("limit", strconv.FormatInt(l.pageSize, 10))
+	if q.labelSelector != "" {
+		req = req.Param("labelSelector", q.labelSelector)
+	}
+	if q.fieldSelector != "" {
+		req = req.Param("fieldSelector", q.fieldSelector)
+	}
 	if cont != "" {
 		req = req.Param("continue", cont)
 	}
@@ -126,9 +146,9 @@ func (l *lister) request(ctx context.Context, path, cont string) chan pageResult
 }
 
 // decodeList reads a Kubernetes list from r: onContinue is called with the
-// continue token as soon as metadata is read, fn with every item. It returns
-// the continue token.
-func decodeList(r io.Reader, onContinue func(string), fn func(map[string]any)) (string, error) {
+// continue token as soon as metadata is read, fn with every item, pruned to
+// keep. It returns the continue token.
+func decodeList(r io.Reader, keep *extract.FieldSet, onContinue func(string), fn func(map[string]any)) (string, error) {
 	dec := newDecoder(r)
 	if tok, err := dec.ReadToken(); err != nil {
 		return "", err
@@ -152,7 +172,7 @@ func decodeList(r io.Reader, onContinue func(string), fn func(map[string]any)) (
 			}
 			onContinue(cont)
 		case "items":
-			if err := readItems(dec, fn); err != nil {
+			if err := readItems(dec, keep, fn); err != nil {
 				return "", err
 			}
 		default:
@@ -172,7 +192,7 @@ func newDecoder(r io.Reader) *jsontext.Decoder {
 	return jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }
 
-func readItems(dec *jsontext.Decoder, fn func(map[string]any)) error {
+func readItems(dec *jsontext.Decoder, keep *extract.FieldSet, fn func(map[string]any)) error {
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
@@ -184,7 +204,7 @@ func readItems(dec *jsontext.Decoder, fn func(map[string]any)) error {
 		return fmt.Errorf("items must be an array, not %v", tok.Kind())
 	}
 	for dec.PeekKind() != ']' {
-		v, err := readValue(dec)
+		v, err := extract.DecodeJSON(dec, keep, nil)
 		if err != nil {
 			return err
 		}
@@ -201,50 +221,4 @@ func readItems(dec *jsontext.Decoder, fn func(map[string]any)) error {
 // readValue reads the next JSON value as unstructured content: objects as
 // map[string]any, arrays as []any, integers as int64, other numbers as
 // float64 (as k8s.io/apimachinery's JSON decoding does).
-func readValue(dec *jsontext.Decoder) (any, error) {
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return nil, err
-	}
-	switch tok.Kind() {
-	case '{':
-		m := map[string]any{}
-		for dec.PeekKind() != '}' {
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return nil, err
-			}
-			name := tok.String() // before the next read voids tok
-			v, err := readValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			m[name] = v
-		}
-		_, err := dec.ReadToken()
-		return m, err
-	case '[':
-		s := []any{}
-		for dec.PeekKind() != ']' {
-			v, err := readValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			s = append(s, v)
-		}
-		_, err := dec.ReadToken()
-		return s, err
-	case '"':
-		return tok.String(), nil
-	case '0':
-		if i, err := tok.Int(); err == nil {
-			return i, nil
-		}
-		return tok.Float()
-	case 't', 'f':
-		return tok.Bool(), nil
-	case 'n':
-		return nil, nil
-	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok.Kind())
-}
+func readValue(dec *jsontext.Decoder) (any, error) { return extract.DecodeJSON(dec, nil, nil) }

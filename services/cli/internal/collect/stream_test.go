@@ -60,7 +60,7 @@ func FuzzReadValue(f *testing.F) {
 
 func TestDecodeList(t *testing.T) {
 	decode := func(doc string) (cont string, early []string, names []string, err error) {
-		cont, err = decodeList(iotest.OneByteReader(strings.NewReader(doc)), func(c string) { early = append(early, c) },
+		cont, err = decodeList(iotest.OneByteReader(strings.NewReader(doc)), nil, func(c string) { early = append(early, c) },
 			func(obj map[string]any) { names = append(names, obj["metadata"].(map[string]any)["name"].(string)) })
 		return
 	}

@@ -226,10 +226,12 @@ func (e *Engine) require(gvk schema.GroupVersionKind) {
 }
 
 // requirement is what a GVK's informer must hold for its Targets: the union
-// of the fields they read, and their namespace when all watch the same one.
+// of the fields they read, their namespace when all watch the same one, and
+// their label or field selector when all select objects by the same one.
 func requirement(targets map[bus.ConfigRef]*targetState) informers.Requirement {
 	req := informers.Requirement{Fields: extract.NewFieldSet()}
 	single, ns := true, ""
+	var f serverFilter
 	for _, ts := range targets {
 		ts.mu.RLock()
 		c := ts.compiled
@@ -249,9 +251,13 @@ func requirement(targets map[bus.ConfigRef]*targetState) informers.Requirement {
 		default:
 			ns = names[0]
 		}
+		f.add(c.Selector())
 	}
 	if single {
 		req.Namespace = ns
+	}
+	if f.shared {
+		req.LabelSelector, req.FieldSelector = f.label, f.field
 	}
 	return req
 }

@@ -1,8 +1,6 @@
 package informers
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,14 +8,14 @@ import (
 	"unique"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/tools/cache"
 )
 
 // Object is the compact form in which the informer caches hold an object:
 // its identity as strings, its labels as sorted pairs with interned keys,
-// and every other field the transform kept as JSON. A pruned Deployment is
-// a fifth of its size as nested maps. It implements metav1.Object and
+// and every other field that was kept as JSON, as the API server sent it
+// (the decoder copies it without building it). A pruned Deployment is a
+// fifth of its size as nested maps. It implements metav1.Object and
 // runtime.Object for the cache; Unstructured rebuilds the pruned object
 // that selection and extraction read. Cached objects are never modified.
 type Object struct {
@@ -53,8 +51,32 @@ const (
 // compact returns content as an Object; strip, when set, edits a copy of
 // its metadata first. content is not modified.
 func compact(content map[string]any, strip func(md map[string]any)) (*Object, error) {
-	o := &Object{}
 	rest := maps.Clone(content)
+	if md, ok := rest["metadata"].(map[string]any); ok {
+		rest["metadata"] = maps.Clone(md)
+	}
+	return compactOwned(rest, strip)
+}
+
+// compactOwned is compact of content that nothing else holds: it takes
+// its top level and metadata maps apart.
+func compactOwned(rest map[string]any, strip func(md map[string]any)) (*Object, error) {
+	o := &Object{}
+	md := o.takeTop(rest, strip)
+	w := newRestWriter()
+	for k, v := range rest {
+		if err := w.value(k, v); err != nil {
+			_, _ = w.done()
+			return nil, fmt.Errorf("encode cached object %s: %w", o.key(), err)
+		}
+	}
+	return o.finish(w, md)
+}
+
+// takeTop moves apiVersion, kind and metadata out of rest, and the
+// identity fields out of metadata (after strip edited it); it returns what
+// is left of metadata, nil when none.
+func (o *Object) takeTop(rest map[string]any, strip func(md map[string]any)) map[string]any {
 	if s, ok := rest["apiVersion"].(string); ok {
 		o.apiVersion, o.has = unique.Make(s), o.has|hasAPIVersion
 		delete(rest, "apiVersion")
@@ -63,33 +85,38 @@ func compact(content map[string]any, strip func(md map[string]any)) (*Object, er
 		o.kind, o.has = unique.Make(s), o.has|hasKind
 		delete(rest, "kind")
 	}
-	if md, ok := rest["metadata"].(map[string]any); ok {
-		md = maps.Clone(md)
-		if strip != nil {
-			strip(md)
-		}
-		o.has |= hasMetadata
-		o.takeMetadata(md)
-		if len(md) == 0 {
-			delete(rest, "metadata")
-		} else {
-			rest["metadata"] = md
-		}
+	md, ok := rest["metadata"].(map[string]any)
+	if !ok {
+		return nil
 	}
-	if len(rest) > 0 {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rest); err != nil {
+	delete(rest, "metadata")
+	o.takeMetadata(md, strip)
+	return md
+}
+
+// finish writes what is left of metadata into w and keeps what w wrote.
+func (o *Object) finish(w *restWriter, md map[string]any) (*Object, error) {
+	if len(md) > 0 {
+		if err := w.value("metadata", md); err != nil {
+			_, _ = w.done()
 			return nil, fmt.Errorf("encode cached object %s: %w", o.key(), err)
 		}
-		o.rest = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
 	}
+	rest, err := w.done()
+	if err != nil {
+		return nil, fmt.Errorf("encode cached object %s: %w", o.key(), err)
+	}
+	o.rest = rest
 	return o, nil
 }
 
-// takeMetadata moves the identity fields and labels out of md.
-func (o *Object) takeMetadata(md map[string]any) {
+// takeMetadata edits md with strip (when set) and moves the identity
+// fields and labels out of it.
+func (o *Object) takeMetadata(md map[string]any, strip func(md map[string]any)) {
+	if strip != nil {
+		strip(md)
+	}
+	o.has |= hasMetadata
 	take := func(name string, bit fields) (string, bool) {
 		s, ok := md[name].(string)
 		if ok {
@@ -126,13 +153,14 @@ func labelPairs(m map[string]any) ([]label, bool) {
 	return out, true
 }
 
-// Unstructured rebuilds the object as the transform pruned it: the same
-// fields with the same values (JSON numbers decode to int64 or float64, as
-// client-go decodes them).
+// Unstructured rebuilds the object as it was pruned: the same fields with
+// the same values (JSON numbers decode to int64 or float64, as client-go
+// decodes them).
 func (o *Object) Unstructured() (*unstructured.Unstructured, error) {
 	content := map[string]any{}
 	if len(o.rest) > 0 {
-		if err := utiljson.Unmarshal(o.rest, &content); err != nil {
+		var err error
+		if content, err = decodeRest(o.rest); err != nil {
 			return nil, fmt.Errorf("decode cached object %s: %w", o.key(), err)
 		}
 	}

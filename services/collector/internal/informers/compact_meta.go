@@ -116,7 +116,7 @@ func (o *Object) DeepCopyObject() runtime.Object { return o.DeepCopy() }
 
 // view returns the object rebuilt, for the accessors of fields the compact
 // form keeps as JSON; the empty object if it cannot be decoded (it always
-// can: compact encoded it).
+// can: it was encoded as JSON).
 func (o *Object) view() *unstructured.Unstructured {
 	u, err := o.Unstructured()
 	if err != nil {
@@ -129,7 +129,7 @@ func (o *Object) view() *unstructured.Unstructured {
 func (o *Object) edit(f func(u *unstructured.Unstructured)) {
 	u := o.view()
 	f(u)
-	if n, err := compact(u.Object, nil); err == nil {
+	if n, err := compactOwned(u.Object, nil); err == nil {
 		*o = *n
 	}
 }

@@ -53,12 +53,15 @@ func objectMeta(obj any) (metav1.Object, error) {
 	return o, nil
 }
 
-// informerSpec is what an informer lists: a GVR, in one namespace or all.
+// informerSpec is what an informer lists: a GVR, in one namespace or all,
+// the objects the selectors match.
 type informerSpec struct {
-	gvk        schema.GroupVersionKind
-	gvr        schema.GroupVersionResource
-	namespaced bool
-	namespace  string // "" for all namespaces
+	gvk           schema.GroupVersionKind
+	gvr           schema.GroupVersionResource
+	namespaced    bool
+	namespace     string // "" for all namespaces
+	labelSelector string // "" for every object
+	fieldSelector string // "" for every object
 }
 
 // instance is one running informer of one GVK.
@@ -72,25 +75,27 @@ type instance struct {
 	forbidden error
 }
 
-// start creates and runs the informer of spec; m.mu is held.
-func (m *Manager) start(ctx context.Context, spec informerSpec, req Requirement) *instance {
+// start creates and runs the informer of spec, which lists and watches
+// through ri; m.mu is held.
+func (m *Manager) start(ctx context.Context, spec informerSpec, req Requirement, ri *resourceClient) *instance {
 	ictx, cancel := context.WithCancel(ctx)
 	inst := &instance{spec: spec, req: req, cancel: cancel}
-	ri := m.dyn.Resource(spec.gvr).Namespace(spec.namespace)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector, o.FieldSelector = spec.labelSelector, spec.fieldSelector
 			l, err := ri.List(ctx, o)
 			m.observe(inst, err)
 			return l, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector, o.FieldSelector = spec.labelSelector, spec.fieldSelector
 			w, err := ri.Watch(ctx, o)
 			m.observe(inst, err)
 			return w, err
 		},
 	}
-	inst.inf = cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, m.dyn),
-		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{
+	inst.inf = cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, ri),
+		&Object{}, cache.SharedIndexInformerOptions{
 			Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 			ObjectDescription: spec.gvr.String(),
 		})

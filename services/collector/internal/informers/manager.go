@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
@@ -61,7 +60,7 @@ type Config struct {
 type Manager struct {
 	cfg     Config
 	handler Handler // set by Run, before any informer starts
-	dyn     dynamic.Interface
+	clients *clients
 	mapper  *restmapper.DeferredDiscoveryRESTMapper
 
 	namespaces cache.SharedIndexInformer
@@ -82,9 +81,9 @@ func New(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create discovery client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg.Rest)
+	cl, err := newClients(cfg.Rest)
 	if err != nil {
-		return nil, fmt.Errorf("create dynamic client: %w", err)
+		return nil, err
 	}
 	mc, err := metadata.NewForConfig(cfg.Rest)
 	if err != nil {
@@ -94,7 +93,7 @@ func New(cfg Config) (*Manager, error) {
 		cfg.MaxRetryInterval = 30 * time.Second
 	}
 	m := &Manager{
-		cfg: cfg, dyn: dyn,
+		cfg: cfg, clients: cl,
 		mapper:  restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
 		desired: map[schema.GroupVersionKind]Requirement{},
 		running: map[schema.GroupVersionKind]*instance{},

@@ -113,9 +113,15 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 		return false
 	}
 	m.setState(gvk, State{})
-	spec := informerSpec{gvk: gvk, gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
+	spec := informerSpec{gvk: gvk, gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
+		labelSelector: req.LabelSelector, fieldSelector: req.FieldSelector}
 	if spec.namespaced {
 		spec.namespace = req.Namespace
+	}
+	ri, err := m.clients.forSpec(spec, req)
+	if err != nil { // an invalid rest.Config: retried like discovery
+		m.setState(gvk, State{Reason: v1alpha1.ReasonProgressing, Message: err.Error()})
+		return false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -129,9 +135,9 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 	if old != nil {
 		m.stop(gvk, old)
 	}
-	m.running[gvk] = m.start(ctx, spec, req)
+	m.running[gvk] = m.start(ctx, spec, req, ri)
 	m.cfg.Log.Info("informer started", app.KeyGVK, GVKString(gvk), app.KeyNamespace, spec.namespace,
-		"wholeObject", req.Whole, "restart", old != nil)
+		"labelSelector", spec.labelSelector, "fieldSelector", spec.fieldSelector, "wholeObject", req.Whole, "restart", old != nil)
 	return true
 }
 

@@ -19,6 +19,11 @@ type Requirement struct {
 	// Namespace restricts the informer to one namespace; "" watches all.
 	// It is ignored for cluster-scoped kinds.
 	Namespace string
+	// LabelSelector and FieldSelector, in the API server's syntax, restrict
+	// what the informer lists and watches: the API server sends only the
+	// objects that match ("" for all). An object that stops matching
+	// leaves the cache as if deleted.
+	LabelSelector, FieldSelector string
 }
 
 // lastApplied is the annotation kubectl apply stores the whole object in.
@@ -79,24 +84,29 @@ func equal(a, b []string) bool {
 	return len(a) == len(b)
 }
 
-// transform returns the informer transform of r: objects keep only the
-// identity fields and those some Target reads; managedFields go unless a
-// Target names them, and the last-applied annotation goes unless a Target
-// reads annotations or the whole object. What is kept is cached as a
-// compact Object; an Object passes through unchanged (the watch-list
-// reflector transforms its initial objects once more when it replaces the
-// cache with them).
-func (r Requirement) transform() cache.TransformFunc {
-	var keep *extract.FieldSet
-	if !r.Whole {
-		keep = extract.NewFieldSet(identity...)
-		if r.Fields != nil {
-			keep.Union(r.Fields)
-		}
+// keepFields returns the fields an informer of r keeps: the identity
+// fields and those some Target reads; nil when r is Whole.
+func (r Requirement) keepFields() *extract.FieldSet {
+	if r.Whole {
+		return nil
 	}
-	dropManaged := r.Whole || !covers(r.Fields, managedFieldsPath)
+	keep := extract.NewFieldSet(identity...)
+	if r.Fields != nil {
+		keep.Union(r.Fields)
+	}
+	return keep
+}
+
+// dropManaged reports whether managedFields go: unless a Target names them.
+func (r Requirement) dropManaged() bool { return r.Whole || !covers(r.Fields, managedFieldsPath) }
+
+// strip returns the edit of a kept object's metadata (which it may modify):
+// managedFields go unless a Target names them, and the last-applied
+// annotation goes unless a Target reads annotations or the whole object.
+func (r Requirement) strip() func(md map[string]any) {
+	dropManaged := r.dropManaged()
 	dropLastApplied := !r.Whole && !covers(r.Fields, lastAppliedPath)
-	strip := func(md map[string]any) {
+	return func(md map[string]any) {
 		if dropManaged {
 			delete(md, "managedFields")
 		}
@@ -111,6 +121,16 @@ func (r Requirement) transform() cache.TransformFunc {
 			}
 		}
 	}
+}
+
+// transform returns the informer transform of r, for objects that reach the
+// cache decoded by client-go rather than by r's decoder: objects keep only
+// the identity fields and those some Target reads, without what strip
+// drops, and are cached as a compact Object; an Object passes through
+// unchanged (the decoder built it, or the watch-list reflector transforms
+// its initial objects once more when it replaces the cache with them).
+func (r Requirement) transform() cache.TransformFunc {
+	keep, strip := r.keepFields(), r.strip()
 	return func(obj any) (any, error) {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {

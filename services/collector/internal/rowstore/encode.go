@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,28 +17,27 @@ import (
 // outcome: it matches no content, so the next put of the key is sent.
 const unknownHash = 0
 
-// wireEntry is busv1.RowEntry with the row already encoded: encoding it
-// gives the bytes encoding the RowEntry would.
-type wireEntry struct {
-	Row              json.RawMessage `json:"row"`
-	TargetGeneration int64           `json:"targetGeneration"`
-	ObservedAt       time.Time       `json:"observedAt"`
-}
-
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// encodeRow writes row's canonical JSON into buf and returns it with its
-// content hash. Canonical is encoding/json's output (map keys sorted)
-// without HTML escaping and without the trailing newline, as
-// snapshot.Checksum hashes a row.
+// entryPrefix begins the encoding of a busv1.RowEntry: its row field.
+const entryPrefix = `{"row":`
+
+// encodeRow begins the value of row in buf, whose contents it replaces:
+// it writes the RowEntry's opening and row's canonical JSON, and returns
+// the row's bytes (within buf) with their content hash. Canonical is
+// encoding/json's output (map keys sorted) without HTML escaping and
+// without the trailing newline, as snapshot.Checksum hashes a row.
+// encodeEntry completes the value.
 func encodeRow(buf *bytes.Buffer, row *busv1.Row) ([]byte, uint64, error) {
 	buf.Reset()
+	buf.WriteString(entryPrefix)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(row); err != nil {
 		return nil, 0, fmt.Errorf("encode row %s: %w", bus.RowKey(row.Key()), err)
 	}
-	raw := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	buf.Truncate(buf.Len() - 1) // the newline
+	raw := buf.Bytes()[len(entryPrefix):]
 	return raw, hashBytes(raw), nil
 }
 
@@ -51,16 +51,21 @@ func hashBytes(raw []byte) uint64 {
 	return unknownHash + 1
 }
 
-// encodeEntry returns the value of a row: the RowEntry of the canonical row
-// raw, encoded without HTML escaping and without a trailing newline.
-func encodeEntry(raw []byte, generation int64, observedAt time.Time) ([]byte, error) {
-	out := bytes.NewBuffer(make([]byte, 0, len(raw)+96))
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(wireEntry{Row: raw, TargetGeneration: generation, ObservedAt: observedAt}); err != nil {
+// encodeEntry completes in buf the value encodeRow began and returns a
+// copy of it: the bytes encoding/json gives the busv1.RowEntry (without
+// HTML escaping and without a trailing newline), written without encoding
+// the row a second time.
+func encodeEntry(buf *bytes.Buffer, generation int64, observedAt time.Time) ([]byte, error) {
+	buf.WriteString(`,"targetGeneration":`)
+	buf.Write(strconv.AppendInt(buf.AvailableBuffer(), generation, 10))
+	buf.WriteString(`,"observedAt":"`)
+	at, err := observedAt.AppendText(buf.AvailableBuffer())
+	if err != nil {
 		return nil, fmt.Errorf("encode row entry: %w", err)
 	}
-	return bytes.TrimSuffix(out.Bytes(), []byte{'\n'}), nil
+	buf.Write(at)
+	buf.WriteString(`"}`)
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 // storedHash returns the content hash of a value in the rows bucket: the

@@ -24,7 +24,7 @@ var ErrClosed = errors.New("rows store closed")
 func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64) (bool, error) {
 	buf := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(buf)
-	raw, h, err := encodeRow(buf, &row)
+	_, h, err := encodeRow(buf, &row)
 	if err != nil {
 		return false, err
 	}
@@ -35,7 +35,7 @@ func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64) 
 	if same {
 		return false, nil
 	}
-	data, err := encodeEntry(raw, targetGeneration, s.now().UTC())
+	data, err := encodeEntry(buf, targetGeneration, s.now().UTC())
 	if err != nil {
 		return false, fmt.Errorf("encode row %s: %w", bus.RowKey(key), err)
 	}
