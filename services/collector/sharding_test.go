@@ -197,6 +197,12 @@ func TestATargetDeletedWhileItsShardIsUnheldLeavesNoRows(t *testing.T) {
 	e.start(sharded("replica-b", addr, shards), func(c *collector.Config) { c.Log = logs.logger(t) })
 	scrape(t, addr, "kollect_collector_shards_held 1\n")
 	free := 1 - e.shardHeldBy(t, "replica-b", shards)
+	eventually(t, 30*time.Second, "replica-b loaded the Targets", func() error {
+		if logs.count(`"targets loaded"`) == 0 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
 	e.remove(cfgs[free])
 	eventually(t, 30*time.Second, "replica-b saw the Target of the free shard deleted", func() error {
 		if logs.count(`"target deleted; the holder of its shard purges its rows" "target"="`+cfgs[free].Name+`"`) == 0 {
