@@ -8,10 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/services/collector"
 )
 
 // inject strikes f and returns whether it took effect and when.
@@ -63,7 +61,7 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 		return true, at
 	case kindStop:
 		sleepCtx(ctx, delay)
-		leader := r.aggregatorLeader(ctx)
+		leader := r.leaseHolder(ctx, "", aggregators)
 		if leader == "" {
 			return false, time.Now()
 		}
@@ -135,26 +133,20 @@ func (r *faultRun) inject(ctx context.Context, f fault) (bool, time.Time) {
 	return false, time.Now()
 }
 
-// leaderOf names the instance of insts that holds its service's lease:
-// the collectors' Lease on the API server, the aggregators' on the bus.
+// leaderOf names an instance of insts that holds a lease of its service
+// on the bus: a collector replica holding shards (every replica works on
+// its share), the aggregator holding its lease.
 func (r *faultRun) leaderOf(ctx context.Context, insts []string) string {
-	if binaryOf(insts[0]) == "aggregator" {
-		return r.aggregatorLeader(ctx)
+	prefix := ""
+	if binaryOf(insts[0]) == "collector" {
+		prefix = "collector.shards."
 	}
-	l, err := r.cs.CoordinationV1().Leases(ControlNamespace).Get(ctx, collector.LeaderElectionID, metav1.GetOptions{})
-	if err != nil || l.Spec.HolderIdentity == nil {
-		return ""
-	}
-	for _, inst := range insts {
-		if *l.Spec.HolderIdentity == inst {
-			return inst
-		}
-	}
-	return ""
+	return r.leaseHolder(ctx, prefix, insts)
 }
 
-// aggregatorLeader names the aggregator instance holding the lease.
-func (r *faultRun) aggregatorLeader(ctx context.Context) string {
+// leaseHolder names the instance of insts named by a lease whose key
+// starts with prefix, "" for none.
+func (r *faultRun) leaseHolder(ctx context.Context, prefix string, insts []string) string {
 	kv, err := r.js.KeyValue(ctx, bus.BucketLeases)
 	if err != nil {
 		return ""
@@ -164,12 +156,15 @@ func (r *faultRun) aggregatorLeader(ctx context.Context) string {
 		return ""
 	}
 	for k := range keys.Keys() {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
 		e, err := kv.Get(ctx, k)
 		if err != nil {
 			continue
 		}
-		for _, inst := range aggregators {
-			if strings.Contains(string(e.Value()), inst) {
+		for _, inst := range insts {
+			if strings.Contains(string(e.Value()), `"`+inst+`"`) {
 				return inst
 			}
 		}

@@ -72,11 +72,9 @@ func (s *supervisor) start(inst, arm string) error {
 	case "aggregator":
 		args = append(args, "--leader-election-identity="+inst)
 	case "collector":
-		// Every collector replica elects, on a Lease of the real API
-		// server, with the short lease of the aggregators.
-		args = append(args, "--leader-elect=true", "--leader-election-namespace="+ControlNamespace,
-			"--leader-election-identity="+inst, "--leader-election-lease-duration=3s",
-			"--leader-election-renew-deadline=2s", "--leader-election-retry-period=500ms")
+		// Every collector replica works on its share of the shards,
+		// leased on the bus with the short lease of the aggregators.
+		args = append(args, "--leader-elect=true", "--leader-election-identity="+inst, "--leader-election-lease-duration=3s")
 	}
 	log, err := os.OpenFile(filepath.Join(s.logDir, inst+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {

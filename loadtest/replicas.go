@@ -54,16 +54,15 @@ func replicaName(role string, i int) string {
 	return role + "-" + strconv.Itoa(i)
 }
 
-// replicaFlags are the flags of replica i of n of role. Every replica
-// starts; until the services shard their work, one collector and one
-// aggregator lead and the others stand by.
+// replicaFlags are the flags of replica i of n of role: every collector
+// replica works on its share of the shards (pkg/shard).
 func replicaFlags(role string, i, n int) []string {
 	if n < 2 {
 		return nil
 	}
 	id := "--leader-election-identity=" + replicaName(role, i)
 	if role == "collector" {
-		return []string{"--leader-elect=true", "--leader-election-namespace=" + ControlNamespace, id}
+		return []string{"--leader-elect=true", id}
 	}
 	return []string{id}
 }

@@ -37,11 +37,11 @@ func testRBAC(t *testing.T, cs kubernetes.Interface, a *applier) {
 			{sa: "kollect-control", verb: "list", resource: "secrets", ns: namespace, allowed: false},
 			{sa: "kollect-control", verb: "delete", group: kollect, resource: "kollecttargets", ns: "team-a", allowed: false},
 			{sa: "kollect-control", verb: "list", group: "apps", resource: "deployments", ns: "team-a", allowed: false},
-			// the collector reads anything, writes nothing but its Lease.
+			// the collector reads anything and writes nothing (its leases are on the bus).
 			{sa: "kollect-collector", verb: "list", group: "apps", resource: "deployments", ns: "team-a", allowed: true},
 			{sa: "kollect-collector", verb: "watch", resource: "pods", allowed: true},
 			{sa: "kollect-collector", verb: "list", resource: "namespaces", allowed: true},
-			{sa: "kollect-collector", verb: "update", group: "coordination.k8s.io", resource: "leases", ns: namespace, allowed: true},
+			{sa: "kollect-collector", verb: "update", group: "coordination.k8s.io", resource: "leases", ns: namespace, allowed: false},
 			{sa: "kollect-collector", verb: "update", group: kollect, resource: "kollecttargets", sub: "status", ns: "team-a", allowed: false},
 			{sa: "kollect-collector", verb: "patch", group: kollect, resource: "kollectinventories", ns: "team-a", allowed: false},
 			{sa: "kollect-collector", verb: "delete", group: "apps", resource: "deployments", ns: "team-a", allowed: false},

@@ -51,8 +51,8 @@ func (l Listing) writeProvisioning(w writer) {
 	w("the Helm chart sets the first five from `control.bus` and picks 3 replicas when its own NATS runs\n")
 	w("3 or more nodes.\n")
 	w("control's leader checks every `--bus-check-interval` (10s) and provisions again whatever is missing\n")
-	w("(lost NATS storage, a stream deleted by hand), so the bus heals without a restart. Two marker keys\n")
-	w("(`%s` in `%s`, `%s` in `%s`) say that a bucket's content is complete;\n",
+	w("(lost NATS storage, a stream deleted by hand), so the bus heals without a restart. Marker keys\n")
+	w("(`%s` in `%s`, and `%s.<shards>.<shard>`, one per collector shard, in `%s`) say that a bucket's content is complete;\n",
 		ConfigCompleteKey, BucketConfig, RowsSyncedKey, BucketRows)
 	w("see [operations.md](operations.md#losing-nats-data) for how the services use them.\n\n")
 }

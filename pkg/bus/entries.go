@@ -85,8 +85,8 @@ func keyEntries() []KeyEntry {
 			Writer:  busv1.ServiceControl, Readers: services(busv1.ServiceCollector, busv1.ServiceAggregator),
 		},
 		KeyEntry{
-			Bucket: BucketRows, Pattern: RowsSyncedKey, Example: RowsSyncedKey,
-			Message: "Marker (the time the collector's term finished its initial sync, RFC 3339)",
+			Bucket: BucketRows, Pattern: RowsSyncedKey + ".<shards>.<shard>", Example: RowsSyncedShardKey(8, 3),
+			Message: "Marker (the time the collector replica holding the shard finished its initial sync, RFC 3339)",
 			Writer:  busv1.ServiceCollector, Readers: services(busv1.ServiceAggregator),
 		},
 		KeyEntry{
@@ -103,6 +103,18 @@ func keyEntries() []KeyEntry {
 			Bucket: BucketLeases, Pattern: "<service>", Example: LeaseKey(busv1.ServiceAggregator),
 			Message: "(the lease holder's own format)", Writer: busv1.ServiceAggregator,
 			Readers: services(busv1.ServiceAggregator),
+		},
+		KeyEntry{
+			Bucket: BucketLeases, Pattern: "collector.members.<identity>",
+			Example: ShardRole(busv1.ServiceCollector) + ".members.kollect-collector-5d8f7c9b4-x2k8q",
+			Message: "(pkg/shard: the replica's shard count and expiry)", Writer: busv1.ServiceCollector,
+			Readers: services(busv1.ServiceCollector),
+		},
+		KeyEntry{
+			Bucket: BucketLeases, Pattern: "collector.shards.<shards>.<shard>",
+			Example: ShardRole(busv1.ServiceCollector) + ".shards.8.3",
+			Message: "(pkg/shard: the holder of the shard's Targets, its shard count and expiry)", Writer: busv1.ServiceCollector,
+			Readers: services(busv1.ServiceCollector),
 		},
 		KeyEntry{
 			Bucket: ObjectStoreEnvelopes, Pattern: "chunk.<sha256 hex>", Example: ChunkObjectName(exampleDigest),

@@ -98,6 +98,19 @@ func LeaseKey(s busv1.Service) string {
 	return EncodeToken(string(s))
 }
 
+// ShardKeysFilter returns <service>.>, the keys in BucketLeases of a
+// sharded service's members and shard leases (pkg/shard with role
+// ShardRole(s)): <service>.members.<identity> and
+// <service>.shards.<shards>.<shard>.
+func ShardKeysFilter(s busv1.Service) string {
+	return ShardRole(s) + ".>"
+}
+
+// ShardRole returns the role token a sharded service gives pkg/shard.
+func ShardRole(s busv1.Service) string {
+	return EncodeToken(string(s))
+}
+
 // ExportStateKey returns
 // <inventoryNamespace>.<inventory>.<family>.<sinkNamespace>.<sink>, the key
 // of a binding's last delivery in BucketExportState.
@@ -174,17 +187,51 @@ const (
 	// not re-put everything yet), readers apply puts but hold the deletions
 	// that follow from a missing entry.
 	ConfigCompleteKey = markerToken + ".config-complete"
-	// RowsSyncedKey, in BucketRows, is written by the active collector once
-	// its term's initial sync of every Target is on the bus. While it is
-	// missing (the bucket was lost or re-created and the collector is
-	// refilling it), the aggregator publishes no snapshot built from rows.
+	// RowsSyncedKey, in BucketRows, was written by the single active
+	// collector of earlier releases once its initial sync was on the bus.
+	// The collector now writes one marker per shard (RowsSyncedShardKey),
+	// and RowsSyncedKey is their common prefix.
 	RowsSyncedKey = markerToken + ".rows-synced"
 )
+
+// DefaultCollectorShards is the collector's default shard count
+// (--shards), which the aggregator's --collector-shards must equal.
+const DefaultCollectorShards = 8
+
+// RowsSyncedShardKey returns =marker.rows-synced.<shards>.<shard>, the
+// marker the collector replica holding shard of shards writes in
+// BucketRows once the initial sync of the shard's Targets is on the bus.
+// While any of the shards' markers is missing (the bucket was lost or
+// re-created and the collector is refilling it), the aggregator publishes
+// no snapshot built from rows.
+func RowsSyncedShardKey(shards, shard int) string {
+	return RowsSyncedKey + "." + strconv.Itoa(shards) + "." + strconv.Itoa(shard)
+}
+
+// ParseRowsSyncedShardKey inverts RowsSyncedShardKey; ok is false for any
+// other key.
+func ParseRowsSyncedShardKey(key string) (shards, shard int, ok bool) {
+	rest, found := strings.CutPrefix(key, RowsSyncedKey+".")
+	if !found {
+		return 0, 0, false
+	}
+	n, i, found := strings.Cut(rest, ".")
+	if !found {
+		return 0, 0, false
+	}
+	shards, err1 := strconv.Atoi(n)
+	shard, err2 := strconv.Atoi(i)
+	if err1 != nil || err2 != nil || shards < 1 || shard < 0 || shard >= shards ||
+		RowsSyncedShardKey(shards, shard) != key {
+		return 0, 0, false
+	}
+	return shards, shard, true
+}
 
 const markerToken = "=marker"
 
 // IsMarkerKey reports whether key is a marker key (ConfigCompleteKey,
-// RowsSyncedKey), which names no object.
+// RowsSyncedKey, RowsSyncedShardKey), which names no object.
 func IsMarkerKey(key string) bool {
 	return strings.HasPrefix(key, markerToken+".")
 }

@@ -35,6 +35,7 @@ func TestParseRejectsForeignNames(t *testing.T) {
 		{"the rows-synced marker", parseAny(ParseRowKey), RowsSyncedKey},
 		{"the rows-synced marker with a uid appended", parseAny(ParseRowKey), RowsSyncedKey + ".uid"},
 		{"the rows-synced marker as an export-state key", parseTwo(ParseExportStateKey), RowsSyncedKey + ".c.d.e"},
+		{"a shard's rows-synced marker", parseAny(ParseRowKey), RowsSyncedShardKey(8, 3)},
 	}
 	for _, tt := range tests {
 		t.Run("rejects "+tt.name, func(t *testing.T) {
@@ -74,4 +75,21 @@ func FuzzNamesRoundTrip(f *testing.F) {
 			t.Errorf("envelope object of %+v@%d parses to %+v@%d, %v", inv, rev, gotInv, gotRev, err)
 		}
 	})
+}
+
+func TestRowsSyncedShardKey(t *testing.T) {
+	t.Run("round-trips", func(t *testing.T) {
+		n, i, ok := ParseRowsSyncedShardKey(RowsSyncedShardKey(8, 3))
+		if !ok || n != 8 || i != 3 {
+			t.Errorf("parse = %d, %d, %v; want 8, 3, true", n, i, ok)
+		}
+	})
+	for _, key := range []string{RowsSyncedKey, RowsSyncedKey + ".8", RowsSyncedKey + ".8.8", RowsSyncedKey + ".0.0",
+		RowsSyncedKey + ".8.-1", RowsSyncedKey + ".08.3", RowsSyncedKey + ".8.3.x", ConfigCompleteKey + ".8.3"} {
+		t.Run("rejects "+key, func(t *testing.T) {
+			if n, i, ok := ParseRowsSyncedShardKey(key); ok {
+				t.Errorf("parse = %d, %d, true; want false", n, i)
+			}
+		})
+	}
 }

@@ -115,7 +115,7 @@ func serviceSubjects(s busv1.Service) []string {
 	case busv1.ServiceControl:
 		return []string{"$KV." + BucketConfig + ".>", ConnTestSubjects}
 	case busv1.ServiceCollector:
-		return []string{"$KV." + BucketRows + ".>", status}
+		return []string{"$KV." + BucketRows + ".>", status, "$KV." + BucketLeases + "." + ShardKeysFilter(s)}
 	case busv1.ServiceAggregator:
 		// It reads its own history (restart, garbage collection) and trims
 		// an inventory's history over its byte limit; a backfill's replayer

@@ -55,9 +55,18 @@ func collectorWritesRows(t *testing.T, as func(busv1.Service) serviceConn) {
 	watchedKeys(ctx, t, kv, RowKeyFilter("team-a", "pods"))
 	report := busv1.StatusReport{Service: busv1.ServiceCollector, Kind: busv1.KindTarget, Namespace: "team-a", Name: "pods"}
 	must[*jetstream.PubAck](t, "publish status")(c.js.Publish(ctx, StatusSubjectFor(report), []byte(`{}`)))
+	// Its shards (pkg/shard): a member key and a shard lease, watched.
+	leases := must[jetstream.KeyValue](t, "bind leases")(c.js.KeyValue(ctx, BucketLeases))
+	role := ShardRole(busv1.ServiceCollector)
+	must[uint64](t, "put member")(leases.Put(ctx, role+".members.collector-0", []byte(`{}`)))
+	rev := must[uint64](t, "take shard")(leases.Create(ctx, role+".shards.8.3", []byte(`{}`)))
+	must[uint64](t, "renew shard")(leases.Update(ctx, role+".shards.8.3", []byte(`{}`), rev))
+	watchedKeys(ctx, t, leases, ShardKeysFilter(busv1.ServiceCollector))
+	must[uint64](t, "put the shard's marker")(kv.Put(ctx, RowsSyncedShardKey(8, 3), []byte(`{}`)))
 	c.noViolation(t)
 	c.denied(t, SnapshotSubject(permInv))
 	c.denied(t, "$KV."+BucketConfig+"."+ConfigKey(permTarget))
+	c.denied(t, "$KV."+BucketLeases+"."+LeaseKey(busv1.ServiceAggregator))
 }
 
 func aggregatorPublishesSnapshots(t *testing.T, as func(busv1.Service) serviceConn) {

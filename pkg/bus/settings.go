@@ -79,10 +79,10 @@ func (o Options) buckets() []BucketEntry {
 		},
 		{
 			Config: kv(BucketLeases, "Kollect leader leases"),
-			Purpose: "Leader leases of services that elect their active replica over the bus: holder and expiry, " +
-				"written only with compare-and-set.",
-			Writers: services(busv1.ServiceAggregator),
-			Readers: services(busv1.ServiceAggregator),
+			Purpose: "Leader leases of services that elect their active replica over the bus, and the members and " +
+				"shard leases of sharded services (the collector): holder and expiry, written only with compare-and-set.",
+			Writers: services(busv1.ServiceCollector, busv1.ServiceAggregator),
+			Readers: services(busv1.ServiceCollector, busv1.ServiceAggregator),
 		},
 	}
 }

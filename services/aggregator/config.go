@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"kollect.dev/kollect/pkg/app"
+	"kollect.dev/kollect/pkg/bus"
 )
 
 // Config is the aggregator's configuration.
@@ -18,6 +19,10 @@ type Config struct {
 	Bus app.BusOptions
 	// Metrics is where /metrics, /healthz and /readyz are served.
 	Metrics app.MetricsOptions
+	// CollectorShards is the collector's shard count (its --shards): no
+	// snapshot built from rows is published until the rows bucket holds
+	// the rows-synced marker of every shard.
+	CollectorShards int
 	// Settle is how long a material change waits for more changes before it
 	// is published.
 	Settle time.Duration
@@ -98,8 +103,8 @@ type Config struct {
 // one-minute grace; 4 replays at once, 2 per namespace, 3 runs each.
 func DefaultConfig() Config {
 	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(), Settle: 250 * time.Millisecond,
-		MaxMessageBytes: 256 << 10,
-		Leader:          app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
+		MaxMessageBytes: 256 << 10, CollectorShards: bus.DefaultCollectorShards,
+		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
 		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute,
 		MinExportInterval: app.DefaultMinExportInterval, NamespaceBusBytes: 1 << 30, NamespaceHistoryRevisions: 2000,
@@ -121,6 +126,7 @@ func (c Config) Validate() error {
 	check(c.Leader.LeaseDuration > 0, "--%s %v: must be positive", app.FlagLeaseDuration, c.Leader.LeaseDuration)
 	check(c.Leader.Identity != "", "--%s: must be set", app.FlagLeaderElectionIdentity)
 	check(c.Settle >= 0, "--settle %v: must not be negative", c.Settle)
+	check(c.CollectorShards >= 1, "--collector-shards %d: must be at least 1", c.CollectorShards)
 	check(c.MaxMessageBytes >= 0, "--max-message-bytes %d: must not be negative", c.MaxMessageBytes)
 	check(c.GCInterval >= 0, "--gc-interval %v: must not be negative", c.GCInterval)
 	check(c.GCAfterBytes >= 0, "--gc-after-bytes %d: must not be negative", c.GCAfterBytes)
@@ -154,6 +160,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	app.Alias(fs, "lease-ttl", app.FlagLeaseDuration)
 	app.Alias(fs, "identity", app.FlagLeaderElectionIdentity)
 	fs.DurationVar(&c.Settle, "settle", c.Settle, "Settle window that coalesces bursts of changes before publishing.")
+	fs.IntVar(&c.CollectorShards, "collector-shards", c.CollectorShards,
+		"The collector's --shards: snapshots built from rows wait until every shard's rows-synced marker is on the bus.")
 	fs.IntVar(&c.MaxMessageBytes, "max-message-bytes", c.MaxMessageBytes,
 		"Largest inline snapshot event in bytes: a larger snapshot is stored as content-addressed chunks, so a change writes only the chunks it changed instead of the whole envelope again; 0 uses the bus limits.")
 	fs.DurationVar(&c.GCInterval, "gc-interval", c.GCInterval,

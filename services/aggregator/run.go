@@ -62,7 +62,7 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 			if _, err := leaseBucket(ctx, js, log); err != nil {
 				return err
 			}
-			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, MaxMessageBytes: c.MaxMessageBytes, Log: log,
+			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, CollectorShards: c.CollectorShards, MaxMessageBytes: c.MaxMessageBytes, Log: log,
 				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
 				HistoryMaxBytes:  c.HistoryMaxBytes,
 				HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval,

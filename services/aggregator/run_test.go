@@ -176,5 +176,7 @@ func startBusWithInventory(t *testing.T) *testenv.NATS {
 func markers(t *testing.T, n *testenv.NATS) {
 	t.Helper()
 	put(t, n, bus.BucketConfig, bus.ConfigCompleteKey, "2026-01-01T00:00:00Z")
-	put(t, n, bus.BucketRows, bus.RowsSyncedKey, "2026-01-01T00:00:00Z")
+	for i := range bus.DefaultCollectorShards {
+		put(t, n, bus.BucketRows, bus.RowsSyncedShardKey(bus.DefaultCollectorShards, i), "2026-01-01T00:00:00Z")
+	}
 }

@@ -35,12 +35,13 @@ type deps struct {
 	pub        *rowstore.Publisher
 	metrics    *metrics.Metrics
 	reconnects *reconnects
+	node       *node
 
-	active atomic.Pointer[engine.Engine] // nil on standby
+	active atomic.Pointer[engine.Engine] // nil between terms
 }
 
-// ready reports whether the active collector applied its Targets; a
-// standby is ready.
+// ready reports whether the running term applied its Targets; a replica
+// between terms is ready.
 func (d *deps) ready() error {
 	if e := d.active.Load(); e != nil && !e.Configured() {
 		return errors.New("targets not loaded yet")
@@ -48,9 +49,9 @@ func (d *deps) ready() error {
 	return nil
 }
 
-// runActive collects until ctx is cancelled, one term after the other: a
-// term ends early when its rows or config bucket was lost, re-created or
-// emptied, and the next one writes every row again.
+// runActive collects the held shards until ctx is cancelled, one term
+// after the other: a term ends early when its rows or config bucket was
+// lost, re-created or emptied, and the next one writes every row again.
 func (d *deps) runActive(ctx context.Context) error {
 	for {
 		err := d.runTerm(ctx)
@@ -99,21 +100,35 @@ func (d *deps) runTerm(ctx context.Context) error {
 	}
 	rep := status.New(d.js, d.cfg.StatusInterval, d.log, observe)
 	eng := engine.New(engine.Config{Informers: mgr, Rows: rows, Metrics: d.metrics, Status: rep,
-		Extract: d.cfg.Extract,
-		Workers: d.cfg.Workers, Log: d.log})
+		Extract: d.cfg.Extract, Workers: d.cfg.Workers, Shards: d.cfg.Shards, Log: d.log})
 	watcher := &configwatch.Watcher{KV: configKV, Handler: eng, Log: d.log, MaxBackoff: 30 * time.Second,
 		Reconnected: d.reconnects.Next}
 
+	if _, err := retry(ctx, d.log, "take the held shards", func() (struct{}, error) {
+		return struct{}{}, d.node.attach(ctx, eng)
+	}); err != nil {
+		d.node.detach()
+		return nil // cancelled
+	}
+	if _, err := retry(ctx, d.log, "list the targets of the rows bucket", func() (struct{}, error) {
+		return struct{}{}, d.findLeftRows(ctx, eng, rows)
+	}); err != nil {
+		d.node.detach()
+		return nil // cancelled
+	}
 	d.active.Store(eng)
 	d.metrics.SetInformerObjects(mgr.ObjectCounts)
-	d.metrics.Leader.Set(1)
+	d.metrics.SetLoad(func() metrics.Load {
+		return metrics.Load{Shards: d.node.heldCount(), Targets: eng.OwnedTargets(), Rows: rows.Len()}
+	})
 	defer func() {
-		d.metrics.Leader.Set(0)
+		d.node.detach()
+		d.metrics.SetLoad(nil)
 		d.metrics.SetInformerObjects(nil)
 		d.metrics.Profiles.Reset()
 		d.active.Store(nil)
 	}()
-	d.log.Info("collecting", "rowsOnBus", rows.Len())
+	d.log.Info("collecting", "shards", eng.Held())
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return mgr.Run(ctx, eng) })
 	g.Go(func() error { return eng.Run(ctx) })
@@ -121,8 +136,23 @@ func (d *deps) runTerm(ctx context.Context) error {
 	g.Go(func() error { return watcher.Run(ctx) })
 	guard := &busGuard{inc: inc, interval: d.cfg.BusCheckInterval, reconnected: d.reconnects.Next}
 	g.Go(func() error { return guard.Run(ctx) })
-	g.Go(func() error { return markSynced(ctx, rowsKV, eng, rows) })
+	g.Go(func() error { return markSynced(ctx, rowsKV, d.node, d.cfg.Shards, eng, rows) })
 	return g.Wait()
+}
+
+// findLeftRows tells the engine every Target the rows bucket holds rows
+// of, which may be one deleted while no replica watched: the holder of its
+// shard purges them unless it is configured.
+func (d *deps) findLeftRows(ctx context.Context, eng *engine.Engine, rows *rowstore.Store) error {
+	targets, err := rows.TargetsOnBus(ctx)
+	if err != nil {
+		return err
+	}
+	refs := make([]bus.ConfigRef, len(targets))
+	for i, t := range targets {
+		refs[i] = engine.RefOf(t)
+	}
+	return eng.Deleted(ctx, refs)
 }
 
 // observeRowWrite counts a row write that landed, with its latency, or

@@ -57,22 +57,28 @@ func (g *busGuard) Run(ctx context.Context) error {
 	}
 }
 
-// markSynced writes bus.RowsSyncedKey once the term's initial sync is on
-// the bus, so that the aggregator publishes snapshots from the rows again
-// after the bucket was refilled. It polls the engine, cheaply, and wants the
-// engine idle on two polls in a row around a flush of the rows store, so
-// that a sweep queued just after an informer synced is not missed.
-func markSynced(ctx context.Context, kv jetstream.KeyValue, eng *engine.Engine, rows *rowstore.Store) error {
+// markSynced writes the rows-synced marker of every shard the node holds
+// once the term's sync of it is on the bus (bus.RowsSyncedShardKey), so that
+// the aggregator publishes snapshots from the rows again after the bucket
+// was refilled. It polls the engine, cheaply, and wants the engine idle on
+// two polls in a row around a flush of the rows store, with no shard taken
+// meanwhile, so that a sweep queued just after an informer synced is not
+// missed.
+func markSynced(ctx context.Context, kv jetstream.KeyValue, n *node, shards int, eng *engine.Engine, rows *rowstore.Store) error {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
-	streak := 0
+	streak, epoch := 0, uint64(0)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		}
-		if !eng.InitialSyncDone() {
+		todo, ep := n.unmarked()
+		if ep != epoch {
+			streak, epoch = 0, ep
+		}
+		if len(todo) == 0 || !eng.InitialSyncDone() {
 			streak = 0
 			continue
 		}
@@ -83,10 +89,12 @@ func markSynced(ctx context.Context, kv jetstream.KeyValue, eng *engine.Engine, 
 			streak = 0
 			continue
 		}
-		if _, err := kv.Put(ctx, bus.RowsSyncedKey, []byte(time.Now().UTC().Format(time.RFC3339Nano))); err != nil {
+		now := []byte(time.Now().UTC().Format(time.RFC3339Nano))
+		if n.setMarked(todo, epoch, func(i int) error {
+			_, err := kv.Put(ctx, bus.RowsSyncedShardKey(shards, i), now)
+			return err
+		}) != nil {
 			streak = 0
-			continue
 		}
-		return nil
 	}
 }

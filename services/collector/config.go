@@ -52,7 +52,14 @@ type Config struct {
 	// Extract are the Profile compilation options (redaction names, CEL
 	// cost limit); control and the CLI must be given the same.
 	Extract extract.Options
-	// Leader elects the one active replica on a Lease.
+	// Shards is the number of shards the Targets are spread over
+	// (shard.Of(<namespace>/<name>)); the replicas share them. Every
+	// replica, and the aggregator, must use the same.
+	Shards int
+	// Leader are the shard leases' settings: the leases are keys on the
+	// bus (pkg/shard), so only Enabled (off: this replica holds every
+	// shard without leases, for a single process), LeaseDuration and
+	// Identity apply, not the Kubernetes Lease's.
 	Leader app.LeaderOptions
 	// Metrics is where /metrics, /healthz and /readyz are served.
 	Metrics app.MetricsOptions
@@ -60,10 +67,13 @@ type Config struct {
 	Log logr.Logger
 }
 
-// LeaderElectionID is the name of the collector's Lease.
-const LeaderElectionID = "kollect-collector"
+// DefaultShards is the default shard count: several shards per replica for
+// up to a few replicas, so that a replica joining or leaving moves a
+// fraction of the Targets.
+const DefaultShards = bus.DefaultCollectorShards
 
-// DefaultConfig returns the defaults: leader election, four workers, up to
+// DefaultConfig returns the defaults: 8 shards leased on the bus for 15s,
+// four workers, up to
 // 4096 row writes awaiting their ack for 10s each, status at most every
 // 500ms, metrics on :8080, 50 API requests a second (bursts of 100).
 func DefaultConfig() Config {
@@ -80,7 +90,8 @@ func DefaultConfig() Config {
 		DiscoveryRetryMax: 30 * time.Second,
 		BusCheckInterval:  10 * time.Second,
 		ProfileMaxSeries:  metrics.DefaultMaxSeries,
-		Leader:            app.DefaultLeaderOptions(LeaderElectionID),
+		Shards:            DefaultShards,
+		Leader:            app.DefaultLeaderOptions(""),
 		Metrics:           app.DefaultMetricsOptions(),
 	}
 }
@@ -102,10 +113,18 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		"How often the rows and config buckets are checked for loss or re-creation (every row is then rewritten).")
 	fs.IntVar(&c.ProfileMaxSeries, "profile-max-series", c.ProfileMaxSeries,
 		`Most series of one KollectProfile metric of one Target; over it the rest add up in one series whose labels are "_other".`)
+	fs.IntVar(&c.Shards, "shards", c.Shards,
+		"Shards the Targets are spread over; every collector replica and the aggregator's --collector-shards must use the same.")
 	c.Extract.BindFlags(fs)
-	c.Leader.BindFlags(fs)
+	fs.BoolVar(&c.Leader.Enabled, app.FlagLeaderElect, c.Leader.Enabled,
+		"Lease shards on the bus, spread over the live replicas; false holds every shard without leases (one replica only).")
+	c.Leader.BindLeaseFlags(fs)
 	c.Metrics.BindFlags(fs)
 }
+
+// maxShards bounds --shards: each shard is a lease renewed every few
+// seconds and a marker the aggregator waits for.
+const maxShards = 1024
 
 // Validate reports every setting out of range.
 func (c Config) Validate() error {
@@ -115,7 +134,12 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
-	errs = append(errs, c.Bus.Validate(), c.Kube.Validate(), c.Leader.Validate())
+	errs = append(errs, c.Bus.Validate(), c.Kube.Validate())
+	check(c.Shards >= 1 && c.Shards <= maxShards, "--shards %d: must be between 1 and %d", c.Shards, maxShards)
+	if c.Leader.Enabled {
+		check(c.Leader.LeaseDuration > 0, "--%s %v: must be positive", app.FlagLeaseDuration, c.Leader.LeaseDuration)
+		check(c.Leader.Identity != "", "--%s: must be set", app.FlagLeaderElectionIdentity)
+	}
 	check(c.Workers >= 1, "--workers %d: must be at least 1", c.Workers)
 	check(c.PublishWindow >= 1, "--publish-window %d: must be at least 1", c.PublishWindow)
 	check(c.MaxRowBytes >= 0, "--max-row-bytes %d: must not be negative", c.MaxRowBytes)

@@ -4,9 +4,14 @@
 // keeps the rows bucket equal to what it sees: one row per (Target, object),
 // written only when it changes, deleted when the object goes away or leaves
 // the selection. It publishes a status report per Target and serves
-// Prometheus metrics and health probes. One replica is active at a time
-// (leader election on a Lease); a standby that takes over rebuilds its view
-// from the bus and a relist, so no row is lost or duplicated.
+// Prometheus metrics and health probes. Every replica is active: the
+// Targets are spread over --shards shards (shard.Of of <namespace>/<name>),
+// and the shards over the live replicas through leases on the bus
+// (pkg/shard, node.go). A replica works only on the Targets of the shards
+// it holds: it loads their rows when it takes a shard, evaluates their
+// objects and sweeps their rows (unchanged rows are not written again), and
+// stops writing them before it gives the shard back, so each Target's rows
+// have one writer at a time and no row is lost or duplicated by a move.
 //
 // Run wires the internal packages: configwatch (config bucket), informers
 // (informers, discovery, transforms), engine (selection, extraction, rows,

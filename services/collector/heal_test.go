@@ -99,12 +99,24 @@ func (e *env) lose(bucket string) {
 	}
 }
 
-// waitSynced waits until the rows bucket holds the rows-synced marker.
+// waitSynced waits until the rows bucket holds the rows-synced marker of
+// every shard (the default count).
 func (e *env) waitSynced(what string) {
 	e.t.Helper()
+	e.waitMarkers(what, collector.DefaultShards)
+}
+
+// waitMarkers waits until the rows bucket holds the rows-synced marker of
+// every one of shards.
+func (e *env) waitMarkers(what string, shards int) {
+	e.t.Helper()
 	eventually(e.t, 60*time.Second, what, func() error {
-		_, err := e.rows.Get(e.ctx, bus.RowsSyncedKey)
-		return err
+		for i := range shards {
+			if _, err := e.rows.Get(e.ctx, bus.RowsSyncedShardKey(shards, i)); err != nil {
+				return fmt.Errorf("marker of shard %d: %w", i, err)
+			}
+		}
+		return nil
 	})
 }
 

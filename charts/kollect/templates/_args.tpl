@@ -64,9 +64,8 @@ service's own flag set.
 {{- else if eq .svc.service "collector" }}
 - --metrics-bind-address=:{{ $v.collector.metricsPort }}
 - --workers={{ $v.collector.workers }}
+- --shards={{ $v.collector.shards }}
 - --leader-elect=true
-- --leader-election-namespace={{ $ns }}
-- --leader-election-id={{ $full }}-collector
 - --leader-election-identity=$(POD_NAME)
 {{- include "kollect.extractArgs" $v }}
 {{- else if eq .svc.service "query" }}
@@ -85,6 +84,7 @@ service's own flag set.
 {{- else if eq .svc.service "aggregator" }}
 - --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
 - --settle={{ $v.aggregator.settle }}
+- --collector-shards={{ $v.collector.shards }}
 - --leader-election-lease-duration={{ $v.aggregator.leaseTTL }}
 - --max-replays={{ $v.aggregator.maxReplays }}
 - --max-replays-per-namespace={{ $v.aggregator.maxReplaysPerNamespace }}

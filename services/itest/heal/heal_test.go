@@ -87,7 +87,9 @@ func TestTheBusHealsWithoutAWipeWindow(t *testing.T) {
 
 	t.Run("a lost rows bucket is written again", func(t *testing.T) {
 		lose(t, n, bus.BucketRows)
-		waitKey(t, n, bus.BucketRows, bus.RowsSyncedKey)
+		for i := range bus.DefaultCollectorShards {
+			waitKey(t, n, bus.BucketRows, bus.RowsSyncedShardKey(bus.DefaultCollectorShards, i))
+		}
 		seen := len(ev.list())
 		change(t, kube.Client, cms[0], "2")
 		waitEvent(t, ev, seen, "a change after the refill")

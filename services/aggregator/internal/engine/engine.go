@@ -20,6 +20,10 @@ type Options struct {
 	// Settle is how long a material change waits for more changes before
 	// it is published, so that a burst of row writes publishes once.
 	Settle time.Duration
+	// CollectorShards is the collector's shard count: the rows bucket is
+	// synced while it holds the rows-synced marker of each of them
+	// (bus.RowsSyncedShardKey). Zero is bus.DefaultCollectorShards.
+	CollectorShards int
 	// RetryBackoff is how long a failed publish waits before it is retried.
 	RetryBackoff time.Duration
 	// MaxMessageBytes bounds an inline event; zero uses the bus limits.
@@ -104,6 +108,7 @@ type Engine struct {
 	// markers (hold.go).
 	rowsSynced     bool
 	configComplete bool
+	syncedShards   map[int]bool // the collector shards whose marker the rows bucket holds
 	guard          *bus.Incarnation
 }
 

@@ -87,11 +87,26 @@ func TestARefilledRowsBucketPublishesOnlyOnceTheCollectorSynced(t *testing.T) {
 		t.Fatalf("%d events published from a partially refilled rows bucket", n)
 	}
 
-	b.putRow(mkRow("team-a", "web", "u2", 2)) // the rest of the refill, one row changed meanwhile
-	if _, err := b.rows.Put(context.Background(), bus.RowsSyncedKey, []byte("now")); err != nil {
+	// Every collector shard but the last is synced; the rest of the refill
+	// lands after their markers, one row changed meanwhile.
+	const shards = bus.DefaultCollectorShards
+	for i := range shards - 1 {
+		if _, err := b.rows.Put(context.Background(), bus.RowsSyncedShardKey(shards, i), []byte("now")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checks := rebuilt.settled.Load()
+	rev = b.putRow(mkRow("team-a", "web", "u2", 2))
+	waitFor(t, "the refill applied and settled", func() bool {
+		return rebuilt.rowsRev.Load() >= rev && rebuilt.settled.Load() > checks
+	})
+	if n := rebuilt.events.Load(); n != 0 {
+		t.Fatalf("%d events published while the marker of one of %d collector shards was missing", n, shards)
+	}
+	if _, err := b.rows.Put(context.Background(), bus.RowsSyncedShardKey(shards, shards-1), []byte("now")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the change published once the rows are synced", func() bool { return rebuilt.events.Load() == 1 })
+	waitFor(t, "the change published once every shard is synced", func() bool { return rebuilt.events.Load() == 1 })
 	evs := b.history(key("team-a", "inv"))
 	for _, ev := range evs {
 		if ev.Event.ItemCount != 2 {

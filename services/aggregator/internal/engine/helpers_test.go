@@ -105,8 +105,10 @@ func (b *bed) markers() {
 	if _, err := b.cfg.Put(ctx, bus.ConfigCompleteKey, []byte("2026-01-01T00:00:00Z")); err != nil {
 		b.t.Fatal(err)
 	}
-	if _, err := b.rows.Put(ctx, bus.RowsSyncedKey, []byte("2026-01-01T00:00:00Z")); err != nil {
-		b.t.Fatal(err)
+	for i := range bus.DefaultCollectorShards {
+		if _, err := b.rows.Put(ctx, bus.RowsSyncedShardKey(bus.DefaultCollectorShards, i), []byte("2026-01-01T00:00:00Z")); err != nil {
+			b.t.Fatal(err)
+		}
 	}
 }
 

@@ -15,11 +15,14 @@ import (
 //   - bus.ConfigCompleteKey, written by control after a full pass: while it
 //     is missing, a missing inventory config may be a lost one, so deleting
 //     an inventory (its final empty snapshot) and adopting orphans wait.
-//   - bus.RowsSyncedKey, written by the collector after its term's initial
-//     sync: while it is missing, the rows bucket may be refilling, so no
-//     snapshot built from rows is published. Periodic events, which re-send
-//     the last published body, and final events of deleted inventories
-//     still go.
+//   - bus.RowsSyncedShardKey, one per collector shard, written by the
+//     collector replica holding the shard after its initial sync: while
+//     any of Options.CollectorShards is missing, the rows bucket may be
+//     refilling, so no snapshot built from rows is published. Periodic
+//     events, which re-send the last published body, and final events of
+//     deleted inventories still go. Markers of another shard count (a
+//     collector being resharded) and the single marker of earlier releases
+//     (bus.RowsSyncedKey) count for nothing.
 //
 // A fresh install gets both markers once control and the collector have
 // done their first pass.
@@ -37,12 +40,19 @@ func (e *Engine) applyMarker(ctx context.Context, ent jetstream.KeyValueEntry) b
 		return false
 	}
 	present := ent.Operation() == jetstream.KeyValuePut
-	switch ent.Key() {
-	case bus.RowsSyncedKey:
+	if n, i, ok := bus.ParseRowsSyncedShardKey(ent.Key()); ok && n == e.collectorShards() {
 		was := e.rowsSynced
-		e.rowsSynced = present
-		e.m.holding(heldRows, !present)
-		if present && !was && e.ready {
+		if e.syncedShards == nil {
+			e.syncedShards = map[int]bool{}
+		}
+		if present {
+			e.syncedShards[i] = true
+		} else {
+			delete(e.syncedShards, i)
+		}
+		e.rowsSynced = len(e.syncedShards) == n
+		e.m.holding(heldRows, !e.rowsSynced)
+		if e.rowsSynced && !was && e.ready {
 			e.opts.Log.Info("the rows bucket is synced again; publishing the changes held meanwhile")
 			for _, st := range e.invs {
 				if st.cfg != nil {
@@ -50,7 +60,12 @@ func (e *Engine) applyMarker(ctx context.Context, ent jetstream.KeyValueEntry) b
 				}
 			}
 		}
-	case bus.ConfigCompleteKey:
+		return true
+	} else if ok && present {
+		e.opts.Log.Info("a rows-synced marker of another collector shard count; it does not count",
+			"key", ent.Key(), "collectorShards", e.collectorShards())
+	}
+	if ent.Key() == bus.ConfigCompleteKey {
 		was := e.configComplete
 		e.configComplete = present
 		e.m.holding(heldConfig, !present)
@@ -60,6 +75,15 @@ func (e *Engine) applyMarker(ctx context.Context, ent jetstream.KeyValueEntry) b
 		}
 	}
 	return true
+}
+
+// collectorShards is the number of rows-synced markers a synced rows
+// bucket holds.
+func (e *Engine) collectorShards() int {
+	if e.opts.CollectorShards > 0 {
+		return e.opts.CollectorShards
+	}
+	return bus.DefaultCollectorShards
 }
 
 // holdDeletion keeps an inventory whose config entry went while the config

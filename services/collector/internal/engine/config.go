@@ -34,6 +34,9 @@ func (e *Engine) Reset(ctx context.Context, cfgs []busv1.TargetConfig, complete 
 	e.holdMu.Lock()
 	e.desired, e.complete = want, complete
 	e.holdMu.Unlock()
+	if err := e.loadOwned(ctx, cfgs); err != nil {
+		return err
+	}
 	var errs []error
 	if complete {
 		errs = append(errs, e.applyDeletions(ctx))
@@ -49,9 +52,27 @@ func (e *Engine) Reset(ctx context.Context, cfgs []busv1.TargetConfig, complete 
 	return nil
 }
 
+// loadOwned loads the rows of the Targets of cfgs in the shards the engine
+// works on, in a few batches rather than one by one in Put.
+func (e *Engine) loadOwned(ctx context.Context, cfgs []busv1.TargetConfig) error {
+	e.ownMu.Lock()
+	defer e.ownMu.Unlock()
+	var mine []busv1.NamespacedName
+	for _, cfg := range cfgs {
+		if ref := Ref(cfg); e.owns(ref) {
+			mine = append(mine, nameOf(ref))
+		}
+	}
+	if err := e.cfg.Rows.Load(ctx, mine); err != nil {
+		return fmt.Errorf("load the rows of the targets: %w", err)
+	}
+	return nil
+}
+
 // Put adds or changes a Target: its GVK's informer is told what it needs,
 // its objects are evaluated again and its rows swept once the cache is full.
-func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
+// A Target of a shard the engine does not work on is only recorded.
+func (e *Engine) Put(ctx context.Context, cfg busv1.TargetConfig) error {
 	ref := Ref(cfg)
 	e.want(ref, true)
 	compiled, err := target.Compile(cfg, e.cfg.Extract)
@@ -59,53 +80,75 @@ func (e *Engine) Put(_ context.Context, cfg busv1.TargetConfig) error {
 		e.cfg.Log.Error(err, "target does not compile; keeping its rows", app.KeyTarget, ref.Name,
 			app.KeyNamespace, ref.Namespace, app.KeyGeneration, cfg.Generation)
 	}
+	e.ownMu.Lock()
+	defer e.ownMu.Unlock()
+	owned := e.owns(ref)
 	e.mu.Lock()
 	ts, ok := e.targets[ref]
 	if !ok {
 		ts = newTargetState(ref)
 		e.targets[ref] = ts
 	}
-	ts.mu.Lock()
-	if ok && reflect.DeepEqual(ts.cfg, cfg) {
-		ts.mu.Unlock()
-		e.mu.Unlock()
+	delete(e.gone, ref)
+	e.mu.Unlock()
+	ts.mu.RLock()
+	same, wasOwned := ok && reflect.DeepEqual(ts.cfg, cfg), ts.owned
+	ts.mu.RUnlock()
+	if same && wasOwned == owned {
 		return nil
 	}
-	oldGVK, wasActive := ts.gvk(), ts.active()
-	if ts.cfg.Generation != cfg.Generation || ts.cfg.ProfileGeneration != cfg.ProfileGeneration {
-		ts.resetFailures()
+	if owned && !wasOwned {
+		if err := e.cfg.Rows.Load(ctx, []busv1.NamespacedName{nameOf(ref)}); err != nil {
+			return fmt.Errorf("load rows of %s %s: %w", ref.Kind, bus.ConfigKey(ref), err)
+		}
 	}
-	ts.cfg, ts.compiled, ts.invalid = cfg, compiled, err
+	e.change(ts, func() {
+		if ts.cfg.Generation != cfg.Generation || ts.cfg.ProfileGeneration != cfg.ProfileGeneration {
+			ts.resetFailures()
+		}
+		ts.cfg, ts.compiled, ts.invalid, ts.owned = cfg, compiled, err, owned
+	})
+	if compiled != nil && owned {
+		// An entry that does not compile keeps its gauges, as it keeps
+		// its rows.
+		e.cfg.Metrics.Profiles.Define(ts.label, compiled.Metrics)
+	}
+	e.cfg.Log.V(1).Info("target applied", app.KeyTarget, ts.label, app.KeyGeneration, cfg.Generation, "owned", owned)
+	e.cfg.Status.Mark(ref)
+	return nil
+}
+
+// change applies f to ts under its lock, then brings the GVK index, the
+// informers and the queue in line: a Target that became active (or changed
+// while active) has its objects evaluated and its rows swept; the informer
+// of a GVK no active Target needs any more stops. Once change returns no
+// worker writes for a Target that is no longer active.
+func (e *Engine) change(ts *targetState, f func()) {
+	e.mu.Lock()
+	ts.mu.Lock()
+	oldGVK, wasActive := ts.gvk(), ts.active()
+	f()
 	newGVK, active := ts.gvk(), ts.active()
 	ts.mu.Unlock()
 	if wasActive {
-		delete(e.byGVK[oldGVK], ref)
+		delete(e.byGVK[oldGVK], ts.ref)
 	}
 	if active {
 		if e.byGVK[newGVK] == nil {
 			e.byGVK[newGVK] = map[bus.ConfigRef]*targetState{}
 		}
-		e.byGVK[newGVK][ref] = ts
+		e.byGVK[newGVK][ts.ref] = ts
 	}
 	e.mu.Unlock()
 
 	if wasActive && (oldGVK != newGVK || !active) {
 		e.require(oldGVK)
 	}
-	if compiled != nil {
-		// An entry that does not compile keeps its gauges, as it keeps
-		// its rows.
-		e.cfg.Metrics.Profiles.Define(ts.label, compiled.Metrics)
-	}
 	if active {
 		e.require(newGVK)
 		e.enqueueGVK(newGVK)
-		e.queue.Add(sweepWork(ref, false))
+		e.queue.Add(sweepWork(ts.ref, false))
 	}
-	e.cfg.Log.V(1).Info("target applied", app.KeyTarget, ts.label, app.KeyGeneration, cfg.Generation,
-		app.KeyGVK, informers.GVKString(newGVK), "active", active)
-	e.cfg.Status.Mark(ref)
-	return nil
 }
 
 // Delete removes a Target and every row it has, or holds the removal until
@@ -119,12 +162,24 @@ func (e *Engine) Delete(ctx context.Context, ref bus.ConfigRef) error {
 	return e.remove(ctx, ref)
 }
 
-// remove removes a Target and every row it has.
+// remove removes a Target and every row it has; the rows of a Target of a
+// shard the engine does not work on are left to the shard's holder, or to
+// the next one (see Deleted).
 func (e *Engine) remove(ctx context.Context, ref bus.ConfigRef) error {
+	e.ownMu.Lock()
+	defer e.ownMu.Unlock()
+	owned := e.owns(ref)
 	e.mu.Lock()
 	ts := e.targets[ref]
 	delete(e.targets, ref)
+	if !owned {
+		e.gone[ref] = true
+	}
 	e.mu.Unlock()
+	if !owned {
+		e.cfg.Log.V(1).Info("target deleted; the holder of its shard purges its rows", app.KeyTarget, ref.Name,
+			app.KeyNamespace, ref.Namespace)
+	}
 	if ts != nil {
 		ts.mu.Lock()
 		gvk, wasActive := ts.gvk(), ts.active()

@@ -36,6 +36,10 @@ type Config struct {
 	Extract extract.Options
 	// Workers is the number of objects evaluated in parallel.
 	Workers int
+	// Shards is the number of shards Targets are spread over
+	// (shard.Of(namespace/name)); the engine works only on the Targets of
+	// the shards it acquired. Zero works on every Target, with no shards.
+	Shards int
 	// Log receives Target lifecycle lines and write failures.
 	Log logr.Logger
 }
@@ -49,6 +53,15 @@ type Engine struct {
 	mu      sync.RWMutex
 	targets map[bus.ConfigRef]*targetState
 	byGVK   map[schema.GroupVersionKind]map[bus.ConfigRef]*targetState // active Targets only
+
+	// ownMu orders the changes of what the engine works on: Targets
+	// becoming owned (their rows loaded, then written) or not.
+	ownMu sync.Mutex
+	held  map[int]bool // shards acquired; under mu
+	// gone are Targets deleted while the engine did not work on their
+	// shard: taking the shard purges what rows they left (see Deleted); under
+	// mu.
+	gone map[bus.ConfigRef]bool
 
 	configured atomic.Bool
 	busy       atomic.Int64 // items taken from the queue and not done yet
@@ -104,6 +117,8 @@ func New(cfg Config) *Engine {
 		errLog:  newErrorLog(cfg.Log),
 		targets: map[bus.ConfigRef]*targetState{},
 		byGVK:   map[schema.GroupVersionKind]map[bus.ConfigRef]*targetState{},
+		held:    map[int]bool{},
+		gone:    map[bus.ConfigRef]bool{},
 	}
 	if cfg.Rows != nil {
 		cfg.Rows.OnFailure(e.retryRow)

@@ -184,6 +184,12 @@ func (r *memRows) Targets() []busv1.NamespacedName {
 
 func (r *memRows) OnFailure(func(rowstore.Failure)) {}
 
+func (r *memRows) Load(context.Context, []busv1.NamespacedName) error { return nil }
+
+func (r *memRows) Forget([]busv1.NamespacedName) {}
+
+func (r *memRows) Flush(context.Context) error { return nil }
+
 // names returns the object names of a Target's rows, sorted.
 func (r *memRows) names(ns, target string) []string {
 	r.mu.Lock()

@@ -18,8 +18,11 @@ func (e *Engine) Report(ref bus.ConfigRef) (report busv1.StatusReport, ok bool) 
 		return busv1.StatusReport{}, false
 	}
 	ts.mu.RLock()
-	cfg, compiled, invalid := ts.cfg, ts.compiled, ts.invalid
+	cfg, compiled, invalid, owned := ts.cfg, ts.compiled, ts.invalid, ts.owned
 	ts.mu.RUnlock()
+	if !owned {
+		return busv1.StatusReport{}, false // its shard's holder reports it
+	}
 	st := &busv1.TargetStatus{
 		CollectedCount:    e.cfg.Rows.Count(ref.Namespace, ref.Name),
 		MatchedNamespaces: e.matchedNamespaces(compiled),

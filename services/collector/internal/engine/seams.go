@@ -64,8 +64,21 @@ type NamespaceCache interface {
 type Rows interface {
 	RowWriter
 	RowReader
+	RowHolder
 	// OnFailure registers f for puts that fail once sent.
 	OnFailure(f func(rowstore.Failure))
+}
+
+// RowHolder holds the rows of the Targets of the shards the engine works
+// on, and only those.
+type RowHolder interface {
+	// Load reads what the bucket holds of targets' rows, before the
+	// engine writes any of them.
+	Load(ctx context.Context, targets []busv1.NamespacedName) error
+	// Forget drops targets' rows once the engine stopped writing them.
+	Forget(targets []busv1.NamespacedName)
+	// Flush waits until no write is awaiting its ack.
+	Flush(ctx context.Context) error
 }
 
 // RowWriter writes rows; each call reports whether it sent anything (a row

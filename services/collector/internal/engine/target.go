@@ -25,6 +25,8 @@ type targetState struct {
 	compiled *target.Compiled // nil when the entry does not compile
 	invalid  error
 	removed  bool
+	// owned: the engine works on the Target's shard (Acquire).
+	owned bool
 
 	statsMu   sync.Mutex
 	failing   map[types.UID]string // objects whose latest evaluation failed
@@ -37,7 +39,7 @@ func newTargetState(ref bus.ConfigRef) *targetState {
 
 // active reports whether the Target collects; mu is held.
 func (t *targetState) active() bool {
-	return !t.removed && t.compiled != nil && !t.cfg.Suspend
+	return t.owned && !t.removed && t.compiled != nil && !t.cfg.Suspend
 }
 
 // gvk returns the Target's GVK; mu is held.

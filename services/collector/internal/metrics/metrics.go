@@ -26,7 +26,7 @@ const (
 	// NameRowWriteFailures counts row writes the bus rejected or did not
 	// acknowledge in time, per operation; each is retried.
 	NameRowWriteFailures = "kollect_collector_row_write_failures_total"
-	// NameLeader is 1 while this replica is the active collector.
+	// NameLeader is 1 while this replica works on at least one shard.
 	NameLeader = "kollect_collector_leader"
 	// NameBusResets counts terms ended because the rows or config bucket
 	// was lost, re-created or emptied; the next term rewrote every row.
@@ -76,7 +76,7 @@ type Metrics struct {
 	RowWrites *prometheus.CounterVec
 	// RowWriteFailures counts failed row writes per operation.
 	RowWriteFailures *prometheus.CounterVec
-	// Leader is 1 while this replica is active.
+	// Leader is 1 while this replica works on at least one shard.
 	Leader prometheus.Gauge
 	// BusResets counts terms restarted after a bucket loss.
 	BusResets prometheus.Counter
@@ -84,6 +84,7 @@ type Metrics struct {
 	Profiles *ProfileGauges
 
 	objects atomic.Pointer[func() map[string]int]
+	load    atomic.Pointer[func() Load]
 }
 
 // New creates the metrics and registers them in a new registry.
@@ -114,7 +115,7 @@ func New() *Metrics {
 		}, []string{LabelOp}),
 		Leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: NameLeader,
-			Help: "1 while this replica is the active collector, 0 on standby.",
+			Help: "1 while this replica works on at least one shard of the Targets, 0 otherwise.",
 		}),
 		BusResets: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: NameBusResets,
@@ -130,7 +131,7 @@ func New() *Metrics {
 func (m *Metrics) collectors() []prometheus.Collector {
 	return append(app.ServiceCollectors(),
 		m.ExtractionDuration, m.ExtractionFailures, m.BusPublishDuration, m.RowWrites, m.RowWriteFailures, m.Leader, m.BusResets, m.Profiles,
-		&objectsCollector{m: m})
+		&objectsCollector{m: m}, &loadCollector{m: m})
 }
 
 // SetInformerObjects sets the function reporting cached objects per GVK

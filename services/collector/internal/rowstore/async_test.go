@@ -119,7 +119,7 @@ func TestLastWriteWinsUnderABurstOfUpdatesToOneKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(ctx, kv, pub, Options{})
+	s, err := Open(ctx, kv, pub, Options{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}

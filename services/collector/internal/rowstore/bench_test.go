@@ -48,7 +48,7 @@ func BenchmarkPut(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := Open(ctx, kv, pub, Options{})
+	s, err := Open(ctx, kv, pub, Options{All: true})
 	if err != nil {
 		b.Fatal(err)
 	}

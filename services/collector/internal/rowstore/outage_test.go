@@ -189,6 +189,7 @@ func openFast(ctx context.Context, t *testing.T, n *testenv.NATS, kv jetstream.K
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.All = true
 	s, err := Open(ctx, kv, pub, o)
 	if err != nil {
 		t.Fatal(err)

@@ -131,7 +131,7 @@ func (s *Store) retryDeleteAfter(d time.Duration, key busv1.RowKey, msg *nats.Ms
 			p, ok := s.pending[key]
 			return ok && p.msg == msg
 		})
-		if err == nil || errors.Is(err, errClosed) || s.ctx.Err() != nil {
+		if err == nil || errors.Is(err, ErrClosed) || s.ctx.Err() != nil {
 			return
 		}
 		// Not sent: w is the key's latest write, pending with no ack to

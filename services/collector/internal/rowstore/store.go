@@ -34,6 +34,7 @@ type Store struct {
 	failures  map[busv1.RowKey]int         // consecutive failed writes of a key, for the backoff
 	counts    map[busv1.NamespacedName]int // rows per Target once the pending writes land
 	total     int
+	loaded    map[busv1.NamespacedName]bool // Targets whose rows were loaded (Load); nil: every Target's
 	onFailure func(Failure)
 }
 
@@ -56,6 +57,10 @@ type Options struct {
 	// MaxValueBytes refuses a row whose stored value would be larger (the
 	// rows bucket's MaxValueSize); zero checks nothing.
 	MaxValueBytes int
+	// All loads every row of the bucket at Open, for a Store that writes
+	// every Target. Without it the Store holds only the Targets given to
+	// Load, so that a collector replica keeps the rows of its shards only.
+	All bool
 }
 
 // TooLargeError is a row too large for the rows bucket: it can never be
@@ -93,34 +98,56 @@ type Failure struct {
 	After time.Duration
 }
 
-// Open loads the keys and content hashes of every row already in kv; the
-// Store then writes through pub until ctx ends.
+// Open returns a Store writing to kv through pub until ctx ends. With
+// o.All it first loads the keys and content hashes of every row already in
+// kv; otherwise it holds no Target's rows until Load.
 func Open(ctx context.Context, kv jetstream.KeyValue, pub *Publisher, o Options) (*Store, error) {
 	s := &Store{kv: kv, pub: pub, ctx: ctx, now: time.Now, observe: o.Observe, maxValue: o.MaxValueBytes,
 		slots: make(chan struct{}, pub.window), inflight: make(chan flight, pub.window),
 		known: map[busv1.RowKey]uint64{}, pending: map[busv1.RowKey]write{},
 		failures: map[busv1.RowKey]int{}, counts: map[busv1.NamespacedName]int{}}
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if !o.All {
+		s.loaded = map[busv1.NamespacedName]bool{}
+	} else if err := s.watchLoad(ctx, nil); err != nil {
+		return nil, err
+	}
+	go s.reap()
+	return s, nil
+}
+
+// watchLoad loads the rows of the keys matching filters (every key when
+// nil) that kv holds now.
+func (s *Store) watchLoad(ctx context.Context, filters []string) error {
+	var w jetstream.KeyWatcher
+	var err error
+	if filters == nil {
+		w, err = s.kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	} else {
+		w, err = s.kv.WatchFiltered(ctx, filters, jetstream.IgnoreDeletes())
+	}
 	if err != nil {
-		return nil, fmt.Errorf("watch rows bucket %s: %w", kv.Bucket(), err)
+		return fmt.Errorf("watch rows bucket %s: %w", s.kv.Bucket(), err)
 	}
 	defer func() { _ = w.Stop() }()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case e := <-w.Updates():
 			if e == nil { // every existing entry delivered
-				go s.reap()
-				return s, nil
+				return nil
 			}
-			if err := s.load(e); err != nil {
-				return nil, err
+			s.mu.Lock()
+			err := s.load(e)
+			s.mu.Unlock()
+			if err != nil {
+				return err
 			}
 		}
 	}
 }
 
+// load records one row entry; s.mu is held.
 func (s *Store) load(e jetstream.KeyValueEntry) error {
 	if bus.IsMarkerKey(e.Key()) {
 		return nil // bus.RowsSyncedKey names no row

@@ -39,7 +39,7 @@ func open(ctx context.Context, t *testing.T, n *testenv.NATS, kv jetstream.KeyVa
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(ctx, kv, pub, Options{})
+	s, err := Open(ctx, kv, pub, Options{All: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,9 @@ import (
 	"kollect.dev/kollect/pkg/bus"
 )
 
-// errClosed is returned by writes after the Store's context ended.
-var errClosed = errors.New("rows store closed")
+// ErrClosed is returned by writes and Flush after the Store's context
+// ended: nothing is written any more.
+var ErrClosed = errors.New("rows store closed")
 
 // Put writes row unless the bus holds, or is being sent, the same content.
 // It reports whether it sent a write; the write lands asynchronously (see
@@ -116,7 +117,7 @@ func (s *Store) publish(ctx context.Context, key busv1.RowKey, w write, needed f
 // acquire takes a window slot.
 func (s *Store) acquire(ctx context.Context) error {
 	if s.ctx.Err() != nil {
-		return errClosed
+		return ErrClosed
 	}
 	select {
 	case s.slots <- struct{}{}:
@@ -124,7 +125,7 @@ func (s *Store) acquire(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-s.ctx.Done():
-		return errClosed
+		return ErrClosed
 	}
 }
 
