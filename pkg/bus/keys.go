@@ -98,6 +98,13 @@ func LeaseKey(s busv1.Service) string {
 	return EncodeToken(string(s))
 }
 
+// ShardKeys returns <service>.>, the filter of a sharded service's keys in
+// BucketLeases (pkg/shard): its members (<service>.members.<identity>) and
+// the lease of each shard (<service>.shards.<count>.<index>).
+func ShardKeys(s busv1.Service) string {
+	return EncodeToken(string(s)) + ".>"
+}
+
 // ExportStateKey returns
 // <inventoryNamespace>.<inventory>.<family>.<sinkNamespace>.<sink>, the key
 // of a binding's last delivery in BucketExportState.
