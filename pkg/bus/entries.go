@@ -118,7 +118,7 @@ func keyEntries() []KeyEntry {
 			Bucket: ObjectStoreEnvelopes, Pattern: "chunk.<owner>.<sha256 hex>",
 			Example: OwnerOf(exampleInventory).Names(ChunkObjectName)(exampleDigest),
 			Message: "Chunk of the manifests of the same owner: <owner> is the inventories' namespace, or =cluster.<clusterInventory>",
-			Writer: busv1.ServiceAggregator, Readers: exporters,
+			Writer:  busv1.ServiceAggregator, Readers: exporters,
 		},
 		KeyEntry{
 			Bucket: ObjectStoreEnvelopes, Pattern: "manifest.<owner>.<sha256 hex>",

@@ -190,6 +190,9 @@ const (
 
 const markerToken = "=marker"
 
+// MarkerKeys is the watch filter of every marker key of a bucket.
+const MarkerKeys = markerToken + ".>"
+
 // IsMarkerKey reports whether key is a marker key (ConfigCompleteKey,
 // RowsSyncedKey), which names no object.
 func IsMarkerKey(key string) bool {

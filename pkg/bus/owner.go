@@ -109,7 +109,7 @@ func isDigest(s string) bool {
 		return false
 	}
 	for i := range len(s) {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}

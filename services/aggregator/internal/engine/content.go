@@ -36,9 +36,11 @@ func (e *Engine) content(st *invState, ev *busv1.SnapshotEvent) publish.Content 
 // storeManifest stores the view's chunks not yet stored and its manifest.
 func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.ObjectRef, error) {
 	w := e.pub.Writer()
+	owner := bus.OwnerOf(st.name) // its shard collects them (gc.go)
+	chunkName := owner.Names(bus.ChunkObjectName)
 	var written int64
 	err := st.view.Store(ctx, func(ctx context.Context, c busv1.Chunk, data []byte) error {
-		n, err := w.PutChunk(ctx, c, data)
+		_, n, err := w.Put(ctx, chunkName(c.Digest), data)
 		written += n
 		return err
 	})
@@ -48,7 +50,7 @@ func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.Object
 	chunks, _ := st.view.Chunks()
 	m := busv1.Manifest{Inventory: st.name, Checksum: st.view.Checksum(), ItemCount: st.view.Len(),
 		Bytes: st.view.Bytes(), Chunks: chunks}
-	ref, n, err := w.PutAddressed(ctx, bus.ManifestObjectName, m.AppendJSON(nil))
+	ref, n, err := w.PutAddressed(ctx, owner.Names(bus.ManifestObjectName), m.AppendJSON(nil))
 	e.m.stored(written + n)
 	e.written += written + n
 	return ref, err
