@@ -4,11 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"maps"
 	"math/bits"
 	"slices"
-
-	busv1 "kollect.dev/kollect/api/bus/v1"
 )
 
 // shard is one source namespace of a cluster inventory: its item count and
