@@ -80,6 +80,10 @@ type Options struct {
 	// store holds some, its collections read every inventory's history,
 	// so that it sees every event that references one. One shard sets it.
 	CollectUnowned bool
+	// MaxRowFilters is the most namespaces the rows watch of an engine
+	// with Owns names one filter each (zero: 256); one reading more
+	// watches every row and skips those of other namespaces.
+	MaxRowFilters int
 	// Shard labels the engine's per-shard metrics (NameShardInventories,
 	// NameShardRows); "" for an unsharded engine.
 	Shard string
@@ -213,8 +217,7 @@ func (e *Engine) loop(ctx context.Context, cfg <-chan jetstream.KeyValueEntry) e
 					e.resynced()
 				}
 				rowsDone = true
-			case !e.applyMarker(ctx, ent):
-				e.saw(ent.Key())
+			case !e.applyMarker(ctx, ent) && e.keeps(ent.Key()):
 				e.applyRow(ent)
 			}
 		case ent, ok := <-cfg:

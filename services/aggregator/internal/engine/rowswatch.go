@@ -25,8 +25,10 @@ type rowsWatch struct {
 	kv  jetstream.KeyValue
 	w   jetstream.KeyWatcher
 	all bool
-	// nss are the Target namespaces watched, sorted ("" for ClusterTargets).
-	nss []string
+	// nss are the Target namespaces watched, sorted ("" for ClusterTargets),
+	// and the same as a set.
+	nss     []string
+	watched map[string]bool
 	// resyncing is set from a restart until its watch delivered every row;
 	// seen are the keys it delivered meanwhile.
 	resyncing bool
@@ -88,25 +90,47 @@ func (e *Engine) rewatch(ctx context.Context) error {
 	for _, ns := range nss {
 		filters = append(filters, bus.RowNamespaceFilter(ns))
 	}
+	if limit := e.opts.MaxRowFilters; len(nss) > limit && limit > 0 || len(nss) > maxRowFilters && limit == 0 {
+		filters = []string{">"} // the rows of other namespaces are skipped (keeps)
+	}
 	w, err := e.rw.kv.WatchFiltered(ctx, filters)
 	if err != nil {
 		return fmt.Errorf("watch rows of %d namespaces in KV bucket %s: %w", len(nss), bus.BucketRows, err)
 	}
 	first := e.rw.w == nil
 	e.rw.stop()
-	e.rw.w, e.rw.nss = w, nss
+	e.rw.w, e.rw.nss, e.rw.watched = w, nss, map[string]bool{}
+	for _, ns := range nss {
+		e.rw.watched[ns] = true
+	}
 	e.rw.resyncing, e.rw.seen = !first, map[busv1.RowKey]struct{}{}
 	return nil
 }
 
-// saw notes a row delivered during a resync.
-func (e *Engine) saw(key string) {
-	if !e.rw.resyncing {
-		return
+// maxRowFilters is the default of Options.MaxRowFilters.
+const maxRowFilters = 256
+
+// keeps reports whether the row entry with key is one the engine reads,
+// and notes it as delivered during a resync.
+func (e *Engine) keeps(key string) bool {
+	if e.rw.all {
+		return true
 	}
-	if k, err := bus.ParseRowKey(key); err == nil {
+	k, err := bus.ParseRowKey(key)
+	if err != nil {
+		return true // applyRow reports it
+	}
+	ns := k.TargetNamespace
+	if k.ClusterTarget {
+		ns = ""
+	}
+	if !e.rw.watched[ns] {
+		return false
+	}
+	if e.rw.resyncing {
 		e.rw.seen[k] = struct{}{}
 	}
+	return true
 }
 
 // resynced ends a restart's resync: rows not delivered again, or of

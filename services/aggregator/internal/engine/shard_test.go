@@ -103,6 +103,18 @@ func TestAShardsCollectionDeletesOnlyItsOwnObjects(t *testing.T) {
 // namespace gets its namespace's rows watched, and its first snapshot holds
 // them all.
 func TestAShardWatchesTheRowsOfItsInventoriesNamespaces(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		filters int
+	}{
+		{"one filter per namespace", 0},
+		{"every row, when the shard reads more namespaces than it names", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) { shardWatchesItsRows(t, tc.filters) })
+	}
+}
+
+func shardWatchesItsRows(t *testing.T, filters int) {
 	b := newBed(t, nil)
 	owners := ownedBy(bus.ObjectOwner{Namespace: "team-a"}, bus.ObjectOwner{Namespace: "team-c"})
 	b.putInventory(nsInventory("team-a", "inv"))
@@ -113,7 +125,7 @@ func TestAShardWatchesTheRowsOfItsInventoriesNamespaces(t *testing.T) {
 		b.putRow(mkRow("team-c", "web", rowName(i), i))
 	}
 	m := NewMetrics(prometheus.NewRegistry())
-	b.start(Options{Settle: time.Millisecond, Owns: owners, Shard: "3", Metrics: m})
+	b.start(Options{Settle: time.Millisecond, Owns: owners, Shard: "3", Metrics: m, MaxRowFilters: filters})
 	waitFor(t, "team-a/inv's snapshot", func() bool { return latestRevision(b, key("team-a", "inv")) == 1 })
 	if rows, _ := shardSize(m, "3"); rows != 5 {
 		t.Errorf("the shard holds %v rows, want team-a's 5", rows)
@@ -126,6 +138,7 @@ func TestAShardWatchesTheRowsOfItsInventoriesNamespaces(t *testing.T) {
 	if first := b.history(key("team-c", "inv"))[0].Event; first.ItemCount != 5 {
 		t.Errorf("team-c/inv's first snapshot holds %d rows, want 5", first.ItemCount)
 	}
+	b.putRow(mkRow("team-b", "web", rowName(9), 9)) // not the shard's: never held
 	b.deleteRow(mkRow("team-c", "web", rowName(0), 0).Key())
 	waitFor(t, "the deletion", func() bool { return latestRevision(b, key("team-c", "inv")) == 2 })
 	waitFor(t, "the shard's metrics", func() bool { rows, invs := shardSize(m, "3"); return rows == 9 && invs == 2 })
