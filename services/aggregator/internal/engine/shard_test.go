@@ -13,6 +13,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/history"
+	"kollect.dev/kollect/services/query/querytest"
 )
 
 func clusterInventory(name string, targets ...string) busv1.InventoryConfig {
@@ -142,4 +143,50 @@ func shardWatchesItsRows(t *testing.T, filters int) {
 	b.deleteRow(mkRow("team-c", "web", rowName(0), 0).Key())
 	waitFor(t, "the deletion", func() bool { return latestRevision(b, key("team-c", "inv")) == 2 })
 	waitFor(t, "the shard's metrics", func() bool { rows, invs := shardSize(m, "3"); return rows == 9 && invs == 2 })
+}
+
+// Objects written before the aggregator was sharded carry no owner: shard
+// 0 deletes those no retained event of any inventory references, reading
+// every history for it, and keeps those another shard's inventory still
+// references.
+func TestShardZeroCollectsObjectsWrittenBeforeShardsReadingEveryHistory(t *testing.T) {
+	b := newBed(t, nil)
+	old := key("team-b", "old") // another shard's, published before shards
+	p, err := querytest.NewPublisher(context.Background(), b.js, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []busv1.Row
+	for i := range 300 {
+		rows = append(rows, mkRow("team-b", "web", rowName(i), strings.Repeat("x", 200)))
+	}
+	ev, err := p.Publish(context.Background(), rows, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, owned := bus.ParseObjectOwner(ev.ManifestRef.Name); owned {
+		t.Fatalf("the old release's manifest %s has an owner", ev.ManifestRef.Name)
+	}
+	obs, err := b.js.ObjectStore(context.Background(), bus.ObjectStoreEnvelopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("unreferenced"))
+	stray := bus.ChunkObjectName(hex.EncodeToString(sum[:]))
+	if _, err := obs.PutBytes(context.Background(), stray, []byte("unreferenced")); err != nil {
+		t.Fatal(err)
+	}
+	clock := newFakeClock()
+	e := b.start(Options{Settle: time.Millisecond, Clock: clock, GCInterval: time.Hour,
+		Owns: ownedBy(bus.ObjectOwner{Namespace: "team-a"}), CollectUnowned: true, Shard: "0"})
+	waitFor(t, "the rebuild", func() bool { return e.started.Load() })
+	runs := e.gcRuns.Load()
+	clock.Advance(time.Hour)
+	waitFor(t, "shard 0's collection", func() bool { return e.gcRuns.Load() > runs })
+	waitFor(t, "the unreferenced old object deleted", func() bool { _, ok := storeObjects(t, b)[stray]; return !ok })
+	l := history.NewLoader(b.js, -1)
+	env, err := l.Envelope(context.Background(), ev)
+	if err != nil || env.ItemCount != 300 {
+		t.Fatalf("team-b/old's revision after shard 0's collection: %v", err)
+	}
 }
