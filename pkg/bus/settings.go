@@ -79,8 +79,10 @@ func (o Options) buckets() []BucketEntry {
 		},
 		{
 			Config: kv(BucketLeases, "Kollect leader leases"),
-			Purpose: "Leader leases of services that elect their active replica over the bus: holder and expiry, " +
-				"written only with compare-and-set.",
+			Purpose: "Leases of services that coordinate their replicas over the bus, written only with " +
+				"compare-and-set: the members and the per-shard leases of a sharded service (pkg/shard: " +
+				"<service>.members.<identity>, <service>.shards.<count>.<index>; holder and expiry), and the " +
+				"single leader lease of earlier releases (<service>), held retired while the shards run.",
 			Writers: services(busv1.ServiceAggregator),
 			Readers: services(busv1.ServiceAggregator),
 		},
