@@ -130,6 +130,9 @@ type Engine struct {
 	rw *rowsWatch
 	// usageNS are the namespaces whose usage this engine last reported.
 	usageNS map[string]struct{}
+	// sweeping is closed when the last collection's deletions ended
+	// (sweep); nil before the first.
+	sweeping chan struct{}
 }
 
 // New opens the publisher; Run does the rest.
@@ -169,6 +172,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
 	}
+	// A shard's work stops writing before its lease goes: the last
+	// collection's deletions are cancelled, then waited for.
+	defer e.sweepDone()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	e.rw = &rowsWatch{kv: rowsKV}
 	if e.opts.Owns == nil {
 		if err := e.watchAllRows(ctx, rowsKV); err != nil {

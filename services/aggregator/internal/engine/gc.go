@@ -222,16 +222,29 @@ func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}, all bool) 
 	}
 	// Deleting thousands of objects takes seconds: it runs beside the
 	// loop, and a publish that needs one of them again writes it after
-	// its deletion.
+	// its deletion. It stops with the engine, and Run waits for it: once a
+	// shard moved, only its new holder, whose writer does not know of this
+	// deletion, may delete its objects (the rest go at the next collection).
 	log, m := e.opts.Log, e.m
-	e.pub.Writer().Delete(context.WithoutCancel(ctx), gone, func(n int, err error) {
+	done := make(chan struct{})
+	if e.pub.Writer().Delete(ctx, gone, func(n int, err error) {
+		defer close(done)
 		m.collected(n)
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			log.Error(err, "collect unreferenced snapshot objects")
 		}
 		log.V(1).Info("collected unreferenced snapshot objects", "objects", n)
-	})
+	}) {
+		e.sweeping = done
+	}
 	return nil
+}
+
+// sweepDone waits until the last collection's deletions stopped.
+func (e *Engine) sweepDone() {
+	if e.sweeping != nil {
+		<-e.sweeping
+	}
 }
 
 // trim drops the oldest events of one inventory's history beyond its
