@@ -114,7 +114,7 @@ func (e *Engine) collect(ctx context.Context) error {
 // (others), per subject, oldest first.
 func (e *Engine) histories(ctx context.Context, all bool) (own, others map[string][]retained, err error) {
 	own, others = map[string][]retained{}, map[string][]retained{}
-	filters, err := e.historyFilters(ctx)
+	filters, err := e.historyFilters(ctx, all)
 	if err != nil || len(filters) == 0 {
 		return own, others, err
 	}

@@ -39,9 +39,10 @@ func (e *Engine) readsAll() bool {
 
 // historyFilters returns the snapshot subjects of this engine's
 // inventories, those without config included (orphans, whose history it
-// purges): a wildcard per namespace, a subject per cluster inventory.
-func (e *Engine) historyFilters(ctx context.Context) ([]string, error) {
-	if e.readsAll() {
+// purges): a wildcard per namespace, a subject per cluster inventory; every
+// snapshot subject when all.
+func (e *Engine) historyFilters(ctx context.Context, all bool) ([]string, error) {
+	if all {
 		return []string{bus.SnapshotSubjects}, nil
 	}
 	s, err := e.js.Stream(ctx, bus.StreamSnapshots)
