@@ -117,23 +117,45 @@ func keyEntries() []KeyEntry {
 			Readers: services(busv1.ServiceCollector),
 		},
 		KeyEntry{
-			Bucket: ObjectStoreEnvelopes, Pattern: "chunk.<sha256 hex>", Example: ChunkObjectName(exampleDigest),
+			Bucket: BucketLeases, Pattern: "aggregator.members.<identity>", Example: ShardRole(busv1.ServiceAggregator) + ".members.kollect-aggregator-7d9f-x2",
+			Message: "(pkg/shard: the replica's shard count and expiry)", Writer: busv1.ServiceAggregator,
+			Readers: services(busv1.ServiceAggregator),
+		},
+		KeyEntry{
+			Bucket: BucketLeases, Pattern: "aggregator.shards.<shards>.<shard>", Example: ShardRole(busv1.ServiceAggregator) + ".shards.8.3",
+			Message: "(pkg/shard: the shard's holder and expiry)", Writer: busv1.ServiceAggregator,
+			Readers: services(busv1.ServiceAggregator),
+		},
+		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "chunk.<owner>.<sha256 hex>",
+			Example: OwnerOf(exampleInventory).Names(ChunkObjectName)(exampleDigest),
+			Message: "Chunk of the manifests of the same owner: <owner> is the inventories' namespace, or =cluster.<clusterInventory>",
+			Writer:  busv1.ServiceAggregator, Readers: exporters,
+		},
+		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "manifest.<owner>.<sha256 hex>",
+			Example: OwnerOf(exampleInventory).Names(ManifestObjectName)(exampleDigest),
+			Message: "Manifest (likewise delta.<owner>.<sha256 hex>, envelope.<owner>.<sha256 hex>)", Writer: busv1.ServiceAggregator,
+			Readers: exporters,
+		},
+		KeyEntry{
+			Bucket: ObjectStoreEnvelopes, Pattern: "chunk.<sha256 hex> (before shards)", Example: ChunkObjectName(exampleDigest),
 			Message: "Chunk (rows' canonical JSON joined by \",\")", Writer: busv1.ServiceAggregator, Readers: exporters,
 		},
 		KeyEntry{
-			Bucket: ObjectStoreEnvelopes, Pattern: "manifest.<sha256 hex>", Example: ManifestObjectName(exampleDigest),
+			Bucket: ObjectStoreEnvelopes, Pattern: "manifest.<sha256 hex> (before shards)", Example: ManifestObjectName(exampleDigest),
 			Message: "Manifest", Writer: busv1.ServiceAggregator, Readers: exporters,
 		},
 		KeyEntry{
-			Bucket: ObjectStoreEnvelopes, Pattern: "page.<sha256 hex>", Example: PageObjectName(exampleDigest),
-			Message: "ManifestPage (a run of chunks of a paged Manifest)", Writer: busv1.ServiceAggregator, Readers: exporters,
+			Bucket: ObjectStoreEnvelopes, Pattern: "page.<owner>.<sha256 hex>", Example: OwnerOf(exampleInventory).Names(PageObjectName)(exampleDigest),
+			Message: "ManifestPage (a run of chunks of a paged Manifest, of the same owner)", Writer: busv1.ServiceAggregator, Readers: exporters,
 		},
 		KeyEntry{
-			Bucket: ObjectStoreEnvelopes, Pattern: "delta.<sha256 hex>", Example: DeltaObjectName(exampleDigest),
+			Bucket: ObjectStoreEnvelopes, Pattern: "delta.<sha256 hex> (before shards)", Example: DeltaObjectName(exampleDigest),
 			Message: "Delta", Writer: busv1.ServiceAggregator, Readers: exporters,
 		},
 		KeyEntry{
-			Bucket: ObjectStoreEnvelopes, Pattern: "envelope.<sha256 hex>", Example: EnvelopeBlobObjectName(exampleDigest),
+			Bucket: ObjectStoreEnvelopes, Pattern: "envelope.<sha256 hex> (before shards)", Example: EnvelopeBlobObjectName(exampleDigest),
 			Message: "Envelope (JSON): the body periodic re-exports of an inline revision reference", Writer: busv1.ServiceAggregator,
 			Readers: exporters,
 		},

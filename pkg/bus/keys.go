@@ -230,6 +230,9 @@ func ParseRowsSyncedShardKey(key string) (shards, shard int, ok bool) {
 
 const markerToken = "=marker"
 
+// MarkerKeys is the watch filter of every marker key of a bucket.
+const MarkerKeys = markerToken + ".>"
+
 // IsMarkerKey reports whether key is a marker key (ConfigCompleteKey,
 // RowsSyncedKey, RowsSyncedShardKey), which names no object.
 func IsMarkerKey(key string) bool {

@@ -119,8 +119,11 @@ func serviceSubjects(s busv1.Service) []string {
 	case busv1.ServiceAggregator:
 		// It reads its own history (restart, garbage collection) and trims
 		// an inventory's history over its byte limit; a backfill's replayer
-		// sets and clears its hold on the binding's export state.
+		// sets and clears its hold on the binding's export state. Its
+		// shards' members and leases are keys under its name; the single
+		// lease of earlier releases is held retired (ShardKeys, LeaseKey).
 		return append(streamRead(StreamSnapshots), SnapshotSubjects, status, "$KV."+BucketLeases+"."+LeaseKey(s),
+			"$KV."+BucketLeases+"."+ShardKeysFilter(s),
 			"$JS.API.STREAM.PURGE."+StreamSnapshots, "$KV."+BucketExportState+".>")
 	case busv1.ServiceQuery:
 		// Read-only: the snapshot history and the objects its events

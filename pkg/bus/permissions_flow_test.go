@@ -93,6 +93,13 @@ func aggregatorPublishesSnapshots(t *testing.T, as func(busv1.Service) serviceCo
 	leases := must[jetstream.KeyValue](t, "bind leases")(c.js.KeyValue(ctx, BucketLeases))
 	rev := must[uint64](t, "take lease")(leases.Create(ctx, LeaseKey(busv1.ServiceAggregator), []byte(`{}`)))
 	must[uint64](t, "renew lease")(leases.Update(ctx, LeaseKey(busv1.ServiceAggregator), []byte(`{}`), rev))
+	// Its shards (pkg/shard): a member key and a shard's lease.
+	for _, k := range []string{"aggregator.members.agg-0", "aggregator.shards.8.3"} {
+		must[uint64](t, "put "+k)(leases.Put(ctx, k, []byte(`{}`)))
+		if err := leases.Delete(ctx, k); err != nil {
+			t.Fatalf("delete %s: %v", k, err)
+		}
+	}
 	must[*jetstream.ObjectInfo](t, "put envelope")(obs.PutBytes(ctx, EnvelopeObjectName(permInv, 1), []byte(`{"items":[]}`)))
 	// Garbage collection: read the whole history, list and delete objects,
 	// trim one inventory's history.
@@ -110,6 +117,7 @@ func aggregatorPublishesSnapshots(t *testing.T, as func(busv1.Service) serviceCo
 	c.noViolation(t)
 	c.denied(t, "kollect.status.collector.KollectTarget.team-a.pods")
 	c.denied(t, "$KV."+BucketLeases+"."+LeaseKey(busv1.ServiceControl))
+	c.denied(t, "$KV."+BucketLeases+".collector.shards.8.3")
 }
 
 func exporterConsumesSnapshots(t *testing.T, as func(busv1.Service) serviceConn) {

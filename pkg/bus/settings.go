@@ -79,8 +79,10 @@ func (o Options) buckets() []BucketEntry {
 		},
 		{
 			Config: kv(BucketLeases, "Kollect leader leases"),
-			Purpose: "Leader leases of services that elect their active replica over the bus, and the members and " +
-				"shard leases of sharded services (the collector): holder and expiry, written only with compare-and-set.",
+			Purpose: "Leases of services that coordinate their replicas over the bus, written only with " +
+				"compare-and-set: the members and the per-shard leases of the sharded collector and aggregator " +
+				"(pkg/shard: <service>.members.<identity>, <service>.shards.<count>.<index>; holder and expiry), and the " +
+				"single leader lease of the aggregator's earlier releases (<service>), held retired while the shards run.",
 			Writers: services(busv1.ServiceCollector, busv1.ServiceAggregator),
 			Readers: services(busv1.ServiceCollector, busv1.ServiceAggregator),
 		},

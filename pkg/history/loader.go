@@ -126,15 +126,16 @@ func verifyManifest(m *busv1.Manifest, ev *busv1.SnapshotEvent) error {
 	return nil
 }
 
-// Chunk returns one chunk's bytes, from the cache or the bus; the caller
-// must not modify them.
-func (l *Loader) Chunk(ctx context.Context, bucket string, c busv1.Chunk) ([]byte, error) {
+// Chunk returns the bytes of chunk c of the manifest at manifest (its
+// chunks share its owner, bus.ChunkObjectNameIn), from the cache or the
+// bus; the caller must not modify them.
+func (l *Loader) Chunk(ctx context.Context, manifest *busv1.ObjectRef, c busv1.Chunk) ([]byte, error) {
 	if b, ok := l.cache.get(c.Digest); ok {
 		l.ChunkHits.Add(1)
 		return b, nil
 	}
 	l.ChunkMisses.Add(1)
-	b, err := l.getAddressed(ctx, bucket, bus.ChunkObjectName(c.Digest), c.Digest)
+	b, err := l.getAddressed(ctx, manifest.Bucket, bus.ChunkObjectNameIn(manifest.Name, c.Digest), c.Digest)
 	if err != nil {
 		return nil, err
 	}
@@ -168,11 +169,11 @@ func (l *Loader) RawRows(ctx context.Context, ev *busv1.SnapshotEvent) ([]json.R
 	return out, err
 }
 
-// ChunkRows returns the canonical JSON of each row of chunk c of a manifest
-// in bucket, in order: a reader that streams a revision holds one chunk's
-// rows at a time.
-func (l *Loader) ChunkRows(ctx context.Context, bucket string, c busv1.Chunk) ([]json.RawMessage, error) {
-	b, err := l.Chunk(ctx, bucket, c)
+// ChunkRows returns the canonical JSON of each row of chunk c of the
+// manifest at manifest, in order: a reader that streams a revision holds
+// one chunk's rows at a time.
+func (l *Loader) ChunkRows(ctx context.Context, manifest *busv1.ObjectRef, c busv1.Chunk) ([]json.RawMessage, error) {
+	b, err := l.Chunk(ctx, manifest, c)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +195,7 @@ func (l *Loader) eachChunk(ctx context.Context, ev *busv1.SnapshotEvent, f func(
 		return err
 	}
 	for _, c := range m.Chunks {
-		b, err := l.Chunk(ctx, ev.ManifestRef.Bucket, c)
+		b, err := l.Chunk(ctx, ev.ManifestRef, c)
 		if err != nil {
 			return err
 		}
@@ -294,7 +295,7 @@ func (l *Loader) ManifestAt(ctx context.Context, ref *busv1.ObjectRef) (*busv1.M
 	if err != nil {
 		return nil, err
 	}
-	if err := l.resolve(ctx, ref.Bucket, m); err != nil {
+	if err := l.resolve(ctx, ref, m); err != nil {
 		return nil, fmt.Errorf("read manifest %s/%s: %w", ref.Bucket, ref.Name, err)
 	}
 	return m, nil

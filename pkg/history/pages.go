@@ -16,17 +16,17 @@ import (
 // make more than one page, every page not yet stored is stored and the
 // manifest is a root listing the pages (busv1.Manifest); otherwise it is
 // stored flat. m is not modified.
-func (w *Writer) PutManifest(ctx context.Context, m *busv1.Manifest, pageEnd func(i int) bool) (*busv1.ObjectRef, int64, error) {
+func (w *Writer) PutManifest(ctx context.Context, owner bus.ObjectOwner, m *busv1.Manifest, pageEnd func(i int) bool) (*busv1.ObjectRef, int64, error) {
 	pages := splitPages(m.Chunks, pageEnd)
 	if len(pages) <= 1 {
-		return w.PutAddressed(ctx, bus.ManifestObjectName, m.AppendJSON(nil))
+		return w.PutAddressed(ctx, owner.Names(bus.ManifestObjectName), m.AppendJSON(nil))
 	}
 	root := *m
 	root.Chunks, root.Pages = nil, make([]busv1.Page, 0, len(pages))
 	var written int64
 	for _, chunks := range pages {
 		pg := busv1.ManifestPage{Chunks: chunks}
-		ref, n, err := w.PutAddressed(ctx, bus.PageObjectName, pg.AppendJSON(nil))
+		ref, n, err := w.PutAddressed(ctx, owner.Names(bus.PageObjectName), pg.AppendJSON(nil))
 		written += n
 		if err != nil {
 			return nil, written, err
@@ -38,7 +38,7 @@ func (w *Writer) PutManifest(ctx context.Context, m *busv1.Manifest, pageEnd fun
 		}
 		root.Pages = append(root.Pages, p)
 	}
-	ref, n, err := w.PutAddressed(ctx, bus.ManifestObjectName, root.AppendJSON(nil))
+	ref, n, err := w.PutAddressed(ctx, owner.Names(bus.ManifestObjectName), root.AppendJSON(nil))
 	return ref, written + n, err
 }
 
@@ -63,10 +63,12 @@ func (l *Loader) Root(ctx context.Context, ref *busv1.ObjectRef) (*busv1.Manifes
 	return &m, l.getJSON(ctx, ref, "manifest", &m)
 }
 
-// Page returns the chunks of page p of a paged manifest in bucket, from the
-// cache or the bus, checked against p.
-func (l *Loader) Page(ctx context.Context, bucket string, p busv1.Page) ([]busv1.Chunk, error) {
-	key := bus.PageObjectName(p.Digest)
+// Page returns the chunks of page p of the paged manifest manifest (its
+// pages share its owner, bus.PageObjectNameIn), from the cache or the bus,
+// checked against p.
+func (l *Loader) Page(ctx context.Context, manifest *busv1.ObjectRef, p busv1.Page) ([]busv1.Chunk, error) {
+	bucket := manifest.Bucket
+	key := bus.PageObjectNameIn(manifest.Name, p.Digest)
 	b, ok := l.cache.get(key)
 	if !ok {
 		var err error
@@ -91,7 +93,7 @@ func (l *Loader) Page(ctx context.Context, bucket string, p busv1.Page) ([]busv1
 }
 
 // resolve fills in the Chunks of a paged manifest from its pages.
-func (l *Loader) resolve(ctx context.Context, bucket string, m *busv1.Manifest) error {
+func (l *Loader) resolve(ctx context.Context, manifest *busv1.ObjectRef, m *busv1.Manifest) error {
 	if len(m.Pages) == 0 {
 		return nil
 	}
@@ -104,7 +106,7 @@ func (l *Loader) resolve(ctx context.Context, bucket string, m *busv1.Manifest) 
 	}
 	m.Chunks = make([]busv1.Chunk, 0, n)
 	for _, p := range m.Pages {
-		chunks, err := l.Page(ctx, bucket, p)
+		chunks, err := l.Page(ctx, manifest, p)
 		if err != nil {
 			return err
 		}

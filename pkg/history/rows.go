@@ -34,7 +34,7 @@ func (l *Loader) Rows(ctx context.Context, ev *busv1.SnapshotEvent) iter.Seq2[js
 			return
 		}
 		for _, c := range m.Chunks {
-			rows, err := l.streamChunkRows(ctx, ev.ManifestRef.Bucket, c)
+			rows, err := l.streamChunkRows(ctx, ev.ManifestRef, c)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -65,14 +65,14 @@ func (l *Loader) envelopeRows(ctx context.Context, ev *busv1.SnapshotEvent, yiel
 
 // streamChunkRows returns the rows of chunk c as ChunkRows does, reading it
 // from the cache when it is there but not adding it.
-func (l *Loader) streamChunkRows(ctx context.Context, bucket string, c busv1.Chunk) ([]json.RawMessage, error) {
+func (l *Loader) streamChunkRows(ctx context.Context, manifest *busv1.ObjectRef, c busv1.Chunk) ([]json.RawMessage, error) {
 	b, ok := l.cache.get(c.Digest)
 	if ok {
 		l.ChunkHits.Add(1)
 	} else {
 		l.ChunkMisses.Add(1)
 		var err error
-		if b, err = l.getAddressed(ctx, bucket, bus.ChunkObjectName(c.Digest), c.Digest); err != nil {
+		if b, err = l.getAddressed(ctx, manifest.Bucket, bus.ChunkObjectNameIn(manifest.Name, c.Digest), c.Digest); err != nil {
 			return nil, err
 		}
 	}

@@ -185,7 +185,7 @@ func (w *Writer) WriteManifest(ctx context.Context, inv busv1.NamespacedName, sr
 		m.Bytes += ch.Bytes
 	}
 	ends := c.PageEnds()
-	ref, n, err := w.PutManifest(ctx, m, func(i int) bool { return ends[i] })
+	ref, n, err := w.PutManifest(ctx, bus.ObjectOwner{}, m, func(i int) bool { return ends[i] })
 	return ref, m, written + n, err
 }
 

@@ -26,11 +26,20 @@ type Config struct {
 	// Settle is how long a material change waits for more changes before it
 	// is published.
 	Settle time.Duration
-	// Leader are the lease's settings: the aggregator's lease is a key on
-	// the bus (bus.LeaseKey), so only LeaseDuration (how long the lease
-	// lasts without renewal: a standby takes over at most this long after
-	// the leader vanished) and Identity apply.
+	// Leader are the shard leases' settings: they are keys on the bus
+	// (pkg/shard), so only LeaseDuration (how long a shard's lease lasts
+	// without renewal: another replica takes the shard over at most this
+	// long after its replica vanished) and Identity (unique per replica)
+	// apply.
 	Leader app.LeaderOptions
+	// Shards is how many shards the inventories are spread over
+	// (--shards): each shard, with its own lease, is worked on by one
+	// replica at a time, and the live replicas share them, all active.
+	// Every replica must use the same count; a replica started with
+	// another waits until the replicas of the old count are gone. More
+	// shards than replicas lets a replica joining or leaving move a small
+	// share; each shard costs a rows watch and an engine.
+	Shards int
 	// MaxMessageBytes bounds an inline snapshot event; zero uses the bus
 	// limits, larger envelopes go to the object store as chunks. The
 	// default, 256 KiB, keeps a change of a large inventory from storing
@@ -97,13 +106,18 @@ type Config struct {
 	MetricsRegistry prometheus.Registerer
 }
 
-// DefaultConfig returns the defaults: the in-cluster bus, 250ms settle
+// DefaultShards is the default shard count, the chart's too: a few
+// replicas each get several shards, so one joining or leaving moves a
+// small share.
+const DefaultShards = 8
+
+// DefaultConfig returns the defaults: 8 shards, the in-cluster bus, 250ms settle
 // window, 15s lease, snapshots inline up to 256 KiB, envelope store
 // collected every 10 minutes or after 64 MiB written to the bus, with a
 // one-minute grace; 4 replays at once, 2 per namespace, 3 runs each.
 func DefaultConfig() Config {
 	return Config{Bus: app.DefaultBusOptions(), Metrics: app.DefaultMetricsOptions(), Settle: 250 * time.Millisecond,
-		MaxMessageBytes: 256 << 10, CollectorShards: bus.DefaultCollectorShards,
+		MaxMessageBytes: 256 << 10, CollectorShards: bus.DefaultCollectorShards, Shards: DefaultShards,
 		Leader: app.DefaultLeaderOptions(""), GCInterval: 10 * time.Minute,
 		GCAfterBytes: 64 << 20, GCGrace: time.Minute, BusCheckInterval: 10 * time.Second,
 		HistoryRevisions: 16, HistoryMaxAge: 7 * 24 * time.Hour, ReplayAckTimeout: 5 * time.Minute,
@@ -125,6 +139,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Bus.Validate())
 	check(c.Leader.LeaseDuration > 0, "--%s %v: must be positive", app.FlagLeaseDuration, c.Leader.LeaseDuration)
 	check(c.Leader.Identity != "", "--%s: must be set", app.FlagLeaderElectionIdentity)
+	check(c.Shards >= 1 && c.Shards <= 1024, "--shards %d: must be between 1 and 1024", c.Shards)
 	check(c.Settle >= 0, "--settle %v: must not be negative", c.Settle)
 	check(c.CollectorShards >= 1, "--collector-shards %d: must be at least 1", c.CollectorShards)
 	check(c.MaxMessageBytes >= 0, "--max-message-bytes %d: must not be negative", c.MaxMessageBytes)
@@ -159,6 +174,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.Leader.BindLeaseFlags(fs)
 	app.Alias(fs, "lease-ttl", app.FlagLeaseDuration)
 	app.Alias(fs, "identity", app.FlagLeaderElectionIdentity)
+	fs.IntVar(&c.Shards, "shards", c.Shards,
+		"Shards the inventories are spread over (by namespace; a cluster inventory by name); the live replicas share them, all active. Every replica must use the same; use several per replica (e.g. 8 for up to 4 replicas).")
 	fs.DurationVar(&c.Settle, "settle", c.Settle, "Settle window that coalesces bursts of changes before publishing.")
 	fs.IntVar(&c.CollectorShards, "collector-shards", c.CollectorShards,
 		"The collector's --shards: snapshots built from rows wait until every shard's rows-synced marker is on the bus.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -13,14 +14,18 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/app"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/shard"
 	"kollect.dev/kollect/services/aggregator/internal/engine"
 	"kollect.dev/kollect/services/aggregator/internal/lease"
+	"kollect.dev/kollect/services/aggregator/internal/placement"
 	"kollect.dev/kollect/services/aggregator/internal/replayer"
 )
 
-// Run connects to the bus and, while this replica holds the leader lease
-// (bus.LeaseKey in bus.BucketLeases, which provisioning creates),
-// rebuilds and publishes snapshots until ctx ends.
+// Run connects to the bus and, for each of the Shards shards this replica
+// holds (pkg/shard: a lease per shard in bus.BucketLeases, which
+// provisioning creates; the shards are spread over the live replicas),
+// rebuilds and publishes the snapshots of the shard's inventories until ctx
+// ends.
 func Run(ctx context.Context, c Config) error {
 	nc, js, err := c.Bus.Connect(busv1.ServiceAggregator)
 	if err != nil {
@@ -49,44 +54,67 @@ func RunWith(ctx context.Context, js jetstream.JetStream, c Config) error {
 	if err != nil {
 		return err
 	}
-	// Registered once: each term of leadership runs a new engine on them.
+	// Registered once: each shard's engine, each time it is taken, runs on
+	// them.
 	m := engine.NewMetrics(c.MetricsRegistry)
-	l := lease.New(kv, bus.LeaseKey(busv1.ServiceAggregator), c.Leader.Identity, c.Leader.LeaseDuration)
-	return l.Run(ctx, func(ctx context.Context) error {
-		log.Info("leading", app.KeyIdentity, c.Leader.Identity)
-		defer replays(ctx, js, c)()
-		for {
-			// The bus may be provisioned again right now (its store was
-			// lost, and the lease came back before the rest): wait for
-			// everything the engine opens.
-			if _, err := leaseBucket(ctx, js, log); err != nil {
-				return err
-			}
-			e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, CollectorShards: c.CollectorShards, MaxMessageBytes: c.MaxMessageBytes, Log: log,
-				Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
-				HistoryMaxBytes:  c.HistoryMaxBytes,
-				HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval,
-				MinExportInterval: c.MinExportInterval, NamespaceBusBytes: int64(c.NamespaceBusBytes),
-				NamespaceHistoryRevisions: c.NamespaceHistoryRevisions, HistoryPurgeGrace: c.HistoryPurgeGrace})
-			if app.Missing(err) {
-				log.Info("waiting for the bus to be provisioned", app.KeyReason, err.Error())
-				if !sleep(ctx, time.Second) {
-					return nil
-				}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			err = e.Run(ctx)
-			if !errors.Is(err, bus.ErrReset) {
-				return err
-			}
-			// A stream under the engine was re-created: rebuild from the
-			// buckets as they are, once they exist again.
-			log.Info("rebuilding", app.KeyReason, err.Error())
+	g, err := shard.New(shard.Config{KV: kv, Role: string(busv1.ServiceAggregator), Identity: c.Leader.Identity,
+		Shards: c.Shards, TTL: c.Leader.LeaseDuration, Log: log.WithName("shards")})
+	if err != nil {
+		return err
+	}
+	// No shard while a replica of an earlier release, elected with the
+	// single lease, is active; and none becomes active afterwards.
+	retired := make(chan struct{})
+	rctx, stopRetire := context.WithCancel(ctx)
+	defer stopRetire()
+	go lease.Retire(rctx, kv, bus.LeaseKey(busv1.ServiceAggregator), c.Leader.LeaseDuration, retired, log)
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-retired:
+	}
+	return g.Run(ctx, func(ctx context.Context, i int) error { return runShard(ctx, js, c, m, i) })
+}
+
+// runShard rebuilds and publishes the snapshots of shard i's inventories,
+// and runs their replays, until ctx ends (the shard is given back or lost).
+func runShard(ctx context.Context, js jetstream.JetStream, c Config, m *engine.Metrics, i int) error {
+	log := c.Log.WithValues("shard", i)
+	log.Info("working on shard", app.KeyIdentity, c.Leader.Identity, "shards", c.Shards)
+	owns := func(o bus.ObjectOwner) bool { return placement.Of(o, c.Shards) == i }
+	defer replays(ctx, js, c, log, func(inv busv1.NamespacedName) bool { return owns(bus.OwnerOf(inv)) })()
+	for {
+		// The bus may be provisioned again right now (its store was lost,
+		// and the leases came back before the rest): wait for everything
+		// the engine opens.
+		if _, err := leaseBucket(ctx, js, log); err != nil {
+			return err
 		}
-	})
+		e, err := engine.New(ctx, js, engine.Options{Settle: c.Settle, CollectorShards: c.CollectorShards, MaxMessageBytes: c.MaxMessageBytes, Log: log,
+			Metrics: m, GCInterval: c.GCInterval, GCAfterBytes: c.GCAfterBytes, GCGrace: c.GCGrace,
+			HistoryMaxBytes:  c.HistoryMaxBytes,
+			HistoryRevisions: c.HistoryRevisions, HistoryMaxAge: c.HistoryMaxAge, BusCheckInterval: c.BusCheckInterval,
+			MinExportInterval: c.MinExportInterval, NamespaceBusBytes: int64(c.NamespaceBusBytes),
+			NamespaceHistoryRevisions: c.NamespaceHistoryRevisions, HistoryPurgeGrace: c.HistoryPurgeGrace,
+			Owns: owns, CollectUnowned: i == 0, Shard: strconv.Itoa(i)})
+		if app.Missing(err) {
+			log.Info("waiting for the bus to be provisioned", app.KeyReason, err.Error())
+			if !sleep(ctx, time.Second) {
+				return nil
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		err = e.Run(ctx)
+		if !errors.Is(err, bus.ErrReset) {
+			return err
+		}
+		// A stream under the engine was re-created: rebuild from the
+		// buckets as they are, once they exist again.
+		log.Info("rebuilding", app.KeyReason, err.Error())
+	}
 }
 
 // leaseBucket opens the lease bucket, waiting while the bus is not
@@ -120,18 +148,19 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// replays runs the KollectReplay requests for the term of leadership ctx
-// spans, restarting after an error (the bus being provisioned again); the
-// function returned stops it and waits until it stopped.
-func replays(ctx context.Context, js jetstream.JetStream, c Config) func() {
-	log := c.Log.WithName("replayer")
+// replays runs the KollectReplay requests of the inventories owns accepts
+// while ctx lasts (the shard is held), restarting after an error (the bus
+// being provisioned again); the function returned stops it and waits until
+// it stopped.
+func replays(ctx context.Context, js jetstream.JetStream, c Config, log logr.Logger, owns func(busv1.NamespacedName) bool) func() {
+	log = log.WithName("replayer")
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for {
 			err := replayer.New(js, replayer.Options{AckTimeout: c.ReplayAckTimeout, MaxReplays: c.MaxReplays,
-				MaxReplaysPerNamespace: c.MaxReplaysPerNamespace, RunAttempts: c.ReplayMaxAttempts, Log: log}).Run(ctx)
+				MaxReplaysPerNamespace: c.MaxReplaysPerNamespace, RunAttempts: c.ReplayMaxAttempts, Owns: owns, Log: log}).Run(ctx)
 			if ctx.Err() != nil {
 				return
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,80 +36,6 @@ func putRow(t *testing.T, n *testenv.NATS, uid string, v int) {
 	r := busv1.Row{TargetNamespace: "team-a", TargetName: "web", Namespace: "team-a", Name: uid, UID: uid,
 		Version: "v1", Kind: "ConfigMap", Attributes: map[string]any{"v": v}}
 	put(t, n, bus.BucketRows, bus.RowKey(r.Key()), busv1.RowEntry{Row: r})
-}
-
-// Two replicas share the bus: one leads and publishes, and when it stops the
-// other takes over and continues the revisions; no revision is published
-// twice.
-func TestOneOfTwoReplicasPublishesAndTheOtherTakesOver(t *testing.T) {
-	n := startBusWithInventory(t)
-	putRow(t, n, "u1", 1)
-
-	stops := map[string]func(){}
-	for _, id := range []string{"replica-a", "replica-b"} {
-		c := aggregator.DefaultConfig()
-		c.Leader.Identity, c.Settle, c.Leader.LeaseDuration = id, 5*time.Millisecond, 900*time.Millisecond
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- aggregator.RunWith(ctx, n.JS, c) }()
-		var once sync.Once
-		stops[id] = func() {
-			once.Do(func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Errorf("%s: %v", id, err)
-				}
-			})
-		}
-		t.Cleanup(stops[id])
-	}
-	history := func() []history.Entry {
-		l, err := history.List(context.Background(), n.JS, busv1.NamespacedName{Namespace: "team-a", Name: "inv"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	testenv.EventuallyTrue(t, 20*time.Second, "the first snapshot", func() bool { return len(history()) == 1 })
-	leader := leaseHolder(t, n)
-	putRow(t, n, "u2", 1)
-	testenv.EventuallyTrue(t, 20*time.Second, "revision 2", func() bool { return len(history()) == 2 })
-	stops[leader]()
-	putRow(t, n, "u3", 1)
-	testenv.EventuallyTrue(t, 20*time.Second, "revision 3 from the other replica", func() bool { return len(history()) == 3 })
-	if now := leaseHolder(t, n); now == leader {
-		t.Errorf("lease still held by %s after it stopped", leader)
-	}
-	for i, e := range history() {
-		if e.Revision != uint64(i+1) || e.Reason != busv1.ReasonChange {
-			t.Fatalf("history %v: entry %d is revision %d (%s)", history(), i, e.Revision, e.Reason)
-		}
-	}
-	if e := history()[2]; e.ItemCount != 3 {
-		t.Errorf("revision 3 holds %d items, want 3", e.ItemCount)
-	}
-}
-
-func leaseHolder(t *testing.T, n *testenv.NATS) string {
-	t.Helper()
-	var holder string
-	testenv.EventuallyTrue(t, 20*time.Second, "a lease holder", func() bool {
-		kv, err := n.JS.KeyValue(context.Background(), bus.BucketLeases)
-		if err != nil {
-			return false
-		}
-		e, err := kv.Get(context.Background(), bus.LeaseKey(busv1.ServiceAggregator))
-		if err != nil {
-			return false
-		}
-		var rec struct{ Holder string }
-		if json.Unmarshal(e.Value(), &rec) != nil {
-			return false
-		}
-		holder = rec.Holder
-		return holder != ""
-	})
-	return holder
 }
 
 // An aggregator started before the bus is provisioned waits for it instead

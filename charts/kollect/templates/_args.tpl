@@ -86,6 +86,7 @@ service's own flag set.
 - --settle={{ $v.aggregator.settle }}
 - --collector-shards={{ $v.collector.shards }}
 - --leader-election-lease-duration={{ $v.aggregator.leaseTTL }}
+- --shards={{ int $v.aggregator.shards }}
 - --max-replays={{ $v.aggregator.maxReplays }}
 - --max-replays-per-namespace={{ $v.aggregator.maxReplaysPerNamespace }}
 - --replay-max-attempts={{ $v.aggregator.replayMaxAttempts }}

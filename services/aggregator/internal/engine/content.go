@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/services/aggregator/internal/index"
 	"kollect.dev/kollect/services/aggregator/internal/publish"
 )
@@ -44,9 +45,11 @@ func (e *Engine) inline(st *invState) bool {
 // pages it changed and a small root (history.Writer.PutManifest).
 func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.ObjectRef, error) {
 	w := e.pub.Writer()
+	owner := bus.OwnerOf(st.name) // its shard collects them (gc.go)
+	chunkName := owner.Names(bus.ChunkObjectName)
 	var written int64
 	err := st.view.Store(ctx, func(ctx context.Context, c busv1.Chunk, data []byte) error {
-		n, err := w.PutChunk(ctx, c, data)
+		_, n, err := w.Put(ctx, chunkName(c.Digest), data)
 		written += n
 		return err
 	})
@@ -56,7 +59,7 @@ func (e *Engine) storeManifest(ctx context.Context, st *invState) (*busv1.Object
 	chunks, ends := st.view.Layout()
 	m := busv1.Manifest{Inventory: st.name, Checksum: st.view.Checksum(), ItemCount: st.view.Len(),
 		Bytes: st.view.Bytes(), Chunks: chunks}
-	ref, n, err := w.PutManifest(ctx, &m, func(i int) bool { return ends[i] })
+	ref, n, err := w.PutManifest(ctx, owner, &m, func(i int) bool { return ends[i] })
 	e.m.stored(written + n)
 	e.written += written + n
 	return ref, err

@@ -73,6 +73,24 @@ type Options struct {
 	// stays on the bus before it is purged (purgeOrphans); zero never
 	// purges.
 	HistoryPurgeGrace time.Duration
+	// Owns, when set, restricts the engine to the inventories of the
+	// owners it accepts (bus.OwnerOf; an aggregator shard's): it follows
+	// their configs and only the rows they read, publishes and reports
+	// them, trims and purges only their histories, and deletes only their
+	// owners' objects. Nil is every inventory.
+	Owns func(bus.ObjectOwner) bool
+	// CollectUnowned, with Owns, lets this engine delete objects without
+	// an owner (written before the aggregator was sharded): while the
+	// store holds some, its collections read every inventory's history,
+	// so that it sees every event that references one. One shard sets it.
+	CollectUnowned bool
+	// MaxRowFilters is the most namespaces the rows watch of an engine
+	// with Owns names one filter each (zero: 256); one reading more
+	// watches every row and skips those of other namespaces.
+	MaxRowFilters int
+	// Shard labels the engine's per-shard metrics (NameShardInventories,
+	// NameShardRows); "" for an unsharded engine.
+	Shard string
 	// Observe, when set, is told every step of the engine's work, on the
 	// engine's goroutine; it must return quickly. Tests wait on it.
 	Observe func(Event)
@@ -110,6 +128,17 @@ type Engine struct {
 	configComplete bool
 	syncedShards   map[int]bool // the collector shards whose marker the rows bucket holds
 	guard          *bus.Incarnation
+	// unownedLeft is whether the last collection left objects without an
+	// owner in the store (readsAll); true until one found none.
+	unownedLeft bool
+	// rw is the rows watch, restricted to the rows of the engine's
+	// inventories when Options.Owns is set (rowswatch.go).
+	rw *rowsWatch
+	// usageNS are the namespaces whose usage this engine last reported.
+	usageNS map[string]struct{}
+	// sweeping is closed when the last collection's deletions ended
+	// (sweep); nil before the first.
+	sweeping chan struct{}
 }
 
 // New opens the publisher; Run does the rest.
@@ -126,7 +155,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Engine, er
 	}
 	return &Engine{js: js, pub: pub, opts: opts, clock: opts.Clock, m: opts.Metrics, rows: index.NewRows(), loader: history.NewLoader(js, -1),
 		invs: map[busv1.NamespacedName]*invState{}, timers: newTimers(), manifests: map[string]manifestObjects{},
-		orphanSince: map[string]time.Time{}}, nil
+		orphanSince: map[string]time.Time{}, unownedLeft: true}, nil
 }
 
 // Run rebuilds every snapshot from the bus, then follows rows and config and
@@ -149,21 +178,32 @@ func (e *Engine) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open KV bucket %s: %w", bus.BucketConfig, err)
 	}
-	rw, err := rowsKV.WatchAll(ctx)
-	if err != nil {
-		return fmt.Errorf("watch KV bucket %s: %w", bus.BucketRows, err)
-	}
-	defer func() { _ = rw.Stop() }()
+	// A shard's work stops writing before its lease goes: the last
+	// collection's deletions are cancelled, then waited for.
+	defer e.sweepDone()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.rw = &rowsWatch{kv: rowsKV}
+	if e.opts.Owns == nil {
+		if err := e.watchAllRows(ctx, rowsKV); err != nil {
+			return err
+		}
+	} // else the first watch starts once the inventories are known (loop)
+	defer func() { e.rw.stop() }()
+	defer func() {
+		e.m.shardGone(e.opts.Shard, e.invs)
+		e.usageNS = e.m.namespaceUsage(e.usageNS, nil)
+	}()
 	cw, err := cfgKV.WatchFiltered(ctx, []string{
 		bus.ConfigKeyFilter(busv1.KindInventory), bus.ConfigKeyFilter(busv1.KindClusterInventory), bus.ConfigCompleteKey})
 	if err != nil {
 		return fmt.Errorf("watch inventories in KV bucket %s: %w", bus.BucketConfig, err)
 	}
 	defer func() { _ = cw.Stop() }()
-	return e.loop(ctx, rw.Updates(), cw.Updates())
+	return e.loop(ctx, cw.Updates())
 }
 
-func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEntry) error {
+func (e *Engine) loop(ctx context.Context, cfg <-chan jetstream.KeyValueEntry) error {
 	var rowsDone, cfgDone bool
 	var check <-chan time.Time
 	if e.opts.BusCheckInterval > 0 && e.guard != nil {
@@ -173,7 +213,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 	}
 	for {
 		var wake <-chan time.Time
-		if e.ready {
+		if e.ready && !e.rw.resyncing {
 			if at, ok := e.nextWake(); ok {
 				wake = e.clock.Until(at)
 			}
@@ -181,14 +221,17 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 		select {
 		case <-ctx.Done():
 			return nil
-		case ent, ok := <-rows:
+		case ent, ok := <-e.rw.updates():
 			if !ok {
 				return e.stopped(ctx, bus.BucketRows)
 			}
 			switch {
 			case ent == nil:
+				if e.rw.resyncing {
+					e.resynced()
+				}
 				rowsDone = true
-			case !e.applyMarker(ctx, ent):
+			case !e.applyMarker(ctx, ent) && e.keeps(ent.Key()):
 				e.applyRow(ent)
 			}
 		case ent, ok := <-cfg:
@@ -201,6 +244,11 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 			case !e.applyMarker(ctx, ent):
 				e.applyConfig(ent)
 			}
+			if cfgDone {
+				if err := e.rewatch(ctx); err != nil {
+					return err
+				}
+			}
 		case <-check:
 			if err := e.guard.Check(ctx); errors.Is(err, bus.ErrReset) {
 				return err // a failure to ask (NATS down) is no answer
@@ -211,6 +259,7 @@ func (e *Engine) loop(ctx context.Context, rows, cfg <-chan jetstream.KeyValueEn
 		if !e.ready && rowsDone && cfgDone {
 			e.start(ctx)
 		}
+		e.m.shardSize(e.opts.Shard, len(e.invs), e.rows.Len())
 	}
 }
 

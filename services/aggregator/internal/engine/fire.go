@@ -165,7 +165,7 @@ func (e *Engine) loadBase(ctx context.Context, st *invState, ev *busv1.SnapshotE
 			return err
 		}
 		return st.view.SetBaseChunks(m.Chunks, func(c busv1.Chunk) ([]*index.Row, error) {
-			b, err := e.loader.Chunk(ctx, ev.ManifestRef.Bucket, c)
+			b, err := e.loader.Chunk(ctx, ev.ManifestRef, c)
 			if err != nil {
 				return nil, err
 			}

@@ -30,6 +30,20 @@ type refs struct {
 // revision and adds none).
 func (r refs) replay() bool { return len(r.Replay) != 0 && string(r.Replay) != "null" }
 
+// owned reports whether every object r references has an owner
+// (bus.ParseObjectOwner): a manifest's chunks have its owner.
+func (r refs) owned() bool {
+	for _, ref := range []*busv1.ObjectRef{r.ManifestRef, r.EnvelopeRef, r.DeltaRef} {
+		if ref == nil {
+			continue
+		}
+		if _, ok := bus.ParseObjectOwner(ref.Name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // retained is one event kept in an inventory's history.
 type retained struct {
 	seq  uint64
@@ -44,7 +58,8 @@ type retained struct {
 // its retention (trim). It runs on the engine's goroutine, so no publish stores
 // an object while it decides.
 func (e *Engine) collect(ctx context.Context) error {
-	history, err := e.histories(ctx)
+	all := e.readsAll()
+	history, others, err := e.histories(ctx, all)
 	if err != nil {
 		return err
 	}
@@ -71,48 +86,68 @@ func (e *Engine) collect(ctx context.Context) error {
 			}
 		}
 	}
-	live := map[string]struct{}{}
-	for _, st := range e.invs {
-		if st.view != nil {
-			st.view.Digests(live)
+	for _, kept := range others { // read for the objects without an owner they reference
+		for _, ev := range kept {
+			if ev.refs.owned() {
+				continue // another shard's objects: it keeps them
+			}
+			if err := e.mark(ctx, ev.refs, keep); err != nil {
+				return err
+			}
 		}
 	}
-	for d := range live {
-		keep[bus.ChunkObjectName(d)] = struct{}{}
+	for _, st := range e.invs {
+		if st.view != nil {
+			live := map[string]struct{}{}
+			st.view.Digests(live)
+			name := bus.OwnerOf(st.name).Names(bus.ChunkObjectName)
+			for d := range live {
+				keep[name(d)] = struct{}{}
+			}
+		}
 	}
-	return e.sweep(ctx, keep)
+	return e.sweep(ctx, keep, all)
 }
 
-// histories reads every retained snapshot event's references, per subject,
-// oldest first.
-func (e *Engine) histories(ctx context.Context) (map[string][]retained, error) {
+// histories reads the references of every retained snapshot event of this
+// engine's inventories (own) and, when all, of every other inventory
+// (others), per subject, oldest first.
+func (e *Engine) histories(ctx context.Context, all bool) (own, others map[string][]retained, err error) {
+	own, others = map[string][]retained{}, map[string][]retained{}
+	filters, err := e.historyFilters(ctx, all)
+	if err != nil || len(filters) == 0 {
+		return own, others, err
+	}
 	c, err := e.js.OrderedConsumer(ctx, bus.StreamSnapshots, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{bus.SnapshotSubjects}, DeliverPolicy: jetstream.DeliverAllPolicy})
+		FilterSubjects: filters, DeliverPolicy: jetstream.DeliverAllPolicy})
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot history: %w", err)
+		return nil, nil, fmt.Errorf("read snapshot history: %w", err)
 	}
 	info, err := c.Info(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot history: %w", err)
+		return nil, nil, fmt.Errorf("read snapshot history: %w", err)
 	}
-	out := map[string][]retained{}
 	for pending := info.NumPending; pending > 0; {
 		m, err := c.Next(jetstream.FetchContext(ctx))
 		if err != nil {
-			return nil, fmt.Errorf("read snapshot history: %w", err)
+			return nil, nil, fmt.Errorf("read snapshot history: %w", err)
 		}
 		md, err := m.Metadata()
 		if err != nil {
-			return nil, fmt.Errorf("read snapshot history: %w", err)
+			return nil, nil, fmt.Errorf("read snapshot history: %w", err)
 		}
 		pending = md.NumPending
 		var r refs
 		if err := json.Unmarshal(m.Data(), &r); err != nil {
 			continue // not an event of ours: it references nothing
 		}
+		out := own
+		if inv, err := bus.ParseSnapshotSubject(m.Subject()); err == nil && !e.owns(inv) {
+			out = others
+		}
 		out[m.Subject()] = append(out[m.Subject()], retained{seq: md.Sequence.Stream, refs: r, size: len(m.Data())})
 	}
-	return out, nil
+	return own, others, nil
 }
 
 // mark adds the objects r references to keep: its envelope or delta, its
@@ -158,17 +193,17 @@ func (e *Engine) eachManifestObject(ctx context.Context, ref *busv1.ObjectRef, f
 	}
 	chunks := func(cs []busv1.Chunk) {
 		for _, c := range cs {
-			f(bus.ChunkObjectName(c.Digest), c.Bytes)
+			f(bus.ChunkObjectNameIn(ref.Name, c.Digest), c.Bytes)
 		}
 	}
 	chunks(root.chunks)
 	for _, p := range root.pages {
-		name := bus.PageObjectName(p.Digest)
+		name := bus.PageObjectNameIn(ref.Name, p.Digest)
 		if !f(name, p.Size) {
 			continue
 		}
 		page, err := e.manifestObjects(name, func() (manifestObjects, error) {
-			cs, err := e.loader.Page(ctx, ref.Bucket, p)
+			cs, err := e.loader.Page(ctx, ref, p)
 			return manifestObjects{chunks: cs}, err
 		})
 		if err != nil {
@@ -197,9 +232,9 @@ func (e *Engine) manifestObjects(name string, read func() (manifestObjects, erro
 	return o, nil
 }
 
-// sweep deletes the objects not in keep that are older than the grace
-// period.
-func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}) error {
+// sweep deletes the objects of this engine's owners (and, when all, those
+// without an owner) not in keep that are older than the grace period.
+func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}, all bool) error {
 	obs, err := e.js.ObjectStore(ctx, bus.ObjectStoreEnvelopes)
 	if err != nil {
 		return fmt.Errorf("open object store %s: %w", bus.ObjectStoreEnvelopes, err)
@@ -210,28 +245,49 @@ func (e *Engine) sweep(ctx context.Context, keep map[string]struct{}) error {
 	}
 	cutoff := time.Now().Add(-e.opts.GCGrace) // object times are the server's wall clock
 	var gone []string
+	unowned := 0
 	for _, in := range infos {
-		if _, ok := keep[in.Name]; ok || in.ModTime.After(cutoff) {
+		if _, ok := bus.ParseObjectOwner(in.Name); !ok {
+			unowned++
+		}
+		if _, ok := keep[in.Name]; ok || in.ModTime.After(cutoff) || !e.ownsObject(in.Name, all) {
 			continue
+		}
+		if _, ok := bus.ParseObjectOwner(in.Name); !ok {
+			unowned--
 		}
 		gone = append(gone, in.Name)
 		delete(e.manifests, in.Name)
 	}
+	e.unownedLeft = unowned > 0
 	if len(gone) == 0 {
 		return nil
 	}
 	// Deleting thousands of objects takes seconds: it runs beside the
 	// loop, and a publish that needs one of them again writes it after
-	// its deletion.
+	// its deletion. It stops with the engine, and Run waits for it: once a
+	// shard moved, only its new holder, whose writer does not know of this
+	// deletion, may delete its objects (the rest go at the next collection).
 	log, m := e.opts.Log, e.m
-	e.pub.Writer().Delete(context.WithoutCancel(ctx), gone, func(n int, err error) {
+	done := make(chan struct{})
+	if e.pub.Writer().Delete(ctx, gone, func(n int, err error) {
+		defer close(done)
 		m.collected(n)
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			log.Error(err, "collect unreferenced snapshot objects")
 		}
 		log.V(1).Info("collected unreferenced snapshot objects", "objects", n)
-	})
+	}) {
+		e.sweeping = done
+	}
 	return nil
+}
+
+// sweepDone waits until the last collection's deletions stopped.
+func (e *Engine) sweepDone() {
+	if e.sweeping != nil {
+		<-e.sweeping
+	}
 }
 
 // trim drops the oldest events of one inventory's history beyond its

@@ -105,7 +105,7 @@ func TestGarbageCollectionKeepsExactlyWhatRetainedRevisionsNeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range m.Chunks {
-			need[bus.ChunkObjectName(c.Digest)] = true
+			need[bus.ChunkObjectNameIn(ev.ManifestRef.Name, c.Digest)] = true
 		}
 		if ev.DeltaRef != nil {
 			need[ev.DeltaRef.Name] = true

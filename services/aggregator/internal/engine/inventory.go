@@ -134,6 +134,9 @@ func (e *Engine) applyConfig(ent jetstream.KeyValueEntry) {
 		return
 	}
 	name := busv1.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
+	if !e.owns(name) {
+		return // another shard's
+	}
 	st := e.invs[name]
 	if ent.Operation() != jetstream.KeyValuePut {
 		if st == nil || st.cfg == nil || e.holdDeletion(st) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,6 +83,11 @@ type Metrics struct {
 	historyLost      *prometheus.CounterVec
 	held             *prometheus.GaugeVec
 	usage            usageMetrics
+	shard            shardMetrics
+	// engines is how many engines run (one per shard held): leader is 1
+	// while any does.
+	engines int
+	mu      sync.Mutex
 }
 
 // NewMetrics registers the engine's instruments on reg; nil reg returns nil,
@@ -125,11 +131,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		held: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: NameHeld,
 			Help: "1 while publishes are held for a bucket's marker: rows (rows-synced) or config (config-complete)."},
 			[]string{LabelBucket}),
-		usage: newUsageMetrics(),
+		usage: newUsageMetrics(), shard: newShardMetrics(),
 	}
 	reg.MustRegister(m.leader, m.snapshotDuration, m.publishDuration, m.publishes, m.publishErrors,
 		m.rows, m.bytes, m.rowUpdates, m.objectBytes, m.bulkDeferrals, m.gcDeleted, m.historyLost, m.held)
 	reg.MustRegister(m.usage.collectors()...)
+	reg.MustRegister(m.shard.collectors()...)
 	// Every reason's series exists from the start, so rate() sees the first
 	// event.
 	for _, r := range []busv1.SnapshotReason{busv1.ReasonChange, busv1.ReasonPeriodic, busv1.ReasonDeleted} {
@@ -138,21 +145,27 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-// lead marks this replica as the running leader.
+// lead marks an engine running: this replica leads (works on a shard).
 func (m *Metrics) lead() {
 	if m != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.engines++
 		m.leader.Set(1)
 	}
 }
 
-// stepDown marks the engine stopped and drops the per-inventory series: a
-// standby does not report the snapshots it no longer publishes.
+// stepDown marks an engine stopped; the replica stops leading with its
+// last. The engine drops its inventories' series itself (shardGone): a
+// replica does not report the snapshots it no longer publishes.
 func (m *Metrics) stepDown() {
 	if m != nil {
-		m.leader.Set(0)
-		m.rows.Reset()
-		m.bytes.Reset()
-		m.namespaceUsage(nil)
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.engines--
+		if m.engines == 0 {
+			m.leader.Set(0)
+		}
 	}
 }
 

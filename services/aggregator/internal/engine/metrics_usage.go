@@ -69,19 +69,28 @@ func (m *Metrics) historyPurged() {
 	}
 }
 
-// namespaceUsage sets the usage series of every namespace in u, and drops
-// those of namespaces no longer listed.
-func (m *Metrics) namespaceUsage(u map[string]nsUsage) {
+// namespaceUsage sets the usage series of every namespace in u, drops
+// those of namespaces in prev (the engine's last report) no longer in u,
+// and returns the namespaces reported now. Other engines' (shards')
+// namespaces are left alone.
+func (m *Metrics) namespaceUsage(prev map[string]struct{}, u map[string]nsUsage) map[string]struct{} {
+	now := make(map[string]struct{}, len(u))
 	if m == nil {
-		return
+		return now
 	}
-	for _, g := range []*prometheus.GaugeVec{m.usage.nsBytes, m.usage.nsBytesQuota, m.usage.nsRevs, m.usage.nsRevsQuota} {
-		g.Reset()
+	for ns := range prev {
+		if _, ok := u[ns]; !ok {
+			for _, g := range []*prometheus.GaugeVec{m.usage.nsBytes, m.usage.nsBytesQuota, m.usage.nsRevs, m.usage.nsRevsQuota} {
+				g.DeleteLabelValues(ns)
+			}
+		}
 	}
 	for ns, x := range u {
+		now[ns] = struct{}{}
 		m.usage.nsBytes.WithLabelValues(ns).Set(float64(x.bytes))
 		m.usage.nsBytesQuota.WithLabelValues(ns).Set(float64(x.quota.BusBytes))
 		m.usage.nsRevs.WithLabelValues(ns).Set(float64(x.revisions))
 		m.usage.nsRevsQuota.WithLabelValues(ns).Set(float64(x.quota.HistoryRevisions))
 	}
+	return now
 }

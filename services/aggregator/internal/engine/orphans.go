@@ -32,7 +32,7 @@ func (e *Engine) adoptOrphans(ctx context.Context) {
 	}
 	for subject := range info.State.Subjects {
 		inv, err := bus.ParseSnapshotSubject(subject)
-		if err != nil || e.invs[inv] != nil {
+		if err != nil || e.invs[inv] != nil || !e.owns(inv) {
 			continue
 		}
 		cfg, err := e.orphanConfig(ctx, inv)

@@ -79,7 +79,7 @@ func (e *Engine) enforceQuotas(ctx context.Context, history map[string][]retaine
 		usage[ns] = u
 		e.quotaOutcome(ns, u)
 	}
-	e.m.namespaceUsage(usage)
+	e.usageNS = e.m.namespaceUsage(e.usageNS, usage)
 	return nil
 }
 

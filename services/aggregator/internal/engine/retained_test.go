@@ -51,7 +51,7 @@ func TestStatusReportsTheHistoryKeptAfterTrimming(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range m.Chunks {
-			referenced[bus.ChunkObjectName(c.Digest)] = true
+			referenced[bus.ChunkObjectNameIn(ev.ManifestRef.Name, c.Digest)] = true
 		}
 	}
 	objects := storeObjects(t, b)

@@ -45,7 +45,7 @@ func TestRetentionKeepsAnInventorysOwnRevisionsAndTheChunksTheyShare(t *testing.
 		}
 		out := map[string]bool{}
 		for _, c := range m.Chunks {
-			out[bus.ChunkObjectName(c.Digest)] = true
+			out[bus.ChunkObjectNameIn(ev.ManifestRef.Name, c.Digest)] = true
 		}
 		return out
 	}

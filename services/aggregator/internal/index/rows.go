@@ -133,6 +133,26 @@ func (x *Rows) Delete(key busv1.RowKey) *Row {
 	return old
 }
 
+// InNamespace returns the rows of the Targets of namespace ns ("" for
+// ClusterTargets).
+func (x *Rows) InNamespace(ns string) []*Row {
+	out := make([]*Row, 0, len(x.byNS[ns]))
+	for _, r := range x.byNS[ns] {
+		out = append(out, r)
+	}
+	return out
+}
+
+// Namespaces returns the Target namespaces rows are held for ("" for
+// ClusterTargets).
+func (x *Rows) Namespaces() []string {
+	out := make([]string, 0, len(x.byNS))
+	for ns := range x.byNS {
+		out = append(out, ns)
+	}
+	return out
+}
+
 // each calls f for every row an inventory of cfg may select.
 func (x *Rows) each(cfg *busv1.InventoryConfig, f func(*Row)) {
 	ns := cfg.Namespace

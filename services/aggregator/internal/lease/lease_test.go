@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 	"kollect.dev/kollect/pkg/testenv"
 )
@@ -42,25 +43,32 @@ func TestALeaseHeldByAnotherReplicaIsNotTakenUntilItExpires(t *testing.T) {
 	}
 }
 
-func TestTheHolderStopsWorkingWhenAnotherReplicaTakesTheLease(t *testing.T) {
+func TestARetiredLeaseWaitsForTheActiveReplicaThenKeepsEveryReplicaOfEarlierReleasesIdle(t *testing.T) {
 	kv := bucket(t)
-	l := New(kv, "k", "me", 300*time.Millisecond)
+	plant(t, kv, "old-leader", time.Now().Add(time.Hour))
+	if _, err := New(kv, "k", Retired, time.Minute).try(context.Background()); !errors.Is(err, errHeld) {
+		t.Fatalf("retiring a lease an earlier release's leader holds = %v, want errHeld", err)
+	}
+	plant(t, kv, "old-leader", time.Now().Add(-time.Second))
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	lost := make(chan struct{})
-	go func() {
-		_ = l.Run(ctx, func(wctx context.Context) error {
-			// Another replica overwrites the lease behind our back.
-			plant(t, kv, "other", time.Now().Add(time.Hour))
-			<-wctx.Done()
-			close(lost)
-			<-ctx.Done()
-			return nil
-		})
-	}()
-	select {
-	case <-lost:
-	case <-time.After(30 * time.Second):
-		t.Fatal("work kept running after the lease was taken")
+	t.Cleanup(cancel)
+	held := make(chan struct{})
+	go Retire(ctx, kv, "k", 150*time.Millisecond, held, logr.Discard())
+	go Retire(ctx, kv, "k", 150*time.Millisecond, nil, logr.Discard()) // another sharded replica
+	testenv.EventuallyTrue(t, 5*time.Second, "the retired lease held", func() bool {
+		select {
+		case <-held:
+			return true
+		default:
+			return false
+		}
+	})
+	testenv.EventuallyTrue(t, 5*time.Second, "two sharded replicas renewed the retired lease", func() bool {
+		e, err := kv.Get(context.Background(), "k")
+		return err == nil && e.Revision() >= 6
+	})
+	old := New(kv, "k", "old-standby", time.Minute)
+	if _, err := old.try(context.Background()); !errors.Is(err, errHeld) {
+		t.Fatalf("a replica of an earlier release took the retired lease: %v", err)
 	}
 }

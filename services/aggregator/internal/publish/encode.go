@@ -31,7 +31,7 @@ func (p *Publisher) encode(ctx context.Context, ev *busv1.SnapshotEvent, c Conte
 		// A periodic re-export of a revision its change event carried
 		// inline: the envelope is stored once, as an object every later
 		// periodic event references, instead of repeated in each.
-		ref, n, err := p.w.PutAddressed(ctx, bus.EnvelopeBlobObjectName, c.Reuse.Envelope)
+		ref, n, err := p.w.PutAddressed(ctx, bus.OwnerOf(ev.Inventory).Names(bus.EnvelopeBlobObjectName), c.Reuse.Envelope)
 		if err != nil {
 			return nil, r, err
 		}
@@ -44,7 +44,7 @@ func (p *Publisher) encode(ctx context.Context, ev *busv1.SnapshotEvent, c Conte
 	ev.ManifestRef, ev.EnvelopeRef = r.Body.ManifestRef, r.Body.EnvelopeRef
 	delta := c.Delta
 	if delta != nil && size+len(delta) > p.limit {
-		ref, n, err := p.w.PutJSON(ctx, bus.DeltaObjectName, json.RawMessage(delta))
+		ref, n, err := p.w.PutJSON(ctx, bus.OwnerOf(ev.Inventory).Names(bus.DeltaObjectName), json.RawMessage(delta))
 		if err != nil {
 			return nil, r, err
 		}

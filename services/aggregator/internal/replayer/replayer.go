@@ -49,6 +49,10 @@ type Options struct {
 	// replay, doubled before each further run (at most an hour); zero is
 	// 10 seconds.
 	RunBackoff time.Duration
+	// Owns, when set, restricts the Replayer to the replays of the
+	// inventories it accepts (an aggregator shard's, which publishes their
+	// snapshot events); nil runs every replay.
+	Owns func(busv1.NamespacedName) bool
 	// Log receives one line per replay finished or failed.
 	Log logr.Logger
 }
@@ -130,7 +134,8 @@ func (r *Replayer) Run(ctx context.Context) error {
 		}
 		key := ent.Key()
 		var req busv1.ReplayRequest
-		put := ent.Operation() == jetstream.KeyValuePut && json.Unmarshal(ent.Value(), &req) == nil
+		put := ent.Operation() == jetstream.KeyValuePut && json.Unmarshal(ent.Value(), &req) == nil &&
+			(r.opts.Owns == nil || r.opts.Owns(req.Inventory))
 		if a, ok := active[key]; ok && (!put || a.uid != req.UID) {
 			a.cancel()
 			delete(active, key)

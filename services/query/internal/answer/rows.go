@@ -38,7 +38,7 @@ func (r *Reader) RowsPage(ctx context.Context, ev *busv1.SnapshotEvent, offset, 
 			start += c.Rows
 			continue
 		}
-		raws, err := r.loader.ChunkRows(ctx, ev.ManifestRef.Bucket, c)
+		raws, err := r.loader.ChunkRows(ctx, ev.ManifestRef, c)
 		if err != nil {
 			return nil, fmt.Errorf("read rows of %s revision %d: %w", ev.Inventory, ev.Revision, err)
 		}
@@ -113,15 +113,15 @@ func (h *head) decode() (*busv1.Row, error) {
 // walker walks the rows of one revision in canonical order, holding one
 // chunk's rows at a time.
 type walker struct {
-	l      *history.Loader
-	bucket string
-	chunks []busv1.Chunk // the manifest's; nil for an inline envelope
-	ci     int           // the chunk being read
-	raws   []json.RawMessage
-	items  []busv1.Row // an inline envelope's rows
-	i      int         // the next row of raws or items
-	cur    head
-	ok     bool // cur is the row at i
+	l        *history.Loader
+	manifest *busv1.ObjectRef
+	chunks   []busv1.Chunk // the manifest's; nil for an inline envelope
+	ci       int           // the chunk being read
+	raws     []json.RawMessage
+	items    []busv1.Row // an inline envelope's rows
+	i        int         // the next row of raws or items
+	cur      head
+	ok       bool // cur is the row at i
 }
 
 // newWalker returns a walker over ev's rows.
@@ -136,7 +136,7 @@ func (r *Reader) newWalker(ctx context.Context, ev *busv1.SnapshotEvent) (*walke
 	if err != nil {
 		return nil, fmt.Errorf("read rows of %s revision %d: %w", ev.Inventory, ev.Revision, err)
 	}
-	w.bucket, w.chunks = ev.ManifestRef.Bucket, m.Chunks
+	w.manifest, w.chunks = ev.ManifestRef, m.Chunks
 	return w, nil
 }
 
@@ -178,7 +178,7 @@ func (w *walker) peek(ctx context.Context) (*head, bool, error) {
 		if w.ci >= len(w.chunks) {
 			return nil, false, nil
 		}
-		raws, err := w.l.ChunkRows(ctx, w.bucket, w.chunks[w.ci])
+		raws, err := w.l.ChunkRows(ctx, w.manifest, w.chunks[w.ci])
 		if err != nil {
 			return nil, false, err
 		}
