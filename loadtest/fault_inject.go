@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"time"
 
-
 	"kollect.dev/kollect/pkg/bus"
 )
 
