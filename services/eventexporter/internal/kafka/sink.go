@@ -15,7 +15,7 @@ import (
 )
 
 // Sink publishes snapshots to one Kafka topic. It implements sink.Sink,
-// sink.Checker, sink.DeltaWriter and sink.DriftChecker.
+// sink.Checker, sink.DeltaWriter, sink.DriftChecker and sink.RowStreamer.
 type Sink struct {
 	cl       *kgo.Client
 	opts     []kgo.Opt // cl's options, for the clients that read back (recall)
@@ -41,6 +41,12 @@ func newSink(cl *kgo.Client, opts []kgo.Opt, auth *authWatch, set settings, maxB
 	return &Sink{cl: cl, opts: opts, adm: kadm.NewClient(cl), auth: auth, set: set, maxBytes: maxBytes,
 		recallLimit: maxRecallRecords}
 }
+
+// StreamsRows makes the runtime hand full writes in snapshot mode the rows
+// as a stream (sink.RowStreamer): the envelope's parts are assembled from
+// them (parts.Stream). In perRow mode a full write needs every row's hash
+// to compare with what was sent, and is loaded.
+func (k *Sink) StreamsRows() bool { return !k.set.perRow }
 
 // NeedsDelta reports, in perRow mode, that a full write cannot tombstone
 // the rows deleted since a write this sink did not make (it remembers what
@@ -107,22 +113,38 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 }
 
 // writeSnapshot sends the envelope, or its parts, as records keyed by the
-// inventory: one partition, in order.
+// inventory: one partition, in order. A streamed snapshot's parts are
+// produced as they are assembled, up to produceBatchBytes of them at a
+// time, each batch acknowledged before the next is read.
 func (k *Sink) writeSnapshot(ctx context.Context, s sink.Snapshot) error {
-	ps, err := parts.Split(s.Envelope, limit(s.MaxExportBytes, k.maxBytes))
+	var (
+		batch []*kgo.Record
+		size  int
+		last  *kgo.Record
+	)
+	err := parts.Stream(ctx, s, limit(s.MaxExportBytes, k.maxBytes), func(p parts.Part) error {
+		last = k.snapshotRecord(p)
+		batch, size = append(batch, last), size+len(last.Value)
+		if size < produceBatchBytes {
+			return nil
+		}
+		err := k.produce(ctx, batch)
+		batch, size = nil, 0
+		return err
+	})
+	if err == nil {
+		err = k.produce(ctx, batch)
+	}
 	if err != nil {
 		return err
 	}
-	recs := make([]*kgo.Record, len(ps))
-	for i, p := range ps {
-		recs[i] = k.snapshotRecord(p)
-	}
-	if err := k.produce(ctx, recs); err != nil {
-		return err
-	}
-	k.produced.wrote(s.Envelope, recs[len(recs)-1])
+	k.produced.wrote(s.Envelope, last)
 	return nil
 }
+
+// produceBatchBytes is how many bytes of a streamed snapshot's records are
+// produced at once.
+const produceBatchBytes = 16 << 20
 
 // produce sends recs and waits for every acknowledgement.
 func (k *Sink) produce(ctx context.Context, recs []*kgo.Record) error {
