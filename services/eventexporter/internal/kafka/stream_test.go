@@ -1,0 +1,57 @@
+package kafka_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink/sinktest"
+)
+
+// TestAStreamedFullWriteSendsTheLoadedRecords writes one snapshot loaded to
+// a topic and, through a second sink, as the runtime hands it to a
+// RowStreamer (rows read from Snapshot.Rows) to another: the records, keys,
+// values and headers, must be the same, whole and in parts.
+func TestAStreamedFullWriteSendsTheLoadedRecords(t *testing.T) {
+	broker := startKafka(t)
+	tests := []struct {
+		name    string
+		binding int64
+	}{
+		{"a snapshot that fits is one record", 0},
+		{"the binding's maxExportBytes splits the envelope", 1500},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rows []busv1.Row
+			for j := range 30 {
+				rows = append(rows, row(fmt.Sprintf("u%02d", j), "<a href=\"x&y\">\u2028é</a>"+strings.Repeat("x", 60)))
+			}
+			sn := snap(t, web, 4, rows...)
+			sn.MaxExportBytes = tt.binding
+			var got [2][]record
+			for k, mode := range []string{"loaded", "streamed"} {
+				topic := fmt.Sprintf("%s-%d", mode, i)
+				s := newSink(t, private, sinkConfig(t, spec(broker, topic, v1alpha1.KafkaModeSnapshot)), nil)
+				w := sn
+				if mode == "streamed" {
+					if !s.StreamsRows() {
+						t.Fatal("a snapshot-mode sink does not stream rows")
+					}
+					w = sinktest.Streamed(sn)
+				}
+				write(t, s, w)
+				got[k] = records(t, broker, topic, func(b []byte) string { return string(b) })
+			}
+			if tt.binding > 0 && len(got[0]) < 3 {
+				t.Fatalf("%d records, want several parts", len(got[0]))
+			}
+			if d := cmp.Diff(got[0], got[1]); d != "" {
+				t.Fatalf("records (-loaded +streamed):\n%s", d)
+			}
+		})
+	}
+}
