@@ -144,7 +144,7 @@ func (k *Sink) writeSnapshot(ctx context.Context, s sink.Snapshot) error {
 
 // produceBatchBytes is how many bytes of a streamed snapshot's records are
 // produced at once.
-const produceBatchBytes = 16 << 20
+const produceBatchBytes = 4 << 20
 
 // produce sends recs and waits for every acknowledgement.
 func (k *Sink) produce(ctx context.Context, recs []*kgo.Record) error {
