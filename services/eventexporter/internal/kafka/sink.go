@@ -64,8 +64,9 @@ func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 // WriteDelta publishes s like Write. In perRow mode the records are those
 // of s.Delta (upserts and tombstones for its deletes), built from the delta
 // alone, unless this sink last sent another revision than the delta's base:
-// then, as in snapshot mode, the full snapshot is loaded (s.WithFull) and
-// written as Write does.
+// then the full snapshot is loaded (s.WithFull) and written as Write does.
+// In snapshot mode the snapshot is written whole, its rows streamed as in
+// a full write (StreamsRows).
 func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 	if k.set.perRow && k.deltaApplies(s) {
 		return k.write(ctx, s)
@@ -73,9 +74,12 @@ func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 	if k.high.Skip(s) {
 		return nil
 	}
-	full, err := s.WithFull(ctx)
-	if err != nil {
-		return fmt.Errorf("write %s to kafka topic %s: %w", s.Envelope.Inventory, k.set.topic, err)
+	full := s
+	if !k.StreamsRows() {
+		var err error
+		if full, err = s.WithFull(ctx); err != nil {
+			return fmt.Errorf("write %s to kafka topic %s: %w", s.Envelope.Inventory, k.set.topic, err)
+		}
 	}
 	full.Delta = nil
 	return k.write(ctx, full)

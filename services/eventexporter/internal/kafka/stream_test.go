@@ -1,6 +1,8 @@
 package kafka_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -13,8 +15,9 @@ import (
 
 // TestAStreamedFullWriteSendsTheLoadedRecords writes one snapshot loaded to
 // a topic and, through a second sink, as the runtime hands it to a
-// RowStreamer (rows read from Snapshot.Rows) to another: the records, keys,
-// values and headers, must be the same, whole and in parts.
+// RowStreamer (rows read from Snapshot.Rows) to another, and with a delta,
+// which snapshot mode writes whole from the streamed rows, to a third: the
+// records, keys, values and headers, must be the same, whole and in parts.
 func TestAStreamedFullWriteSendsTheLoadedRecords(t *testing.T) {
 	broker := startKafka(t)
 	tests := []struct {
@@ -32,8 +35,8 @@ func TestAStreamedFullWriteSendsTheLoadedRecords(t *testing.T) {
 			}
 			sn := snap(t, web, 4, rows...)
 			sn.MaxExportBytes = tt.binding
-			var got [2][]record
-			for k, mode := range []string{"loaded", "streamed"} {
+			var got [3][]record
+			for k, mode := range []string{"loaded", "streamed", "delta"} {
 				topic := fmt.Sprintf("%s-%d", mode, i)
 				s := newSink(t, private, sinkConfig(t, spec(broker, topic, v1alpha1.KafkaModeSnapshot)), nil)
 				w := sn
@@ -43,14 +46,27 @@ func TestAStreamedFullWriteSendsTheLoadedRecords(t *testing.T) {
 					}
 					w = sinktest.Streamed(sn)
 				}
-				write(t, s, w)
+				if mode == "delta" { // a delta a snapshot-mode sink writes whole
+					w = sinktest.Streamed(sn)
+					w.Delta = &busv1.Delta{BaseRevision: 3, BaseChecksum: "base", Deletes: []busv1.RowKey{{UID: "gone"}}}
+					w.Load = func(context.Context) (busv1.Envelope, error) {
+						return busv1.Envelope{}, errors.New("the write loaded the snapshot instead of streaming its rows")
+					}
+					if err := s.WriteDelta(context.Background(), w); err != nil {
+						t.Fatalf("write the delta: %v", err)
+					}
+				} else {
+					write(t, s, w)
+				}
 				got[k] = records(t, broker, topic, func(b []byte) string { return string(b) })
 			}
 			if tt.binding > 0 && len(got[0]) < 3 {
 				t.Fatalf("%d records, want several parts", len(got[0]))
 			}
-			if d := cmp.Diff(got[0], got[1]); d != "" {
-				t.Fatalf("records (-loaded +streamed):\n%s", d)
+			for k, mode := range []string{"streamed", "delta"} {
+				if d := cmp.Diff(got[0], got[k+1]); d != "" {
+					t.Fatalf("records (-loaded +%s):\n%s", mode, d)
+				}
 			}
 		})
 	}
