@@ -3,6 +3,7 @@ package kafka_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -82,4 +83,35 @@ func atoi(t *testing.T, s string) int {
 		t.Fatalf("part index %q: %v", s, err)
 	}
 	return n
+}
+
+// TestAStreamedPerRowWriteHoldsABatchAndTheRowHashes sends the snapshots
+// of TestAStreamedFullWriteHoldsAPartNotTheInventory in perRow mode: the
+// write holds a batch of records and the key and hash of every row (the
+// sink keeps them to send only what changes), not the snapshot: about
+// 150 bytes per row, within the slack the heap test allows between n and
+// 4n rows at its default size.
+func TestAStreamedPerRowWriteHoldsABatchAndTheRowHashes(t *testing.T) {
+	broker := kfakeProcess(t)
+	s := newSink(t, private, sinkConfig(t, spec(broker, "heap-rows", v1alpha1.KafkaModePerRow)), nil)
+	sinktest.StreamedWriteHeap(t, web, 128<<20, func(sn sink.Snapshot) error {
+		return s.Write(context.Background(), sn)
+	}, func(sn sink.Snapshot) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		recs, err := readTopic(ctx, broker, "heap-rows", kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd().Relative(-1)))
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("read the last records: %d records, %v", len(recs), err)
+		}
+		var inv kafka.InventoryValue // the last record of the inventory key's partition
+		for _, r := range recs {
+			if h, _ := header(r, kafka.HeaderRecord); h == kafka.RecordInventory {
+				_ = json.Unmarshal(r.Value, &inv)
+			}
+		}
+		if inv.Revision != sn.Envelope.Revision || inv.ItemCount != sn.Envelope.ItemCount {
+			t.Fatalf("the last inventory record is %+v, want revision %d with %d rows", inv,
+				sn.Envelope.Revision, sn.Envelope.ItemCount)
+		}
+	})
 }

@@ -42,11 +42,11 @@ func newSink(cl *kgo.Client, opts []kgo.Opt, auth *authWatch, set settings, maxB
 		recallLimit: maxRecallRecords}
 }
 
-// StreamsRows makes the runtime hand full writes in snapshot mode the rows
-// as a stream (sink.RowStreamer): the envelope's parts are assembled from
-// them (parts.Stream). In perRow mode a full write needs every row's hash
-// to compare with what was sent, and is loaded.
-func (k *Sink) StreamsRows() bool { return !k.set.perRow }
+// StreamsRows makes the runtime hand full writes the rows as a stream
+// (sink.RowStreamer): in snapshot mode the envelope's parts are assembled
+// from them (parts.Stream), in perRow mode each is compared with what was
+// sent as it is read.
+func (k *Sink) StreamsRows() bool { return true }
 
 // NeedsDelta reports, in perRow mode, that a full write cannot tombstone
 // the rows deleted since a write this sink did not make (it remembers what

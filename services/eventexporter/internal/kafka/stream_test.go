@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 )
 
@@ -69,5 +71,38 @@ func TestAStreamedFullWriteSendsTheLoadedRecords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAStreamedPerRowWriteSendsTheLoadedRecords writes two revisions in
+// perRow mode, loaded to one topic and streamed to another (the second
+// revision changes a row, deletes one and adds one): the records must be
+// the same, tombstones included (compared in key order: a write sends them
+// in no particular order).
+func TestAStreamedPerRowWriteSendsTheLoadedRecords(t *testing.T) {
+	broker := startKafka(t)
+	html := "<a href=\"x&y\">\u2028é</a>"
+	revs := []sink.Snapshot{
+		snap(t, web, 1, row("u1", html), row("u2", 2), row("u3", 3)),
+		snap(t, web, 2, row("u1", html), row("u2", "changed"), row("u4", 4)),
+	}
+	var got [2][]record
+	for k, mode := range []string{"loaded", "streamed"} {
+		topic := "perrow-" + mode
+		s := newSink(t, private, sinkConfig(t, spec(broker, topic, v1alpha1.KafkaModePerRow)), nil)
+		for _, sn := range revs {
+			if mode == "streamed" {
+				sn = sinktest.Streamed(sn)
+			}
+			write(t, s, sn)
+		}
+		got[k] = records(t, broker, topic, func(b []byte) string { return string(b) })
+		slices.SortStableFunc(got[k], func(a, b record) int { return strings.Compare(a.Key, b.Key) })
+	}
+	if len(got[0]) != 3+1+2+1+1 { // rev 1: 3 rows and the inventory; rev 2: 2 rows, a tombstone, the inventory
+		t.Fatalf("%d records, want 8", len(got[0]))
+	}
+	if d := cmp.Diff(got[0], got[1]); d != "" {
+		t.Fatalf("records (-loaded +streamed):\n%s", d)
 	}
 }

@@ -199,6 +199,11 @@ func escapedLen(raw []byte) int64 {
 	return n
 }
 
+// AppendRow appends a row's canonical JSON raw (as Snapshot.Rows yields
+// it) as json.Marshal encodes the row: what Split and the Kafka sink's
+// row records hold.
+func AppendRow(b, raw []byte) []byte { return appendHTMLEscaped(b, raw) }
+
 // appendHTMLEscaped appends the canonical JSON raw with <, > and & escaped
 // as encoding/json escapes them by default, so that it is what json.Marshal
 // gives for the row (the canonical encoding escapes U+2028 and U+2029
