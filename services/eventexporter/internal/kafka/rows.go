@@ -91,7 +91,10 @@ type rowValue struct {
 // tombstone per deleted row, then the inventory record. The changes are
 // s.Delta's when set (the envelope's items are not needed), else the
 // difference with the rows this sink last sent for the inventory; without
-// either, or for a repair, every row is sent.
+// either, or for a repair, every row is sent. A full write reads the rows
+// from s.Rows (streamed from the bus unless s is loaded) and produces the
+// changed ones produceBatchBytes at a time: it holds a batch of records
+// and the key and hash of every row, which the sink keeps anyway.
 func (k *Sink) writeRows(ctx context.Context, s sink.Snapshot) error {
 	if s.Delta != nil {
 		return k.writeDeltaRows(ctx, s)
@@ -100,37 +103,73 @@ func (k *Sink) writeRows(ctx context.Context, s sink.Snapshot) error {
 	invKey := InventoryKey(env.Cluster, env.Inventory)
 	last, _ := k.rows.get(invKey)
 	prev := last.hashes
-	encoded, next, err := encodeRows(env)
-	if err != nil {
-		return err
-	}
 	prefix, err := rowPrefix(env)
 	if err != nil {
 		return err
 	}
 	maxBytes := limit(s.MaxExportBytes, k.maxBytes)
-	var recs []*kgo.Record
-	for i, r := range env.Items {
-		key := RowKey(env.Cluster, env.Inventory, r.Key())
-		if h, ok := prev[key]; ok && h == next[key] && !s.Repair {
-			continue
-		}
-		rec, err := k.rowRecord(env, prefix, r, encoded[i], maxBytes)
+	next := make(map[string][32]byte, env.ItemCount)
+	var (
+		batch []*kgo.Record
+		size  int
+		n     int
+	)
+	for raw, err := range s.Rows(ctx) {
 		if err != nil {
 			return err
 		}
-		recs = append(recs, rec)
+		n++
+		r, err := rowIdentity(raw)
+		if err != nil {
+			return sink.Permanent(fmt.Errorf("decode row %d of %s: %w", n, env.Inventory, err))
+		}
+		row := parts.AppendRow(nil, raw)
+		key := RowKey(env.Cluster, env.Inventory, r.Key())
+		h := sha256.Sum256(row)
+		next[key] = h
+		if ph, ok := prev[key]; ok && ph == h && !s.Repair {
+			continue
+		}
+		rec, err := k.rowRecord(env, prefix, r, row, maxBytes)
+		if err != nil {
+			return err
+		}
+		if batch, size = append(batch, rec), size+len(rec.Value); size >= produceBatchBytes {
+			if err := k.produce(ctx, batch); err != nil {
+				return err
+			}
+			batch, size = nil, 0
+		}
+	}
+	if n != env.ItemCount {
+		return fmt.Errorf("the snapshot of %s streamed %d rows, its header says %d", env.Inventory, n, env.ItemCount)
 	}
 	for key := range prev {
 		if _, ok := next[key]; !ok {
-			recs = append(recs, k.tombstone(env, key))
+			batch = append(batch, k.tombstone(env, key))
 		}
 	}
-	if err := k.close(ctx, env, recs); err != nil {
+	if err := k.close(ctx, env, batch); err != nil {
 		return err
 	}
 	k.rows.put(invKey, sentRows{revision: env.Revision, checksum: env.Checksum, hashes: next})
 	return nil
+}
+
+// rowIdentity decodes a row's key and names from its JSON, not its
+// attributes: what its record's key and messages need.
+func rowIdentity(raw []byte) (busv1.Row, error) {
+	var v struct {
+		TargetNamespace string `json:"targetNamespace"`
+		TargetName      string `json:"targetName"`
+		Namespace       string `json:"namespace"`
+		Name            string `json:"name"`
+		UID             string `json:"uid"`
+		Kind            string `json:"kind"`
+	}
+	err := json.Unmarshal(raw, &v)
+	return busv1.Row{TargetNamespace: v.TargetNamespace, TargetName: v.TargetName, Namespace: v.Namespace, Name: v.Name,
+		UID: v.UID, Kind: v.Kind}, err
 }
 
 // writeDeltaRows sends the records of s.Delta: its upserts, encoded from the
@@ -181,22 +220,6 @@ func (k *Sink) close(ctx context.Context, env busv1.Envelope, recs []*kgo.Record
 	}
 	k.produced.wrote(env, inv)
 	return nil
-}
-
-// encodeRows encodes each row of env and returns the encodings and the
-// content hash of each row key.
-func encodeRows(env busv1.Envelope) ([][]byte, map[string][32]byte, error) {
-	encoded := make([][]byte, len(env.Items))
-	hashes := make(map[string][32]byte, len(env.Items))
-	for i, r := range env.Items {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return nil, nil, fmt.Errorf("encode row %s: %w", parts.RowName(r), err)
-		}
-		encoded[i] = b
-		hashes[RowKey(env.Cluster, env.Inventory, r.Key())] = sha256.Sum256(b)
-	}
-	return encoded, hashes, nil
 }
 
 // rowPrefix is the encoded RowValue of env up to the row: every row value

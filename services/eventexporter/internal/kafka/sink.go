@@ -15,7 +15,7 @@ import (
 )
 
 // Sink publishes snapshots to one Kafka topic. It implements sink.Sink,
-// sink.Checker, sink.DeltaWriter and sink.DriftChecker.
+// sink.Checker, sink.DeltaWriter, sink.DriftChecker and sink.RowStreamer.
 type Sink struct {
 	cl       *kgo.Client
 	opts     []kgo.Opt // cl's options, for the clients that read back (recall)
@@ -42,6 +42,12 @@ func newSink(cl *kgo.Client, opts []kgo.Opt, auth *authWatch, set settings, maxB
 		recallLimit: maxRecallRecords}
 }
 
+// StreamsRows makes the runtime hand full writes the rows as a stream
+// (sink.RowStreamer): in snapshot mode the envelope's parts are assembled
+// from them (parts.Stream), in perRow mode each is compared with what was
+// sent as it is read.
+func (k *Sink) StreamsRows() bool { return true }
+
 // NeedsDelta reports, in perRow mode, that a full write cannot tombstone
 // the rows deleted since a write this sink did not make (it remembers what
 // it sent in memory only): the runtime then rebuilds the delta from the
@@ -58,8 +64,9 @@ func (k *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 // WriteDelta publishes s like Write. In perRow mode the records are those
 // of s.Delta (upserts and tombstones for its deletes), built from the delta
 // alone, unless this sink last sent another revision than the delta's base:
-// then, as in snapshot mode, the full snapshot is loaded (s.WithFull) and
-// written as Write does.
+// then the full snapshot is loaded (s.WithFull) and written as Write does.
+// In snapshot mode the snapshot is written whole, its rows streamed as in
+// a full write (StreamsRows).
 func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 	if k.set.perRow && k.deltaApplies(s) {
 		return k.write(ctx, s)
@@ -67,9 +74,12 @@ func (k *Sink) WriteDelta(ctx context.Context, s sink.Snapshot) error {
 	if k.high.Skip(s) {
 		return nil
 	}
-	full, err := s.WithFull(ctx)
-	if err != nil {
-		return fmt.Errorf("write %s to kafka topic %s: %w", s.Envelope.Inventory, k.set.topic, err)
+	full := s
+	if !k.StreamsRows() {
+		var err error
+		if full, err = s.WithFull(ctx); err != nil {
+			return fmt.Errorf("write %s to kafka topic %s: %w", s.Envelope.Inventory, k.set.topic, err)
+		}
 	}
 	full.Delta = nil
 	return k.write(ctx, full)
@@ -107,22 +117,38 @@ func (k *Sink) write(ctx context.Context, s sink.Snapshot) error {
 }
 
 // writeSnapshot sends the envelope, or its parts, as records keyed by the
-// inventory: one partition, in order.
+// inventory: one partition, in order. A streamed snapshot's parts are
+// produced as they are assembled, up to produceBatchBytes of them at a
+// time, each batch acknowledged before the next is read.
 func (k *Sink) writeSnapshot(ctx context.Context, s sink.Snapshot) error {
-	ps, err := parts.Split(s.Envelope, limit(s.MaxExportBytes, k.maxBytes))
+	var (
+		batch []*kgo.Record
+		size  int
+		last  *kgo.Record
+	)
+	err := parts.Stream(ctx, s, limit(s.MaxExportBytes, k.maxBytes), func(p parts.Part) error {
+		last = k.snapshotRecord(p)
+		batch, size = append(batch, last), size+len(last.Value)
+		if size < produceBatchBytes {
+			return nil
+		}
+		err := k.produce(ctx, batch)
+		batch, size = nil, 0
+		return err
+	})
+	if err == nil {
+		err = k.produce(ctx, batch)
+	}
 	if err != nil {
 		return err
 	}
-	recs := make([]*kgo.Record, len(ps))
-	for i, p := range ps {
-		recs[i] = k.snapshotRecord(p)
-	}
-	if err := k.produce(ctx, recs); err != nil {
-		return err
-	}
-	k.produced.wrote(s.Envelope, recs[len(recs)-1])
+	k.produced.wrote(s.Envelope, last)
 	return nil
 }
+
+// produceBatchBytes is how many bytes of a streamed snapshot's records are
+// produced at once.
+const produceBatchBytes = 4 << 20
 
 // produce sends recs and waits for every acknowledgement.
 func (k *Sink) produce(ctx context.Context, recs []*kgo.Record) error {

@@ -54,7 +54,8 @@ func msgID(p parts.Part, replay bool) string { return MsgID(p.Envelope, replay) 
 // a message, so that headers and envelope fit max_payload.
 func headerAllowance(env busv1.Envelope) int64 {
 	wide := env
-	wide.PartIndex, wide.PartTotal = len(env.Items)+1, len(env.Items)+1
+	most := max(len(env.Items), env.ItemCount) + 1 // a streamed snapshot's Items are nil
+	wide.PartIndex, wide.PartTotal = most, most
 	h := header(parts.Part{Envelope: wide})
 	h.Set(nats.MsgIdHdr, MsgID(wide, true))
 	h.Set(jetstreamExpectedStream, "x")

@@ -14,7 +14,8 @@ import (
 )
 
 // Sink publishes snapshots to one subject of an external NATS JetStream. It
-// implements sink.Sink, sink.Checker and sink.DriftChecker.
+// implements sink.Sink, sink.Checker, sink.DriftChecker and
+// sink.RowStreamer.
 type Sink struct {
 	set      settings
 	opts     []nats.Option
@@ -48,6 +49,11 @@ func (n *Sink) Write(ctx context.Context, s sink.Snapshot) error {
 	return nil
 }
 
+// StreamsRows makes the runtime hand full writes the rows as a stream
+// (sink.RowStreamer): each message is assembled from them as it is
+// published (parts.Stream), so that a write holds one message's rows.
+func (n *Sink) StreamsRows() bool { return true }
+
 func (n *Sink) publish(ctx context.Context, s sink.Snapshot) error {
 	js, nc, stream, err := n.ready(ctx)
 	if err != nil {
@@ -57,12 +63,8 @@ func (n *Sink) publish(ctx context.Context, s sink.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	ps, err := parts.Split(s.Envelope, limit)
-	if err != nil {
-		return err
-	}
 	var ack *jetstream.PubAck
-	for _, p := range ps {
+	err = parts.Stream(ctx, s, limit, func(p parts.Part) error {
 		msg := &nats.Msg{Subject: n.set.subject, Data: p.JSON, Header: header(p)}
 		id := msgID(p, s.Replay)
 		if s.Repair {
@@ -70,12 +72,17 @@ func (n *Sink) publish(ctx context.Context, s sink.Snapshot) error {
 			// remembers the first message's id in its duplicate window.
 			id += "/repair/" + s.Envelope.ExportedAt.UTC().Format(time.RFC3339Nano)
 		}
+		var err error
 		if ack, err = n.publishOne(ctx, js, msg, id, stream); err != nil {
 			if errors.Is(err, jetstream.ErrNoStreamResponse) {
 				n.forgetStream() // deleted or moved: find (or create) it again on the retry
 			}
 			return err
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	n.published.wrote(s.Envelope, ack)
 	return nil

@@ -4,7 +4,9 @@
 // objectstore.Sink from a KollectSnapshotSink of type azureblob. The
 // projection itself (keys, bodies, Parquet, the state object, the revision
 // rule, fencing, drift) belongs to package objectstore; objects are block
-// blobs written in one Put Blob each, and an object's version is its ETag.
+// blobs written in one Put Blob each, except a streamed JSON or NDJSON
+// body over one block (PutStream: staged blocks and one Put Block List),
+// and an object's version is its ETag.
 //
 // # Endpoint
 //
