@@ -11,9 +11,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Names of the load test's Kollect resources. One inventory per tier, in
-// the platform team's namespace, collects every load namespace: the
-// cluster-wide platform inventory is the case that must scale.
+// Names of the load test's Kollect resources. The system run's inventories
+// are named InventoryName in every load namespace (shape.go); the fault and
+// abuse suites and `kollect collect` use one inventory in ControlNamespace
+// whose Targets collect every load namespace (collectResources).
 const (
 	ControlNamespace = "kollect-load"
 	InventoryName    = "load"
