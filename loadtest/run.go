@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,7 +62,9 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 	if c.CollectOnly {
 		r.res.Mode = "collect"
 	}
-	r.c.Kinds = sourceKinds(c.Source)
+	if !c.CollectOnly {
+		r.c.Kinds = sourceKinds(c.Source)
+	}
 	r.res.Settings = Settings{Objects: c.Objects, Namespaces: c.Namespaces, Workers: c.Workers, QPS: c.QPS, Changes: c.Changes,
 		ChangeRate: c.ChangeRate, Deletes: c.Deletes, IdleSeconds: c.Idle.Seconds()}
 	defaults, err := demo.ChartMemoryLimits(root)
@@ -216,8 +219,10 @@ func (r *run) createAll(ctx context.Context) error {
 		r.countKinds()
 		return nil
 	}
-	if err := r.installWidgets(ctx, km); err != nil {
-		return err
+	if slices.Contains(r.c.Kinds, WidgetKind) {
+		if err := r.installWidgets(ctx, km); err != nil {
+			return err
+		}
 	}
 	if r.objs, err = createObjects(ctx, km, r.c); err != nil {
 		return err

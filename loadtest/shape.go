@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kollect.dev/kollect/deploy/demo"
@@ -199,7 +200,8 @@ func shapeResources(n int, tier string, kinds []string, dsn, repoURL string) str
 	return strings.Join(docs, "\n---\n")
 }
 
-// countKinds records the objects per kind and the shape.
+// countKinds records the objects per kind and, for a system run, the
+// shape.
 func (r *run) countKinds() {
 	s := &r.res.Settings
 	s.ObjectsByKind = map[string]int{}
@@ -207,6 +209,9 @@ func (r *run) countKinds() {
 		s.ObjectsByKind[o.Kind]++
 	}
 	s.ConfigMaps, s.Deployments = s.ObjectsByKind["ConfigMap"], s.ObjectsByKind["Deployment"]
+	if r.c.CollectOnly {
+		return
+	}
 	s.Shape = newShape(r.c.Namespaces, r.c.Kinds, r.objs)
 	s.Inventories = s.Shape.Inventories + s.Shape.ClusterInventories
 }
@@ -222,4 +227,29 @@ func (r *run) installWidgets(ctx context.Context, m kubeMutator) error {
 			_, err := m.dyn.Resource(widgetGVR).Namespace(ControlNamespace).List(ctx, metav1.ListOptions{Limit: 1})
 			return err == nil, nil
 		})
+}
+
+// pgMaxConnections is the PostgreSQL server's max_connections in a system
+// run: every namespace's database sink holds its own pool (up to 4
+// connections in the database exporter), so 100 namespaces' sinks would
+// exceed the server's default of 100 and exports would fail with "too many
+// clients".
+const pgMaxConnections = 1000
+
+// raisePGConnections sets max_connections for the namespaces' sinks and
+// restarts PostgreSQL (the setting needs a restart), keeping its data.
+func (r *run) raisePGConnections(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, r.p.DSN)
+	if err != nil {
+		return fmt.Errorf("connect postgres: %w", err)
+	}
+	_, err = conn.Exec(ctx, fmt.Sprintf("ALTER SYSTEM SET max_connections = %d", pgMaxConnections))
+	_ = conn.Close(ctx)
+	if err != nil {
+		return fmt.Errorf("set max_connections: %w", err)
+	}
+	if err := r.p.PG.StopServer(); err != nil {
+		return err
+	}
+	return r.p.PG.StartServer()
 }

@@ -15,6 +15,9 @@ import (
 
 // system starts the services and runs the sync, change and delete phases.
 func (r *run) system(ctx context.Context) error {
+	if err := r.raisePGConnections(ctx); err != nil {
+		return err
+	}
 	pg, err := newPGSink(ctx, r.p.DSN)
 	if err != nil {
 		return err
