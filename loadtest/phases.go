@@ -130,6 +130,9 @@ func (r *run) scrapeMetrics() {
 		_ = resp.Body.Close()
 	}
 	path := filepath.Join(r.c.OutDir, r.base()+"-metrics.txt")
+	if err := os.MkdirAll(r.c.OutDir, 0o755); err != nil {
+		r.step("writing metrics: %v", err)
+	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		r.step("writing metrics: %v", err)
 	}
