@@ -109,7 +109,7 @@ func (r *faultRun) workload(ctx context.Context, run int) {
 		case p == 0 && len(r.live) > 1:
 			r.deleteOne(ctx, rng)
 		case p == 1:
-			if o, err := createObject(ctx, r.cs, r.next, lc); err == nil {
+			if o, err := createObject(ctx, kubeMutator{cs: r.cs}, r.next, lc); err == nil {
 				r.live = append(r.live, o)
 			}
 			r.next++

@@ -244,7 +244,7 @@ func (r *faultRun) startSystem(ctx context.Context) error {
 	if err := createNamespaces(ctx, cs, r.c.Namespaces, faultTier); err != nil {
 		return err
 	}
-	if r.live, err = createObjects(ctx, cs, lc); err != nil {
+	if r.live, err = createObjects(ctx, kubeMutator{cs: cs}, lc); err != nil {
 		return err
 	}
 	for _, inst := range faultInstances {

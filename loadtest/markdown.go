@@ -6,6 +6,27 @@ import (
 	"strings"
 )
 
+// gauge renders a replica gauge, "—" when the service exports none.
+func gauge(v float64) string {
+	if v < 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// kindCounts lists the objects per kind ("ConfigMaps and Deployments" in
+// reports before the shape).
+func kindCounts(s Settings) string {
+	if len(s.ObjectsByKind) == 0 {
+		return fmt.Sprintf("%d ConfigMaps, %d Deployments", s.ConfigMaps, s.Deployments)
+	}
+	var out []string
+	for _, k := range sortedKeys(s.ObjectsByKind) {
+		out = append(out, fmt.Sprintf("%d %ss", s.ObjectsByKind[k], k))
+	}
+	return strings.Join(out, ", ")
+}
+
 // markdown renders the human report.
 func markdown(res *Result, base string) string {
 	var b strings.Builder
@@ -13,9 +34,14 @@ func markdown(res *Result, base string) string {
 	s := res.Settings
 	p("# Load test %s (%s mode), %s", res.Tier, res.Mode, res.Date)
 	p("")
-	p("%d objects (%d ConfigMaps, %d Deployments, mean %d bytes as JSON) in %d namespaces; %d inventory bound to a PostgreSQL and a Git perResource sink; %d workers at %.0f QPS; %.0f s idle; %d changes at %.0f/s; %d deletes.",
-		s.Objects, s.ConfigMaps, s.Deployments, s.AvgBytes, s.Namespaces, s.Inventories, s.Workers, s.QPS, s.IdleSeconds, s.Changes, s.ChangeRate, s.Deletes)
+	p("%d objects (%s, mean %d bytes as JSON) in %d namespaces; %d workers at %.0f QPS; %.0f s idle; %d changes at %.0f/s; %d deletes.",
+		s.Objects, kindCounts(s), s.AvgBytes, s.Namespaces, s.Workers, s.QPS, s.IdleSeconds, s.Changes, s.ChangeRate, s.Deletes)
 	p("")
+	if sh := s.Shape; sh.Namespaces > 0 {
+		p("**Shape**: %d namespaces, %d Targets (one per kind per namespace: %s), %d inventories (one per namespace, bound to a PostgreSQL and a Git perResource sink) and %d cluster inventory (%d ClusterTarget: the %ss of every namespace, bound to PostgreSQL); %d rows expected in all.",
+			sh.Namespaces, sh.Targets, strings.Join(sh.Kinds, ", "), sh.Inventories, sh.ClusterInventories, sh.ClusterTargets, sh.ClusterKind, sh.Rows)
+		p("")
+	}
 	p("Services' `--memory-limit` (Go soft limit 85%% of it): %s.", memoryLimits(s.MemoryLimits))
 	p("")
 	if s.NATSNodes > 0 {
@@ -55,16 +81,12 @@ func markdown(res *Result, base string) string {
 	if len(res.Replicas) > 0 {
 		p("## Replicas")
 		p("")
-		p("Work is rows written (collector) or row updates applied (aggregator); Targets/inventories come from the replica's gauge (— when the service exports none).")
+		p("Work is rows written (collector) or row updates applied (aggregator), its share the replica's part of its role's; Targets/inventories and rows held come from the replica's gauges (— when the service exports none).")
 		p("")
-		p("| replica | leader | Targets / inventories | rows | share | CPU s | peak RSS MiB |")
-		p("|---|---|---|---|---|---|---|")
+		p("| replica | leader | Targets / inventories | rows held | work | share | CPU s | peak RSS MiB |")
+		p("|---|---|---|---|---|---|---|---|")
 		for _, rep := range res.Replicas {
-			units := "—"
-			if rep.Units >= 0 {
-				units = fmt.Sprintf("%.0f", rep.Units)
-			}
-			p("| %s | %v | %s | %.0f | %.0f%% | %.1f | %.0f |", rep.Name, rep.Leader, units, rep.Work, 100*rep.Share, rep.CPUSeconds, rep.PeakRSSMiB)
+			p("| %s | %v | %s | %s | %.0f | %.0f%% | %.1f | %.0f |", rep.Name, rep.Leader, gauge(rep.Units), gauge(rep.Rows), rep.Work, 100*rep.Share, rep.CPUSeconds, rep.PeakRSSMiB)
 		}
 		p("")
 	}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -25,7 +26,7 @@ const (
 
 // Object is one created load object.
 type Object struct {
-	Kind      string // "ConfigMap" or "Deployment"
+	Kind      string // "ConfigMap", "Deployment", "Pod" or "Widget"
 	Namespace string
 	Name      string
 	UID       string
@@ -38,18 +39,33 @@ func namespaceName(i int) string { return fmt.Sprintf("load-%04d", i) }
 
 // objectName returns the name of object i of kind.
 func objectName(kind string, i int) string {
-	if kind == "ConfigMap" {
+	switch kind {
+	case "ConfigMap":
 		return fmt.Sprintf("cm-%06d", i)
+	case WidgetKind:
+		return fmt.Sprintf("widget-%06d", i)
 	}
 	return fmt.Sprintf("app-%06d", i)
 }
 
-// kindOf returns the kind of object i: even ConfigMaps, odd Deployments.
-func kindOf(i int) string {
-	if i%2 == 0 {
-		return "ConfigMap"
+// defaultKinds are the kinds objects cycle through when Config.Kinds is
+// empty.
+var defaultKinds = []string{"ConfigMap", "Deployment"}
+
+// kindOf returns the kind of object i: objects cycle through kinds
+// (default even ConfigMaps, odd Deployments).
+func kindOf(i int, kinds []string) string {
+	if len(kinds) == 0 {
+		kinds = defaultKinds
 	}
-	return "Deployment"
+	return kinds[i%len(kinds)]
+}
+
+// namespaceOf returns the namespace of object i: consecutive runs of one
+// object per kind share a namespace, as in the simulated source, so that
+// every namespace holds every kind.
+func namespaceOf(i int, c Config) string {
+	return namespaceName((i / max(1, len(c.Kinds))) % c.Namespaces)
 }
 
 // labels of object i; every fourth team differs so selections stay realistic.
@@ -115,6 +131,20 @@ func deployment(ns string, i int, tier string) *appsv1.Deployment {
 	}
 }
 
+// widget returns object i as a Widget, the custom resource kind.
+func widget(ns string, i int, tier string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": simsource.WidgetGroup + "/v1", "kind": WidgetKind,
+		"spec": map[string]any{"size": int64(i % 10), "color": []any{"red", "green", "blue"}[i%3],
+			"owner": fmt.Sprintf("team-%02d", i%23)},
+	}}
+	u.SetNamespace(ns)
+	u.SetName(objectName(WidgetKind, i))
+	u.SetLabels(labels(i, tier))
+	u.SetAnnotations(annotations(i))
+	return u
+}
+
 // createNamespaces creates the load namespaces and ControlNamespace.
 func createNamespaces(ctx context.Context, cs kubernetes.Interface, n int, tier string) error {
 	names := []string{ControlNamespace}
@@ -132,7 +162,7 @@ func createNamespaces(ctx context.Context, cs kubernetes.Interface, n int, tier 
 
 // createObjects creates n objects round-robin over namespaces with workers
 // concurrent writers and returns them by index.
-func createObjects(ctx context.Context, cs kubernetes.Interface, c Config) ([]Object, error) {
+func createObjects(ctx context.Context, cs kubeMutator, c Config) ([]Object, error) {
 	objs := make([]Object, c.Objects)
 	jobs := make(chan int)
 	errs := make(chan error, c.Workers)
@@ -166,15 +196,19 @@ feed:
 	return objs, err
 }
 
-func createObject(ctx context.Context, cs kubernetes.Interface, i int, c Config) (Object, error) {
-	ns := namespaceName(i % c.Namespaces)
-	o := Object{Kind: kindOf(i), Namespace: ns, Name: objectName(kindOf(i), i)}
+func createObject(ctx context.Context, m kubeMutator, i int, c Config) (Object, error) {
+	ns := namespaceOf(i, c)
+	kind := kindOf(i, c.Kinds)
+	o := Object{Kind: kind, Namespace: ns, Name: objectName(kind, i), Index: i}
 	var meta metav1.Object
 	var err error
-	if o.Kind == "ConfigMap" {
-		meta, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, configMap(ns, i, c.Tier), metav1.CreateOptions{})
-	} else {
-		meta, err = cs.AppsV1().Deployments(ns).Create(ctx, deployment(ns, i, c.Tier), metav1.CreateOptions{})
+	switch kind {
+	case "ConfigMap":
+		meta, err = m.cs.CoreV1().ConfigMaps(ns).Create(ctx, configMap(ns, i, c.Tier), metav1.CreateOptions{})
+	case WidgetKind:
+		meta, err = m.dyn.Resource(widgetGVR).Namespace(ns).Create(ctx, widget(ns, i, c.Tier), metav1.CreateOptions{})
+	default:
+		meta, err = m.cs.AppsV1().Deployments(ns).Create(ctx, deployment(ns, i, c.Tier), metav1.CreateOptions{})
 	}
 	if err != nil {
 		return o, fmt.Errorf("create %s %s/%s: %w", o.Kind, ns, o.Name, err)

@@ -77,8 +77,8 @@ func (r *run) deletes(ctx context.Context, pg *pgSink, git *gitSink) error {
 	var pgErr, gitErr error
 	wg.Go(func() {
 		pgErr = r.waitFor(ctx, "deleted rows gone", 100*time.Millisecond, func() (bool, error) {
-			left, err := pg.seqs(ctx, gone)
-			return err == nil && len(left) == 0, err
+			left, err := pg.present(ctx, gone)
+			return err == nil && left == 0, err
 		})
 		r.res.Delete.PostgresSeconds = time.Since(start).Seconds()
 	})
@@ -130,6 +130,9 @@ func (r *run) scrapeMetrics() {
 		_ = resp.Body.Close()
 	}
 	path := filepath.Join(r.c.OutDir, r.base()+"-metrics.txt")
+	if err := os.MkdirAll(r.c.OutDir, 0o755); err != nil {
+		r.step("writing metrics: %v", err)
+	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		r.step("writing metrics: %v", err)
 	}
@@ -142,12 +145,15 @@ func pgVersion(ctx context.Context, pg *pgSink) (string, error) {
 }
 
 // averageSize returns the mean JSON size of a sample of the load objects.
-func averageSize(tier string) int {
+func averageSize(tier string, kinds []string) int {
 	var total int
 	for i := range 100 {
 		var v any = configMap("ns", i, tier)
-		if kindOf(i) == "Deployment" {
+		switch kindOf(i, kinds) {
+		case "Deployment":
 			v = deployment("ns", i, tier)
+		case WidgetKind:
+			v = widget("ns", i, tier)
 		}
 		b, _ := json.Marshal(v)
 		total += len(b)

@@ -26,6 +26,9 @@ type Replica struct {
 	// holds, from the gauge replicaUnitMetric names; -1 when the service
 	// exports none.
 	Units float64 `json:"units"`
+	// Rows are the rows of those Targets or inventories, from the gauge
+	// replicaRowsMetric names; -1 when the service exports none.
+	Rows float64 `json:"rows"`
 	// Work is its rows: row writes (collector) or row updates taken into
 	// snapshots (aggregator); Share its part of the role's Work.
 	Work  float64 `json:"work"`
@@ -38,12 +41,17 @@ type Replica struct {
 // maxReplicaShare is the most of its role's work one replica may carry.
 const maxReplicaShare = 0.6
 
-// replicaWorkMetric counts a replica's rows; replicaUnitMetric is the gauge
-// of the Targets or inventories it holds (exported once the services are
-// sharded; absent before).
+// The metrics a replica's work is read from, in one place (the sharded
+// services' names: services/collector/internal/metrics and
+// services/aggregator/internal/engine/metrics*.go). replicaWorkMetric
+// counts a replica's row writes or updates; replicaUnitMetric is the gauge
+// of the Targets or inventories it holds and replicaRowsMetric of their
+// rows (exported once the services are sharded; absent before, summed
+// over the shards' series).
 var (
 	replicaWorkMetric = map[string]string{"collector": "kollect_collector_row_writes_total", "aggregator": "kollect_aggregator_row_updates_total"}
-	replicaUnitMetric = map[string]string{"collector": "kollect_collector_targets", "aggregator": "kollect_aggregator_inventories"}
+	replicaUnitMetric = map[string]string{"collector": "kollect_collector_targets", "aggregator": "kollect_aggregator_shard_inventories"}
+	replicaRowsMetric = map[string]string{"collector": "kollect_collector_rows", "aggregator": "kollect_aggregator_shard_rows"}
 )
 
 // replicaName names replica i of role: the first keeps the service's name.
@@ -127,9 +135,12 @@ func (r *run) replicas() []Replica {
 			if err != nil {
 				r.step("metrics of %s: %v", name, err)
 			}
-			rep := Replica{Role: role, Name: name, Leader: m["kollect_"+role+"_leader"] > 0, Work: m[replicaWorkMetric[role]], Units: -1}
+			rep := Replica{Role: role, Name: name, Leader: m["kollect_"+role+"_leader"] > 0, Work: m[replicaWorkMetric[role]], Units: -1, Rows: -1}
 			if v, ok := m[replicaUnitMetric[role]]; ok {
 				rep.Units = v
+			}
+			if v, ok := m[replicaRowsMetric[role]]; ok {
+				rep.Rows = v
 			}
 			total += rep.Work
 			out = append(out, rep)

@@ -47,7 +47,7 @@ func TestReplicasAreReadFromTheirMetrics(t *testing.T) {
 		return srv.Listener.Addr().(*net.TCPAddr).Port
 	}
 	r := &run{c: Config{CollectorReplicas: 2, AggregatorReplicas: 1}, out: testLog{t}, metrics: map[string]int{
-		"collector":   serve("# HELP x\nkollect_collector_leader 1\nkollect_collector_row_writes_total{op=\"put\"} 30\nkollect_collector_row_writes_total{op=\"delete\"} 10\nkollect_collector_targets 7\n"),
+		"collector":   serve("# HELP x\nkollect_collector_leader 1\nkollect_collector_row_writes_total{op=\"put\"} 30\nkollect_collector_row_writes_total{op=\"delete\"} 10\nkollect_collector_targets 7\nkollect_collector_rows 300\n"),
 		"collector-1": serve("kollect_collector_leader 0\nkollect_collector_row_writes_total{op=\"put\"} 60\n"),
 		"aggregator":  serve("kollect_aggregator_leader 1\nkollect_aggregator_row_updates_total 5\n"),
 	}}
@@ -55,10 +55,10 @@ func TestReplicasAreReadFromTheirMetrics(t *testing.T) {
 	for _, rep := range r.replicas() {
 		got[rep.Name] = rep
 	}
-	if c := got["collector"]; !c.Leader || c.Work != 40 || c.Units != 7 || c.Share != 0.4 {
+	if c := got["collector"]; !c.Leader || c.Work != 40 || c.Units != 7 || c.Rows != 300 || c.Share != 0.4 {
 		t.Errorf("collector: %+v", c)
 	}
-	if c := got["collector-1"]; c.Leader || c.Work != 60 || c.Units != -1 || c.Share != 0.6 {
+	if c := got["collector-1"]; c.Leader || c.Work != 60 || c.Units != -1 || c.Rows != -1 || c.Share != 0.6 {
 		t.Errorf("collector-1: %+v", c)
 	}
 	if a := got["aggregator"]; !a.Leader || a.Work != 5 || a.Share != 1 {

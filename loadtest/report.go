@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -113,9 +114,16 @@ func (r *run) targets() []TargetCheck {
 		if r.c.Objects >= 100000 {
 			add("initial sync to PostgreSQL (100k)", 60, r.res.InitialSync.PostgresSeconds, "s")
 		}
+		// Every replica counts: the highest peak of a role's replicas.
+		peak := map[string]float64{}
 		for _, p := range r.res.Processes {
-			if p.Name == "collector" || p.Name == "aggregator" {
-				add(p.Name+" peak RSS", 250, p.PeakRSSMiB, "MiB")
+			if role, _, _ := strings.Cut(p.Name, "-"); role == "collector" || role == "aggregator" {
+				peak[role] = max(peak[role], p.PeakRSSMiB)
+			}
+		}
+		for _, role := range []string{"aggregator", "collector"} {
+			if v, ok := peak[role]; ok {
+				add(role+" peak RSS (highest replica)", 250, v, "MiB")
 			}
 		}
 		add("change-to-PostgreSQL p99", 1, r.res.Postgres.P99, "s")

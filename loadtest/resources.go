@@ -11,9 +11,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Names of the load test's Kollect resources. One inventory per tier, in
-// the platform team's namespace, collects every load namespace: the
-// cluster-wide platform inventory is the case that must scale.
+// Names of the load test's Kollect resources. The system run's inventories
+// are named InventoryName in every load namespace (shape.go); the fault and
+// abuse suites and `kollect collect` use one inventory in ControlNamespace
+// whose Targets collect every load namespace (collectResources).
 const (
 	ControlNamespace = "kollect-load"
 	InventoryName    = "load"
@@ -93,8 +94,16 @@ subjects:
 `, ControlNamespace)
 }
 
-// sinkResources are the Secret and the PostgreSQL and Git perResource sinks.
+// sinkResources are the Secret and the PostgreSQL and Git perResource sinks
+// of the control namespace.
 func sinkResources(dsn, repoURL string) string {
+	return sinkResourcesIn(ControlNamespace, dsn, repoURL)
+}
+
+// sinkResourcesIn are the Secret and the PostgreSQL and Git perResource
+// sinks in namespace ns: every namespace's write the same table and
+// repository.
+func sinkResourcesIn(ns, dsn, repoURL string) string {
 	return fmt.Sprintf(`apiVersion: v1
 kind: Secret
 metadata: {name: postgres-dsn, namespace: %[1]s}
@@ -116,8 +125,7 @@ spec:
   type: postgres
   secretRef: {name: postgres-dsn}
   cluster: %[4]s
-  postgres: {table: %[5]s}
-`, ControlNamespace, dsn, repoURL, Cluster, Table)
+  postgres: {table: %[5]s}`, ns, dsn, repoURL, Cluster, Table)
 }
 
 // apply creates every object of a multi-document YAML string.

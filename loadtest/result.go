@@ -56,18 +56,23 @@ type Result struct {
 
 // Settings are the run's knobs.
 type Settings struct {
-	Objects     int     `json:"objects"`
-	ConfigMaps  int     `json:"configMaps"`
-	Deployments int     `json:"deployments"`
-	Namespaces  int     `json:"namespaces"`
-	Inventories int     `json:"inventories"`
-	Workers     int     `json:"workers"`
-	QPS         float32 `json:"qps"`
-	Changes     int     `json:"changes"`
-	ChangeRate  float64 `json:"changeRate"`
-	Deletes     int     `json:"deletes"`
-	AvgBytes    int     `json:"avgObjectBytes"`
-	IdleSeconds float64 `json:"idleSeconds"`
+	Objects     int `json:"objects"`
+	ConfigMaps  int `json:"configMaps"`
+	Deployments int `json:"deployments"`
+	Namespaces  int `json:"namespaces"`
+	// Inventories counts every inventory, the cluster inventory included;
+	// Shape says how the Targets and inventories divide the load, and
+	// ObjectsByKind the objects of each kind.
+	Inventories   int            `json:"inventories"`
+	Shape         Shape          `json:"shape"`
+	ObjectsByKind map[string]int `json:"objectsByKind,omitempty"`
+	Workers       int            `json:"workers"`
+	QPS           float32        `json:"qps"`
+	Changes       int            `json:"changes"`
+	ChangeRate    float64        `json:"changeRate"`
+	Deletes       int            `json:"deletes"`
+	AvgBytes      int            `json:"avgObjectBytes"`
+	IdleSeconds   float64        `json:"idleSeconds"`
 	// Source is where the objects live: "" (the real API server) or "sim"
 	// (loadtest/simsource).
 	Source string `json:"source,omitempty"`

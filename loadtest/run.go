@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"kollect.dev/kollect/deploy/demo"
@@ -60,8 +62,10 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 	if c.CollectOnly {
 		r.res.Mode = "collect"
 	}
-	r.res.Settings = Settings{Objects: c.Objects, ConfigMaps: (c.Objects + 1) / 2, Deployments: c.Objects / 2,
-		Namespaces: c.Namespaces, Inventories: 1, Workers: c.Workers, QPS: c.QPS, Changes: c.Changes,
+	if !c.CollectOnly {
+		r.c.Kinds = sourceKinds(c.Source)
+	}
+	r.res.Settings = Settings{Objects: c.Objects, Namespaces: c.Namespaces, Workers: c.Workers, QPS: c.QPS, Changes: c.Changes,
 		ChangeRate: c.ChangeRate, Deletes: c.Deletes, IdleSeconds: c.Idle.Seconds()}
 	defaults, err := demo.ChartMemoryLimits(root)
 	if err != nil {
@@ -193,8 +197,13 @@ func (r *run) createAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dyn, err := dynamic.NewForConfig(&cfg)
+	if err != nil {
+		return err
+	}
 	r.cs = cs
-	r.mut = kubeMutator{cs: cs}
+	km := kubeMutator{cs: cs, dyn: dyn}
+	r.mut = km
 	r.s.mark("create")
 	r.step("creating %d namespaces and %d objects with %d workers", r.c.Namespaces, r.c.Objects, r.c.Workers)
 	start := time.Now()
@@ -207,14 +216,20 @@ func (r *run) createAll(ctx context.Context) error {
 		}
 		r.res.CreateSeconds = time.Since(start).Seconds()
 		r.res.Settings.Source = SourceSim
-		r.res.Settings.ConfigMaps, r.res.Settings.Deployments = (r.c.Objects+3)/4, (r.c.Objects+2)/4
+		r.countKinds()
 		return nil
 	}
-	if r.objs, err = createObjects(ctx, cs, r.c); err != nil {
+	if slices.Contains(r.c.Kinds, WidgetKind) {
+		if err := r.installWidgets(ctx, km); err != nil {
+			return err
+		}
+	}
+	if r.objs, err = createObjects(ctx, km, r.c); err != nil {
 		return err
 	}
 	r.res.CreateSeconds = time.Since(start).Seconds()
-	r.res.Settings.AvgBytes = averageSize(r.c.Tier)
+	r.countKinds()
+	r.res.Settings.AvgBytes = averageSize(r.c.Tier, r.c.Kinds)
 	r.step("created %d objects in %.1fs (%.0f/s)", len(r.objs), r.res.CreateSeconds, float64(len(r.objs))/r.res.CreateSeconds)
 	return nil
 }

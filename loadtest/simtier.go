@@ -60,64 +60,6 @@ func (r *run) startSim(ctx context.Context) error {
 
 func accessorOf(o runtime.Object) (metav1.Object, error) { return meta.Accessor(o) }
 
-// simResources are the Profiles and Targets of the simulated source's Pods
-// and Widgets (collectResources has the ConfigMaps' and Deployments').
-func simResources(tier string) string {
-	return fmt.Sprintf(`apiVersion: kollect.dev/v1alpha1
-kind: KollectProfile
-metadata: {name: pods, namespace: %[1]s}
-spec:
-  targetGVK: {version: v1, kind: Pod}
-  attributes:
-  - {name: seq, path: "$.metadata.annotations['%[2]s']", type: string}
-  - {name: node, path: $.spec.nodeName, type: string, optional: true}
-  - {name: ip, path: $.status.podIP, type: string, optional: true}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectProfile
-metadata: {name: widgets, namespace: %[1]s}
-spec:
-  targetGVK: {group: %[5]s, version: v1, kind: Widget}
-  attributes:
-  - {name: seq, path: "$.metadata.annotations['%[2]s']", type: string}
-  - {name: color, path: $.spec.color, type: string, optional: true}
-  - {name: size, path: $.spec.size, type: int, optional: true}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectTarget
-metadata: {name: pods, namespace: %[1]s}
-spec:
-  profileRef: {name: pods}
-  labelSelector: {matchLabels: {%[3]s: %[4]q}}
----
-apiVersion: kollect.dev/v1alpha1
-kind: KollectTarget
-metadata: {name: widgets, namespace: %[1]s}
-spec:
-  profileRef: {name: widgets}
-  labelSelector: {matchLabels: {%[3]s: %[4]q}}
-`, ControlNamespace, SeqAnnotation, TierLabel, tier, simsource.WidgetGroup)
-}
-
-// simAccess lets the Targets' ServiceAccount list the Pods and Widgets as
-// well (control checks it on the real API server).
-func simAccess() string {
-	return fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: kollect-loadtest-read-sim}
-rules:
-- {apiGroups: [""], resources: [pods], verbs: [get, list, watch]}
-- {apiGroups: [%[2]s], resources: [widgets], verbs: [get, list, watch]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: kollect-loadtest-read-sim}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: kollect-loadtest-read-sim}
-subjects:
-- {kind: ServiceAccount, name: kollect, namespace: %[1]s}
-`, ControlNamespace, simsource.WidgetGroup)
-}
-
 // widgetCRD is the CustomResourceDefinition of the simulated Widgets.
 func widgetCRD() string {
 	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1

@@ -37,17 +37,41 @@ func (s *pgSink) count(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// seqs returns the exported seq attribute of the given objects, by uid;
-// absent rows are absent from the map.
+// counts returns the row count of every inventory in the table (a missing
+// table holds none).
+func (s *pgSink) counts(ctx context.Context) (map[busv1.NamespacedName]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT inventory_namespace, inventory_name, count(*) FROM public.`+Table+`
+WHERE cluster = $1 GROUP BY 1, 2`, Cluster)
+	if err != nil {
+		if strings.Contains(err.Error(), "does not exist") {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("count rows: %w", err)
+	}
+	defer rows.Close()
+	out := map[busv1.NamespacedName]int{}
+	for rows.Next() {
+		var inv busv1.NamespacedName
+		var n int
+		if err := rows.Scan(&inv.Namespace, &inv.Name, &n); err != nil {
+			return nil, err
+		}
+		out[inv] = n
+	}
+	return out, rows.Err()
+}
+
+// seqs returns the exported seq attribute of the given objects in their
+// namespaces' inventories, by uid; absent rows are absent from the map.
 func (s *pgSink) seqs(ctx context.Context, objs []Object) (map[string]string, error) {
-	targets, uids := make([]string, len(objs)), make([]string, len(objs))
+	nss, targets, uids := make([]string, len(objs)), make([]string, len(objs)), make([]string, len(objs))
 	for i, o := range objs {
-		targets[i], uids[i] = targetOf(o.Kind), o.UID
+		nss[i], targets[i], uids[i] = o.Namespace, targetOf(o.Kind), o.UID
 	}
 	rows, err := s.pool.Query(ctx, `SELECT source_uid, coalesce(attributes->>'seq', '') FROM public.`+Table+`
-WHERE cluster = $1 AND inventory_namespace = $2 AND inventory_name = $3 AND target_namespace = $2
-AND (target_name, source_uid) IN (SELECT * FROM unnest($4::text[], $5::text[]))`,
-		Cluster, ControlNamespace, InventoryName, targets, uids)
+WHERE cluster = $1 AND inventory_name = $2 AND inventory_namespace = target_namespace
+AND (inventory_namespace, target_name, source_uid) IN (SELECT * FROM unnest($3::text[], $4::text[], $5::text[]))`,
+		Cluster, InventoryName, nss, targets, uids)
 	if err != nil {
 		return nil, fmt.Errorf("query seqs: %w", err)
 	}
@@ -61,6 +85,18 @@ AND (target_name, source_uid) IN (SELECT * FROM unnest($4::text[], $5::text[]))`
 		out[uid] = seq
 	}
 	return out, rows.Err()
+}
+
+// present counts the rows of the given objects left in any inventory.
+func (s *pgSink) present(ctx context.Context, objs []Object) (int, error) {
+	uids := make([]string, len(objs))
+	for i, o := range objs {
+		uids[i] = o.UID
+	}
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM public.`+Table+` WHERE cluster = $1 AND source_uid = ANY($2)`,
+		Cluster, uids).Scan(&n)
+	return n, err
 }
 
 func (s *pgSink) close() { s.pool.Close() }
@@ -127,10 +163,15 @@ func (g *gitSink) file(path string) (string, error) {
 	return string(b), err
 }
 
-// state returns the inventory's state file at the current head.
+// state returns the control namespace's inventory's state file at the
+// current head.
 func (g *gitSink) state() (tree.State, error) {
+	return g.stateOf(busv1.NamespacedName{Namespace: ControlNamespace, Name: InventoryName})
+}
+
+// stateOf returns inventory inv's state file at the current head.
+func (g *gitSink) stateOf(inv busv1.NamespacedName) (tree.State, error) {
 	var s tree.State
-	inv := busv1.NamespacedName{Namespace: ControlNamespace, Name: InventoryName}
 	body, err := g.file(tree.StatePath(Cluster, inv))
 	if err != nil || body == "" {
 		return s, err

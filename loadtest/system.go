@@ -3,11 +3,11 @@ package loadtest
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/deploy/demo"
 	"kollect.dev/kollect/pkg/childproc"
 	"kollect.dev/kollect/pkg/testenv"
@@ -15,6 +15,9 @@ import (
 
 // system starts the services and runs the sync, change and delete phases.
 func (r *run) system(ctx context.Context) error {
+	if err := r.raisePGConnections(ctx); err != nil {
+		return err
+	}
 	pg, err := newPGSink(ctx, r.p.DSN)
 	if err != nil {
 		return err
@@ -34,10 +37,9 @@ func (r *run) system(ctx context.Context) error {
 		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port)}
 	}
 	extra["control"] = append(extra["control"], "--bus-replicas="+strconv.Itoa(busReplicas(len(r.bus.Nodes))))
-	resources := accessResources() + "\n---\n" + collectResources(r.c.Tier) + "\n---\n" + sinkResources(r.p.DSN, r.p.RepoURL)
+	resources := shapeResources(r.c.Namespaces, r.c.Tier, r.c.Kinds, r.p.DSN, r.p.RepoURL)
 	if r.sim != nil {
 		extra["collector"] = append(extra["collector"], "--source-kubeconfig="+r.sourceKubeconfig)
-		resources += "\n---\n" + simAccess() + "\n---\n" + simResources(r.c.Tier)
 	}
 	for role, n := range r.replicaCounts() {
 		extra[role] = append(extra[role], replicaFlags(role, 0, n)...)
@@ -131,31 +133,30 @@ func (r *run) waitFor(ctx context.Context, what string, interval time.Duration, 
 	return demo.Poll(ctx, r.exits, demo.PollOptions{What: what, Interval: interval, Timeout: r.c.Timeout, Logs: r.logDir()}, cond)
 }
 
-// initialSync waits until both sinks hold every object.
+// initialSync waits until every inventory holds its rows in PostgreSQL and
+// every namespaced inventory its files in Git.
 func (r *run) initialSync(ctx context.Context, start time.Time, pg *pgSink, git *gitSink) error {
+	want := expectedRows(r.objs)
 	var wg sync.WaitGroup
 	var pgErr, gitErr error
 	last := time.Now()
 	wg.Go(func() {
 		pgErr = r.waitFor(ctx, "complete PostgreSQL table", 250*time.Millisecond, func() (bool, error) {
-			n, err := pg.count(ctx)
-			r.res.InitialSync.Rows = n
+			got, err := pg.counts(ctx)
+			r.res.InitialSync.Rows = sum(got)
 			if time.Since(last) > 10*time.Second {
 				last = time.Now()
-				r.step("initial sync: %d rows, %d files", n, r.res.InitialSync.Files)
+				r.step("initial sync: %d of %d rows, %d files", r.res.InitialSync.Rows, sum(want), r.res.InitialSync.Files)
 			}
-			return n >= len(r.objs), err
+			return complete(got, want), err
 		})
 		r.res.InitialSync.PostgresSeconds = time.Since(start).Seconds()
 	})
 	wg.Go(func() {
 		gitErr = r.waitFor(ctx, "complete Git tree", 250*time.Millisecond, func() (bool, error) {
-			if _, err := git.refresh(); err != nil {
-				return false, err
-			}
-			st, err := git.state()
-			r.res.InitialSync.Files = len(st.Files)
-			return len(st.Files) >= len(r.objs), err
+			files, err := r.gitFiles(git)
+			r.res.InitialSync.Files = len(files)
+			return len(files) >= len(r.objs), err
 		})
 		r.res.InitialSync.GitSeconds = time.Since(start).Seconds()
 	})
@@ -164,14 +165,52 @@ func (r *run) initialSync(ctx context.Context, start time.Time, pg *pgSink, git 
 		return fmt.Errorf("initial sync: postgres: %v; git: %v", pgErr, gitErr)
 	}
 	r.step("initial sync: PostgreSQL %.1fs, Git %.1fs", r.res.InitialSync.PostgresSeconds, r.res.InitialSync.GitSeconds)
-	st, err := git.state()
+	files, err := r.gitFiles(git)
 	if err != nil {
 		return err
 	}
-	for _, o := range r.objs[:2] {
-		if !slices.Contains(st.Files, filePath(o)) {
-			return fmt.Errorf("the Git sink has no %s (first files: %v)", filePath(o), st.Files[:min(3, len(st.Files))])
+	for _, o := range r.objs[:min(len(r.objs), 2*len(r.c.Kinds))] {
+		if _, ok := files[filePath(o)]; !ok {
+			return fmt.Errorf("the Git sink has no %s", filePath(o))
 		}
 	}
 	return nil
+}
+
+// gitFiles refreshes the repository and returns the files every namespaced
+// inventory's state lists; an inventory not exported yet lists none.
+func (r *run) gitFiles(git *gitSink) (map[string]bool, error) {
+	if _, err := git.refresh(); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for i := range r.c.Namespaces {
+		st, err := git.stateOf(busv1.NamespacedName{Namespace: namespaceName(i), Name: InventoryName})
+		if err != nil {
+			return out, err
+		}
+		for _, f := range st.Files {
+			out[f] = true
+		}
+	}
+	return out, nil
+}
+
+// complete reports whether every inventory holds at least its expected
+// rows.
+func complete(got, want map[busv1.NamespacedName]int) bool {
+	for inv, n := range want {
+		if got[inv] < n {
+			return false
+		}
+	}
+	return true
+}
+
+func sum(m map[busv1.NamespacedName]int) int {
+	var n int
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
