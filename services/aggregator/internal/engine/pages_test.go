@@ -137,7 +137,7 @@ func TestGarbageCollectionKeepsThePagesOfRetainedRevisionsAndTheirChunks(t *test
 			t.Fatal(err)
 		}
 		for _, p := range root.Pages {
-			need[bus.PageObjectName(p.Digest)] = true
+			need[bus.PageObjectNameIn(ev.ManifestRef.Name, p.Digest)] = true
 			pages++
 		}
 		m, err := l.Manifest(context.Background(), &ev)
@@ -145,7 +145,7 @@ func TestGarbageCollectionKeepsThePagesOfRetainedRevisionsAndTheirChunks(t *test
 			t.Fatal(err)
 		}
 		for _, c := range m.Chunks {
-			need[bus.ChunkObjectName(c.Digest)] = true
+			need[bus.ChunkObjectNameIn(ev.ManifestRef.Name, c.Digest)] = true
 		}
 		if ev.DeltaRef != nil {
 			need[ev.DeltaRef.Name] = true
