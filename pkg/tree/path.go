@@ -195,6 +195,13 @@ func (s Spec) rowPaths(env *busv1.Envelope, rows []busv1.Row, reserved map[strin
 		}
 		paths[i] = p
 	}
+	return s.placeRows(paths, rows, reserved), nil
+}
+
+// placeRows turns paths, the rendered paths of rows, into distinct ones
+// in place (see rowPaths) and returns them. Only the rows' identities
+// (targetNamespace, targetName, uid) are read.
+func (s Spec) placeRows(paths []string, rows []busv1.Row, reserved map[string]bool) []string {
 	ext := s.Extension()
 	suffixes := []func(i int) string{
 		func(i int) string { return Sanitize(rows[i].UID) },
@@ -217,7 +224,7 @@ func (s Spec) rowPaths(env *busv1.Envelope, rows []busv1.Row, reserved map[strin
 			break
 		}
 	}
-	return paths, nil
+	return paths
 }
 
 // checkPath refuses a rendered path that escapes the tree or lands in
