@@ -97,6 +97,7 @@ func (s *Sink) write(ctx context.Context, snap sink.Snapshot, delta bool) error 
 		}
 	}
 	var ex *export
+	defer func() { ex.release() }()
 	for attempt := 1; ; attempt++ {
 		err := s.attempt(ctx, branch, &snap, delta, &ex)
 		if err == nil {
@@ -112,6 +113,7 @@ func (s *Sink) write(ctx context.Context, snap sink.Snapshot, delta bool) error 
 			return s.classify(ctx, op, err)
 		}
 		if ex != nil && ex.touchedBy(changed) {
+			ex.release()
 			ex = nil
 		}
 	}

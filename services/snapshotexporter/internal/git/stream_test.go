@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,53 @@ func TestAStreamedFullWriteMakesTheTreesOfALoadedOne(t *testing.T) {
 		if got != streamedTrees[i] {
 			t.Errorf("revision %d: the tree is %s, the loaded write made %s", i+1, got, streamedTrees[i])
 		}
+	}
+}
+
+// perFileHeap is the most heap a streamed full write may need per file of
+// the inventory: the per-file index it keeps (the row's identity, path and
+// blob, the State's file list, the Index the next delta uses, the spilled
+// blob's offset and the pack's entry), not the files' bytes.
+const perFileHeap = 1 << 10
+
+// TestAStreamedFullWriteHoldsItsIndexNotTheFiles full-writes, perResource,
+// snapshots of n and then 4n rows streamed from a real bus over one
+// branch: the heap the larger write needs may grow with the inventory by
+// the per-file index only (perFileHeap), not by the files' content
+// (KOLLECT_STREAM_ROWS=250000 runs it at a million files).
+func TestAStreamedFullWriteHoldsItsIndexNotTheFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 125,000 files")
+	}
+	p := startPeer(t, testenv.GitOptions{})
+	name, url := p.newRepo(t)
+	spec := p.spec(url)
+	spec.Layout = &v1alpha1.GitLayout{Mode: "perResource"}
+	s := newSink(t, &Backend{Egress: allowLoopback, CacheDir: t.TempDir()}, spec, p.creds)
+	bus := sinktest.StartBus(t)
+	n := sinktest.LargeRows()
+	inv := busv1.NamespacedName{Namespace: "team-a", Name: "web"}
+	var peaks [2]uint64
+	for i, size := range []int{n, 4 * n} {
+		pub := bus.Publish(t, inv, uint64(i+1), size, strconv.Itoa(i))
+		var err error
+		peaks[i] = sinktest.HeapPeak(func() { err = s.Write(context.Background(), pub.Snapshot) })
+		if err != nil {
+			t.Fatalf("write %d rows: %v", size, err)
+		}
+		files := lines(p.g.Run(t, name, "ls-tree", "-r", "--name-only", "main", sinktest.Cluster+"/team-a/Pod/"))
+		if len(files) != size {
+			t.Fatalf("the branch holds %d Pod files, want %d", len(files), size)
+		}
+		if reason, err := s.Drift(context.Background(), pub.Snapshot); err != nil || reason != "" {
+			t.Errorf("drift after the write of %d rows: %q, %v", size, reason, err)
+		}
+		t.Logf("a streamed full write of %d files raised the heap by %.1f MiB (%.0f B a file)",
+			size, float64(peaks[i])/(1<<20), float64(peaks[i])/float64(size))
+	}
+	const slack = 16 << 20
+	if grown := int64(peaks[1]) - int64(peaks[0]); grown > int64(3*n*perFileHeap+slack) {
+		t.Errorf("the heap a full write needs grows with the files' content: %.1f MiB for %d files, %.1f MiB for %d (%.0f B a file more, want at most %d)",
+			float64(peaks[0])/(1<<20), n, float64(peaks[1])/(1<<20), 4*n, float64(grown)/float64(3*n), perFileHeap)
 	}
 }
