@@ -75,7 +75,11 @@ func NewIndex(s Spec, env busv1.Envelope, prevShards int) (*Index, []File, error
 			return nil, nil, err
 		}
 	}
-	paths := s.placeRows(slices.Clone(bases), rows, nil)
+	keys := make([]busv1.RowKey, len(rows))
+	for i := range rows {
+		keys[i] = rows[i].Key()
+	}
+	paths := s.placeRows(slices.Clone(bases), keys, nil)
 	data := make(map[string][]byte, len(files))
 	for _, f := range files {
 		data[f.Path] = f.Data
@@ -84,18 +88,17 @@ func NewIndex(s Spec, env busv1.Envelope, prevShards int) (*Index, []File, error
 	for i, p := range paths {
 		blobs[i] = BlobOf(data[p])
 	}
-	return newIndex(s, env, rows, bases, paths, blobs, prevShards), files, nil
+	return newIndex(s, env, keys, bases, paths, blobs, prevShards), files, nil
 }
 
-// newIndex is the Index of the rows of head, sorted, with their paths
+// newIndex is the Index of the rows of head, by their keys in canonical
+// order, with their paths
 // before (bases) and after the collision suffixes and their files' blobs.
-// Only the rows' keys are read.
-func newIndex(s Spec, head busv1.Envelope, rows []busv1.Row, bases, paths []string, blobs []BlobID, prevShards int) *Index {
+func newIndex(s Spec, head busv1.Envelope, keys []busv1.RowKey, bases, paths []string, blobs []BlobID, prevShards int) *Index {
 	head.Items = nil
-	ix := &Index{spec: s, head: head, rows: make(map[busv1.RowKey]*indexRow, len(rows)),
-		groups: map[string][]busv1.RowKey{}, owner: make(map[string]busv1.RowKey, len(rows))}
-	for i := range rows {
-		k := rows[i].Key()
+	ix := &Index{spec: s, head: head, rows: make(map[busv1.RowKey]*indexRow, len(keys)),
+		groups: map[string][]busv1.RowKey{}, owner: make(map[string]busv1.RowKey, len(keys))}
+	for i, k := range keys {
 		ix.rows[k] = &indexRow{base: bases[i], path: paths[i], blob: blobs[i]}
 		ix.groups[bases[i]] = append(ix.groups[bases[i]], k)
 		ix.owner[paths[i]] = k
@@ -144,7 +147,7 @@ func (ix *Index) groupPaths(base string, keys []busv1.RowKey) ([]string, bool) {
 	for i, p := range paths {
 		if count[p] > 1 {
 			k := keys[i]
-			paths[i] = withSuffix(p, ext, keyHash(&busv1.Row{TargetNamespace: k.TargetNamespace, TargetName: k.TargetName, UID: k.UID}))
+			paths[i] = withSuffix(p, ext, keyHash(k))
 		}
 	}
 	seen := map[string]bool{}

@@ -18,7 +18,8 @@ import (
 type Builder struct {
 	spec  Spec
 	head  busv1.Envelope
-	rows  []busv1.Row // identities only
+	last  busv1.Row // the previous row's identity and source, for the order
+	keys  []busv1.RowKey
 	bases []string
 	blobs []BlobID
 }
@@ -43,9 +44,9 @@ func NewBuilder(s Spec, head busv1.Envelope) (*Builder, error) {
 // blob; its path is known once Finish has seen every row. base is the path
 // the file has unless another row collides with it.
 func (b *Builder) Add(r *busv1.Row) (data []byte, blob BlobID, base string, err error) {
-	if n := len(b.rows); n > 0 && busv1.CompareRows(b.rows[n-1], *r) >= 0 {
+	if len(b.keys) > 0 && busv1.CompareRows(b.last, *r) >= 0 {
 		return nil, blob, "", sink.Permanent(fmt.Errorf("render row %s/%s %s: it does not follow %s/%s %s in canonical order",
-			r.TargetNamespace, r.TargetName, r.UID, b.rows[n-1].TargetNamespace, b.rows[n-1].TargetName, b.rows[n-1].UID))
+			r.TargetNamespace, r.TargetName, r.UID, b.last.TargetNamespace, b.last.TargetName, b.last.UID))
 	}
 	base, err = b.spec.rowPath(&b.head, r)
 	if err != nil {
@@ -56,8 +57,8 @@ func (b *Builder) Add(r *busv1.Row) (data []byte, blob BlobID, base string, err 
 		return nil, blob, "", fmt.Errorf("encode %s: %w", base, err)
 	}
 	blob = BlobOf(data)
-	b.rows = append(b.rows, busv1.Row{TargetNamespace: r.TargetNamespace, TargetName: r.TargetName,
-		Namespace: r.Namespace, Name: r.Name, UID: r.UID})
+	b.last = busv1.Row{TargetNamespace: r.TargetNamespace, TargetName: r.TargetName, Namespace: r.Namespace, Name: r.Name, UID: r.UID}
+	b.keys = append(b.keys, r.Key())
 	b.bases = append(b.bases, base)
 	b.blobs = append(b.blobs, blob)
 	return data, blob, base, nil
@@ -73,7 +74,7 @@ type Placed struct {
 // path with the tree's Index, whose file list keeps the layout of a State
 // of prevShards shards where it fits.
 func (b *Builder) Finish(prevShards int) (*Index, []Placed, error) {
-	paths := b.spec.placeRows(slices.Clone(b.bases), b.rows, nil)
+	paths := b.spec.placeRows(slices.Clone(b.bases), b.keys, nil)
 	files := make([]Placed, len(paths))
 	for i, p := range paths {
 		if err := checkPath(p); err != nil {
@@ -82,7 +83,7 @@ func (b *Builder) Finish(prevShards int) (*Index, []Placed, error) {
 		files[i] = Placed{Path: p, Blob: b.blobs[i]}
 	}
 	slices.SortFunc(files, func(x, y Placed) int { return strings.Compare(x.Path, y.Path) })
-	ix := newIndex(b.spec, b.head, b.rows, b.bases, paths, b.blobs, prevShards)
-	b.rows, b.bases, b.blobs = nil, nil, nil
+	ix := newIndex(b.spec, b.head, b.keys, b.bases, paths, b.blobs, prevShards)
+	b.keys, b.bases, b.blobs = nil, nil, nil
 	return ix, files, nil
 }
