@@ -2,6 +2,10 @@ package git
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,5 +120,62 @@ func TestAStreamedFullWriteHoldsItsIndexNotTheFiles(t *testing.T) {
 	if grown := int64(peaks[1]) - int64(peaks[0]); grown > int64(3*n*perFileHeap+slack) {
 		t.Errorf("the heap a full write needs grows with the files' content: %.1f MiB for %d files, %.1f MiB for %d (%.0f B a file more, want at most %d)",
 			float64(peaks[0])/(1<<20), n, float64(peaks[1])/(1<<20), 4*n, float64(grown)/float64(3*n), perFileHeap)
+	}
+}
+
+// TestAStreamedFullWriteLeavesNothingInTheCacheFolder: the blobs a
+// streamed write spills to --git-cache-dir are removed after a push, and
+// after a stream that fails half-way, which pushes nothing.
+func TestAStreamedFullWriteLeavesNothingInTheCacheFolder(t *testing.T) {
+	p := startPeer(t, testenv.GitOptions{})
+	name, url := p.newRepo(t)
+	spec := p.spec(url)
+	spec.Layout = &v1alpha1.GitLayout{Mode: "perResource"}
+	dir := t.TempDir()
+	s := newSink(t, &Backend{Egress: allowLoopback, CacheDir: dir}, spec, p.creds)
+	left := func() []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	broken := sinktest.Streamed(snap(t, "team-a", 1, pods("team-a", 10, 1)...))
+	whole := broken.Stream
+	broken.Stream = func(ctx context.Context) iter.Seq2[json.RawMessage, error] {
+		return func(yield func(json.RawMessage, error) bool) {
+			n := 0
+			for raw, err := range whole(ctx) {
+				if n++; n == 5 {
+					yield(nil, errors.New("the bus went away"))
+					return
+				}
+				if !yield(raw, err) {
+					return
+				}
+			}
+		}
+	}
+	if err := s.Write(context.Background(), broken); err == nil {
+		t.Fatal("a write whose stream failed succeeded")
+	}
+	if got := p.commits(t, name); len(got) != 0 {
+		t.Errorf("a failed stream pushed %q", got)
+	}
+	if got := left(); len(got) != 0 {
+		t.Errorf("the failed write left %q in the cache folder", got)
+	}
+	if err := s.Write(context.Background(), sinktest.Streamed(snap(t, "team-a", 2, pods("team-a", 10, 2)...))); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.commits(t, name); len(got) != 1 {
+		t.Errorf("commits %q, want one", got)
+	}
+	if got := left(); len(got) != 0 {
+		t.Errorf("the write left %q in the cache folder", got)
 	}
 }
