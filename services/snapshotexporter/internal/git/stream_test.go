@@ -22,7 +22,7 @@ import (
 // streamedTrees are the trees the loaded, in-memory full write made (the
 // exporter before it streamed, at commit 0566f89) for the snapshots of
 // TestAStreamedFullWriteMakesTheTreesOfALoadedOne.
-var streamedTrees = []string{"9f82e4e33a2a870f187d4a9beff5c38b7379c44a", "abc0c43f409138589a3c155e12557981be7efc92"}
+var streamedTrees = []string{"23bf307832da84c4b9c17e2419ec7bb4f60a0cb4", "27c14b4f6539d3c42a0f3597d1260ef120357faa"}
 
 // fixedSnap is snap stamped at a fixed time, so that its State, and so the
 // tree, is the same on every run.
@@ -49,7 +49,7 @@ func TestAStreamedFullWriteMakesTheTreesOfALoadedOne(t *testing.T) {
 	b := &Backend{Egress: allowLoopback}
 	s, other := newSink(t, b, spec, p.creds), newSink(t, b, spec, p.creds)
 	write(t, other, fixedSnap(t, "team-b", 1, pod("team-b", "x", 1)))
-	twice := pod("team-a", "b", 2)
+	twice := pod("team-a", "pod-00003", 1)
 	twice.TargetName = "more-pods"
 	first := append(pods("team-a", 30, 1), twice)
 	second := append(pods("team-a", 20, 2)[5:], pod("team-a", "new", 3), twice)
