@@ -29,7 +29,8 @@ const (
 )
 
 // Sink writes snapshots to one branch of a Git repository. It implements
-// sink.Sink, sink.DeltaWriter, sink.Checker and sink.DriftChecker.
+// sink.Sink, sink.DeltaWriter, sink.Checker, sink.DriftChecker and
+// sink.RowStreamer.
 type Sink struct {
 	b        *Backend
 	m        *mirror
