@@ -8,8 +8,9 @@
 // the files, and Plan, which turns the previous State and the new files into
 // writes and removals, FileSet, the State's file list (sharded when long),
 // and Index, which keeps a perResource inventory's paths and blobs so that
-// a delta renders only its rows. It does not talk to Git, GitLab or a file
-// system: callers store the files.
+// a delta renders only its rows, and Builder, which makes an Index and its
+// files from a full snapshot's rows one at a time. It does not talk to Git,
+// GitLab or a file system: callers store the files.
 //
 // Decisions, documented for users in docs/sinks/git.md:
 //   - An empty namespace (a cluster-scoped object, a ClusterInventory, a

@@ -69,27 +69,38 @@ func NewIndex(s Spec, env busv1.Envelope, prevShards int) (*Index, []File, error
 	s, _ = s.withDefaults()
 	rows := slices.Clone(env.Items)
 	slices.SortFunc(rows, busv1.CompareRows)
-	paths, err := s.rowPaths(&env, rows, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	head := env
-	head.Items = nil
-	ix := &Index{spec: s, head: head, rows: make(map[busv1.RowKey]*indexRow, len(rows)),
-		groups: map[string][]busv1.RowKey{}, owner: make(map[string]busv1.RowKey, len(rows))}
-	data := make(map[string][]byte, len(files))
-	names := make([]string, len(files))
-	for i, f := range files {
-		data[f.Path], names[i] = f.Data, f.Path
-	}
+	bases := make([]string, len(rows))
 	for i := range rows {
-		base, err := s.rowPath(&env, &rows[i])
-		if err != nil {
+		if bases[i], err = s.rowPath(&env, &rows[i]); err != nil {
 			return nil, nil, err
 		}
-		k := rows[i].Key()
-		ix.rows[k] = &indexRow{base: base, path: paths[i], blob: BlobOf(data[paths[i]])}
-		ix.groups[base] = append(ix.groups[base], k)
+	}
+	keys := make([]busv1.RowKey, len(rows))
+	for i := range rows {
+		keys[i] = rows[i].Key()
+	}
+	paths := s.placeRows(slices.Clone(bases), keys, nil)
+	data := make(map[string][]byte, len(files))
+	for _, f := range files {
+		data[f.Path] = f.Data
+	}
+	blobs := make([]BlobID, len(rows))
+	for i, p := range paths {
+		blobs[i] = BlobOf(data[p])
+	}
+	return newIndex(s, env, keys, bases, paths, blobs, prevShards), files, nil
+}
+
+// newIndex is the Index of the rows of head, by their keys in canonical
+// order, with their paths
+// before (bases) and after the collision suffixes and their files' blobs.
+func newIndex(s Spec, head busv1.Envelope, keys []busv1.RowKey, bases, paths []string, blobs []BlobID, prevShards int) *Index {
+	head.Items = nil
+	ix := &Index{spec: s, head: head, rows: make(map[busv1.RowKey]*indexRow, len(keys)),
+		groups: map[string][]busv1.RowKey{}, owner: make(map[string]busv1.RowKey, len(keys))}
+	for i, k := range keys {
+		ix.rows[k] = &indexRow{base: bases[i], path: paths[i], blob: blobs[i]}
+		ix.groups[bases[i]] = append(ix.groups[bases[i]], k)
 		ix.owner[paths[i]] = k
 	}
 	for base, keys := range ix.groups {
@@ -100,8 +111,10 @@ func NewIndex(s Spec, env busv1.Envelope, prevShards int) (*Index, []File, error
 			}
 		}
 	}
+	names := slices.Clone(paths)
+	slices.Sort(names)
 	ix.files = NewFileSet(names, prevShards)
-	return ix, files, nil
+	return ix
 }
 
 // Revision and Checksum are those of the snapshot the index holds.
@@ -134,7 +147,7 @@ func (ix *Index) groupPaths(base string, keys []busv1.RowKey) ([]string, bool) {
 	for i, p := range paths {
 		if count[p] > 1 {
 			k := keys[i]
-			paths[i] = withSuffix(p, ext, keyHash(&busv1.Row{TargetNamespace: k.TargetNamespace, TargetName: k.TargetName, UID: k.UID}))
+			paths[i] = withSuffix(p, ext, keyHash(k))
 		}
 	}
 	seen := map[string]bool{}

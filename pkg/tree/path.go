@@ -178,7 +178,7 @@ func withSuffix(p, ext, suffix string) string {
 }
 
 // keyHash is 8 hex digits of the row's identity, for rows that share a uid.
-func keyHash(r *busv1.Row) string {
+func keyHash(r busv1.RowKey) string {
 	sum := sha256.Sum256([]byte(r.TargetNamespace + "/" + r.TargetName + "/" + r.UID))
 	return hex.EncodeToString(sum[:4])
 }
@@ -195,10 +195,20 @@ func (s Spec) rowPaths(env *busv1.Envelope, rows []busv1.Row, reserved map[strin
 		}
 		paths[i] = p
 	}
+	keys := make([]busv1.RowKey, len(rows))
+	for i := range rows {
+		keys[i] = rows[i].Key()
+	}
+	return s.placeRows(paths, keys, reserved), nil
+}
+
+// placeRows turns paths, the rendered paths of the rows of keys, into
+// distinct ones in place (see rowPaths) and returns them.
+func (s Spec) placeRows(paths []string, keys []busv1.RowKey, reserved map[string]bool) []string {
 	ext := s.Extension()
 	suffixes := []func(i int) string{
-		func(i int) string { return Sanitize(rows[i].UID) },
-		func(i int) string { return keyHash(&rows[i]) },
+		func(i int) string { return Sanitize(keys[i].UID) },
+		func(i int) string { return keyHash(keys[i]) },
 		func(i int) string { return strconv.Itoa(i) },
 	}
 	for _, suffix := range suffixes {
@@ -217,7 +227,7 @@ func (s Spec) rowPaths(env *busv1.Envelope, rows []busv1.Row, reserved map[strin
 			break
 		}
 	}
-	return paths, nil
+	return paths
 }
 
 // checkPath refuses a rendered path that escapes the tree or lands in

@@ -29,6 +29,17 @@ type export struct {
 	// owns tells the inventory's paths after the export, for the mirror's
 	// clean marks; nil for a removal.
 	owns func(path string) bool
+	// spill holds the blobs of a streamed full write (nil otherwise),
+	// and blobs are those of them the commit sends.
+	spill *spill
+	blobs []plumbing.Hash
+}
+
+// release removes the export's spill file.
+func (e *export) release() {
+	if e != nil {
+		e.spill.close()
+	}
 }
 
 // touchedBy reports whether another writer's changed paths reach the
@@ -74,6 +85,9 @@ func (s *Sink) prepare(ctx context.Context, snap *sink.Snapshot, delta bool) (*e
 				owns: ix.Touches}, nil
 		}
 	}
+	if s.StreamsRows() {
+		return s.prepareStreamed(ctx, *snap)
+	}
 	if !snap.Loaded() {
 		full, err := snap.WithFull(ctx)
 		if err != nil {
@@ -95,13 +109,13 @@ func (s *Sink) prepareFull(snap sink.Snapshot) (*export, error) {
 	if err != nil {
 		return nil, err
 	}
-	prev, hasState := s.m.readState(held, env)
+	prev, hasState := s.m.readState(inMap(held), env)
 	if hasState && env.Revision < prev.Revision && !snap.Replay {
 		return nil, nil
 	}
 	ex := &export{subject: s.message, env: header(env), key: key}
 	if snap.Deleted {
-		ex.subject, ex.changes = DeleteSubject, removal(held, prev, env)
+		ex.subject, ex.changes = DeleteSubject, removal(inMap(held), prev, env)
 		return ex, nil
 	}
 	var files []tree.File
@@ -198,14 +212,14 @@ func plan(held map[string]plumbing.Hash, prev tree.State, files []tree.File) (wr
 }
 
 // removal removes the inventory's files, its State and the State's shards.
-func removal(held map[string]plumbing.Hash, prev tree.State, env busv1.Envelope) []change {
+func removal(held held, prev tree.State, env busv1.Envelope) []change {
 	paths := append(slices.Clone(prev.Files), tree.StatePath(env.Cluster, env.Inventory))
 	for i := 0; i < prev.FileShards; i++ {
 		paths = append(paths, tree.ShardPath(env.Cluster, env.Inventory, i))
 	}
 	var changes []change
 	for _, p := range paths {
-		if _, ok := held[p]; ok {
+		if _, ok := held(p); ok {
 			changes = append(changes, change{path: p, remove: true})
 		}
 	}
@@ -215,8 +229,8 @@ func removal(held map[string]plumbing.Hash, prev tree.State, env busv1.Envelope)
 // readState returns the inventory's State on the branch with its Files
 // read from the shards when it has them; false when there is none or it is
 // unreadable (it is then rewritten, and its files are not pruned).
-func (m *mirror) readState(held map[string]plumbing.Hash, env busv1.Envelope) (tree.State, bool) {
-	h, ok := held[tree.StatePath(env.Cluster, env.Inventory)]
+func (m *mirror) readState(held held, env busv1.Envelope) (tree.State, bool) {
+	h, ok := held(tree.StatePath(env.Cluster, env.Inventory))
 	if !ok {
 		return tree.State{}, false
 	}
@@ -229,7 +243,7 @@ func (m *mirror) readState(held map[string]plumbing.Hash, env busv1.Envelope) (t
 		return tree.State{}, false
 	}
 	st, err = st.WithShardFiles(env.Cluster, env.Inventory, func(p string) ([]byte, bool, error) {
-		h, ok := held[p]
+		h, ok := held(p)
 		if !ok {
 			return nil, false, nil
 		}
@@ -290,7 +304,8 @@ func (s *Sink) commitAndPush(ctx context.Context, branch string, ex *export) err
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := m.push(ctx, branch, commit, root, append(created, commit), s.auth, s.force); err != nil {
+		objs := append(append(created, ex.blobs...), commit)
+		if err := m.push(ctx, branch, commit, root, objs, ex.spill.over(m.store), s.auth, s.force); err != nil {
 			return err
 		}
 		m.drop(rowBlobs(ex.changes))

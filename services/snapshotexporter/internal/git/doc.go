@@ -7,8 +7,11 @@
 // commit per export from the mirror's objects without a worktree, the
 // push policies (Commit with rebase-and-retry over concurrent writers, or
 // ForcePush), and the classification of Git errors as permanent or
-// transient. What the files contain and where they go is pkg/tree's; the
-// exporter runtime (retries, state, status) is pkg/exporter's.
+// transient. A perResource full write streams (stream.go): rows are
+// rendered one at a time by a tree.Builder and their blobs spilled to a
+// file (spill.go) that the push's pack reads back. What the files contain
+// and where they go is pkg/tree's; the exporter runtime (retries, state,
+// status) is pkg/exporter's.
 //
 // Every network connection goes through the Backend's egress.Policy:
 //   - http(s): go-git only lets a program install one HTTP client per

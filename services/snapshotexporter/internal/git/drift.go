@@ -51,15 +51,21 @@ func (s *Sink) Drift(ctx context.Context, snap sink.Snapshot) (string, error) {
 // drift compares the mirror's tip with snap. Call with m.mu held.
 func (s *Sink) drift(ctx context.Context, snap *sink.Snapshot) (string, error) {
 	env := snap.Envelope
-	held, err := s.m.objects().files(s.m.root)
-	if err != nil {
-		return "", err
+	var files held
+	if s.StreamsRows() {
+		files = newLookup(s.m.objects(), s.m.root).file
+	} else {
+		all, err := s.m.objects().files(s.m.root)
+		if err != nil {
+			return "", err
+		}
+		files = inMap(all)
 	}
 	statePath := tree.StatePath(env.Cluster, env.Inventory)
-	prev, ok := s.m.readState(held, env)
+	prev, ok := s.m.readState(files, env)
 	switch {
 	case !ok:
-		if _, found := held[statePath]; found {
+		if _, found := files(statePath); found {
 			return "state file " + statePath + " unreadable", nil
 		}
 		return "state file " + statePath + " missing", nil
@@ -72,22 +78,32 @@ func (s *Sink) drift(ctx context.Context, snap *sink.Snapshot) (string, error) {
 	if s.m.clean[s.modelKey(env)] != nil {
 		return "", nil
 	}
-	full, err := snap.WithFull(ctx)
-	if err != nil {
-		return "", err
-	}
-	full.Replay, full.Deleted = false, false
-	ex, err := s.prepareFull(full)
+	ex, err := s.compare(ctx, *snap)
+	defer ex.release()
 	if err != nil || ex == nil {
 		return "", err
 	}
-	return describe(ex, held, statePath), nil
+	return describe(ex, files, statePath), nil
+}
+
+// compare plans the full write of snap as if it were new: streamed for a
+// perResource layout, else from the loaded snapshot.
+func (s *Sink) compare(ctx context.Context, snap sink.Snapshot) (*export, error) {
+	snap.Replay, snap.Deleted = false, false
+	if s.StreamsRows() {
+		return s.prepareStreamed(ctx, snap)
+	}
+	full, err := snap.WithFull(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.prepareFull(full)
 }
 
 // describe names the first difference an export found.
-func describe(ex *export, held map[string]plumbing.Hash, statePath string) string {
+func describe(ex *export, held held, statePath string) string {
 	for _, c := range ex.changes {
-		_, found := held[c.path]
+		_, found := held(c.path)
 		switch {
 		case stateFile(c.path):
 		case c.remove:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -100,16 +101,25 @@ type change struct {
 // apply returns the hash of the tree at base (zero: empty) with changes
 // applied, and adds to created every object it stored that base does not
 // hold (the objects a push must send). Unchanged subtrees keep their hash
-// and are not read; folders left empty vanish.
+// and are not read; folders left empty vanish. The changes are visited in
+// path order through an index, never copied, so that a full write of many
+// files holds them once.
 func (o objects) apply(base plumbing.Hash, changes []change, created *[]plumbing.Hash) (plumbing.Hash, error) {
-	h, empty, err := o.update(base, changes, created)
+	order := make([]int32, len(changes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(changes[a].path, changes[b].path) })
+	h, empty, err := o.update(base, changes, order, 0, created)
 	if err == nil && empty && h != base {
 		*created = append(*created, h) // the root of a commit, even empty, is sent
 	}
 	return h, err
 }
 
-func (o objects) update(base plumbing.Hash, changes []change, created *[]plumbing.Hash) (plumbing.Hash, bool, error) {
+// update applies the changes of all named by order, sorted by path, whose
+// paths below the folder at base start at byte off.
+func (o objects) update(base plumbing.Hash, all []change, order []int32, off int, created *[]plumbing.Hash) (plumbing.Hash, bool, error) {
 	entries := map[string]object.TreeEntry{}
 	if !base.IsZero() {
 		t, err := object.GetTree(o.s, base)
@@ -120,14 +130,23 @@ func (o objects) update(base plumbing.Hash, changes []change, created *[]plumbin
 			entries[e.Name] = e
 		}
 	}
-	sub := map[string][]change{}
-	for _, c := range changes {
-		dir, rest, nested := strings.Cut(c.path, "/")
+	for i := 0; i < len(order); {
+		c := &all[order[i]]
+		dir, _, nested := strings.Cut(c.path[off:], "/")
 		if nested {
-			c.path = rest
-			sub[dir] = append(sub[dir], c)
+			// The changes below dir follow one another in path order.
+			prefix := c.path[:off+len(dir)+1]
+			j := i + 1
+			for j < len(order) && strings.HasPrefix(all[order[j]].path, prefix) {
+				j++
+			}
+			if err := o.updateDir(entries, dir, all, order[i:j], len(prefix), created); err != nil {
+				return plumbing.ZeroHash, false, err
+			}
+			i = j
 			continue
 		}
+		i++
 		if c.remove {
 			delete(entries, dir)
 			continue
@@ -144,26 +163,29 @@ func (o objects) update(base plumbing.Hash, changes []change, created *[]plumbin
 		}
 		entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Regular, Hash: h}
 	}
-	for dir, cs := range sub {
-		var subBase plumbing.Hash
-		if e, ok := entries[dir]; ok && e.Mode == filemode.Dir {
-			subBase = e.Hash
-		}
-		h, empty, err := o.update(subBase, cs, created)
-		if err != nil {
-			return plumbing.ZeroHash, false, err
-		}
-		if empty {
-			delete(entries, dir)
-		} else {
-			entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h}
-		}
-	}
 	h, err := o.writeTree(entries)
 	if err == nil && h != base && len(entries) > 0 {
 		*created = append(*created, h)
 	}
 	return h, len(entries) == 0, err
+}
+
+// updateDir applies the changes below folder dir of entries.
+func (o objects) updateDir(entries map[string]object.TreeEntry, dir string, all []change, order []int32, off int, created *[]plumbing.Hash) error {
+	var subBase plumbing.Hash
+	if e, ok := entries[dir]; ok && e.Mode == filemode.Dir {
+		subBase = e.Hash
+	}
+	h, empty, err := o.update(subBase, all, order, off, created)
+	if err != nil {
+		return err
+	}
+	if empty {
+		delete(entries, dir)
+	} else {
+		entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h}
+	}
+	return nil
 }
 
 // writeTree stores a tree of entries in Git's order: by name, a folder

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
@@ -20,12 +21,12 @@ import (
 // tip the export was built on (another writer moved it).
 var errStale = errors.New("the branch moved since the export was built on it")
 
-// push sends a pack of exactly objs and moves the branch from m's tip to
+// push sends a pack of exactly objs, read from src, and moves the branch from m's tip to
 // commit: a compare-and-set, so that a writer that built on an older tip
 // never overwrites a newer one (errStale). With force the branch is set
 // whatever it holds. On success commit is m's tip.
 func (m *mirror) push(ctx context.Context, branch string, commit, root plumbing.Hash, objs []plumbing.Hash,
-	auth transport.AuthMethod, force bool,
+	src storer.EncodedObjectStorer, auth transport.AuthMethod, force bool,
 ) error {
 	ep, err := transport.NewEndpoint(m.endpoint)
 	if err != nil {
@@ -58,7 +59,7 @@ func (m *mirror) push(ctx context.Context, branch string, commit, root plumbing.
 	go func() {
 		// Window 0: no delta search; the objects are few, and the server
 		// compresses them its own way when it repacks.
-		_, err := packfile.NewEncoder(wr, m.store, false).Encode(objs, 0)
+		_, err := packfile.NewEncoder(wr, src, false).Encode(objs, 0)
 		encoded <- wr.CloseWithError(err)
 	}()
 	report, err := sess.ReceivePack(ctx, req)

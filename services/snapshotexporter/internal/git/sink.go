@@ -29,7 +29,8 @@ const (
 )
 
 // Sink writes snapshots to one branch of a Git repository. It implements
-// sink.Sink, sink.DeltaWriter, sink.Checker and sink.DriftChecker.
+// sink.Sink, sink.DeltaWriter, sink.Checker, sink.DriftChecker and
+// sink.RowStreamer.
 type Sink struct {
 	b        *Backend
 	m        *mirror
@@ -97,6 +98,7 @@ func (s *Sink) write(ctx context.Context, snap sink.Snapshot, delta bool) error 
 		}
 	}
 	var ex *export
+	defer func() { ex.release() }()
 	for attempt := 1; ; attempt++ {
 		err := s.attempt(ctx, branch, &snap, delta, &ex)
 		if err == nil {
@@ -112,6 +114,7 @@ func (s *Sink) write(ctx context.Context, snap sink.Snapshot, delta bool) error 
 			return s.classify(ctx, op, err)
 		}
 		if ex != nil && ex.touchedBy(changed) {
+			ex.release()
 			ex = nil
 		}
 	}
