@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -52,12 +53,24 @@ func Missing(err error) bool {
 		errors.Is(err, jetstream.ErrConsumerNotFound)
 }
 
+// Unavailable reports whether err says that the bus could not answer now:
+// a request timed out, nobody answered it, or JetStream said it is
+// temporarily unavailable (503: a cluster electing its meta leader after
+// its nodes restarted).
+func Unavailable(err error) bool {
+	var api *jetstream.APIError
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) ||
+		(errors.As(err, &api) && api.Code == 503)
+}
+
 // WaitProvisioned returns once every need exists on the bus, waiting (100ms
-// doubling to 5s) while any is missing: control provisions the bus at
-// start, and a service started before it waits instead of crash looping.
+// doubling to 5s) while any is missing or the bus cannot answer
+// (Unavailable): control provisions the bus at start, and a service started
+// before it, or while NATS restarts, waits instead of crash looping.
 // Provisioning creates them one by one, so all are checked on each turn.
 // It logs each wait on ctx's logger; it fails on ctx's end and on any
-// error other than a missing one.
+// other error (a permission refused, say).
 func WaitProvisioned(ctx context.Context, js jetstream.JetStream, needs ...Need) error {
 	wait := 100 * time.Millisecond
 	for {
@@ -67,7 +80,10 @@ func WaitProvisioned(ctx context.Context, js jetstream.JetStream, needs ...Need)
 				break
 			}
 		}
-		if !Missing(err) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !Missing(err) && !Unavailable(err) {
 			return err
 		}
 		logr.FromContextOrDiscard(ctx).Info("waiting for the bus to be provisioned", KeyReason, err.Error())

@@ -111,7 +111,7 @@ func (rt *runtime) open(ctx context.Context) (cfgKV jetstream.KeyValue, cons jet
 		switch {
 		case ctx.Err() != nil:
 			return nil, nil, ctx.Err()
-		case app.Missing(err): // deleted again between the wait and the open
+		case app.Missing(err) || app.Unavailable(err): // deleted again, or NATS away, between the wait and the open
 			continue
 		case err != nil:
 			return nil, nil, fmt.Errorf("open the bus for %s: %w", rt.cfg.Family.Exporter(), err)

@@ -97,8 +97,8 @@ func runShard(ctx context.Context, js jetstream.JetStream, c Config, m *engine.M
 			MinExportInterval: c.MinExportInterval, NamespaceBusBytes: int64(c.NamespaceBusBytes),
 			NamespaceHistoryRevisions: c.NamespaceHistoryRevisions, HistoryPurgeGrace: c.HistoryPurgeGrace,
 			Owns: owns, CollectUnowned: i == 0, Shard: strconv.Itoa(i)})
-		if app.Missing(err) {
-			log.Info("waiting for the bus to be provisioned", app.KeyReason, err.Error())
+		if app.Missing(err) || (app.Unavailable(err) && ctx.Err() == nil) {
+			log.Info("waiting for the bus", app.KeyReason, err.Error())
 			if !sleep(ctx, time.Second) {
 				return nil
 			}
