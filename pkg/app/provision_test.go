@@ -72,7 +72,7 @@ func TestWaitProvisionedWaitsWhileTheBusCannotAnswer(t *testing.T) {
 	select {
 	case err := <-done:
 		t.Fatalf("WaitProvisioned returned %v while NATS was down", err)
-	case <-time.After(3 * time.Second): //nolint:forbidigo // it must still be waiting after several attempts
+	case <-time.After(3 * time.Second): // it must still be waiting after several attempts
 	}
 	back, err := testenv.NewNATS(n.StoreDir, port) // n's connection reconnects to it
 	if err != nil {
