@@ -47,6 +47,7 @@ func TestAStreamingSinkIsRepairedFromAStream(t *testing.T) {
 	e.start(func(*exporter.Config) {})
 	e.publish(1, busv1.ReasonChange, []string{"good"}, "a", "b", "c")
 	waitFor(t, "revision 1 reported", func() bool { s := e.status("good"); return s != nil && s.Revision == 1 })
+	waitFor(t, "revision 1 acknowledged", func() bool { return e.ackPending() == 0 }) // as deliveredThenDamaged
 	e.b.stores["good"].Edit("east", inv, func(s *memory.Stored) { s.Rows = s.Rows[:2] })
 	e.publish(1, busv1.ReasonPeriodic, []string{"good"}, "a", "b", "c")
 	waitFor(t, "the repair reported", func() bool { s := e.status("good"); return s != nil && s.Repaired != "" })
