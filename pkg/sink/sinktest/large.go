@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -64,22 +63,7 @@ type Bus struct {
 // StartBus builds and starts nats-server, and provisions the bus.
 func StartBus(t testing.TB) *Bus {
 	t.Helper()
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	bin, err := testenv.BuildNATSServer(ctx, root, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := testenv.NewNATSProcess(bin, filepath.Join(t.TempDir(), "nats"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Stop() })
-	nc, err := nats.Connect(p.URL)
+	nc, err := nats.Connect(testenv.StartNATSProcess(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +72,8 @@ func StartBus(t testing.TB) *Bus {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	if err := bus.Provision(ctx, js, bus.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}

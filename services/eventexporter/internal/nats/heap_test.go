@@ -3,7 +3,6 @@ package nats_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ import (
 // at a million rows). Each write is checked to end with the last of its
 // parts.
 func TestAStreamedFullWriteHoldsAPartNotTheInventory(t *testing.T) {
-	url := natsProcess(t)
+	url := testenv.StartNATSProcess(t)
 	s := newSink(t, private, sinkConfig(t, spec(url, "heap.events", "HEAP")), nil)
 	nc, err := nats.Connect(url)
 	if err != nil {
@@ -55,27 +54,6 @@ func TestAStreamedFullWriteHoldsAPartNotTheInventory(t *testing.T) {
 		}
 		t.Logf("revision %d: %s parts", sn.Envelope.Revision, n)
 	})
-}
-
-// natsProcess starts nats-server as its own process and returns its URL.
-func natsProcess(t *testing.T) string {
-	t.Helper()
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	bin, err := testenv.BuildNATSServer(ctx, root, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := testenv.NewNATSProcess(bin, filepath.Join(t.TempDir(), "peer"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Stop() })
-	return p.URL
 }
 
 func mustAtoi(t *testing.T, s string) int {
