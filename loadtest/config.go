@@ -12,8 +12,9 @@ type Config struct {
 	// Tier names the run ("1k", "10k", "100k"); Objects is its object count.
 	Tier    string
 	Objects int
-	// Namespaces spread the objects; default Objects/100, at least
-	// MinNamespaces. Each holds a Target per kind and an inventory.
+	// Namespaces spread the objects; default Objects/100 between
+	// MinNamespaces and MaxNamespaces. Each holds a Target per kind and an
+	// inventory.
 	Namespaces int
 	// Kinds are the kinds the created objects cycle through (object i is
 	// of Kinds[i%len(Kinds)], default ConfigMap and Deployment); the
@@ -71,7 +72,7 @@ func DefaultConfig(tier string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Tier: tier, Objects: n, Namespaces: max(MinNamespaces, n/100), Workers: 32, QPS: 500, Burst: 1000,
+	return Config{Tier: tier, Objects: n, Namespaces: min(MaxNamespaces, max(MinNamespaces, n/100)), Workers: 32, QPS: 500, Burst: 1000,
 		Changes: 1000, ChangeRate: 20, Idle: 10 * time.Second, ChangeWait: time.Minute, Deletes: 100, CollectRuns: 3, Timeout: time.Duration(pick(n >= 1000000, 60, 15)) * time.Minute, NATSNodes: 3, Source: defaultSource(n),
 		CollectorReplicas: pick(n >= 100000, 3, 1), AggregatorReplicas: pick(n >= 100000, 2, 1)}, nil
 }

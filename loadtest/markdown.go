@@ -65,7 +65,7 @@ func markdown(res *Result, base string) string {
 	p("Versions: %s.", strings.Join(vs, "; "))
 	p("")
 	if len(res.Targets) > 0 {
-		p("## Targets (issue 17)")
+		p("## Targets (issue 17; from 100k objects issue 34)")
 		p("")
 		p("| target | limit | reached | met |")
 		p("|---|---|---|---|")

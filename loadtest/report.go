@@ -53,7 +53,6 @@ func (r *run) finish() {
 	endLoad, _ := loadavg3()
 	r.res.Phases = r.phases(time.Since(s.start).Seconds(), endLoad)
 	r.res.BusSeries, r.res.Bus = s.busBytes, r.busStreams()
-	r.res.Targets = r.targets()
 	withProcessStats(r.res.Replicas, r.res.Processes)
 	r.res.Settings.StreamReplicas = s.streamReplicas
 	if ch := r.res.phase("changes"); ch.Units > 0 && ch.BusInBytes >= 0 {
@@ -65,7 +64,7 @@ func (r *run) finish() {
 			r.res.BusWrites.InitialSyncRatio = sync.BusInBytes / r.res.BusWrites.SnapshotBytes
 		}
 	}
-	r.res.Targets = append(r.res.Targets, replicaChecks(r.res.Replicas)...)
+	r.res.Targets = append(r.targets(), replicaChecks(r.res.Replicas)...)
 }
 
 // busStreams summarises each stream's stored bytes at the end of the
@@ -110,7 +109,9 @@ func (r *run) targets() []TargetCheck {
 	add := func(name string, target, got float64, unit string) {
 		out = append(out, TargetCheck{Name: name, Target: target, Got: got, Unit: unit, Met: got <= target && got > 0})
 	}
-	if !r.c.CollectOnly {
+	if !r.c.CollectOnly && r.c.Objects >= 100000 {
+		out = scaleTargets(r.c.Objects, r.res)
+	} else if !r.c.CollectOnly {
 		if r.c.Objects >= 100000 {
 			add("initial sync to PostgreSQL (100k)", 60, r.res.InitialSync.PostgresSeconds, "s")
 		}

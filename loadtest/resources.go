@@ -97,13 +97,18 @@ subjects:
 // sinkResources are the Secret and the PostgreSQL and Git perResource sinks
 // of the control namespace.
 func sinkResources(dsn, repoURL string) string {
-	return sinkResourcesIn(ControlNamespace, dsn, repoURL)
+	return sinkResourcesIn(ControlNamespace, dsn, repoURL, "")
 }
 
 // sinkResourcesIn are the Secret and the PostgreSQL and Git perResource
 // sinks in namespace ns: every namespace's write the same table and
-// repository.
-func sinkResourcesIn(ns, dsn, repoURL string) string {
+// repository, the Git sink to branch when one is given (else main), as a
+// team would that shares a repository with others.
+func sinkResourcesIn(ns, dsn, repoURL, branch string) string {
+	git := ""
+	if branch != "" {
+		git = "\n  git: {branch: " + branch + "}"
+	}
 	return fmt.Sprintf(`apiVersion: v1
 kind: Secret
 metadata: {name: postgres-dsn, namespace: %[1]s}
@@ -116,7 +121,7 @@ spec:
   type: git
   endpoint: %[3]s
   cluster: %[4]s
-  layout: {mode: perResource}
+  layout: {mode: perResource}%[6]s
 ---
 apiVersion: kollect.dev/v1alpha1
 kind: KollectDatabaseSink
@@ -125,7 +130,7 @@ spec:
   type: postgres
   secretRef: {name: postgres-dsn}
   cluster: %[4]s
-  postgres: {table: %[5]s}`, ns, dsn, repoURL, Cluster, Table)
+  postgres: {table: %[5]s}`, ns, dsn, repoURL, Cluster, Table, git)
 }
 
 // apply creates every object of a multi-document YAML string.

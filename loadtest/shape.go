@@ -24,6 +24,10 @@ import (
 const (
 	// MinNamespaces is the fewest load namespaces of a system run.
 	MinNamespaces = 10
+	// MaxNamespaces is the most load namespaces by default: a hundred
+	// teams' inventories of 1k (100k objects) to 10k (1M) objects each,
+	// rather than ten thousand inventories of a hundred.
+	MaxNamespaces = 100
 	// ClusterInventoryName is the KollectClusterInventory; its rows have
 	// inventory_namespace "".
 	ClusterInventoryName = "load-cluster"
@@ -147,7 +151,7 @@ spec:
   includedNamespaces: [%[2]s]
   labelSelector: {matchLabels: {%[3]s: %[4]q}}`, targetOf(k), ns, TierLabel, tier))
 	}
-	docs = append(docs, sinkResourcesIn(ns, dsn, repoURL), fmt.Sprintf(`apiVersion: kollect.dev/v1alpha1
+	docs = append(docs, sinkResourcesIn(ns, dsn, repoURL, ns), fmt.Sprintf(`apiVersion: kollect.dev/v1alpha1
 kind: KollectInventory
 metadata: {name: %s, namespace: %s}
 spec:
@@ -170,7 +174,7 @@ rules:
 - {apiGroups: [""], resources: [configmaps, pods], verbs: [get, list, watch]}
 - {apiGroups: [apps], resources: [deployments], verbs: [get, list, watch]}
 - {apiGroups: [%s], resources: [widgets], verbs: [get, list, watch]}`, shapeRole, simsource.WidgetGroup),
-		sinkResourcesIn(ControlNamespace, dsn, repoURL),
+		sinkResourcesIn(ControlNamespace, dsn, repoURL, ""),
 		profile(ControlNamespace, WidgetKind),
 		fmt.Sprintf(`apiVersion: kollect.dev/v1alpha1
 kind: KollectClusterTarget

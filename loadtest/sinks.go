@@ -115,42 +115,74 @@ func targetOf(kind string) string {
 
 // gitSink reads the Git sink's bare repository on disk.
 type gitSink struct {
-	dir  string
-	head plumbing.Hash
-	tree *object.Tree
+	dir string
+	// perNamespace reads each load namespace's inventory from the branch
+	// named as the namespace (the system run's sinks, so that a hundred
+	// inventories do not race for one ref); else every file is on main.
+	perNamespace bool
+	heads        map[string]plumbing.Hash
+	trees        map[string]*object.Tree
 }
 
-// refresh reopens the repository and reports whether main moved.
+// refresh reopens the repository and reports whether any branch moved.
 func (g *gitSink) refresh() (bool, error) {
 	r, err := git.PlainOpen(g.dir)
 	if err != nil {
 		return false, fmt.Errorf("open repository: %w", err)
 	}
-	ref, err := r.Reference(plumbing.NewBranchReferenceName("main"), true)
+	if g.heads == nil {
+		g.heads, g.trees = map[string]plumbing.Hash{}, map[string]*object.Tree{}
+	}
+	refs, err := r.Branches()
 	if err != nil {
-		return false, nil //nolint:nilerr // no branch yet
+		return false, fmt.Errorf("list branches: %w", err)
 	}
-	if ref.Hash() == g.head {
-		return false, nil
-	}
-	c, err := r.CommitObject(ref.Hash())
-	if err != nil {
-		return false, fmt.Errorf("read commit: %w", err)
-	}
-	t, err := c.Tree()
-	if err != nil {
-		return false, fmt.Errorf("read tree: %w", err)
-	}
-	g.head, g.tree = ref.Hash(), t
-	return true, nil
+	defer refs.Close()
+	moved := false
+	err = refs.ForEach(func(ref *plumbing.Reference) error {
+		name := ref.Name().Short()
+		if ref.Hash() == g.heads[name] {
+			return nil
+		}
+		c, err := r.CommitObject(ref.Hash())
+		if err != nil {
+			return fmt.Errorf("read commit of %s: %w", name, err)
+		}
+		t, err := c.Tree()
+		if err != nil {
+			return fmt.Errorf("read tree of %s: %w", name, err)
+		}
+		g.heads[name], g.trees[name], moved = ref.Hash(), t, true
+		return nil
+	})
+	return moved, err
 }
 
-// file returns the content at path in the current head ("" when absent).
+// branchOf is the branch holding namespace ns's inventory.
+func (g *gitSink) branchOf(ns string) string {
+	if g.perNamespace && ns != ControlNamespace {
+		return ns
+	}
+	return "main"
+}
+
+// file returns the content at path ({cluster}/{namespace}/...) in its
+// branch's current head ("" when absent).
 func (g *gitSink) file(path string) (string, error) {
-	if g.tree == nil {
+	ns := ""
+	if parts := strings.SplitN(path, "/", 3); len(parts) == 3 {
+		ns = parts[1]
+	}
+	return g.fileIn(g.branchOf(ns), path)
+}
+
+// fileIn returns the content at path in branch's current head.
+func (g *gitSink) fileIn(branch, path string) (string, error) {
+	t := g.trees[branch]
+	if t == nil {
 		return "", nil
 	}
-	f, err := g.tree.File(path)
+	f, err := t.File(path)
 	if err != nil {
 		return "", nil
 	}
@@ -172,7 +204,8 @@ func (g *gitSink) state() (tree.State, error) {
 // stateOf returns inventory inv's state file at the current head.
 func (g *gitSink) stateOf(inv busv1.NamespacedName) (tree.State, error) {
 	var s tree.State
-	body, err := g.file(tree.StatePath(Cluster, inv))
+	branch := g.branchOf(inv.Namespace)
+	body, err := g.fileIn(branch, tree.StatePath(Cluster, inv))
 	if err != nil || body == "" {
 		return s, err
 	}
@@ -180,7 +213,7 @@ func (g *gitSink) stateOf(inv busv1.NamespacedName) (tree.State, error) {
 		return s, err
 	}
 	return s.WithShardFiles(Cluster, inv, func(p string) ([]byte, bool, error) {
-		b, err := g.file(p)
+		b, err := g.fileIn(branch, p)
 		return []byte(b), err == nil && b != "", err
 	})
 }

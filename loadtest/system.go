@@ -26,7 +26,7 @@ func (r *run) system(ctx context.Context) error {
 	if v, err := pgVersion(ctx, pg); err == nil {
 		r.res.Versions["postgres"] = v
 	}
-	git := &gitSink{dir: r.p.Repo}
+	git := &gitSink{dir: r.p.Repo, perNamespace: true}
 	extra := map[string][]string{}
 	for _, name := range demo.Services {
 		port, err := testenv.FreePort()

@@ -21,7 +21,7 @@ func main() {
 	tier := flag.String("tier", "1k", "object count: 1k, 10k, 100k or a number")
 	mode := flag.String("mode", "system", "system (every service, sinks, latencies), collect (only kollect collect vs kubectl) or abuse (one tenant floods the bus while another changes: growth, its latency p99, memory)")
 	c, _ := loadtest.DefaultConfig("1k") // flag defaults; -tier sets the count
-	flag.IntVar(&c.Namespaces, "namespaces", 0, "namespaces (default objects/100, at least 10)")
+	flag.IntVar(&c.Namespaces, "namespaces", 0, "namespaces (default objects/100, between 10 and 100)")
 	flag.IntVar(&c.Workers, "workers", c.Workers, "concurrent API writers")
 	flag.IntVar(&c.Changes, "changes", c.Changes, "single-object changes in the change phase")
 	flag.Float64Var(&c.ChangeRate, "change-rate", c.ChangeRate, "changes per second")
