@@ -64,6 +64,9 @@ type Config struct {
 	// each run (default 3 and 2 from 100k objects, else 1); replica i
 	// takes the flags replicaFlags gives it.
 	CollectorReplicas, AggregatorReplicas int
+	// Profile, when positive, takes a CPU profile that long of every
+	// service (each replica) ProfileDelay into the initial sync.
+	Profile, ProfileDelay time.Duration
 }
 
 // DefaultConfig returns the settings of a tier.

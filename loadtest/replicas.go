@@ -96,6 +96,11 @@ func (r *run) extraReplicas(extra map[string][]string, exits chan<- error) ([]*c
 			args := append(demo.Args(role, r.svc), extra[role]...)
 			args = append(args, replicaFlags(role, i, n)...)
 			args = append(args, "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port))
+			pp, err := r.pprofFlag(name) // after the first's: the last flag wins
+			if err != nil {
+				return out, err
+			}
+			args = append(args, pp...)
 			if l := r.res.Settings.MemoryLimits[role]; l != "" {
 				args = append(args, "--memory-limit="+l)
 			}

@@ -31,6 +31,7 @@ type run struct {
 	objs    []Object
 	exits   <-chan error
 	metrics map[string]int // service -> metrics port
+	pprof   map[string]int // service -> pprof port when profiling
 	// bus is the NATS cluster; svc the peers as the services see them
 	// (p with the cluster's URLs instead of the embedded server).
 	bus *testenv.NATSCluster
@@ -56,7 +57,7 @@ func Run(ctx context.Context, out io.Writer, c Config) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	r := &run{c: c, out: out, root: root, metrics: map[string]int{}, res: &Result{Tier: c.Tier,
+	r := &run{c: c, out: out, root: root, metrics: map[string]int{}, pprof: map[string]int{}, res: &Result{Tier: c.Tier,
 		Date: start.UTC().Format(time.RFC3339), Machine: machine(), Versions: versions(root)}}
 	r.res.Mode = "system"
 	if c.CollectOnly {

@@ -35,6 +35,11 @@ func (r *run) system(ctx context.Context) error {
 		}
 		r.metrics[name] = port
 		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port)}
+		pp, err := r.pprofFlag(name)
+		if err != nil {
+			return err
+		}
+		extra[name] = append(extra[name], pp...)
 	}
 	extra["control"] = append(extra["control"], "--bus-replicas="+strconv.Itoa(busReplicas(len(r.bus.Nodes))))
 	resources := shapeResources(r.c.Namespaces, r.c.Tier, r.c.Kinds, r.p.DSN, r.p.RepoURL)
@@ -78,6 +83,7 @@ func (r *run) system(ctx context.Context) error {
 	if err := apply(ctx, r.p.Kube.Client, resources); err != nil {
 		return err
 	}
+	r.profileSync(ctx)
 	if err := r.initialSync(ctx, start, pg, git); err != nil {
 		r.keepLogs()
 		return err

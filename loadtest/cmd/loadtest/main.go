@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
 	"kollect.dev/kollect/loadtest"
@@ -36,6 +37,8 @@ func main() {
 	flag.StringVar(&c.OutDir, "out", "", "report folder (default <repo>/loadtest/results)")
 	flag.DurationVar(&c.Timeout, "timeout", c.Timeout, "bound of each wait")
 	flag.IntVar(&c.NATSNodes, "nats-nodes", c.NATSNodes, "nats-server processes of the bus's JetStream cluster (streams get 3 replicas from 3 nodes up)")
+	flag.DurationVar(&c.Profile, "profile", 0, "take a CPU profile this long of every service during the initial sync (pprof files next to the report)")
+	flag.DurationVar(&c.ProfileDelay, "profile-delay", 10*time.Second, "how far into the initial sync the profiles start")
 	collectors := flag.Int("collectors", 0, "collector replicas (default 3 from 100k objects, else 1)")
 	aggregators := flag.Int("aggregators", 0, "aggregator replicas (default 2 from 100k objects, else 1)")
 	source := flag.String("source", "", "where the objects live: kube (created in the real API server) or sim (a simulated API server the collectors watch); default sim from 1m objects, else kube")

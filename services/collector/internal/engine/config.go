@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"reflect"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/app"
@@ -146,7 +149,7 @@ func (e *Engine) change(ts *targetState, f func()) {
 	}
 	if active {
 		e.require(newGVK)
-		e.enqueueGVK(newGVK)
+		e.enqueueTarget(ts)
 		e.queue.Add(sweepWork(ts.ref, false))
 	}
 }
@@ -262,13 +265,59 @@ func requirement(targets map[bus.ConfigRef]*targetState) informers.Requirement {
 	return req
 }
 
-// enqueueGVK queues every cached object of gvk.
-func (e *Engine) enqueueGVK(gvk schema.GroupVersionKind) {
-	store, _, ok := e.cfg.Informers.Store(gvk)
+// enqueueTarget queues, for ts alone, every cached object of its GVK in a
+// namespace it selects (cluster-scoped objects when its access allows).
+// The work of a Target added or changed grows with the objects it may
+// select, not with every object of the GVK times every Target of it; its
+// rows in namespaces it no longer selects go in its sweep.
+func (e *Engine) enqueueTarget(ts *targetState) {
+	ts.mu.RLock()
+	compiled, active := ts.compiled, ts.active()
+	ts.mu.RUnlock()
+	if !active {
+		return
+	}
+	store, _, ok := e.cfg.Informers.Store(compiled.GVK)
 	if !ok {
 		return
 	}
-	for _, obj := range store.List() {
-		e.enqueueObject(gvk, obj)
+	e.eachSelected(store, compiled, func(o metav1.Object) {
+		e.queue.Add(targetObjectWork(compiled.GVK, cache.MetaObjectToName(o).String(), o.GetUID(), ts.ref))
+	})
+}
+
+// selectedUIDs are the uids of the cached objects c may select.
+func (e *Engine) selectedUIDs(store cache.Indexer, c *target.Compiled) map[types.UID]struct{} {
+	out := map[types.UID]struct{}{}
+	e.eachSelected(store, c, func(o metav1.Object) { out[o.GetUID()] = struct{}{} })
+	return out
+}
+
+// eachSelected calls f with every object of store in a namespace c selects,
+// reading only those namespaces' objects.
+func (e *Engine) eachSelected(store cache.Indexer, c *target.Compiled, f func(metav1.Object)) {
+	for _, name := range store.ListIndexFuncValues(cache.NamespaceIndex) {
+		if !e.selectsNamespace(c, name) {
+			continue
+		}
+		objs, err := store.ByIndex(cache.NamespaceIndex, name)
+		if err != nil {
+			continue
+		}
+		for _, obj := range objs {
+			if o, ok := obj.(metav1.Object); ok {
+				f(o)
+			}
+		}
 	}
+}
+
+// selectsNamespace reports whether c may select objects of namespace name
+// ("" for cluster-scoped objects).
+func (e *Engine) selectsNamespace(c *target.Compiled, name string) bool {
+	if name == "" {
+		return c.Config.Access.AllowsNamespace("")
+	}
+	ns, _ := e.cfg.Informers.Namespace(name)
+	return c.Namespace(ns)
 }

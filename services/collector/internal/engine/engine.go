@@ -82,7 +82,9 @@ type item struct {
 	key string // cache key: namespace/name, or name
 	uid types.UID
 	// sweepItem: the Target whose rows to sweep, and whether its GVK
-	// stopped being served (every row goes).
+	// stopped being served (every row goes). objectItem: the one Target
+	// to evaluate the object for (a Target that changed); zero: every
+	// active Target of the GVK.
 	target bus.ConfigRef
 	gone   bool
 }
@@ -99,6 +101,11 @@ const (
 
 func objectWork(gvk schema.GroupVersionKind, key string, uid types.UID) item {
 	return item{kind: objectItem, gvk: gvk, key: key, uid: uid}
+}
+
+// targetObjectWork asks for one object to be evaluated for Target ref only.
+func targetObjectWork(gvk schema.GroupVersionKind, key string, uid types.UID, ref bus.ConfigRef) item {
+	return item{kind: objectItem, gvk: gvk, key: key, uid: uid, target: ref}
 }
 
 func sweepWork(ref bus.ConfigRef, gone bool) item {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/pkg/failpoint"
 	"kollect.dev/kollect/pkg/selection"
@@ -48,8 +49,15 @@ func (e *Engine) processObject(ctx context.Context, it item) error {
 		n, _ := e.cfg.Informers.Namespace(obj.GetNamespace())
 		ns = &n
 	}
+	targets := e.activeTargets(it.gvk)
+	if it.target != (bus.ConfigRef{}) {
+		targets = nil
+		if ts := e.target(it.target); ts != nil {
+			targets = []*targetState{ts} // apply checks it is still active
+		}
+	}
 	var errs []error
-	for _, ts := range e.activeTargets(it.gvk) {
+	for _, ts := range targets {
 		errs = append(errs, e.apply(ctx, ts, it.gvk, it.uid, obj, ns))
 	}
 	return errors.Join(errs...)
@@ -65,7 +73,10 @@ func (e *Engine) apply(ctx context.Context, ts *targetState, gvk schema.GroupVer
 		return nil
 	}
 	key := ts.compiled.Key(string(uid))
-	if obj == nil {
+	if obj == nil || (ns != nil && !ts.compiled.Namespace(*ns)) {
+		// Gone, or in a namespace the Target does not select (most
+		// Targets of a kind, one team's each): no evaluation, and a row
+		// it had goes.
 		return e.drop(ctx, ts, key)
 	}
 	start := time.Now()
@@ -152,7 +163,8 @@ func (e *Engine) retryRow(f rowstore.Failure) {
 }
 
 // sweep deletes the rows of a Target whose objects are not in its GVK's
-// cache, once that cache holds a full list; when the GVK is gone, every row.
+// cache (or are in a namespace it no longer selects), once that cache holds
+// a full list; when the GVK is gone, every row.
 func (e *Engine) sweep(ctx context.Context, it item) error {
 	ts := e.target(it.target)
 	if ts == nil {
@@ -167,9 +179,12 @@ func (e *Engine) sweep(ctx context.Context, it item) error {
 	if (running && !synced) || (!running && !it.gone) {
 		return nil // the Synced or Gone event queues this sweep again
 	}
+	// A row stays while its object is cached in a namespace the Target
+	// still selects: a Target whose namespaces changed had only the
+	// objects of its new ones evaluated (enqueueTarget).
 	var uids map[types.UID]struct{}
 	if running {
-		uids = informers.UIDs(store)
+		uids = e.selectedUIDs(store, ts.compiled)
 	}
 	present := func(uid string) bool {
 		_, ok := uids[types.UID(uid)]

@@ -10,25 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"kollect.dev/kollect/api/v1alpha1"
 )
-
-// UIDs returns the uids of every object in store. Sweeps, which are rare,
-// build it when they need it, so the cache holds no uid index.
-func UIDs(store cache.Store) map[types.UID]struct{} {
-	objs := store.List()
-	out := make(map[types.UID]struct{}, len(objs))
-	for _, obj := range objs {
-		if o, err := objectMeta(obj); err == nil {
-			out[o.GetUID()] = struct{}{}
-		}
-	}
-	return out
-}
 
 // AsUnstructured returns an object of a cache as the pruned object the
 // Targets read.
