@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -130,32 +131,33 @@ func (g *gitSink) refresh() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("open repository: %w", err)
 	}
-	if g.heads == nil {
-		g.heads, g.trees = map[string]plumbing.Hash{}, map[string]*object.Tree{}
-	}
 	refs, err := r.Branches()
 	if err != nil {
 		return false, fmt.Errorf("list branches: %w", err)
 	}
 	defer refs.Close()
-	moved := false
+	heads := map[string]plumbing.Hash{}
 	err = refs.ForEach(func(ref *plumbing.Reference) error {
-		name := ref.Name().Short()
-		if ref.Hash() == g.heads[name] {
-			return nil
-		}
-		c, err := r.CommitObject(ref.Hash())
-		if err != nil {
-			return fmt.Errorf("read commit of %s: %w", name, err)
-		}
-		t, err := c.Tree()
-		if err != nil {
-			return fmt.Errorf("read tree of %s: %w", name, err)
-		}
-		g.heads[name], g.trees[name], moved = ref.Hash(), t, true
+		heads[ref.Name().Short()] = ref.Hash()
 		return nil
 	})
-	return moved, err
+	if err != nil || maps.Equal(heads, g.heads) {
+		return false, err
+	}
+	// Every tree is read again through this opening: the server's
+	// git gc --auto may have removed the packs an older one read from.
+	trees := make(map[string]*object.Tree, len(heads))
+	for name, h := range heads {
+		c, err := r.CommitObject(h)
+		if err != nil {
+			return false, fmt.Errorf("read commit of %s: %w", name, err)
+		}
+		if trees[name], err = c.Tree(); err != nil {
+			return false, fmt.Errorf("read tree of %s: %w", name, err)
+		}
+	}
+	g.heads, g.trees = heads, trees
+	return true, nil
 }
 
 // branchOf is the branch holding namespace ns's inventory.
