@@ -42,6 +42,9 @@ type run struct {
 	sim              *simsource.Source
 	simSrv           *simsource.Server
 	sourceKubeconfig string
+	// gitStates are the namespaces' Git states the initial sync's poller
+	// read, by branch head.
+	gitStates map[string]gitState
 	// gitCPULog is where the Git server logs its http-backends' CPU.
 	gitCPULog string
 }

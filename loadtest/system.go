@@ -11,6 +11,8 @@ import (
 	"kollect.dev/kollect/deploy/demo"
 	"kollect.dev/kollect/pkg/childproc"
 	"kollect.dev/kollect/pkg/testenv"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // system starts the services and runs the sync, change and delete phases.
@@ -147,7 +149,7 @@ func (r *run) initialSync(ctx context.Context, start time.Time, pg *pgSink, git 
 	var pgErr, gitErr error
 	last := time.Now()
 	wg.Go(func() {
-		pgErr = r.waitFor(ctx, "complete PostgreSQL table", 250*time.Millisecond, func() (bool, error) {
+		pgErr = r.waitFor(ctx, "complete PostgreSQL table", r.syncPoll(), func() (bool, error) {
 			got, err := pg.counts(ctx)
 			r.res.InitialSync.Rows = sum(got)
 			if time.Since(last) > 10*time.Second {
@@ -159,10 +161,10 @@ func (r *run) initialSync(ctx context.Context, start time.Time, pg *pgSink, git 
 		r.res.InitialSync.PostgresSeconds = time.Since(start).Seconds()
 	})
 	wg.Go(func() {
-		gitErr = r.waitFor(ctx, "complete Git tree", 250*time.Millisecond, func() (bool, error) {
-			files, err := r.gitFiles(git)
-			r.res.InitialSync.Files = len(files)
-			return len(files) >= len(r.objs), err
+		gitErr = r.waitFor(ctx, "complete Git tree", r.syncPoll(), func() (bool, error) {
+			err := r.gitCount(git)
+			r.res.InitialSync.Files = r.gitFileCount()
+			return r.res.InitialSync.Files >= len(r.objs), err
 		})
 		r.res.InitialSync.GitSeconds = time.Since(start).Seconds()
 	})
@@ -183,23 +185,68 @@ func (r *run) initialSync(ctx context.Context, start time.Time, pg *pgSink, git 
 	return nil
 }
 
+// syncPoll is how often the initial sync's pollers look: every 250 ms up to
+// 100k objects, then less often (2 s at 1M) so that counting a million rows
+// does not take the CPU the services are measured on.
+func (r *run) syncPoll() time.Duration {
+	return time.Duration(max(1, min(8, r.c.Objects/100000))) * 250 * time.Millisecond
+}
+
 // gitFiles refreshes the repository and returns the files every namespaced
-// inventory's state lists; an inventory not exported yet lists none.
+// inventory's state lists; an inventory not exported yet lists none. A
+// namespace's state is read again only when its branch moved, so that
+// polling a million files costs the poller (and the machine the services
+// share) little.
 func (r *run) gitFiles(git *gitSink) (map[string]bool, error) {
-	if _, err := git.refresh(); err != nil {
+	if err := r.gitCount(git); err != nil {
 		return nil, err
 	}
 	out := map[string]bool{}
-	for i := range r.c.Namespaces {
-		st, err := git.stateOf(busv1.NamespacedName{Namespace: namespaceName(i), Name: InventoryName})
-		if err != nil {
-			return out, err
-		}
-		for _, f := range st.Files {
+	for _, c := range r.gitStates {
+		for _, f := range c.files {
 			out[f] = true
 		}
 	}
 	return out, nil
+}
+
+// gitCount refreshes the repository and r.gitStates, returning nothing but
+// an error; the files are counted by gitFileCount.
+func (r *run) gitCount(git *gitSink) error {
+	if _, err := git.refresh(); err != nil {
+		return err
+	}
+	if r.gitStates == nil {
+		r.gitStates = map[string]gitState{}
+	}
+	for i := range r.c.Namespaces {
+		inv := busv1.NamespacedName{Namespace: namespaceName(i), Name: InventoryName}
+		head := git.heads[git.branchOf(inv.Namespace)]
+		if c, ok := r.gitStates[inv.Namespace]; ok && c.head == head {
+			continue
+		}
+		st, err := git.stateOf(inv)
+		if err != nil {
+			return err
+		}
+		r.gitStates[inv.Namespace] = gitState{head: head, files: st.Files}
+	}
+	return nil
+}
+
+// gitFileCount is the number of files the last gitCount saw.
+func (r *run) gitFileCount() int {
+	n := 0
+	for _, c := range r.gitStates {
+		n += len(c.files)
+	}
+	return n
+}
+
+// gitState is what a namespace's inventory state listed at its branch head.
+type gitState struct {
+	head  plumbing.Hash
+	files []string
 }
 
 // complete reports whether every inventory holds at least its expected
