@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -229,11 +231,12 @@ func (e *Engine) require(gvk schema.GroupVersionKind) {
 }
 
 // requirement is what a GVK's informer must hold for its Targets: the union
-// of the fields they read, their namespace when all watch the same one, and
+// of the fields they read, the namespaces they name when every one names
+// its namespaces (includedNamespaces without a namespaceSelector), and
 // their label or field selector when all select objects by the same one.
 func requirement(targets map[bus.ConfigRef]*targetState) informers.Requirement {
 	req := informers.Requirement{Fields: extract.NewFieldSet()}
-	single, ns := true, ""
+	static, nss := true, map[string]struct{}{}
 	var f serverFilter
 	for _, ts := range targets {
 		ts.mu.RLock()
@@ -247,17 +250,15 @@ func requirement(targets map[bus.ConfigRef]*targetState) informers.Requirement {
 		} else {
 			req.Fields.Union(c.Fields())
 		}
-		names, static := c.Selector().StaticNamespaces()
-		switch {
-		case !static || len(names) != 1 || (ns != "" && ns != names[0]):
-			single = false
-		default:
-			ns = names[0]
+		names, ok := c.Selector().StaticNamespaces()
+		static = static && ok
+		for _, n := range names {
+			nss[n] = struct{}{}
 		}
 		f.add(c.Selector())
 	}
-	if single {
-		req.Namespace = ns
+	if static && len(nss) > 0 {
+		req.Namespaces = slices.Sorted(maps.Keys(nss))
 	}
 	if f.shared {
 		req.LabelSelector, req.FieldSelector = f.label, f.field
@@ -287,7 +288,7 @@ func (e *Engine) enqueueTarget(ts *targetState) {
 }
 
 // selectedUIDs are the uids of the cached objects c may select.
-func (e *Engine) selectedUIDs(store cache.Indexer, c *target.Compiled) map[types.UID]struct{} {
+func (e *Engine) selectedUIDs(store informers.Cache, c *target.Compiled) map[types.UID]struct{} {
 	out := map[types.UID]struct{}{}
 	e.eachSelected(store, c, func(o metav1.Object) { out[o.GetUID()] = struct{}{} })
 	return out
@@ -295,7 +296,7 @@ func (e *Engine) selectedUIDs(store cache.Indexer, c *target.Compiled) map[types
 
 // eachSelected calls f with every object of store in a namespace c selects,
 // reading only those namespaces' objects.
-func (e *Engine) eachSelected(store cache.Indexer, c *target.Compiled, f func(metav1.Object)) {
+func (e *Engine) eachSelected(store informers.Cache, c *target.Compiled, f func(metav1.Object)) {
 	for _, name := range store.ListIndexFuncValues(cache.NamespaceIndex) {
 		if !e.selectsNamespace(c, name) {
 			continue

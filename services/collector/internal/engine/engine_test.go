@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -105,8 +106,8 @@ func TestAPutTargetWatchesItsKindAndWritesARowPerObject(t *testing.T) {
 	if !ok {
 		t.Fatal("the informer of the Target's kind was not required")
 	}
-	if req.Namespace != "team-a" || req.Whole {
-		t.Errorf("requirement = namespace %q, whole %t; want the Target's namespace and only its fields", req.Namespace, req.Whole)
+	if !slices.Equal(req.Namespaces, []string{"team-a"}) || req.Whole {
+		t.Errorf("requirement = namespaces %q, whole %t; want the Target's namespace and only its fields", req.Namespaces, req.Whole)
 	}
 	f.rowsAre("team-a", "t1", "api", "web")
 
@@ -183,7 +184,7 @@ func TestASuspendedTargetKeepsItsRowsAndReleasesItsInformer(t *testing.T) {
 	}
 }
 
-func TestTargetsOfOneKindInTwoNamespacesWatchEveryNamespace(t *testing.T) {
+func TestTargetsOfOneKindInTwoNamespacesWatchBothNamespaces(t *testing.T) {
 	f := newFixture(t, "team-a", "team-b")
 	if err := f.e.Complete(context.Background(), true); err != nil {
 		t.Fatal(err)
@@ -193,14 +194,14 @@ func TestTargetsOfOneKindInTwoNamespacesWatchEveryNamespace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if req, _ := f.inf.requirement(deployments); req.Namespace != "" {
-		t.Errorf("requirement namespace = %q, want every namespace", req.Namespace)
+	if req, _ := f.inf.requirement(deployments); !slices.Equal(req.Namespaces, []string{"team-a", "team-b"}) {
+		t.Errorf("requirement namespaces = %q, want both Targets' namespaces", req.Namespaces)
 	}
 	if err := f.e.Delete(context.Background(), targetRef(t, "team-b", "t1")); err != nil {
 		t.Fatal(err)
 	}
-	if req, _ := f.inf.requirement(deployments); req.Namespace != "team-a" {
-		t.Errorf("requirement namespace = %q once team-b's Target went, want team-a", req.Namespace)
+	if req, _ := f.inf.requirement(deployments); !slices.Equal(req.Namespaces, []string{"team-a"}) {
+		t.Errorf("requirement namespaces = %q once team-b's Target went, want team-a", req.Namespaces)
 	}
 }
 

@@ -71,17 +71,17 @@ func (m *memInformers) requirement(gvk schema.GroupVersionKind) (informers.Requi
 	return r, ok
 }
 
-func (m *memInformers) Store(gvk schema.GroupVersionKind) (cache.Indexer, bool, bool) {
+func (m *memInformers) Store(gvk schema.GroupVersionKind) (informers.Cache, bool, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.running[gvk]
 	return s, m.synced[gvk], s != nil
 }
 
-func (m *memInformers) Stores() map[schema.GroupVersionKind]cache.Indexer {
+func (m *memInformers) Stores() map[schema.GroupVersionKind]informers.Cache {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := map[schema.GroupVersionKind]cache.Indexer{}
+	out := map[schema.GroupVersionKind]informers.Cache{}
 	for gvk, s := range m.running {
 		out[gvk] = s
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/tools/cache"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/selection"
@@ -31,9 +30,9 @@ type Informers interface {
 type ObjectCache interface {
 	// Store returns the cache of gvk, whether it holds a full list, and
 	// whether an informer runs for gvk at all.
-	Store(gvk schema.GroupVersionKind) (store cache.Indexer, synced, ok bool)
+	Store(gvk schema.GroupVersionKind) (store informers.Cache, synced, ok bool)
 	// Stores returns the cache of every running informer.
-	Stores() map[schema.GroupVersionKind]cache.Indexer
+	Stores() map[schema.GroupVersionKind]informers.Cache
 	// Namespaced reports whether gvk is namespaced; known is false while no
 	// informer runs for it.
 	Namespaced(gvk schema.GroupVersionKind) (namespaced, known bool)

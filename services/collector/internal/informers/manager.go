@@ -2,6 +2,8 @@ package informers
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -68,7 +70,7 @@ type Manager struct {
 
 	mu          sync.Mutex
 	desired     map[schema.GroupVersionKind]Requirement
-	running     map[schema.GroupVersionKind]*instance
+	running     map[schema.GroupVersionKind]*kindInformers
 	states      map[schema.GroupVersionKind]State // discovery states
 	resetMapper bool
 	deleted     map[string]time.Time // groups of deleted CRDs, suspect until then
@@ -96,7 +98,7 @@ func New(cfg Config) (*Manager, error) {
 		cfg: cfg, clients: cl,
 		mapper:  restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
 		desired: map[schema.GroupVersionKind]Requirement{},
-		running: map[schema.GroupVersionKind]*instance{},
+		running: map[schema.GroupVersionKind]*kindInformers{},
 		states:  map[schema.GroupVersionKind]State{},
 		deleted: map[string]time.Time{},
 		kick:    make(chan struct{}, 1),
@@ -132,25 +134,25 @@ func (m *Manager) poke() {
 	}
 }
 
-// Store returns the cache of gvk's current informer and whether it holds a
-// full list; ok is false when no informer runs for gvk.
-func (m *Manager) Store(gvk schema.GroupVersionKind) (store cache.Indexer, synced, ok bool) {
+// Store returns the cache of gvk's current informers and whether it holds
+// a full list; ok is false when no informer runs for gvk.
+func (m *Manager) Store(gvk schema.GroupVersionKind) (store Cache, synced, ok bool) {
 	m.mu.Lock()
-	inst := m.running[gvk]
-	m.mu.Unlock()
-	if inst == nil {
+	defer m.mu.Unlock()
+	k := m.running[gvk]
+	if k == nil {
 		return nil, false, false
 	}
-	return inst.inf.GetIndexer(), inst.inf.HasSynced(), true
+	return k.view, k.synced(), true
 }
 
 // Stores returns the caches of every running informer.
-func (m *Manager) Stores() map[schema.GroupVersionKind]cache.Indexer {
+func (m *Manager) Stores() map[schema.GroupVersionKind]Cache {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[schema.GroupVersionKind]cache.Indexer, len(m.running))
-	for gvk, inst := range m.running {
-		out[gvk] = inst.inf.GetIndexer()
+	out := make(map[schema.GroupVersionKind]Cache, len(m.running))
+	for gvk, k := range m.running {
+		out[gvk] = k.view
 	}
 	return out
 }
@@ -158,10 +160,14 @@ func (m *Manager) Stores() map[schema.GroupVersionKind]cache.Indexer {
 // State returns why gvk cannot be watched, if it cannot.
 func (m *Manager) State(gvk schema.GroupVersionKind) State {
 	m.mu.Lock()
-	inst, s := m.running[gvk], m.states[gvk]
+	k, s := m.running[gvk], m.states[gvk]
+	var parts []*instance
+	if k != nil {
+		parts = slices.Collect(maps.Values(k.parts))
+	}
 	m.mu.Unlock()
-	if inst != nil {
-		if f := inst.forbiddenState(); f.Reason != "" {
+	for _, p := range parts {
+		if f := p.forbiddenState(); f.Reason != "" {
 			return f
 		}
 	}
@@ -174,8 +180,12 @@ func (m *Manager) ObjectCounts() map[string]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make(map[string]int, len(m.running))
-	for gvk, inst := range m.running {
-		out[GVKString(gvk)] = len(inst.inf.GetStore().ListKeys())
+	for gvk, k := range m.running {
+		n := 0
+		for _, p := range k.parts {
+			n += len(p.inf.GetStore().ListKeys())
+		}
+		out[GVKString(gvk)] = n
 	}
 	return out
 }
@@ -191,9 +201,9 @@ func GVKString(gvk schema.GroupVersionKind) string {
 func (m *Manager) Namespaced(gvk schema.GroupVersionKind) (namespaced, known bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	inst, ok := m.running[gvk]
+	k, ok := m.running[gvk]
 	if !ok {
 		return false, false
 	}
-	return inst.spec.namespaced, true
+	return k.base.namespaced, true
 }

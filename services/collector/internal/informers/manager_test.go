@@ -94,7 +94,7 @@ func TestManagerCachesOnlyWhatTargetsNeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{synced: map[schema.GroupVersionKind]int{}}
-	m.Set(deployments, Requirement{Fields: imageFields(), Namespace: "shop"})
+	m.Set(deployments, Requirement{Fields: imageFields(), Namespaces: []string{"shop"}})
 	go func() { _ = m.Run(ctx, rec) }()
 
 	small := cached(t, m, rec, 1, "shop/cart")
@@ -105,8 +105,8 @@ func TestManagerCachesOnlyWhatTargetsNeed(t *testing.T) {
 		t.Errorf("the transform kept %d of %d bytes, want less than a fifth", after, before)
 	}
 	t.Run("a single static namespace scopes the informer", func(t *testing.T) {
-		if store, _, _ := m.Store(deployments); len(store.ListKeys()) != 1 {
-			t.Errorf("cached %v, want only shop/cart", store.ListKeys())
+		if store, _, _ := m.Store(deployments); len(store.List()) != 1 {
+			t.Errorf("cached %d objects, want only shop/cart", len(store.List()))
 		}
 	})
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -70,9 +71,9 @@ func (m *Manager) reconcile(ctx context.Context) (pending bool) {
 	desired := maps.Clone(m.desired)
 	reset := m.resetMapper
 	m.resetMapper = false
-	for gvk, inst := range m.running {
+	for gvk, k := range m.running {
 		if _, ok := desired[gvk]; !ok {
-			m.stop(gvk, inst)
+			m.stop(gvk, k)
 		}
 	}
 	now := time.Now()
@@ -113,55 +114,82 @@ func (m *Manager) ensure(ctx context.Context, gvk schema.GroupVersionKind, req R
 		return false
 	}
 	m.setState(gvk, State{})
-	spec := informerSpec{gvk: gvk, gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
+	base := informerSpec{gvk: gvk, gvr: mapping.Resource, namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
 		labelSelector: req.LabelSelector, fieldSelector: req.FieldSelector}
-	if spec.namespaced {
-		spec.namespace = req.Namespace
-	}
-	ri, err := m.clients.forSpec(spec, req)
-	if err != nil { // an invalid rest.Config: retried like discovery
+	if err := m.startParts(ctx, base, req); err != nil { // an invalid rest.Config: retried like discovery
 		m.setState(gvk, State{Reason: v1alpha1.ReasonProgressing, Message: err.Error()})
 		return false
 	}
+	return true
+}
+
+// startParts makes the informers of base.gvk hold req: one per namespace
+// req names (partNamespaces), parts added and removed as they change, all
+// restarted when the running ones do not cover req.
+func (m *Manager) startParts(ctx context.Context, base informerSpec, req Requirement) error {
+	gvk := base.gvk
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.desired[gvk]; !ok {
-		return true // removed meanwhile
+		return nil // removed meanwhile
 	}
-	old := m.running[gvk]
-	if old != nil && old.spec == spec && old.req.Covers(req) {
-		return true
+	k := m.running[gvk]
+	restart := k != nil && (k.base != base || !k.req.Covers(req))
+	if restart {
+		m.stop(gvk, k)
 	}
-	if old != nil {
-		m.stop(gvk, old)
+	if k == nil || restart {
+		k = &kindInformers{base: base, req: req, parts: map[string]*instance{}}
+		m.running[gvk] = k
 	}
-	m.running[gvk] = m.start(ctx, spec, req, ri)
-	m.cfg.Log.Info("informer started", app.KeyGVK, GVKString(gvk), app.KeyNamespace, spec.namespace,
-		"labelSelector", spec.labelSelector, "fieldSelector", spec.fieldSelector, "wholeObject", req.Whole, "restart", old != nil)
-	return true
+	defer k.rebuild()
+	want := partNamespaces(base, req)
+	for ns, p := range k.parts {
+		if !slices.Contains(want, ns) {
+			p.cancel()
+			delete(k.parts, ns)
+		}
+	}
+	for _, ns := range want {
+		if k.parts[ns] != nil {
+			continue
+		}
+		spec := base
+		spec.namespace = ns
+		ri, err := m.clients.forSpec(spec, k.req)
+		if err != nil {
+			return err
+		}
+		k.parts[ns] = m.start(ctx, spec, k.req, ri)
+		m.cfg.Log.Info("informer started", app.KeyGVK, GVKString(gvk), app.KeyNamespace, ns,
+			"labelSelector", spec.labelSelector, "fieldSelector", spec.fieldSelector, "wholeObject", k.req.Whole, "restart", restart)
+	}
+	return nil
 }
 
 func (m *Manager) stopIfRunning(gvk schema.GroupVersionKind) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	inst, ok := m.running[gvk]
+	k, ok := m.running[gvk]
 	if ok {
-		m.stop(gvk, inst)
+		m.stop(gvk, k)
 	}
 	return ok
 }
 
-// stop stops an informer; m.mu is held.
-func (m *Manager) stop(gvk schema.GroupVersionKind, inst *instance) {
-	inst.cancel()
+// stop stops the informers of a kind; m.mu is held.
+func (m *Manager) stop(gvk schema.GroupVersionKind, k *kindInformers) {
+	for _, p := range k.parts {
+		p.cancel()
+	}
 	delete(m.running, gvk)
 }
 
 func (m *Manager) stopAll() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for gvk, inst := range m.running {
-		m.stop(gvk, inst)
+	for gvk, k := range m.running {
+		m.stop(gvk, k)
 	}
 }
 

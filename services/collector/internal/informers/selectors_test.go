@@ -46,7 +46,7 @@ func TestManagerPassesSelectorsToTheAPIServer(t *testing.T) {
 			if rec.syncs(deployments) < sync || !ok || !synced {
 				return fmt.Errorf("%d syncs, want %d", rec.syncs(deployments), sync)
 			}
-			if got := slices.Sorted(slices.Values(store.ListKeys())); !slices.Equal(got, want) {
+			if got := storeKeys(t, store); !slices.Equal(got, want) {
 				return fmt.Errorf("cached %v", got)
 			}
 			return nil

@@ -16,9 +16,10 @@ type Requirement struct {
 	// Fields are the paths the Targets read (the union of their
 	// extract.FieldSets); ignored when Whole.
 	Fields *extract.FieldSet
-	// Namespace restricts the informer to one namespace; "" watches all.
-	// It is ignored for cluster-scoped kinds.
-	Namespace string
+	// Namespaces restrict the informers to these namespaces (sorted), one
+	// informer each up to MaxNamespaceInformers; empty watches all. It is
+	// ignored for cluster-scoped kinds.
+	Namespaces []string
 	// LabelSelector and FieldSelector, in the API server's syntax, restrict
 	// what the informer lists and watches: the API server sends only the
 	// objects that match ("" for all). An object that stops matching
