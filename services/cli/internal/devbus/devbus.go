@@ -54,7 +54,7 @@ func Path() (string, error) {
 // replacing any earlier file whole: another account of the host can read
 // neither.
 func Write(path string, c Credentials) error {
-	data, err := json.Marshal(c)
+	data, err := json.Marshal(c) //nolint:gosec // G117: this file exists to hold the password, mode 0600 for its owner only
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,8 @@ func Write(path string, c Credentials) error {
 		return fmt.Errorf("write the dev bus credentials: %w", err)
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }()
-	if err := tmp.Chmod(0o600); err == nil {
+	err = tmp.Chmod(0o600)
+	if err == nil {
 		_, err = tmp.Write(data)
 	}
 	if cerr := tmp.Close(); err == nil {
