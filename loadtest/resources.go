@@ -76,7 +76,9 @@ spec:
 
 // accessResources let the Targets of the control namespace (ServiceAccount
 // kollect) list ConfigMaps and Deployments cluster-wide: a Target collects
-// only what its ServiceAccount may list.
+// only what its ServiceAccount may list. The role also gets
+// KollectInventories: a KollectReplay runs only while its namespace's
+// ServiceAccount may get the inventory (the abuse scenario's replays).
 func accessResources() string {
 	return fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -84,6 +86,7 @@ metadata: {name: kollect-loadtest-read}
 rules:
 - {apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}
 - {apiGroups: [apps], resources: [deployments], verbs: [get, list, watch]}
+- {apiGroups: [kollect.dev], resources: [kollectinventories], verbs: [get]}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding

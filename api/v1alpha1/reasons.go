@@ -36,7 +36,8 @@ const (
 	// ReasonAccessDenied: Ready=False on a target whose ServiceAccount may
 	// not list the profile's kind in any selected namespace, or
 	// Degraded=True when it may in some of them only; the message names the
-	// ServiceAccount and the namespaces left out.
+	// ServiceAccount and the namespaces left out. Ready=False on a replay
+	// whose namespace's ServiceAccount may not get the inventory it names.
 	ReasonAccessDenied = "AccessDenied"
 
 	// ReasonScopeGVKDenied: Ready=False on a target whose Profile's GVK is

@@ -40,6 +40,11 @@ type BusOptions struct {
 	// TLS says how the connection is encrypted; the zero value uses TLS
 	// only when the URL's scheme is tls://, against the system's roots.
 	TLS BusTLS
+	// User and Password authenticate to the bus instead of
+	// $KOLLECT_NATS_USER and $KOLLECT_NATS_PASSWORD. Only code sets them
+	// (`kollect dev` for its embedded bus): no flag, so no password is
+	// ever in a process's arguments.
+	User, Password string
 }
 
 // BusTLS are the files of a TLS connection to the bus. Any of them set
@@ -86,7 +91,8 @@ func (o BusOptions) Validate() error {
 
 // Options returns the nats.Options carrying the credentials: the
 // credentials file of --nats-credentials or $KOLLECT_NATS_CREDENTIALS, and
-// the user and password of $KOLLECT_NATS_USER and $KOLLECT_NATS_PASSWORD.
+// User and Password, else those of $KOLLECT_NATS_USER and
+// $KOLLECT_NATS_PASSWORD.
 func (o BusOptions) Options() ([]nats.Option, error) {
 	var opts []nats.Option
 	creds := o.Credentials
@@ -100,6 +106,9 @@ func (o BusOptions) Options() ([]nats.Option, error) {
 		opts = append(opts, nats.UserCredentials(creds))
 	}
 	user, pass := os.Getenv(EnvNATSUser), os.Getenv(EnvNATSPassword)
+	if o.User != "" {
+		user, pass = o.User, o.Password
+	}
 	if pass != "" && user == "" {
 		return nil, fmt.Errorf("$%s is set without $%s", EnvNATSPassword, EnvNATSUser)
 	}

@@ -17,7 +17,7 @@ const (
 	ReasonSecretData = "secret-data"
 	// ReasonSensitiveValue marks a string that holds a secret whatever its key: a URL with a
 	// password, a PEM private key, a JWT, an AWS access key id, or an assignment of a
-	// sensitive name ("password=...", "token: ...").
+	// sensitive name ("password=...", "token: ..."), also inside base64 or gzip.
 	ReasonSensitiveValue = "sensitive-value"
 )
 
@@ -55,6 +55,10 @@ type Rules struct {
 	names    nameRule
 	defaults bool
 	extra    []string
+	// depth is how many encodings were unwrapped to reach the value being
+	// checked (a copy of the rules checks decoded text): see
+	// sensitiveEncoded.
+	depth int
 }
 
 // NewRules returns the default rules extended with extra keys; empty keys are ignored.

@@ -17,7 +17,8 @@ const maxEmbeddedJSON = 1 << 20
 //     and JSON text), and "name: DB_PASSWORD" (an env entry written out as text);
 //   - a lone sensitive flag followed by a value: "mysql --password x";
 //   - a PEM private key block, a JWT ("eyJ...eyJ..."), an AWS access key id (AKIA/ASIA...);
-//   - JSON text (starting with "{" or "[") holding anything the rules redact.
+//   - JSON text (starting with "{" or "[") holding anything the rules redact;
+//   - base64 or gzip (bounded in size and depth) whose decoded text holds any of the above.
 func (r *Rules) sensitiveValue(s string) bool {
 	if len(s) < 4 {
 		return false
@@ -41,7 +42,7 @@ func (r *Rules) sensitiveValue(s string) bool {
 			return true
 		}
 	}
-	return r.sensitiveJSON(s)
+	return r.sensitiveJSON(s) || r.sensitiveEncoded(s)
 }
 
 func isNameByte(c byte) bool {

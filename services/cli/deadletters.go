@@ -126,7 +126,7 @@ type busConn struct {
 }
 
 func dialBus(url string) (*busConn, error) {
-	nc, js, err := bus.Connect(url, "cli")
+	nc, js, err := connectBus(url)
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func runReplay(ctx context.Context, s Streams, f replayFlags, byRevision bool) e
 	_, name, _ := strings.Cut(f.sink, "/")
 	family := string(fam)
 	inv := parseInventory(f.inventory)
-	nc, js, err := bus.Connect(f.natsURL, "cli")
+	nc, js, err := connectBus(f.natsURL)
 	if err != nil {
 		return &climain.ExitError{Code: 2, Err: err}
 	}

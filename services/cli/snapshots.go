@@ -12,7 +12,6 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/bus"
 	"kollect.dev/kollect/pkg/history"
 )
 
@@ -49,7 +48,7 @@ through the Kubernetes API with your own credentials and RBAC.`,
 				return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: want %s", output, formatList)}
 			}
 			inv := parseInventory(args[0])
-			nc, js, err := bus.Connect(natsURL, "cli")
+			nc, js, err := connectBus(natsURL)
 			if err != nil {
 				return &climain.ExitError{Code: 2, Err: err}
 			}

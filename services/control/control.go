@@ -95,6 +95,11 @@ type Config struct {
 	Extract extract.Options
 	// Kube is the API server connection.
 	Kube app.KubeOptions
+	// EventNamespace is where the Events of cluster-scoped objects
+	// (KollectClusterTarget, KollectClusterInventory, KollectClusterScope) are
+	// filed: the release namespace. Empty is $POD_NAMESPACE, the pod's
+	// namespace, then kollect-system.
+	EventNamespace string
 	// Log is the logger; the zero value discards.
 	Log logr.Logger
 }
@@ -159,9 +164,21 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "How often each Target's access is reviewed again.")
 	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "Time limit of one connection test.")
 	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "Wait before retrying a failed connection test.")
+	fs.StringVar(&c.EventNamespace, "event-namespace", c.EventNamespace,
+		"Namespace of the Events of cluster-scoped Kollect objects (the release namespace); empty is $POD_NAMESPACE, the pod's namespace, then "+
+			app.DefaultLeaderNamespace+".")
 	c.Webhook.bindFlags(fs)
 	c.BusLimits.bindFlags(fs)
 	c.Extract.BindFlags(fs)
+}
+
+// eventNamespace returns EventNamespace, else the namespace control runs
+// in, the way the Lease's is found.
+func (c Config) eventNamespace() string {
+	if c.EventNamespace != "" {
+		return c.EventNamespace
+	}
+	return app.LeaderOptions{}.LeaseNamespace()
 }
 
 // Egress returns the sink address policy the configuration allows.
@@ -220,7 +237,8 @@ func Run(ctx context.Context, c Config) error {
 	}
 	deps := &reconcile.Deps{
 		Client: mgr.GetClient(), KV: kv, Reports: store, Prober: probe.New(nc, c.ProbeTimeout),
-		Recorder: mgr.GetEventRecorder("kollect-control"), Now: time.Now,
+		Recorder: reconcile.ReleaseRecorder{EventRecorder: mgr.GetEventRecorder("kollect-control"),
+			Namespace: c.eventNamespace(), Scheme: mgr.GetScheme()}, Now: time.Now,
 		Policy: reconcile.Policy{Egress: c.Egress(), ProbeRetry: c.ProbeRetry,
 			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck,
 			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs, MinExportInterval: c.MinExportInterval,

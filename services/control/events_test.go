@@ -56,3 +56,37 @@ func TestEventsOnlyOnTransitions(t *testing.T) {
 		return nil
 	})
 }
+
+// The Events of a cluster-scoped object go to the release namespace, not
+// to "default", where anyone with view would read platform sink names and
+// export errors (SECURITY-3 F17).
+func TestEventsOfClusterScopedObjectsGoToTheReleaseNamespace(t *testing.T) {
+	platform := namespace(t)
+	ci := &v1alpha1.KollectClusterInventory{ObjectMeta: metav1.ObjectMeta{Name: platform + "-inv"},
+		Spec: v1alpha1.KollectClusterInventorySpec{SinkNamespace: platform, TargetRefs: []string{"missing"},
+			SnapshotSinkRefs: []v1alpha1.ClusterSinkBinding{{Name: "missing-sink"}}}}
+	create(t, ci)
+	count := func(ns string) (int, error) {
+		var list eventsv1.EventList
+		if err := shared.kube.Client.List(t.Context(), &list, client.InNamespace(ns)); err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "KollectClusterInventory" && e.Regarding.Name == ci.Name && e.Regarding.UID == ci.UID {
+				n++
+			}
+		}
+		return n, nil
+	}
+	eventually(t, "an event of the cluster inventory in the release namespace", func() error {
+		n, err := count(releaseNamespace)
+		if err != nil || n == 0 {
+			return fmt.Errorf("%d events in %s: %v", n, releaseNamespace, err)
+		}
+		return nil
+	})
+	if n, err := count(metav1.NamespaceDefault); err != nil || n != 0 {
+		t.Fatalf("%d events of the cluster inventory in default (%v), want none", n, err)
+	}
+}

@@ -17,6 +17,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,6 +72,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	shared.kube, shared.nats, shared.kv = kube, n, kv
+	if err := kube.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: releaseNamespace}}); err != nil {
+		fmt.Fprintln(os.Stderr, "create the release namespace:", err)
+		return 1
+	}
 	shared.responder, err = startResponder(n.Conn)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -109,8 +115,12 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 	c.MinExportInterval = 10 * time.Second // the default, spelled out for the tests that name it
 	c.Log = zapr.NewLogger(zap.NewNop())
 	c.Webhook.Port = 0
+	c.EventNamespace = releaseNamespace
 	return c
 }
+
+// releaseNamespace is the namespace control runs in, in these tests.
+const releaseNamespace = "kollect-release"
 
 // responder stands in for the exporters' connection-test handlers until
 // they exist: it answers every family's requests, failing sinks whose name

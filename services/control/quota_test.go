@@ -174,6 +174,7 @@ func TestAScopeCannotLoosenTheOperatorsQuota(t *testing.T) {
 // failed; once the one ahead of it finishes, it gets its request.
 func TestReplaysOverTheQuotaWaitPendingForASlot(t *testing.T) {
 	ns := namespace(t)
+	grantReplays(t, ns, "kollectinventories", "")
 	quotaScope(t, ns, v1alpha1.ScopeQuotas{MaxReplays: ptr.To[int32](1)})
 	create(t, gitSink(ns, "git-a"))
 	create(t, bareInventory(ns, "inv", "git-a"))

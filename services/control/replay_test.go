@@ -32,6 +32,7 @@ func readyIs(t *testing.T, obj *v1alpha1.KollectReplay, status metav1.ConditionS
 
 func TestReplayIsCompiledForTheAggregatorAndItsProgressFolded(t *testing.T) {
 	ns := namespace(t)
+	grantReplays(t, ns, "kollectinventories", "")
 	create(t, gitSink(ns, "git-a"))
 	create(t, &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
 		Spec: v1alpha1.KollectInventorySpec{SnapshotSinkRefs: []v1alpha1.SinkBinding{{Name: "git-a"}}}})
@@ -104,6 +105,7 @@ func TestReplayIsCompiledForTheAggregatorAndItsProgressFolded(t *testing.T) {
 
 func TestReplayOfAnUnboundSinkOrAMissingInventoryIsNotReady(t *testing.T) {
 	ns := namespace(t)
+	grantReplays(t, ns, "kollectinventories", "")
 	create(t, &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"}})
 	tests := []struct {
 		name, inventory, reason, msg string
@@ -138,6 +140,7 @@ func TestReplayOfAnUnboundSinkOrAMissingInventoryIsNotReady(t *testing.T) {
 // when the report is gone.
 func TestAFinishedReplayLeavesNoRequestForTheAggregator(t *testing.T) {
 	ns := namespace(t)
+	grantReplays(t, ns, "kollectinventories", "")
 	create(t, gitSink(ns, "git-a"))
 	create(t, &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "inv"},
 		Spec: v1alpha1.KollectInventorySpec{SnapshotSinkRefs: []v1alpha1.SinkBinding{{Name: "git-a"}}}})

@@ -104,6 +104,9 @@ service's own flag set.
 {{- with $v.exporters.ambientCredentialsNamespaces }}
 - --ambient-credentials-namespaces={{ join "," . }}
 {{- end }}
+{{- with $v.exporters.ambientCredentialsHosts }}
+- --ambient-credentials-hosts={{ join "," . }}
+{{- end }}
 {{- if eq .svc.family "snapshot" }}
 - --git-cache-dir=/var/cache/kollect/git
 {{- end }}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -28,6 +29,19 @@ type CredentialPolicy struct {
 	// chain, Google Application Default Credentials); AllNamespaces allows
 	// every namespace.
 	AmbientNamespaces []string
+	// AmbientHosts are hosts (host or host:port) beyond a cloud's own
+	// storage hosts to which a sink may send the exporter's ambient
+	// identity: an Azurite emulator, a private endpoint of its own name.
+	// Backends whose ambient credential is a bearer token (Azure workload
+	// identity) send it only to their cloud's hosts and these; a
+	// tenant-chosen host never receives it.
+	AmbientHosts []string
+}
+
+// allowsAmbientHost reports whether the operator lists host (host or
+// host:port, compared without case).
+func (p CredentialPolicy) allowsAmbientHost(host string) bool {
+	return slices.ContainsFunc(p.AmbientHosts, func(h string) bool { return strings.EqualFold(h, host) })
 }
 
 // allowsAmbient reports whether sinks of namespace ns may use the
@@ -126,10 +140,24 @@ func (g *guarded) ambient(namespace string) error {
 	return ambientDenied(namespace)
 }
 
+// ambientHost implements ambientChecker.
+func (g *guarded) ambientHost(host string) bool { return g.policy.allowsAmbientHost(host) }
+
 // ambientChecker is implemented by the Credentials the runtime hands to
-// backends; it answers whether a sink may use the ambient identity.
+// backends; it answers whether a sink may use the ambient identity, and
+// toward which hosts the operator allows it beyond the cloud's own.
 type ambientChecker interface {
 	ambient(namespace string) error
+	ambientHost(host string) bool
+}
+
+// AmbientHost reports whether the operator lists host (host or host:port)
+// in CredentialPolicy.AmbientHosts: a backend may send its ambient bearer
+// token there although it is not one of its cloud's hosts. Credentials
+// that do not come from a CredentialPolicy list none.
+func AmbientHost(creds Credentials, host string) bool {
+	a, ok := creds.(ambientChecker)
+	return ok && a.ambientHost(host)
 }
 
 // AmbientCredentials returns nil when a sink of namespace, built with

@@ -21,6 +21,7 @@ import (
 	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/aggregator"
+	"kollect.dev/kollect/services/cli/internal/devbus"
 	"kollect.dev/kollect/services/collector"
 	"kollect.dev/kollect/services/control"
 	"kollect.dev/kollect/services/databaseexporter"
@@ -78,6 +79,22 @@ type Options struct {
 	// loopback as a deployment would, one port each from MetricsPort on in
 	// the order of Services; zero serves none.
 	MetricsPort int
+	// BusFile is where the embedded bus's address, user and per-run
+	// password are written (mode 0600) for the kollect CLI; empty is
+	// devbus.Path(). Unused with NATSURL.
+	BusFile string
+
+	// busUser and busPassword authenticate the services to the embedded
+	// bus.
+	busUser, busPassword string
+}
+
+// busFile returns BusFile, else the default path of the credentials file.
+func (o Options) busFile() (string, error) {
+	if o.BusFile != "" {
+		return o.BusFile, nil
+	}
+	return devbus.Path()
 }
 
 // Services returns the services Run starts, in the order of their metrics
@@ -119,13 +136,22 @@ func Run(ctx context.Context, o Options) error {
 		if port == 0 {
 			port = -1
 		}
-		srv, err := startNATS(dir, port)
+		srv, creds, err := startNATS(dir, port)
 		if err != nil {
 			return err
 		}
 		defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-		url = srv.ClientURL()
-		o.Log.Info("embedded NATS JetStream started", "url", url, "dir", dir)
+		url = creds.URL
+		o.NATSCredentials, o.busUser, o.busPassword = "", creds.User, creds.Password
+		path, err := o.busFile()
+		if err != nil {
+			return err
+		}
+		if err := devbus.Write(path, creds); err != nil {
+			return err
+		}
+		defer devbus.Remove(path, creds)
+		o.Log.Info("embedded NATS JetStream started", "url", url, "dir", dir, "credentialsFile", path)
 	}
 	nc, js, err := o.bus(url).Connect(busv1.ServiceControl)
 	if err != nil {
@@ -236,19 +262,26 @@ func families(o Options) []family {
 // would refuse to provision it although a dev session writes megabytes.
 const devMaxStore = 1 << 40
 
-// startNATS starts an embedded JetStream server on loopback.
-func startNATS(dir string, port int) (*server.Server, error) {
+// startNATS starts an embedded JetStream server on loopback that admits
+// only the user of the returned credentials, whose password is drawn for
+// this run: another account of the host that reaches 127.0.0.1 can neither
+// read the bus nor publish configs, connection tests or snapshots on it.
+// No monitoring port is served.
+func startNATS(dir string, port int) (*server.Server, devbus.Credentials, error) {
+	creds := devbus.New("")
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
-		JetStreamMaxStore: devMaxStore, StoreDir: dir, NoSigs: true, NoLog: true})
+		JetStreamMaxStore: devMaxStore, StoreDir: dir, NoSigs: true, NoLog: true,
+		Username: creds.User, Password: creds.Password})
 	if err != nil {
-		return nil, fmt.Errorf("start embedded NATS: %w", err)
+		return nil, creds, fmt.Errorf("start embedded NATS: %w", err)
 	}
 	s.Start()
 	if !s.ReadyForConnections(10 * time.Second) {
 		s.Shutdown()
-		return nil, fmt.Errorf("start embedded NATS: not ready within 10s")
+		return nil, creds, fmt.Errorf("start embedded NATS: not ready within 10s")
 	}
-	return s, nil
+	creds.URL = s.ClientURL()
+	return s, creds, nil
 }
 
 // egress returns c with the options' sink address policy.
@@ -266,5 +299,5 @@ func serviceLog(log logr.Logger, s busv1.Service) logr.Logger {
 // bus returns the bus options of every service: url with the options'
 // credentials.
 func (o Options) bus(url string) app.BusOptions {
-	return app.BusOptions{URL: url, Credentials: o.NATSCredentials}
+	return app.BusOptions{URL: url, Credentials: o.NATSCredentials, User: o.busUser, Password: o.busPassword}
 }

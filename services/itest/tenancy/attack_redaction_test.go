@@ -63,6 +63,7 @@ func redactionVectors() []vector {
 		}},
 		{"a Secret's annotations yield none of its data without the opt-in", ownSecretAnnotations},
 		{"team-a's own inventory reaches its Git repository redacted", ownInventory},
+		{"a password inside gzip or base64 values is redacted", ownEncodedValues},
 	}
 }
 

@@ -37,6 +37,8 @@ var (
 	ownAWS    = canary("OWN-AWS")
 	ownArgs   = canary("OWN-ARGS")
 	ownSecret = canary("OWN-SECRET")
+	// ownEncoded is inside gzip and base64 values of team-a's ConfigMap.
+	ownEncoded = canary("OWN-ENCODED")
 
 	ambientAccessKey = canary("AMBIENT-AKID")
 	ambientSecretKey = canary("AMBIENT-AWSSECRET")
@@ -49,7 +51,7 @@ func allCanaries() []string {
 	return []string{
 		victimToken, victimUser, victimPassword, victimDSNUser, victimDSNPassword, victimAccessKey, victimSecretKey,
 		victimEnv, victimURL, victimAWS, victimArgs,
-		ownEnv, ownURL, ownAWS, ownArgs, ownSecret,
+		ownEnv, ownURL, ownAWS, ownArgs, ownSecret, ownEncoded,
 		ambientAccessKey, ambientSecretKey, ambientGCSEmail, localFile, tokenResponse,
 	}
 }

@@ -61,6 +61,13 @@
 //     that the suite can count connections into it), loopback without the
 //     opt-in, and an HTTP redirect into the deny list. The deny list is an
 //     operator setting the fix adds; settings_test.go sets it by name.
+//  9. A password inside gzip or base64 values (ConfigMap binaryData and
+//     data, a tool's compressed applied-object annotation): SECURITY-3 F16.
+//  10. A KollectReplay, without the webhook, of the platform's
+//     KollectClusterInventory and of a missing one: denied alike at
+//     reconcile (SECURITY-3 F14).
+//  11. The Events of a cluster-scoped object filed in default, where a
+//     tenant with view would read them (SECURITY-3 F17).
 //
 // Each attack must end refused: an admission denial, or a condition whose
 // reason and message the table in reasons_test.go names. After every
@@ -72,7 +79,12 @@
 // of every Kollect object and every Event. The sweep is itself tested: it
 // finds canaries planted on purpose in each of those places.
 //
-// Not covered here: the collector's /metrics endpoint (dev.Run does not
+// Not covered here: the Azure workload identity's hosts (SECURITY-3 F11:
+// the suite has no Azure identity and allows no namespace ambient
+// credentials; TestWorkloadIdentityGoesOnlyToAzureStorageHosts covers it),
+// the embedded bus of `kollect dev` (F12: the suite runs on a bus of its
+// own; TestTheEmbeddedBusAdmitsOnlyThisRunsCredentials covers it), and
+// the collector's /metrics endpoint (dev.Run does not
 // serve it, so the label collision is asserted as a refusal only), SSH
 // sinks, BigQuery and the resource-exhaustion holes (H5, H6).
 package tenancy

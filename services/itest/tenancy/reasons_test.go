@@ -46,6 +46,12 @@ var (
 		anyOf:    []outcome{readyFalse(v1alpha1.ReasonAccessDenied), degraded(v1alpha1.ReasonAccessDenied)},
 		mentions: regexp.MustCompile(`(?i)service ?account|team-a[:/]kollect`),
 	}
+	// A replay whose namespace's ServiceAccount may not get the inventory:
+	// the same message whether the inventory exists or not.
+	refuseReplay = refusal{
+		anyOf:    []outcome{readyFalse(v1alpha1.ReasonAccessDenied)},
+		mentions: regexp.MustCompile(`ServiceAccount team-a/kollect, as which the replay runs, may not get`),
+	}
 	// A sink whose secretRef names another namespace.
 	refuseSecretRef = refusal{
 		anyOf:    []outcome{readyFalse(v1alpha1.ReasonSecretRefDenied)},

@@ -59,7 +59,9 @@ func NewCommand(s Streams) *cobra.Command {
 		Short:         "Run every Kollect service in this process against the current kubeconfig context",
 		Long: `dev runs control, the collector, the aggregator and the snapshot, database and event exporters in
 one process, on an embedded NATS JetStream server (127.0.0.1:4222 unless --nats-port or --nats-url),
-against the current kubeconfig context. It is for people with a cluster who want Kollect running
+against the current kubeconfig context. The embedded bus admits only a user whose password is drawn
+for each run and written (mode 0600) to ~/.config/kollect/dev-bus.json, or $KOLLECT_DEV_BUS_FILE,
+where kollect snapshots, deadletters and replay find it. It is for people with a cluster who want Kollect running
 without installing it: apply Profiles, Targets, sinks and Inventories with kubectl and watch them
 export. The admission webhook is not served (the API server cannot reach this process); the CRDs'
 own validation still applies. Ctrl-C stops everything.

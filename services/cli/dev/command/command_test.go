@@ -23,6 +23,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/cli/dev"
+	"kollect.dev/kollect/services/cli/internal/devbus"
 )
 
 // syncBuffer is a bytes.Buffer safe for the command's goroutines.
@@ -49,6 +50,7 @@ func (s *syncBuffer) String() string {
 // and cancelling stops everything with exit status 0. It also serves the
 // process's profiles on --pprof-bind-address.
 func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
+	t.Setenv(devbus.EnvFile, filepath.Join(t.TempDir(), "dev-bus.json"))
 	kube := testenv.StartKube(t)
 	pg := testenv.StartPostgres(t)
 	dsn := pg.CreateDatabase(t, "dev")

@@ -18,11 +18,12 @@ import (
 	"kollect.dev/kollect/services/control/internal/policy"
 )
 
-// AccessReviewer answers what an identity may list; access.Reviewer
-// implements it.
+// AccessReviewer answers what an identity may list or get;
+// access.Reviewer implements it.
 type AccessReviewer interface {
 	Mapping(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool, error)
 	MayList(ctx context.Context, id access.Identity, res schema.GroupVersionResource, ns string) (bool, error)
+	MayGet(ctx context.Context, id access.Identity, res schema.GroupVersionResource, ns, name string) (bool, error)
 }
 
 // grant is what a Target's ServiceAccount may collect: the entry's Access,

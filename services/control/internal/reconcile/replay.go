@@ -37,6 +37,9 @@ func (r *ReplayReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			if finished(obj) {
 				return nil
 			}
+			if err := r.mayReplay(ctx, obj); err != nil {
+				return err
+			}
 			if rr, err = r.compile(ctx, obj); err != nil {
 				return err
 			}

@@ -38,9 +38,10 @@ type credential struct {
 
 // resolveCredential returns the sink's credential: the Secret's shared key
 // or SAS token with secretRef, the exporter's workload identity without it
-// (only where the operator allows ambient credentials; the identity's
-// settings, AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE,
-// are not looked at otherwise).
+// (only where the operator allows ambient credentials, and only toward an
+// Azure storage host or one the operator lists: identityHost; the
+// identity's settings, AZURE_CLIENT_ID, AZURE_TENANT_ID and
+// AZURE_FEDERATED_TOKEN_FILE, are not looked at otherwise).
 func resolveCredential(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSpec, ns string, ep endpoint,
 	creds backend.Credentials) (credential, error) {
 	auth := v1alpha1.AzureBlobAuth("")
@@ -57,6 +58,9 @@ func resolveCredential(ctx context.Context, spec *v1alpha1.KollectSnapshotSinkSp
 		if strings.HasPrefix(ep.serviceURL, "http://") {
 			// The SDK sends bearer tokens over TLS only.
 			return credential{}, sink.Permanent(fmt.Errorf("invalid sink spec: workload identity needs an https:// endpoint, not %s", ep.serviceURL))
+		}
+		if err := identityHost(ep, creds); err != nil {
+			return credential{}, err
 		}
 		id, err := workloadIdentity()
 		return credential{identity: id}, err
