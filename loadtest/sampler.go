@@ -41,6 +41,24 @@ type sampler struct {
 	// streamReplicas counts the streams by their replica count, as last
 	// sampled.
 	streamReplicas map[int]int
+	// frozen pauses sampling: what the processes do while the run tears
+	// them down (a replica left alone takes every shard) is not the run's.
+	frozen bool
+}
+
+// freeze takes a last sample and pauses sampling until thaw.
+func (s *sampler) freeze(ctx context.Context) {
+	s.sample(ctx)
+	s.mu.Lock()
+	s.frozen = true
+	s.mu.Unlock()
+}
+
+// thaw resumes sampling.
+func (s *sampler) thaw() {
+	s.mu.Lock()
+	s.frozen = false
+	s.mu.Unlock()
 }
 
 // gitProcess names the Git server's CPU among the processes: every
@@ -110,6 +128,10 @@ func (s *sampler) run(ctx context.Context) {
 func (s *sampler) sample(ctx context.Context) {
 	t := time.Since(s.start).Seconds()
 	s.mu.Lock()
+	if s.frozen {
+		s.mu.Unlock()
+		return
+	}
 	pids := make(map[string]int, len(s.pids))
 	for k, v := range s.pids {
 		pids[k] = v

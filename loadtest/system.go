@@ -59,12 +59,15 @@ func (r *run) system(ctx context.Context) error {
 	var extras []*childproc.Process
 	defer func() {
 		r.res.Replicas = r.replicas()
-		stopReplicas(extras)
 		r.scrapeMetrics()
-		r.s.sample(context.Background()) // last peaks before the processes exit
+		// The last peaks before any process stops: the survivors of a
+		// teardown take every shard, which is not the run's load.
+		r.s.freeze(context.Background())
+		stopReplicas(extras)
 		if err := demo.StopServices(ss, 20*time.Second); err != nil {
 			r.step("%v", err)
 		}
+		r.s.thaw()
 	}()
 	if err != nil {
 		return err
