@@ -109,6 +109,7 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 	c.MinExportInterval = 10 * time.Second // the default, spelled out for the tests that name it
 	c.Log = zapr.NewLogger(zap.NewNop())
 	c.Webhook.Port = 0
+	c.Webhook.Namespace = "default" // where the requester key is, as installWebhook's
 	return c
 }
 
