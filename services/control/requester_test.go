@@ -156,3 +156,19 @@ func sealed[T client.Object](t *testing.T, obj T) T {
 	obj.SetAnnotations(a)
 	return obj
 }
+
+// TestATargetCreatedBeforeItsProfileIsHeldToItsRequestersReach: the
+// webhook cannot review the requester's list right while the Profile is
+// missing; control reviews the recorded requester once it arrives, so a
+// user cannot reach another namespace through a ServiceAccount that may.
+func TestATargetCreatedBeforeItsProfileIsHeldToItsRequestersReach(t *testing.T) {
+	ns, other := webhookNamespace(t), namespace(t)
+	grantView(t, other, ns, "kollect") // the ServiceAccount may read other; its user may not
+	team := teamClient(t, ns)
+	tg := targetObj(ns, "early", "later")
+	tg.Spec.IncludedNamespaces = []string{ns, other}
+	eventually(t, "create before the Profile", func() error { return team.Create(t.Context(), tg.DeepCopy()) })
+	create(t, profile(ns, "later", configMaps))
+	condition(t, tg, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonRequesterDenied, "may not list configmaps in namespace "+other)
+	eventually(t, "no config entry", func() error { return noEntry(t, ref(busv1.KindTarget, ns, "early")) })
+}

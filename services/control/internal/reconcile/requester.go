@@ -51,3 +51,41 @@ func what(c requester.Choice) string {
 	}
 	return "a Secret reference"
 }
+
+// requesterReach checks that a Target's recorded requester may list the
+// Profile's kind wherever the Target reaches beyond its own namespace: the
+// review the webhook makes when the Profile exists at admission, made
+// again at every reconcile so that a Target created before its Profile is
+// held to it once the Profile arrives. A Target without a verified record
+// (written without the webhook) is bounded by its ServiceAccount's RBAC
+// alone, which grantFor reviews.
+func (r *TargetReconciler) requesterReach(ctx context.Context, obj *v1alpha1.KollectTarget, t compiledTarget) error {
+	if r.Requesters == nil {
+		return nil
+	}
+	_, o, _ := requester.Of(obj, r.Policy.DefaultServiceAccount)
+	rec, ok := r.Requesters.Verify(o, obj.GetAnnotations())
+	if !ok {
+		return nil
+	}
+	res, _, err := r.Access.Mapping(t.gvk)
+	if err != nil {
+		return nil //nolint:nilerr // an unserved kind is grantFor's condition
+	}
+	for _, ns := range requester.Reach(obj) {
+		may, err := r.Access.MayList(ctx, rec.Identity(), res, ns)
+		if err != nil {
+			return fmt.Errorf("review the requester of KollectTarget %s/%s: %w", obj.Namespace, obj.Name, err)
+		}
+		if may {
+			continue
+		}
+		if ns == "" {
+			return v1alpha1.Reasonf(v1alpha1.ReasonRequesterDenied, "spec: %s, who set this Target's spec, may not list %s cluster-wide, "+
+				"which selecting namespaces by label or every namespace needs; set includedNamespaces: [%s]", rec.User, res.Resource, obj.Namespace)
+		}
+		return v1alpha1.Reasonf(v1alpha1.ReasonRequesterDenied, "spec.includedNamespaces: %s, who set this Target's spec, may not list %s in namespace %s",
+			rec.User, res.Resource, ns)
+	}
+	return nil
+}

@@ -48,7 +48,10 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 				res.RequeueAfter = unservedRecheck
 			}
 			t.cfg.Access = g.access
-			return err
+			if err != nil {
+				return err
+			}
+			return r.requesterReach(ctx, obj, t)
 		},
 		func(ctx context.Context, _ *v1alpha1.KollectTarget, _ *ctrl.Result) error {
 			return r.putConfig(ctx, key, t.cfg)

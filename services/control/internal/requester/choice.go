@@ -97,3 +97,20 @@ func compare(a, b string) int {
 	}
 	return 0
 }
+
+// Reach lists where a Target reaches beyond its own namespace: "" (every
+// namespace) when it selects by label or has no namespace filter, else
+// each named namespace other than its own. The webhook and control review
+// the requester's list right there.
+func Reach(t *v1alpha1.KollectTarget) []string {
+	if t.Spec.NamespaceSelector != nil || len(t.Spec.IncludedNamespaces) == 0 {
+		return []string{""}
+	}
+	var out []string
+	for _, ns := range t.Spec.IncludedNamespaces {
+		if ns != t.Namespace && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
