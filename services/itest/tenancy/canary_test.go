@@ -37,6 +37,9 @@ var (
 	ownAWS    = canary("OWN-AWS")
 	ownArgs   = canary("OWN-ARGS")
 	ownSecret = canary("OWN-SECRET")
+	// teamToken is a token in team-a's Secret db-creds, which bob may not
+	// read (F6).
+	teamToken = canary("TEAM-TOKEN")
 
 	ambientAccessKey = canary("AMBIENT-AKID")
 	ambientSecretKey = canary("AMBIENT-AWSSECRET")
@@ -49,7 +52,7 @@ func allCanaries() []string {
 	return []string{
 		victimToken, victimUser, victimPassword, victimDSNUser, victimDSNPassword, victimAccessKey, victimSecretKey,
 		victimEnv, victimURL, victimAWS, victimArgs,
-		ownEnv, ownURL, ownAWS, ownArgs, ownSecret,
+		ownEnv, ownURL, ownAWS, ownArgs, ownSecret, teamToken,
 		ambientAccessKey, ambientSecretKey, ambientGCSEmail, localFile, tokenResponse,
 	}
 }
