@@ -96,6 +96,20 @@ func TestChoosingASecretNeedsTheRightToReadIt(t *testing.T) {
 			return configEntry(t, ref(busv1.KindSnapshotSink, ns, "admin"), &cfg)
 		})
 	})
+	t.Run("an update that leaves the spec but drops the record (a server-side apply) keeps it", func(t *testing.T) {
+		var s v1alpha1.KollectSnapshotSink
+		eventually(t, "drop the record", func() error {
+			if err := shared.kube.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "admin"}, &s); err != nil {
+				return err
+			}
+			delete(s.Annotations, v1alpha1.AnnotationRequester)
+			delete(s.Annotations, v1alpha1.AnnotationRequesterSeal)
+			return shared.kube.Client.Update(t.Context(), &s)
+		})
+		if s.Annotations[v1alpha1.AnnotationRequester] == "" || s.Annotations[v1alpha1.AnnotationRequesterSeal] == "" {
+			t.Fatalf("annotations after the update: %v", s.Annotations)
+		}
+	})
 	t.Run("a user editing the administrator's sink becomes its requester and is refused", func(t *testing.T) {
 		refused(t, "denial", func() error {
 			var s v1alpha1.KollectSnapshotSink

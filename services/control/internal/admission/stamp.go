@@ -41,20 +41,55 @@ func (s *Stamper) Handle(_ context.Context, req admission.Request) admission.Res
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode %s %s: %w", req.Kind.Kind, req.Name, err))
 	}
 	_, verify := obj.GetAnnotations()[v1alpha1.AnnotationVerifyRequester]
+	var ann map[string]string
 	if req.Operation == admissionv1.Update && !verify && sameSpec(req.OldObject.Raw, req.Object.Raw) {
-		return admission.Allowed("spec unchanged")
+		// The record stays as it was: a server-side apply that does not
+		// name the annotations, or an edit of them, does not drop or change
+		// it.
+		var err error
+		if ann, err = oldRecord(req.OldObject.Raw); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		cur := obj.GetAnnotations()
+		if cur[v1alpha1.AnnotationRequester] == ann[v1alpha1.AnnotationRequester] &&
+			cur[v1alpha1.AnnotationRequesterSeal] == ann[v1alpha1.AnnotationRequesterSeal] {
+			return admission.Allowed("spec unchanged")
+		}
+	} else {
+		// On create the name may be generated after admission: seal the
+		// name the object will have, which the request carries in req.Name.
+		obj.SetNamespace(req.Namespace)
+		obj.SetName(req.Name)
+		_, o, _ := requester.Of(obj, s.DefaultServiceAccount)
+		var err error
+		if ann, err = s.Sealer.Seal(o, requester.Record{User: req.UserInfo.Username, Groups: req.UserInfo.Groups}); err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
+		}
 	}
-	// On create the name may be generated after admission: seal the name
-	// the object will have, which the request carries in req.Name.
-	obj.SetNamespace(req.Namespace)
-	obj.SetName(req.Name)
-	_, o, _ := requester.Of(obj, s.DefaultServiceAccount)
-	ann, err := s.Sealer.Seal(o, requester.Record{User: req.UserInfo.Username, Groups: req.UserInfo.Groups})
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
+	return setAnnotations(req.Object.Raw, ann)
+}
+
+// oldRecord returns the requester annotations of the stored object, empty
+// values for those it lacks.
+func oldRecord(raw []byte) (map[string]string, error) {
+	var old struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
 	}
+	if err := json.Unmarshal(raw, &old); err != nil {
+		return nil, fmt.Errorf("decode the stored object: %w", err)
+	}
+	a := old.Metadata.Annotations
+	return map[string]string{v1alpha1.AnnotationRequester: a[v1alpha1.AnnotationRequester],
+		v1alpha1.AnnotationRequesterSeal: a[v1alpha1.AnnotationRequesterSeal]}, nil
+}
+
+// setAnnotations patches raw: ann's annotations set (removed when empty)
+// and AnnotationVerifyRequester removed.
+func setAnnotations(orig []byte, ann map[string]string) admission.Response {
 	var raw map[string]any
-	if err := json.Unmarshal(req.Object.Raw, &raw); err != nil {
+	if err := json.Unmarshal(orig, &raw); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
 	meta, _ := raw["metadata"].(map[string]any)
@@ -68,14 +103,18 @@ func (s *Stamper) Handle(_ context.Context, req admission.Request) admission.Res
 	}
 	delete(annotations, v1alpha1.AnnotationVerifyRequester)
 	for k, v := range ann {
-		annotations[k] = v
+		if v == "" {
+			delete(annotations, k)
+		} else {
+			annotations[k] = v
+		}
 	}
 	meta["annotations"] = annotations
 	out, err := json.Marshal(raw)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, out)
+	return admission.PatchResponseFromRaw(orig, out)
 }
 
 // newStamped returns an empty object of a kind that chooses an identity.
