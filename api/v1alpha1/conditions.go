@@ -59,6 +59,18 @@ const (
 	// AnnotationNamespaceWatch on a namespace sets its watch mode, like the
 	// LabelWatch label.
 	AnnotationNamespaceWatch = "kollect.dev/namespace-watch"
+	// AnnotationRequester records, on a KollectTarget and on sinks, the
+	// user whose request last set the spec (JSON: user and groups). Only
+	// control's webhook writes it; AnnotationRequesterSeal proves it.
+	AnnotationRequester = "kollect.dev/requester"
+	// AnnotationRequesterSeal is control's seal over the requester, the
+	// object and its spec: a record anyone else writes, or a spec changed
+	// without the webhook, does not verify.
+	AnnotationRequesterSeal = "kollect.dev/requester-seal"
+	// AnnotationVerifyRequester set (any value) on a Target or sink makes
+	// the webhook record the user setting it as the requester; the webhook
+	// removes it. It migrates objects written without the webhook.
+	AnnotationVerifyRequester = "kollect.dev/verify-requester"
 	// LabelWatch ("enabled" or "disabled") on namespaces and objects opts
 	// them in or out of collection; see TargetSpec.WatchMode.
 	LabelWatch = "kollect.dev/watch"

@@ -156,6 +156,14 @@ const (
 	// another namespace while the operator does not allow cross-namespace
 	// Secret references (and Synced=False on the bindings to it).
 	ReasonSecretRefDenied = "SecretRefDenied"
+	// ReasonRequesterUnverified: Ready=False on a Target that names a
+	// ServiceAccount, or a sink that names Secrets, without a requester
+	// recorded by control's webhook for its current spec.
+	ReasonRequesterUnverified = "RequesterUnverified"
+	// ReasonRequesterDenied: Ready=False on a Target whose recorded
+	// requester may not impersonate the ServiceAccount it names, or a sink
+	// whose requester may not get a Secret it names.
+	ReasonRequesterDenied = "RequesterDenied"
 	// ReasonCredentialsDenied: Ready=False on a sink that would run with
 	// the exporter's own (ambient) cloud identity where the operator does
 	// not allow it, or whose credentials are of a refused type.
@@ -176,6 +184,7 @@ func Reasons() []string {
 		ReasonPublishFailed, ReasonSinkConfigPending, ReasonEventUndecodable, ReasonDriftRepaired,
 		ReasonConnectionOK, ReasonConnectionTestFailed, ReasonConnectionTestUnsupported, ReasonSecretResolveFailed,
 		ReasonEndpointDenied, ReasonSecretRefDenied, ReasonCredentialsDenied, ReasonInsecureSkipVerify,
+		ReasonRequesterUnverified, ReasonRequesterDenied,
 	}
 }
 
@@ -188,7 +197,8 @@ func Stalls(reason string) bool {
 	case ReasonInvalidSpec, ReasonProfileNotFound, ReasonSecretExtractionNotAllowed, ReasonForbidden, ReasonAccessDenied,
 		ReasonScopeGVKDenied, ReasonScopeNamespaceDenied, ReasonScopeStaticRefDenied, ReasonScopeConflict,
 		ReasonSinkNotFound, ReasonSecretResolveFailed, ReasonEndpointDenied, ReasonSecretRefDenied, ReasonCredentialsDenied,
-		ReasonConnectionTestUnsupported, ReasonInventoryNotFound, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonQuotaExceeded:
+		ReasonConnectionTestUnsupported, ReasonInventoryNotFound, ReasonReplayFailed, ReasonRevisionNotRetained, ReasonQuotaExceeded,
+		ReasonRequesterUnverified, ReasonRequesterDenied:
 		return true
 	}
 	return false

@@ -30,6 +30,9 @@ func testRBAC(t *testing.T, cs kubernetes.Interface, a *applier) {
 			{sa: "kollect-control", verb: "patch", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: "kollect-control", allowed: true},
 			{sa: "kollect-control", verb: "get", resource: "secrets", ns: namespace, name: "kollect-control-webhook-cert", allowed: true},
 			{sa: "kollect-control", verb: "create", resource: "secrets", ns: namespace, allowed: true},
+			// the key sealing requester records (F6), created by control when missing.
+			{sa: "kollect-control", verb: "get", resource: "secrets", ns: namespace, name: "kollect-control-requester-key", allowed: true},
+			{sa: "kollect-control", verb: "patch", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", name: "kollect-control", allowed: true},
 			{sa: "kollect-control", verb: "update", group: "coordination.k8s.io", resource: "leases", ns: namespace, allowed: true},
 			{sa: "kollect-control", verb: "create", group: "events.k8s.io", resource: "events", ns: "team-a", allowed: true},
 			{sa: "kollect-control", verb: "patch", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: "someone-else", allowed: false},
@@ -77,9 +80,11 @@ func testRBAC(t *testing.T, cs kubernetes.Interface, a *applier) {
 			// exporters read Secrets only in the listed namespaces.
 			{sa: "kfull-kollect-database-exporter", verb: "get", resource: "secrets", ns: "team-a", name: "db", allowed: true},
 			{sa: "kfull-kollect-database-exporter", verb: "get", resource: "secrets", ns: "team-b", name: "db", allowed: false},
-			// with cert-manager, control touches neither Secrets nor the webhook configuration.
+			// with cert-manager, control touches neither the webhook certificate nor the webhook
+			// configuration; it still creates and reads its requester key (F6).
 			{sa: "kfull-kollect-control", verb: "patch", group: kollect, resource: "kollecttargets", sub: "status", ns: "team-a", allowed: true},
-			{sa: "kfull-kollect-control", verb: "create", resource: "secrets", ns: "kfull-system", allowed: false},
+			{sa: "kfull-kollect-control", verb: "create", resource: "secrets", ns: "kfull-system", allowed: true},
+			{sa: "kfull-kollect-control", verb: "get", resource: "secrets", ns: "kfull-system", name: "kfull-kollect-control-webhook-cert", allowed: false},
 			{sa: "kfull-kollect-control", verb: "patch", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: "kfull-kollect-control", allowed: false},
 			// the query service watches the inventories' uids, and writes nothing.
 			{sa: "kfull-kollect-query", verb: "watch", group: kollect, resource: "kollectinventories", allowed: true},

@@ -120,7 +120,7 @@ func TestServiceAccountNameChoosesTheIdentity(t *testing.T) {
 	tg := targetObj(ns, "nodes", "nodes")
 	tg.Spec.IncludedNamespaces = nil
 	tg.Spec.ServiceAccountName = "node-reader"
-	create(t, tg)
+	create(t, sealed(t, tg))
 	t.Run("a cluster-scoped kind needs cluster-wide access", func(t *testing.T) {
 		condition(t, tg, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAccessDenied, ns+"/node-reader may not list nodes cluster-wide")
 	})

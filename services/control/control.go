@@ -34,6 +34,7 @@ import (
 	"kollect.dev/kollect/services/control/internal/probe"
 	"kollect.dev/kollect/services/control/internal/reconcile"
 	"kollect.dev/kollect/services/control/internal/reports"
+	"kollect.dev/kollect/services/control/internal/requester"
 )
 
 // Config configures the control service.
@@ -62,6 +63,16 @@ type Config struct {
 	// DefaultServiceAccount is the ServiceAccount of its own namespace a
 	// KollectTarget acts as when it sets no spec.serviceAccountName.
 	DefaultServiceAccount string
+	// VerifyRequesters makes a Target naming a ServiceAccount, or a sink
+	// naming Secrets, run only when the webhook recorded a requester for
+	// its current spec who may impersonate that ServiceAccount or get those
+	// Secrets, reviewed again at every reconcile. Off, anyone who may write
+	// the object chooses the identity (`kollect dev`, which runs no
+	// webhook).
+	VerifyRequesters bool
+	// RequesterKey is the Secret (in Webhook.Namespace) holding the key
+	// that seals requester records; control creates it when missing.
+	RequesterKey string
 	// AccessRecheck is how often control reviews a Target's access again
 	// when nothing it depends on changed.
 	AccessRecheck time.Duration
@@ -119,6 +130,7 @@ func DefaultConfig() Config {
 		Metrics: app.DefaultMetricsOptions(), Leader: app.DefaultLeaderOptions(LeaderElectionID),
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
 		DefaultServiceAccount: DefaultServiceAccount, AccessRecheck: 2 * time.Minute,
+		VerifyRequesters: true, RequesterKey: "kollect-control-requester-key",
 		Webhook: defaultWebhookConfig(), BusLimits: defaultBusConfig(),
 		MinExportInterval: app.DefaultMinExportInterval, Limits: defaultLimitsConfig(),
 	}
@@ -161,6 +173,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.Limits.bindFlags(fs)
 	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", c.DefaultServiceAccount,
 		"ServiceAccount (of the Target's own namespace) a KollectTarget acts as when it names none; empty: such Targets collect nothing.")
+	fs.BoolVar(&c.VerifyRequesters, "verify-requesters", c.VerifyRequesters,
+		"Run Targets naming a ServiceAccount and sinks naming Secrets only for a webhook-recorded requester who may use them.")
+	fs.StringVar(&c.RequesterKey, "requester-key-secret", c.RequesterKey,
+		"Secret (in --webhook-secret-namespace) holding the key that seals requester records; created when missing.")
 	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "How often each Target's access is reviewed again.")
 	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "Time limit of one connection test.")
 	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "Wait before retrying a failed connection test.")
@@ -220,6 +236,12 @@ func Run(ctx context.Context, c Config) error {
 	if err != nil {
 		return err
 	}
+	var sealer *requester.Sealer
+	if c.VerifyRequesters || c.Webhook.Port > 0 {
+		if sealer, err = c.sealer(ctx, kube); err != nil {
+			return err
+		}
+	}
 	mgr, err := newManager(c, kube, certDir, log)
 	if err != nil {
 		return err
@@ -245,10 +267,13 @@ func Run(ctx context.Context, c Config) error {
 			Quotas: c.Limits.quotas()},
 		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper()},
 	}
+	if c.VerifyRequesters {
+		deps.Requesters = sealer
+	}
 	if err := reconcile.Setup(ctx, mgr, deps, store, c.Extract); err != nil {
 		return err
 	}
-	if err := c.Webhook.register(ctx, mgr, kube, deps, certDir, ca, c.Egress(), c.Extract); err != nil {
+	if err := c.Webhook.register(ctx, mgr, kube, deps, sealer, certDir, ca, c.Egress(), c.Extract); err != nil {
 		return err
 	}
 	g := &guardian.Guardian{JS: js, Options: busOpts, Provision: c.ProvisionBus, Interval: c.BusCheckInterval,

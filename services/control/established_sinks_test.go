@@ -56,8 +56,8 @@ func TestEstablishedSecretReferencesOfDatabaseSinks(t *testing.T) {
 	})
 	t.Run("the exporters see the canonical spellings: the default key and the top-level secretRef", func(t *testing.T) {
 		ns := namespace(t)
-		create(t, postgresSink(ns, "pg", &v1alpha1.DatabaseSecretReference{Name: "conn"}))
-		create(t, bigQuerySink(ns, "bq", &v1alpha1.SecretReference{Name: "creds"}))
+		create(t, sealed(t, postgresSink(ns, "pg", &v1alpha1.DatabaseSecretReference{Name: "conn"})))
+		create(t, sealed(t, bigQuerySink(ns, "bq", &v1alpha1.SecretReference{Name: "creds"})))
 		var pg, bq busv1.SinkConfig
 		eventually(t, "entries", func() error {
 			if err := configEntry(t, ref(busv1.KindDatabaseSink, ns, "pg"), &pg); err != nil {

@@ -116,6 +116,7 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 	c.Log = zapr.NewLogger(zap.NewNop())
 	c.Webhook.Port = 0
 	c.EventNamespace = releaseNamespace
+	c.Webhook.Namespace = "default" // where the requester key is, as installWebhook's
 	return c
 }
 

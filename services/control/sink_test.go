@@ -17,7 +17,7 @@ func TestSinkConfigEntry(t *testing.T) {
 		ns := namespace(t)
 		s := gitSink(ns, "git")
 		s.Spec.SecretRef = &v1alpha1.SecretReference{Name: "git-creds"}
-		create(t, s)
+		create(t, sealed(t, s))
 		var cfg busv1.SinkConfig
 		eventually(t, "entry", func() error { return configEntry(t, ref(busv1.KindSnapshotSink, ns, "git"), &cfg) })
 		var spec v1alpha1.KollectSnapshotSinkSpec

@@ -21,6 +21,7 @@ import (
 	"kollect.dev/kollect/pkg/extract"
 	"kollect.dev/kollect/services/control/internal/admission"
 	"kollect.dev/kollect/services/control/internal/reconcile"
+	"kollect.dev/kollect/services/control/internal/requester"
 )
 
 // WebhookConfig configures the validating admission webhook.
@@ -87,7 +88,8 @@ func (w WebhookConfig) certificate(ctx context.Context, kube *rest.Config) (stri
 // register serves the validator and injects the self-managed CA. opts are
 // control's Profile compilation options, the same as the collector's, so that
 // admission refuses exactly what the collector would.
-func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, certDir string, ca []byte, p egress.Policy, opts extract.Options) error {
+func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *rest.Config, deps *reconcile.Deps, sealer *requester.Sealer,
+	certDir string, ca []byte, p egress.Policy, opts extract.Options) error {
 	if w.Port <= 0 {
 		return nil
 	}
@@ -98,8 +100,10 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 	v := &admission.Validator{Reader: mgr.GetClient(), Scopes: deps, Mapper: mgr.GetRESTMapper(), Kube: cs,
 		Egress: p, Extract: opts,
 		AllowCrossNamespaceSecretRefs: deps.Policy.AllowCrossNamespaceSecretRefs, MinExportInterval: deps.Policy.MinExportInterval,
-		Quotas: deps.Policy.Quotas}
+		Quotas: deps.Policy.Quotas, DefaultServiceAccount: deps.Policy.DefaultServiceAccount}
 	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
+	mgr.GetWebhookServer().Register(admission.StampPath, &webhook.Admission{Handler: &admission.Stamper{
+		Sealer: sealer, DefaultServiceAccount: deps.Policy.DefaultServiceAccount}})
 	if ca == nil || w.ConfigName == "" {
 		return nil
 	}
@@ -123,4 +127,18 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 	return mgr.Add(&admission.Keeper{Client: c, Namespace: w.Namespace, Secret: w.Secret, Dir: certDir,
 		ConfigName: w.ConfigName, Hosts: w.Hosts, Every: time.Hour, Expiry: expiry, Log: mgr.GetLogger().WithName("webhook-cert"),
 		Injected: ca})
+}
+
+// sealer returns the requester sealer with control's key, which every
+// replica shares through the Secret RequesterKey.
+func (c Config) sealer(ctx context.Context, kube *rest.Config) (*requester.Sealer, error) {
+	cl, err := client.New(kube, client.Options{Scheme: scheme()})
+	if err != nil {
+		return nil, fmt.Errorf("create client: %w", err)
+	}
+	key, err := requester.EnsureKey(ctx, cl, c.Webhook.Namespace, c.RequesterKey)
+	if err != nil {
+		return nil, err
+	}
+	return requester.NewSealer(key)
 }

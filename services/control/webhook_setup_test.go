@@ -46,6 +46,29 @@ func installWebhook(ctx context.Context, kube *testenv.Kube) (control.WebhookCon
 	if err := kube.Client.Create(ctx, vwc); err != nil {
 		return control.WebhookConfig{}, err
 	}
+	// The mutating webhook that records requesters, of the same name (as
+	// in the chart): control injects its CA into both.
+	stamp := fmt.Sprintf("https://127.0.0.1:%d/mutate-kollect-dev", port)
+	never := admissionregistrationv1.NeverReinvocationPolicy
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: vwc.Name},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name: "requester.kollect.dev", ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &stamp},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"kollect.dev"}, APIVersions: []string{"v1alpha1"},
+					Resources: []string{"kollecttargets", "kollectsnapshotsinks", "kollectdatabasesinks", "kollecteventsinks"}},
+			}},
+			NamespaceSelector:       vwc.Webhooks[0].NamespaceSelector,
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			ReinvocationPolicy:      &never,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	if err := kube.Client.Create(ctx, mwc); err != nil {
+		return control.WebhookConfig{}, err
+	}
 	return control.WebhookConfig{Port: port, Host: "127.0.0.1", Namespace: "default", Secret: "kollect-control-webhook-cert",
 		ConfigName: vwc.Name, Hosts: []string{"127.0.0.1"}}, nil
 }

@@ -48,6 +48,8 @@ service's own flag set.
 - --history-max-bytes={{ int64 $v.limits.history.maxBytes }}
 - --default-service-account={{ $c.tenancy.defaultServiceAccount }}
 - --access-recheck-interval={{ $c.tenancy.accessRecheckInterval }}
+- --verify-requesters={{ $c.tenancy.verifyRequesters }}
+- --requester-key-secret={{ $full }}-control-requester-key
 {{- if $c.webhook.enabled }}
 - --webhook-port={{ $c.webhook.port }}
 {{- if $c.webhook.certManager.enabled }}

@@ -63,6 +63,15 @@ type Options struct {
 	// Credentials read the sinks' Secrets; nil reads them from the API
 	// server.
 	Credentials backend.Credentials
+	// VerifyRequesters is control's --verify-requesters. Off by default:
+	// dev.Run serves no webhook, so no requester can be recorded and a
+	// Target naming a ServiceAccount or a sink naming Secrets would never
+	// run. On, such objects need a requester sealed by a webhook-serving
+	// control sharing the key Secret in RequesterKeyNamespace.
+	VerifyRequesters bool
+	// RequesterKeyNamespace holds control's requester key Secret; empty
+	// keeps control's default (its own namespace).
+	RequesterKeyNamespace string
 	// MinExportInterval, when positive, is control's and the aggregator's
 	// --min-export-interval instead of its default (10s); tests with short
 	// periodic intervals lower it.
@@ -216,6 +225,10 @@ func services(o Options, url string) map[string]func(context.Context) error {
 	ctl.AllowInClusterSinks, ctl.AllowLinkLocalSinks = o.AllowInClusterSinks, o.AllowLinkLocalSinks
 	ctl.DenySinkCIDRs, ctl.AllowFileSinks = o.DenySinkCIDRs, o.AllowFileSinks
 	ctl.AllowCrossNamespaceSecretRefs = o.CredentialPolicy.AllowCrossNamespaceSecretRefs
+	ctl.VerifyRequesters = o.VerifyRequesters
+	if o.RequesterKeyNamespace != "" {
+		ctl.Webhook.Namespace = o.RequesterKeyNamespace
+	}
 	ctl.Metrics.BindAddress, ctl.Metrics.HealthProbeBindAddress, ctl.Leader.Enabled, ctl.Webhook.Port =
 		o.MetricsAddress(busv1.ServiceControl), "0", false, 0
 	ctl.Log, ctl.Extract = serviceLog(o.Log, busv1.ServiceControl), o.Extract

@@ -126,8 +126,11 @@ func externalAccountVector(t *testing.T) {
 	create(t, c, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "gcs-external"},
 		Data: map[string][]byte{"credentials.json": creds}})
 	r := externalGCS(t)
+	// Through the webhook, which records alice (who may read her Secret)
+	// as the requester: without a recorded requester control would refuse
+	// the sink before the exporter sees the credentials (F6).
 	apply(t, c, sinkYAML, sink("KollectSnapshotSink", "external-gcs",
-		`{type: gcs, endpoint: "http://$addr/inventory", secretRef: {name: gcs-external}}`, r.addr, false)...)
+		`{type: gcs, endpoint: "http://$addr/inventory", secretRef: {name: gcs-external}}`, r.addr, true)...)
 	bind(t, "KollectSnapshotSink", "external-gcs")
 	waitRefused(t, "KollectSnapshotSink", teamA, "external-gcs", refuseCredentialType, canaryAt([]string{localFile}, tokens, r))
 }

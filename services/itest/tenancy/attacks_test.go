@@ -21,6 +21,7 @@ func TestTenantBoundaries(t *testing.T) {
 	}{
 		{"a Target reaches only what its ServiceAccount may list", targetVectors()},
 		{"a sink uses only its own namespace's credentials", credentialVectors()},
+		{"choosing an identity needs the right to use it", identityVectors()},
 		{"redaction holds however a value is selected", redactionVectors()},
 		{"a Profile cannot break the collector's metrics", metricVectors()},
 		{"the platform's cluster objects reveal nothing to a tenant", platformVectors()},

@@ -39,6 +39,9 @@ var (
 	ownSecret = canary("OWN-SECRET")
 	// ownEncoded is inside gzip and base64 values of team-a's ConfigMap.
 	ownEncoded = canary("OWN-ENCODED")
+	// teamToken is a token in team-a's Secret db-creds, which bob may not
+	// read (F6).
+	teamToken = canary("TEAM-TOKEN")
 
 	ambientAccessKey = canary("AMBIENT-AKID")
 	ambientSecretKey = canary("AMBIENT-AWSSECRET")
@@ -51,7 +54,7 @@ func allCanaries() []string {
 	return []string{
 		victimToken, victimUser, victimPassword, victimDSNUser, victimDSNPassword, victimAccessKey, victimSecretKey,
 		victimEnv, victimURL, victimAWS, victimArgs,
-		ownEnv, ownURL, ownAWS, ownArgs, ownSecret, ownEncoded,
+		ownEnv, ownURL, ownAWS, ownArgs, ownSecret, ownEncoded, teamToken,
 		ambientAccessKey, ambientSecretKey, ambientGCSEmail, localFile, tokenResponse,
 	}
 }

@@ -56,7 +56,12 @@
 //     size, the annotations and the last-applied annotation, container args,
 //     and a Resource export without default pruning.
 //  7. A Profile metric whose labels collide with the built-in ones.
-//  8. Egress to link-local metadata, CGNAT, NAT64 and 6to4 addresses, the
+//  8. Choosing an identity (F6 of the third review): bob, who may only
+//     write kollect.dev objects in team-a, names a stronger ServiceAccount
+//     of team-a (deployer, which reads team-b) on a Target, and a Secret of
+//     team-a he may not read on a sink pointing at his endpoint; with and
+//     without the webhook, which records the requester control reviews.
+//  9. Egress to link-local metadata, CGNAT, NAT64 and 6to4 addresses, the
 //     operator's deny list (the "service CIDR", here a loopback range so
 //     that the suite can count connections into it), loopback without the
 //     opt-in, and an HTTP redirect into the deny list. The deny list is an

@@ -45,6 +45,9 @@ func startPhase(ctx context.Context, pc phaseConfig) (*phase, error) {
 	opts := dev.Options{
 		Rest: suite.kube.Config, NATSURL: suite.bus.URL, AllowInClusterSinks: pc.allowInCluster,
 		Tune: tune, Ready: func(string) { close(ready) }, Log: suite.log.WithName(pc.name),
+		// As a deployment does (the chart's default): only requesters the
+		// webhook-only control recorded, with the key both share (F6).
+		VerifyRequesters: true, RequesterKeyNamespace: suite.webhook.config.Namespace,
 	}
 	opts.DenySinkCIDRs = denyList()
 	go func() { p.done <- dev.Run(runCtx, opts) }()

@@ -57,6 +57,13 @@ var (
 		anyOf:    []outcome{readyFalse(v1alpha1.ReasonSecretRefDenied)},
 		mentions: regexp.MustCompile(`secretRef`),
 	}
+	// A Target naming a ServiceAccount, or a sink naming a Secret, chosen
+	// by a user who may not use it: without the webhook no requester is
+	// recorded (F6).
+	refuseRequester = refusal{
+		anyOf:    []outcome{readyFalse(v1alpha1.ReasonRequesterUnverified), readyFalse(v1alpha1.ReasonRequesterDenied)},
+		mentions: regexp.MustCompile(`(?i)requester`),
+	}
 	// A sink without secretRef that would run with the exporter's identity;
 	// control may see it at reconcile, or the exporter when it builds the
 	// sink (then the probe reports it).
@@ -98,6 +105,7 @@ var (
 	denyNamed       = regexp.MustCompile(`team-b`)
 	denyTargetFirst = regexp.MustCompile(`(?i)profile|team-b|service ?account`)
 	denySecretRef   = regexp.MustCompile(`secretRef`)
+	denyIdentity    = regexp.MustCompile(`may not (act as ServiceAccount|get Secret)`)
 	denyMetrics     = regexp.MustCompile(`spec\.metrics`)
 	denyEndpoint    = regexp.MustCompile(`(?i)endpoint`)
 )

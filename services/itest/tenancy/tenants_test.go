@@ -25,6 +25,12 @@ const (
 	teamB = "team-b"
 	// alice is team-a's user.
 	alice = "alice"
+	// bob is team-a's user who may only write kollect.dev objects (the
+	// review's T-kollect): no Secrets, no pods, no impersonation.
+	bob = "bob"
+	// deployerSA is a ServiceAccount of team-a stronger than tenantSA: its
+	// admin bound it to view in team-b.
+	deployerSA = "deployer"
 	// tenantSA is the ServiceAccount team-a's Targets act as (the
 	// operator's default).
 	tenantSA = "kollect"
@@ -36,6 +42,15 @@ const (
 var tenants struct {
 	once  sync.Once
 	alice client.Client
+	bob   client.Client
+}
+
+// asBob returns the client that acts as bob, after setting up both tenants
+// once.
+func asBob(t *testing.T) client.Client {
+	t.Helper()
+	asAlice(t)
+	return tenants.bob
 }
 
 // asAlice returns the client that acts as team-a's user, after setting up
@@ -87,6 +102,27 @@ func setUpTenants(t *testing.T) {
 	setUpVictim(t)
 	setUpAttacker(t, c)
 	tenants.alice = c
+	tenants.bob = setUpKollectOnly(t)
+}
+
+// setUpKollectOnly makes bob, who may write kollect.dev objects in team-a
+// and nothing else, and deployerSA, which team-b's admin lets read team-b.
+func setUpKollectOnly(t *testing.T) client.Client {
+	t.Helper()
+	admin := suite.admin
+	create(t, admin, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "kollect-only"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"kollect.dev"}, Resources: []string{"*"}, Verbs: []string{"*"}}}})
+	create(t, admin, roleBinding(teamA, "bob-kollect-only", "Role", "kollect-only", userSubject(bob)))
+	create(t, admin, secretObj(teamA, "db-creds", map[string]string{"token": teamToken}))
+	create(t, admin, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: deployerSA}})
+	create(t, admin, roleBinding(teamB, "team-a-deployer-view", "ClusterRole", "view", saSubject(teamA, deployerSA)))
+	cfg := rest.CopyConfig(suite.kube.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: bob, Groups: []string{"system:authenticated"}}
+	c, err := client.New(cfg, client.Options{Scheme: suite.admin.Scheme()})
+	if err != nil {
+		t.Fatalf("impersonate %s: %v", bob, err)
+	}
+	return c
 }
 
 // setUpVictim fills team-b: the canary Secret and Deployment, and a

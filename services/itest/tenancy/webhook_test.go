@@ -67,6 +67,30 @@ func installWebhook(ctx context.Context, kube *testenv.Kube) (webhookSetup, erro
 	if err := kube.Client.Create(ctx, vwc); err != nil {
 		return webhookSetup{}, fmt.Errorf("create webhook configuration: %w", err)
 	}
+	// The mutating webhook that records requesters (F6), of the same name
+	// as the chart has it: control injects its CA into both.
+	stamp := fmt.Sprintf("https://127.0.0.1:%d/mutate-kollect-dev", port)
+	never := admissionregistrationv1.NeverReinvocationPolicy
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: vwc.Name},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name: "requester.kollect.dev", ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &stamp},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"kollect.dev"}, APIVersions: []string{"v1alpha1"},
+					Resources: []string{"kollecttargets", "kollectsnapshotsinks", "kollectdatabasesinks", "kollecteventsinks"}},
+			}},
+			ObjectSelector:          &metav1.LabelSelector{MatchLabels: admitted()},
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			ReinvocationPolicy:      &never,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	if err := kube.Client.Create(ctx, mwc); err != nil {
+		return webhookSetup{}, fmt.Errorf("create mutating webhook configuration: %w", err)
+	}
 	now := metav1.NewMicroTime(time.Now())
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: control.LeaderElectionID},

@@ -63,6 +63,17 @@ func (r *Reviewer) MayGet(ctx context.Context, id Identity, res schema.GroupVers
 	return r.may(ctx, id, authorizationv1.ResourceAttributes{Namespace: ns, Verb: "get", Group: res.Group, Resource: res.Resource, Name: name})
 }
 
+// MayImpersonateServiceAccount reports whether id may act as the
+// ServiceAccount name of namespace ns (impersonate serviceaccounts).
+func (r *Reviewer) MayImpersonateServiceAccount(ctx context.Context, id Identity, ns, name string) (bool, error) {
+	return r.may(ctx, id, authorizationv1.ResourceAttributes{Namespace: ns, Verb: "impersonate", Resource: "serviceaccounts", Name: name})
+}
+
+// MayGetSecret reports whether id may get the Secret name of namespace ns.
+func (r *Reviewer) MayGetSecret(ctx context.Context, id Identity, ns, name string) (bool, error) {
+	return r.may(ctx, id, authorizationv1.ResourceAttributes{Namespace: ns, Verb: "get", Resource: "secrets", Name: name})
+}
+
 func (r *Reviewer) may(ctx context.Context, id Identity, attrs authorizationv1.ResourceAttributes) (bool, error) {
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User: id.User, Groups: id.Groups, UID: id.UID, Extra: id.Extra, ResourceAttributes: &attrs,

@@ -145,6 +145,22 @@ func InjectCABundle(ctx context.Context, c client.Client, name string, ca []byte
 	if err := c.Patch(ctx, &vwc, patch); err != nil {
 		return fmt.Errorf("inject CA bundle into %s: %w", name, err)
 	}
+	// The mutating configuration of the same name records requesters; a
+	// setup without it (an older chart) has only the validating one.
+	var mwc admissionregistrationv1.MutatingWebhookConfiguration
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, &mwc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("get mutating webhook configuration %s: %w", name, err)
+	}
+	mpatch := client.MergeFrom(mwc.DeepCopy())
+	for i := range mwc.Webhooks {
+		mwc.Webhooks[i].ClientConfig.CABundle = ca
+	}
+	if err := c.Patch(ctx, &mwc, mpatch); err != nil {
+		return fmt.Errorf("inject CA bundle into mutating %s: %w", name, err)
+	}
 	return nil
 }
 

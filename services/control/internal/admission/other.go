@@ -102,25 +102,26 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 	var spec sinkSpec
 	var common *v1alpha1.SinkCommon
 	var refs []v1alpha1.SecretNamespace
+	var chooser client.Object
 	var err error
 	switch req.Kind.Kind {
 	case "KollectSnapshotSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectSnapshotSink) (string, error) {
-			refs = s.Spec.SecretNamespaces()
+			refs, chooser = s.Spec.SecretNamespaces(), s.DeepCopy()
 			s.Normalize()
 			spec, common = &s.Spec, &s.Spec.SinkCommon
 			return "", nil
 		})
 	case "KollectDatabaseSink":
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectDatabaseSink) (string, error) {
-			refs = s.Spec.SecretNamespaces()
+			refs, chooser = s.Spec.SecretNamespaces(), s.DeepCopy()
 			s.Normalize()
 			spec, common = &s.Spec, &s.Spec.SinkCommon
 			return "", nil
 		})
 	default:
 		_, err = decodeAnd(req, func(s *v1alpha1.KollectEventSink) (string, error) {
-			refs = s.Spec.SecretNamespaces()
+			refs, chooser = s.Spec.SecretNamespaces(), s.DeepCopy()
 			spec, common = &s.Spec, &s.Spec.SinkCommon
 			return "", nil
 		})
@@ -133,6 +134,9 @@ func (v *Validator) sink(ctx context.Context, req admission.Request) (string, er
 	}
 	if msg := policy.SecretRefsViolation(req.Namespace, refs, v.AllowCrossNamespaceSecretRefs); msg != "" {
 		return msg, nil
+	}
+	if msg, err := v.identityChoice(ctx, req, chooser); msg != "" || err != nil {
+		return msg, err
 	}
 	if msg := policy.OptionsViolation(spec.SinkType(), common.Options); msg != "" {
 		return msg, nil

@@ -13,17 +13,22 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/services/control/internal/access"
 	"kollect.dev/kollect/services/control/internal/policy"
+	"kollect.dev/kollect/services/control/internal/requester"
 )
 
 // Reader reads objects (the manager's cached client).
 type Reader = client.Reader
 
-// target checks a Target's Profile (when it exists already), its Scope and
+// target checks that the requesting user may act as the ServiceAccount
+// the Target names, the Target's Profile (when it exists already), its Scope and
 // that the requesting user may list the kind in every namespace it reaches
 // beyond its own.
 func (v *Validator) target(ctx context.Context, req admission.Request, t *v1alpha1.KollectTarget) (string, error) {
 	if err := t.Spec.ProfileRef.DecodeError(); err != nil {
 		return fmt.Sprintf("spec.profileRef: %v", err), nil
+	}
+	if msg, err := v.identityChoice(ctx, req, t); msg != "" || err != nil {
+		return msg, err
 	}
 	var prof v1alpha1.KollectProfile
 	err := v.Reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.Spec.ProfileRef.Name}, &prof)
@@ -92,4 +97,17 @@ func (v *Validator) crossNamespace(ctx context.Context, req admission.Request, t
 func (v *Validator) mayList(ctx context.Context, req admission.Request, res schema.GroupVersionResource, ns string) (bool, error) {
 	r := access.Reviewer{Kube: v.Kube, Mapper: v.Mapper}
 	return r.MayList(ctx, identity(req), res, ns)
+}
+
+// identityChoice returns a denial when the requesting user may not use the
+// identity obj chooses: act as the ServiceAccount a Target names, get the
+// Secrets a sink names. Control checks the same at every reconcile, for the
+// requester the Stamper recorded.
+func (v *Validator) identityChoice(ctx context.Context, req admission.Request, obj client.Object) (string, error) {
+	obj.SetNamespace(req.Namespace)
+	c, _, ok := requester.Of(obj, v.DefaultServiceAccount)
+	if !ok || c.Empty() {
+		return "", nil
+	}
+	return requester.Denial(ctx, &access.Reviewer{Kube: v.Kube, Mapper: v.Mapper}, identity(req), req.Namespace, c)
 }

@@ -51,6 +51,9 @@ type Validator struct {
 	// MinExportInterval is the operator's floor (--min-export-interval):
 	// a non-zero exportMinInterval below it is refused. Zero disables it.
 	MinExportInterval time.Duration
+	// DefaultServiceAccount is the operator's default ServiceAccount: a
+	// Target naming it chooses no identity.
+	DefaultServiceAccount string
 	// Quotas are the operator's per-namespace quotas and history cap: an
 	// object over one (or over its Scope's tightening) is refused, naming
 	// the limit and the usage.

@@ -16,6 +16,7 @@ import (
 	"kollect.dev/kollect/pkg/selection"
 	"kollect.dev/kollect/services/control/internal/access"
 	"kollect.dev/kollect/services/control/internal/policy"
+	"kollect.dev/kollect/services/control/internal/requester"
 )
 
 // AccessReviewer answers what an identity may list or get;
@@ -24,6 +25,7 @@ type AccessReviewer interface {
 	Mapping(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool, error)
 	MayList(ctx context.Context, id access.Identity, res schema.GroupVersionResource, ns string) (bool, error)
 	MayGet(ctx context.Context, id access.Identity, res schema.GroupVersionResource, ns, name string) (bool, error)
+	requester.Reviewer
 }
 
 // grant is what a Target's ServiceAccount may collect: the entry's Access,

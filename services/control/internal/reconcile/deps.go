@@ -13,6 +13,7 @@ import (
 	"kollect.dev/kollect/pkg/egress"
 	"kollect.dev/kollect/services/control/internal/policy"
 	"kollect.dev/kollect/services/control/internal/reports"
+	"kollect.dev/kollect/services/control/internal/requester"
 )
 
 // Finalizer holds targets and inventories until their config entry is
@@ -75,6 +76,9 @@ type Deps struct {
 	Policy Policy
 	// Access reviews what a Target's ServiceAccount may list.
 	Access AccessReviewer
+	// Requesters verifies the requester the webhook recorded on Targets
+	// and sinks; nil skips the requester check (--verify-requesters=false).
+	Requesters *requester.Sealer
 	// Now returns the current time; time.Now unless a test sets it.
 	Now func() time.Time
 

@@ -25,7 +25,8 @@ type SinkReconciler struct {
 	Family busv1.Family
 }
 
-// Reconcile runs the steps: Secret reference and endpoint policy, TLS
+// Reconcile runs the steps: Secret reference and endpoint policy, the
+// requester's right to the Secrets (requesterAllows), TLS
 // condition, write the entry, connection test, fold exporter reports. A
 // refused Secret reference or endpoint deletes the entry (no exporter sees
 // the sink) and is never probed.
@@ -33,10 +34,13 @@ func (r *SinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	key := ref(r.Family.SinkKind(), req.Namespace, req.Name)
 	var v sinkView
 	return run(ctx, r.Deps, req, newSink(r.Family).(statusObject), entry[statusObject]{ref: &key}, //nolint:forcetypeassert // every sink kind is a statusObject
-		func(_ context.Context, obj statusObject, _ *ctrl.Result) error {
+		func(ctx context.Context, obj statusObject, _ *ctrl.Result) error {
 			v = viewOf(obj)
 			r.tlsCondition(obj, v)
-			return r.allowed(v)
+			if err := r.allowed(v); err != nil {
+				return err
+			}
+			return r.requesterAllows(ctx, obj)
 		},
 		func(ctx context.Context, obj statusObject, _ *ctrl.Result) error {
 			if err := r.putConfig(ctx, key, sinkConfig(v)); err != nil {

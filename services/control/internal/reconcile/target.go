@@ -37,6 +37,9 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			// Access is checked again periodically: RBAC can change without
 			// an event control sees (a ClusterRole edited, an aggregated rule).
 			res.RequeueAfter = r.Policy.AccessRecheck
+			if err := r.requesterAllows(ctx, obj); err != nil {
+				return err
+			}
 			if t, err = r.compile(ctx, obj); err != nil {
 				return err
 			}
@@ -45,7 +48,10 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 				res.RequeueAfter = unservedRecheck
 			}
 			t.cfg.Access = g.access
-			return err
+			if err != nil {
+				return err
+			}
+			return r.requesterReach(ctx, obj, t)
 		},
 		func(ctx context.Context, _ *v1alpha1.KollectTarget, _ *ctrl.Result) error {
 			return r.putConfig(ctx, key, t.cfg)
