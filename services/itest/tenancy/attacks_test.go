@@ -23,6 +23,7 @@ func TestTenantBoundaries(t *testing.T) {
 		{"a sink uses only its own namespace's credentials", credentialVectors()},
 		{"redaction holds however a value is selected", redactionVectors()},
 		{"a Profile cannot break the collector's metrics", metricVectors()},
+		{"an inventory's rows need a grant of their own", historyVectors()},
 		{"egress with the in-cluster opt-in still refuses metadata, the deny list and redirects into it", egressVectors()},
 	}
 	t.Run("with the in-cluster sinks opt-in", func(t *testing.T) {

@@ -61,6 +61,12 @@
 //     that the suite can count connections into it), loopback without the
 //     opt-in, and an HTTP redirect into the deny list. The deny list is an
 //     operator setting the fix adds; settings_test.go sets it by name.
+//  9. A user holding what the chart aggregates into view (the query
+//     resources, get on the inventory) reading an inventory's rows, diffs
+//     and timelines through the history API (issue 36, F4): refused without
+//     get on kollectinventories/data. The query service runs behind its
+//     own aggregating kube-apiserver and bus (querytest), since the suite's
+//     system serves no query API.
 //
 // Each attack must end refused: an admission denial, or a condition whose
 // reason and message the table in reasons_test.go names. After every
