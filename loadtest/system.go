@@ -34,7 +34,8 @@ func (r *run) system(ctx context.Context) error {
 			return err
 		}
 		r.metrics[name] = port
-		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port)}
+		// The load test scrapes 127.0.0.1 itself, over plain HTTP: the explicit opt-out.
+		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port), "--metrics-secure=false"}
 	}
 	extra["control"] = append(extra["control"], "--bus-replicas="+strconv.Itoa(busReplicas(len(r.bus.Nodes))))
 	resources := shapeResources(r.c.Namespaces, r.c.Tier, r.c.Kinds, r.p.DSN, r.p.RepoURL)
