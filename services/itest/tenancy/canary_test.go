@@ -50,7 +50,7 @@ func allCanaries() []string {
 		victimToken, victimUser, victimPassword, victimDSNUser, victimDSNPassword, victimAccessKey, victimSecretKey,
 		victimEnv, victimURL, victimAWS, victimArgs,
 		ownEnv, ownURL, ownAWS, ownArgs, ownSecret,
-		ambientAccessKey, ambientSecretKey, ambientGCSEmail, localFile, tokenResponse,
+		ambientAccessKey, ambientSecretKey, ambientGCSEmail, localFile, tokenResponse, victimLabel,
 	}
 }
 

@@ -67,6 +67,11 @@
 //     get on kollectinventories/data. The query service runs behind its
 //     own aggregating kube-apiserver and bus (querytest), since the suite's
 //     system serves no query API.
+//  10. A scrape of a service's /metrics (Profile label values, inventory and
+//     sink names of every tenant) without a token or with team-a's
+//     ServiceAccount token (issue 36, F15): refused, served as every
+//     service serves it by default (HTTPS, TokenReview and
+//     SubjectAccessReview).
 //
 // Each attack must end refused: an admission denial, or a condition whose
 // reason and message the table in reasons_test.go names. After every
@@ -78,7 +83,8 @@
 // of every Kollect object and every Event. The sweep is itself tested: it
 // finds canaries planted on purpose in each of those places.
 //
-// Not covered here: the collector's /metrics endpoint (dev.Run does not
-// serve it, so the label collision is asserted as a refusal only), SSH
+// Not covered here: the collector's own /metrics endpoint (dev.Run serves
+// it only on loopback over plain HTTP, so the label collision is asserted
+// as a refusal only; vector 10 scrapes a secured server of the same kind), SSH
 // sinks, BigQuery and the resource-exhaustion holes (H5, H6).
 package tenancy
