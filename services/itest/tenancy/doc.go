@@ -72,6 +72,10 @@
 //     ServiceAccount token (issue 36, F15): refused, served as every
 //     service serves it by default (HTTPS, TokenReview and
 //     SubjectAccessReview).
+//  11. A Git sink's history forged by whoever may push to it (rows
+//     rewritten, checksum recomputed, previousChecksum copied; issue 36,
+//     F13): kollect verify --anchor, reading the bus's checksums through
+//     the query API (querytest), reports the forged revision.
 //
 // Each attack must end refused: an admission denial, or a condition whose
 // reason and message the table in reasons_test.go names. After every
