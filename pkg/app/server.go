@@ -43,7 +43,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if s.Addr == "" || s.Addr == "0" {
 		return nil
 	}
-	metrics := http.Handler(promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{Registry: s.Registry}))
+	metrics := promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{Registry: s.Registry})
 	var tlsConfig *tls.Config
 	if s.Secure {
 		var err error
