@@ -95,7 +95,7 @@ func (r *run) extraReplicas(extra map[string][]string, exits chan<- error) ([]*c
 			r.metrics[name] = port
 			args := append(demo.Args(role, r.svc), extra[role]...)
 			args = append(args, replicaFlags(role, i, n)...)
-			args = append(args, "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port))
+			args = append(args, "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port), "--metrics-secure=false")
 			pp, err := r.pprofFlag(name) // after the first's: the last flag wins
 			if err != nil {
 				return out, err

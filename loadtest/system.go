@@ -36,7 +36,8 @@ func (r *run) system(ctx context.Context) error {
 			return err
 		}
 		r.metrics[name] = port
-		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port)}
+		// The load test scrapes 127.0.0.1 itself, over plain HTTP: the explicit opt-out.
+		extra[name] = []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port), "--metrics-secure=false"}
 		pp, err := r.pprofFlag(name)
 		if err != nil {
 			return err

@@ -130,6 +130,13 @@ func TestAPIServerAcceptsTheChart(t *testing.T) {
 		}
 		testRBAC(t, cs, a)
 	})
+	t.Run("view lists an inventory's revisions, only edit and the history reader read its rows", func(t *testing.T) {
+		cs, err := kubernetes.NewForConfig(k.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testHistoryRoles(t, cs)
+	})
 }
 
 // access is one request a service account must be allowed or denied.

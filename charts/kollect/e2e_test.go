@@ -184,6 +184,10 @@ func startService(t *testing.T, bin string, d *unstructured.Unstructured, pod, n
 		}
 		args = append(args, a)
 	}
+	if svc.metrics != "" {
+		// metricSum scrapes plain HTTP on 127.0.0.1 (pkg/app tests the secured /metrics).
+		args = append(args, "--metrics-secure=false")
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin"}
 	for k, v := range env {

@@ -5,7 +5,6 @@ package e2e_test
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -75,7 +74,8 @@ func componentPods(t *testing.T, c *e2e.Cluster, component string) []corev1.Pod 
 }
 
 // podMetric adds up the samples of metric scraped from the pod's metrics port over the pod
-// network (the host routes to the bridge); -1 when unreachable.
+// network (the host routes to the bridge), with a token bound to the chart's metrics-reader
+// ClusterRole; -1 when unreachable or refused.
 func podMetric(t *testing.T, c *e2e.Cluster, p corev1.Pod, metric string) float64 {
 	t.Helper()
 	port := int32(0)
@@ -89,7 +89,8 @@ func podMetric(t *testing.T, c *e2e.Cluster, p corev1.Pod, metric string) float6
 	if port == 0 {
 		t.Fatalf("pod %s has no metrics port", p.Name)
 	}
-	resp, err := http.Get(fmt.Sprintf("http://%s:%d/metrics", p.Status.PodIP, port)) //nolint:noctx // a scrape
+	// The chart serves metrics over HTTPS to a token allowed to read them (metrics.secure).
+	resp, err := scrapeGet(t, c, fmt.Sprintf("https://%s:%d/metrics", p.Status.PodIP, port))
 	if err != nil {
 		return -1
 	}

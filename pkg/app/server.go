@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/rest"
 )
 
 // Check reports whether the process is healthy or ready; nil means yes.
@@ -26,6 +28,14 @@ type Server struct {
 	Healthz, Readyz Check
 	// Log receives start and stop lines.
 	Log logr.Logger
+	// Secure serves HTTPS, and /metrics only to authenticated and
+	// authorized callers (MetricsOptions.Secure); CertFile and KeyFile are
+	// its certificate, self-signed when empty.
+	Secure            bool
+	CertFile, KeyFile string
+	// Kube is the API server that reviews callers' tokens and access when
+	// Secure; nil loads $KUBECONFIG or the in-cluster service account.
+	Kube *rest.Config
 }
 
 // Run serves until ctx is cancelled. It fails only when it cannot listen.
@@ -33,16 +43,27 @@ func (s *Server) Run(ctx context.Context) error {
 	if s.Addr == "" || s.Addr == "0" {
 		return nil
 	}
+	metrics := promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{Registry: s.Registry})
+	var tlsConfig *tls.Config
+	if s.Secure {
+		var err error
+		if metrics, tlsConfig, err = s.secure(metrics); err != nil {
+			return err
+		}
+	}
 	l, err := net.Listen("tcp", s.Addr)
 	if err != nil {
 		return fmt.Errorf("listen for metrics on %s: %w", s.Addr, err)
 	}
+	if tlsConfig != nil {
+		l = tls.NewListener(l, tlsConfig)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{Registry: s.Registry}))
+	mux.Handle("/metrics", metrics)
 	mux.Handle("/healthz", check(s.Healthz))
 	mux.Handle("/readyz", check(s.Readyz))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.Log.Info("serving metrics and probes", "address", l.Addr().String())
+	s.Log.Info("serving metrics and probes", "address", l.Addr().String(), "secure", s.Secure)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	select {

@@ -110,6 +110,7 @@ func Serve(ctx context.Context, c ServiceConfig, backends ...backend.Backend) er
 		}
 		return nil
 	}, c.Log)
+	srv.Kube = rc
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(ctx) })
 	g.Go(func() error { return Run(ctx, js, rt, backends...) })

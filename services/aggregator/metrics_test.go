@@ -25,7 +25,7 @@ func TestRunServesTheAggregatorMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := aggregator.DefaultConfig()
-	c.Bus.URL, c.Metrics.BindAddress = n.URL, fmt.Sprintf("127.0.0.1:%d", port)
+	c.Bus.URL, c.Metrics.BindAddress, c.Metrics.Secure = n.URL, fmt.Sprintf("127.0.0.1:%d", port), false
 	c.Leader.Identity, c.Settle = "scraped", 5*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

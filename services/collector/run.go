@@ -59,14 +59,13 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	})
 	d := &deps{cfg: cfg, log: log, rest: restCfg, source: sourceCfg, js: js, pub: pub, metrics: m, reconnects: rc, node: n}
-	srv := &app.Server{Addr: cfg.Metrics.BindAddress, Registry: m.Registry, Log: log,
-		Healthz: n.healthy,
-		Readyz: func() error {
-			if !nc.IsConnected() {
-				return errors.New("not connected to NATS")
-			}
-			return d.ready()
-		}}
+	srv := cfg.Metrics.Server(m.Registry, func() error {
+		if !nc.IsConnected() {
+			return errors.New("not connected to NATS")
+		}
+		return d.ready()
+	}, log)
+	srv.Healthz, srv.Kube = n.healthy, restCfg
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(ctx) })
 	g.Go(func() error { return d.runActive(ctx) })

@@ -28,7 +28,7 @@ func sharded(id, metricsAddr string, shards int) func(*collector.Config) {
 		c.Leader.Identity = id
 		c.Leader.LeaseDuration = 3 * time.Second
 		c.Shards = shards
-		c.Metrics.BindAddress = metricsAddr
+		c.Metrics.BindAddress, c.Metrics.Secure = metricsAddr, false
 	}
 }
 

@@ -38,7 +38,9 @@ func TestACELTimeoutKeepsTheRowAndRetries(t *testing.T) {
 	// The same collector with no time to evaluate: every evaluation of
 	// the expression is interrupted.
 	addr := freeAddr(t)
-	e.start(func(c *collector.Config) { c.Extract.CELTimeout, c.Metrics.BindAddress = time.Nanosecond, addr })
+	e.start(func(c *collector.Config) {
+		c.Extract.CELTimeout, c.Metrics.BindAddress, c.Metrics.Secure = time.Nanosecond, addr, false
+	})
 	e.waitReport(cfg, func(s busv1.TargetStatus) error {
 		if s.ExtractionFailures < 1 || !strings.Contains(s.LastExtractionError, "time limit exceeded") {
 			return fmt.Errorf("%d failures, last %q; want the timeout reported", s.ExtractionFailures, s.LastExtractionError)

@@ -23,7 +23,7 @@ func TestStatusAndMetricsFollowCountsAndFailures(t *testing.T) {
 	p.Spec.Metrics = []v1alpha1.ProfileMetric{{Name: "deployment_replicas", Path: "replicas", Labels: []string{"image"}}}
 	cfg := targetConfig(t, "status", "tiers", 1, p, in("status"))
 	addr := freeAddr(t)
-	e.start(func(c *collector.Config) { c.Metrics.BindAddress = addr })
+	e.start(func(c *collector.Config) { c.Metrics.BindAddress, c.Metrics.Secure = addr, false })
 	e.put(cfg)
 	a, b := deployment("status", "a", "x:1", 2, nil), deployment("status", "b", "x:1", 3, nil)
 	bad := deployment("status", "bad", "y:1", 1, map[string]string{"tier": "web"})

@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -304,7 +303,7 @@ func newManager(c Config, kube *rest.Config, certDir string, log logr.Logger) (m
 	skip := true
 	mgr, err := ctrl.NewManager(kube, manager.Options{
 		Scheme: scheme(), Logger: log,
-		Metrics:                             metricsserver.Options{BindAddress: c.Metrics.BindAddress},
+		Metrics:                             metricsOptions(c.Metrics),
 		HealthProbeBindAddress:              c.Metrics.HealthProbeBindAddress,
 		LeaderElection:                      c.Leader.Enabled,
 		LeaderElectionID:                    c.Leader.ID,

@@ -50,7 +50,7 @@ func publishClusterHistory(ctx context.Context, t *testing.T, e *querytest.Env) 
 }
 
 // grantCluster gives alice and bob the cluster query resources, alice get
-// on the KollectClusterInventory fleet, and bob get on a namespaced
+// on the KollectClusterInventory fleet and on its data, and bob get on a namespaced
 // KollectInventory named fleet only (which is not the cluster inventory).
 func grantCluster(ctx context.Context, t *testing.T, e *querytest.Env) {
 	t.Helper()
@@ -60,7 +60,8 @@ func grantCluster(ctx context.Context, t *testing.T, e *querytest.Env) {
 			"clusterinventoryhistories/diff", "clusterinventoryhistories/timeline"},
 	}}}
 	fleet := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "fleet-inventory"}, Rules: []rbacv1.PolicyRule{{
-		APIGroups: []string{"kollect.dev"}, Resources: []string{"kollectclusterinventories"}, ResourceNames: []string{"fleet"}, Verbs: []string{"get"},
+		APIGroups: []string{"kollect.dev"}, Resources: []string{"kollectclusterinventories", "kollectclusterinventories/" + queryv1.InventoryDataSubresource},
+		ResourceNames: []string{"fleet"}, Verbs: []string{"get"},
 	}}}
 	namespacedFleet := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "namespaced-fleet-inventory"}, Rules: []rbacv1.PolicyRule{{
 		APIGroups: []string{"kollect.dev"}, Resources: []string{"kollectinventories"}, ResourceNames: []string{"fleet"}, Verbs: []string{"get"},

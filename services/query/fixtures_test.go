@@ -71,8 +71,9 @@ func publishHistory(ctx context.Context, t *testing.T, e *querytest.Env) []*busv
 	return evs
 }
 
-// grant gives alice and bob the query resources in team-a, and alice get
-// on the KollectInventory web only.
+// grant gives alice, bob and carol the query resources in team-a; alice
+// get on the KollectInventory web and on its data; carol only get on web,
+// as the aggregated view role gives it.
 func grant(ctx context.Context, t *testing.T, e *querytest.Env) {
 	t.Helper()
 	reader := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "history-reader"}, Rules: []rbacv1.PolicyRule{{
@@ -82,12 +83,20 @@ func grant(ctx context.Context, t *testing.T, e *querytest.Env) {
 	web := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "web-inventory", Namespace: "team-a"}, Rules: []rbacv1.PolicyRule{{
 		APIGroups: []string{"kollect.dev"}, Resources: []string{"kollectinventories"}, ResourceNames: []string{"web"}, Verbs: []string{"get"},
 	}}}
-	for _, o := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, reader, web,
+	data := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "web-data", Namespace: "team-a"}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{"kollect.dev"}, Resources: []string{"kollectinventories/" + queryv1.InventoryDataSubresource},
+		ResourceNames: []string{"web"}, Verbs: []string{"get"},
+	}}}
+	for _, o := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, reader, web, data,
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "history-readers", Namespace: "team-a"},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "history-reader"},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}, {Kind: rbacv1.UserKind, Name: "bob"}}},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "history-reader"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}, {Kind: rbacv1.UserKind, Name: "bob"},
+				{Kind: rbacv1.UserKind, Name: "carol"}}},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "web-inventory", Namespace: "team-a"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "web-inventory"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}, {Kind: rbacv1.UserKind, Name: "carol"}}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "web-data", Namespace: "team-a"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "web-data"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}}},
 	} {
 		if err := e.Kube.Client.Create(ctx, o); err != nil {

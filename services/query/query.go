@@ -108,6 +108,9 @@ func Run(ctx context.Context, c Config) error {
 		}
 		return nil
 	}, c.Log)
+	if srv.Kube, err = (app.KubeOptions{Kubeconfig: c.Server.Kubeconfig}).RestConfig(string(busv1.ServiceQuery)); err != nil {
+		return err
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(ctx) })
 	g.Go(func() error { return RunWith(ctx, js, c) })

@@ -293,6 +293,27 @@ func TestHistoryThroughTheKubernetesAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("a user who may get the inventory but not its data lists revisions and is refused its rows", func(t *testing.T) {
+		carol := e.As("carol")
+		var l queryv1.InventoryRevisionList
+		mustGet(t, carol, base+"/inventoryrevisions?labelSelector="+url.QueryEscape(queryv1.LabelInventory+"=web")+"&limit=100", &l)
+		if len(l.Items) == 0 {
+			t.Errorf("carol lists no revision of web")
+		}
+		var h queryv1.InventoryHistory
+		mustGet(t, carol, base+"/inventoryhistories/web", &h)
+		for _, p := range []string{"/inventoryhistories/web/rows", "/inventoryhistories/web/diff?from=1&to=2", "/inventoryhistories/web/timeline?uid=a"} {
+			body, code, _ := querytest.Get(ctx, carol, base+p)
+			if code != http.StatusForbidden {
+				t.Errorf("carol GET %s: status %d, want 403: %s", p, code, body)
+				continue
+			}
+			if want := "kollectinventories/" + queryv1.InventoryDataSubresource; !strings.Contains(string(body), want) {
+				t.Errorf("carol GET %s: the refusal does not name %s: %s", p, want, body)
+			}
+		}
+	})
+
 	t.Run("kubectl get lists revisions as a table and refuses bob", func(t *testing.T) {
 		kubectl, err := testenv.Tool("envtest/kubectl")
 		if err != nil {

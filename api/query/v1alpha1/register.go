@@ -34,6 +34,15 @@ const (
 	SubresourceTimeline = "timeline"
 )
 
+// InventoryDataSubresource is the subresource of kollect.dev's
+// kollectinventories and kollectclusterinventories that a caller must be
+// allowed to get (besides get on the inventory itself) to read an
+// inventory's rows through rows, diff and timeline: the Kubernetes API
+// server serves no such subresource, it exists only as an RBAC rule, so
+// that reading an inventory's data is a grant of its own, apart from the
+// view of the object that get gives.
+const InventoryDataSubresource = "data"
+
 // LabelInventory names the inventory of an InventoryRevision; list
 // revisions of one inventory with the label selector
 // kollect.dev/inventory=NAME.

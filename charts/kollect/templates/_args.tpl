@@ -29,6 +29,7 @@ service's own flag set.
 - --bus-envelope-store-max-bytes={{ $c.bus.envelopeStoreMaxBytes }}
 {{- end }}
 - --metrics-bind-address=:{{ $c.metricsPort }}
+{{- include "kollect.metricsArgs" $v }}
 - --health-probe-bind-address=:{{ $c.healthPort }}
 - --leader-elect=true
 - --leader-election-namespace={{ $ns }}
@@ -65,6 +66,7 @@ service's own flag set.
 {{- end }}
 {{- else if eq .svc.service "collector" }}
 - --metrics-bind-address=:{{ $v.collector.metricsPort }}
+{{- include "kollect.metricsArgs" $v }}
 - --workers={{ $v.collector.workers }}
 - --shards={{ $v.collector.shards }}
 - --leader-elect=true
@@ -73,6 +75,7 @@ service's own flag set.
 {{- else if eq .svc.service "query" }}
 {{- $q := $v.query }}
 - --metrics-bind-address=:{{ $q.metricsPort }}
+{{- include "kollect.metricsArgs" $v }}
 - --secure-port={{ $q.securePort }}
 - --tls-cert-file=/etc/kollect/query-certs/tls.crt
 - --tls-private-key-file=/etc/kollect/query-certs/tls.key
@@ -85,6 +88,7 @@ service's own flag set.
 - --read-wait={{ $q.readWait }}
 {{- else if eq .svc.service "aggregator" }}
 - --metrics-bind-address=:{{ $v.aggregator.metricsPort }}
+{{- include "kollect.metricsArgs" $v }}
 - --settle={{ $v.aggregator.settle }}
 - --collector-shards={{ $v.collector.shards }}
 - --leader-election-lease-duration={{ $v.aggregator.leaseTTL }}
@@ -99,6 +103,7 @@ service's own flag set.
 - --leader-election-identity=$(POD_NAME)
 {{- else }}
 - --metrics-bind-address=:{{ $v.exporters.metricsPort }}
+{{- include "kollect.metricsArgs" $v }}
 {{- include "kollect.egressArgs" $v }}
 {{- if $v.allowCrossNamespaceSecretRefs }}
 - --allow-cross-namespace-secret-refs=true
@@ -161,5 +166,15 @@ kollect.egressArgs: the sink egress flags of control and the exporters, from the
 - --allow-link-local-sinks={{ .allowLinkLocalSinks }}
 {{- with .denySinkCIDRs }}
 - --deny-sink-cidrs={{ join "," . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+kollect.metricsArgs: plain HTTP metrics only as the explicit opt-out metrics.secure=false (the
+binaries serve HTTPS with Kubernetes authentication and authorization by default).
+*/}}
+{{- define "kollect.metricsArgs" -}}
+{{- if not .metrics.secure }}
+- --metrics-secure=false
 {{- end }}
 {{- end -}}

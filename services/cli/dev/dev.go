@@ -232,12 +232,16 @@ func services(o Options, url string) map[string]func(context.Context) error {
 	ctl.Metrics.BindAddress, ctl.Metrics.HealthProbeBindAddress, ctl.Leader.Enabled, ctl.Webhook.Port =
 		o.MetricsAddress(busv1.ServiceControl), "0", false, 0
 	ctl.Log, ctl.Extract = serviceLog(o.Log, busv1.ServiceControl), o.Extract
+	// kollect dev serves metrics on 127.0.0.1 only, over plain HTTP: the
+	// developer's own loopback scrape (MetricsAddress), not a cluster's.
+	ctl.Metrics.Secure = false
 	col := collector.DefaultConfig()
 	col.Kube.Rest, col.Bus, col.Leader.Enabled, col.Metrics.BindAddress = o.Rest, o.bus(url), false, o.MetricsAddress(busv1.ServiceCollector)
-	col.Log = serviceLog(o.Log, busv1.ServiceCollector)
+	col.Log, col.Metrics.Secure = serviceLog(o.Log, busv1.ServiceCollector), false
 	col.Extract = o.Extract
 	agg := aggregator.DefaultConfig()
 	agg.Bus, agg.Metrics.BindAddress, agg.Log = o.bus(url), o.MetricsAddress(busv1.ServiceAggregator), serviceLog(o.Log, busv1.ServiceAggregator)
+	agg.Metrics.Secure = false
 	if o.MinExportInterval > 0 {
 		ctl.MinExportInterval, agg.MinExportInterval = o.MinExportInterval, o.MinExportInterval
 	}

@@ -25,6 +25,9 @@ func TestTenantBoundaries(t *testing.T) {
 		{"redaction holds however a value is selected", redactionVectors()},
 		{"a Profile cannot break the collector's metrics", metricVectors()},
 		{"the platform's cluster objects reveal nothing to a tenant", platformVectors()},
+		{"an inventory's rows need a grant of their own", historyVectors()},
+		{"a service's metrics need a token allowed to read them", scrapeVectors()},
+		{"a sink's forged history does not verify against the bus", forgeVectors()},
 		{"egress with the in-cluster opt-in still refuses metadata, the deny list and redirects into it", egressVectors()},
 	}
 	t.Run("with the in-cluster sinks opt-in", func(t *testing.T) {

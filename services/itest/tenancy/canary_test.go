@@ -55,7 +55,7 @@ func allCanaries() []string {
 		victimToken, victimUser, victimPassword, victimDSNUser, victimDSNPassword, victimAccessKey, victimSecretKey,
 		victimEnv, victimURL, victimAWS, victimArgs,
 		ownEnv, ownURL, ownAWS, ownArgs, ownSecret, ownEncoded, teamToken,
-		ambientAccessKey, ambientSecretKey, ambientGCSEmail, localFile, tokenResponse,
+		ambientAccessKey, ambientSecretKey, ambientGCSEmail, localFile, tokenResponse, victimLabel,
 	}
 }
 

@@ -73,6 +73,21 @@
 //     reconcile (SECURITY-3 F14).
 //  11. The Events of a cluster-scoped object filed in default, where a
 //     tenant with view would read them (SECURITY-3 F17).
+//  12. A user holding what the chart aggregates into view (the query
+//     resources, get on the inventory) reading an inventory's rows, diffs
+//     and timelines through the history API (issue 36, F4): refused without
+//     get on kollectinventories/data. The query service runs behind its
+//     own aggregating kube-apiserver and bus (querytest), since the suite's
+//     system serves no query API.
+//  13. A scrape of a service's /metrics (Profile label values, inventory and
+//     sink names of every tenant) without a token or with team-a's
+//     ServiceAccount token (issue 36, F15): refused, served as every
+//     service serves it by default (HTTPS, TokenReview and
+//     SubjectAccessReview).
+//  14. A Git sink's history forged by whoever may push to it (rows
+//     rewritten, checksum recomputed, previousChecksum copied; issue 36,
+//     F13): kollect verify --anchor, reading the bus's checksums through
+//     the query API (querytest), reports the forged revision.
 //
 // Each attack must end refused: an admission denial, or a condition whose
 // reason and message the table in reasons_test.go names. After every
@@ -89,7 +104,8 @@
 // credentials; TestWorkloadIdentityGoesOnlyToAzureStorageHosts covers it),
 // the embedded bus of `kollect dev` (F12: the suite runs on a bus of its
 // own; TestTheEmbeddedBusAdmitsOnlyThisRunsCredentials covers it), and
-// the collector's /metrics endpoint (dev.Run does not
-// serve it, so the label collision is asserted as a refusal only), SSH
+// the collector's own /metrics endpoint (dev.Run serves it only on
+// loopback over plain HTTP, so the label collision is asserted as a
+// refusal only; vector 13 scrapes a secured server of the same kind), SSH
 // sinks, BigQuery and the resource-exhaustion holes (H5, H6).
 package tenancy

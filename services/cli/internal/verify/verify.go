@@ -42,6 +42,9 @@ type Result struct {
 	Checked int
 	// Linked is the number of previousChecksum links verified.
 	Linked int
+	// Anchored is the number of revisions whose checksum an Anchor
+	// confirmed (CheckAnchored only).
+	Anchored int
 	// First is the first mismatch in revision order, nil when every revision
 	// verified.
 	First *Mismatch
@@ -52,15 +55,7 @@ type Result struct {
 // name that one's checksum as its previousChecksum (when it records one).
 func Check(revs []Revision) (Result, error) {
 	revs = slices.Clone(revs)
-	slices.SortStableFunc(revs, func(a, b Revision) int {
-		switch {
-		case a.Revision < b.Revision:
-			return -1
-		case a.Revision > b.Revision:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(revs, func(a, b Revision) int { return compare(a.Revision, b.Revision) })
 	var res Result
 	for i := range revs {
 		r := &revs[i]

@@ -24,6 +24,8 @@ type source interface {
 // Streams are the command's standard streams.
 type Streams struct {
 	Out, Err io.Writer
+	// anchor is the --anchor the command was given (set by NewCommand).
+	anchor *anchorFlags
 }
 
 // Main runs kollect-verify (or `kollect verify`, which runs this binary)
@@ -49,6 +51,8 @@ func NewCommand(s Streams) *cobra.Command {
 	cmd.CompletionOptions.DisableDefaultCmd = true
 	cmd.SetOut(s.Out)
 	cmd.SetErr(s.Err)
+	s.anchor = &anchorFlags{}
+	s.anchor.bind(cmd)
 	cmd.AddCommand(newVerifyGitCommand(s), newVerifyPostgresCommand(s), newVerifyS3Command(s), newVerifyGCSCommand(s))
 	return cmd
 }
@@ -123,7 +127,16 @@ func runVerify(ctx context.Context, s Streams, src source) error {
 	if err != nil {
 		return &climain.ExitError{Code: 2, Err: err}
 	}
+	var anchor verify.Anchor
+	if s.anchor != nil {
+		if anchor, err = s.anchor.load(ctx); err != nil {
+			return &climain.ExitError{Code: 2, Err: err}
+		}
+	}
 	res, err := verify.Check(revs)
+	if anchor != nil {
+		res, err = verify.CheckAnchored(revs, anchor)
+	}
 	if err != nil {
 		return &climain.ExitError{Code: 2, Err: err}
 	}
@@ -135,6 +148,12 @@ func runVerify(ctx context.Context, s Streams, src source) error {
 	if res.Checked == 0 {
 		return &climain.ExitError{Code: 2, Err: fmt.Errorf("no revision found to verify")}
 	}
-	_, err = fmt.Fprintf(s.Out, "OK: %d revisions verified, %d previousChecksum links\n", res.Checked, res.Linked)
+	if anchor != nil {
+		_, err = fmt.Fprintf(s.Out, "OK: %d revisions verified, %d previousChecksum links, %d checksums confirmed by the query API\n",
+			res.Checked, res.Linked, res.Anchored)
+		return err
+	}
+	_, err = fmt.Fprintf(s.Out, "OK: %d revisions verified, %d previousChecksum links (not anchored: --anchor checks them against the bus)\n",
+		res.Checked, res.Linked)
 	return err
 }

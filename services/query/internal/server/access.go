@@ -11,6 +11,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/services/query/internal/answer"
 )
@@ -27,7 +28,28 @@ var (
 // inv (the KollectClusterInventory inv.Name when inv has no namespace, as
 // on the bus), and a Forbidden error otherwise: the delegated authorizer
 // asks the Kubernetes API server (a SubjectAccessReview, cached briefly).
+// It is enough to list and get revisions, which show no rows.
 func mayRead(ctx context.Context, authz authorizer.Authorizer, inv busv1.NamespacedName) error {
+	return authorize(ctx, authz, inv, "", "reading an inventory's history needs get on the ")
+}
+
+// mayReadData returns nil when the caller of ctx may also read inv's rows:
+// get on the inventory and get on its data subresource
+// (queryv1.InventoryDataSubresource), which the aggregated view role does
+// not hold. Rows, diffs and timelines show exported values (attributes of
+// Secrets where a Profile opts in, rows of other namespaces granted to
+// the inventory's), which seeing the object does not.
+func mayReadData(ctx context.Context, authz authorizer.Authorizer, inv busv1.NamespacedName) error {
+	if err := mayRead(ctx, authz, inv); err != nil {
+		return err
+	}
+	return authorize(ctx, authz, inv, queryv1.InventoryDataSubresource, "reading an inventory's rows needs get on the data subresource of the ")
+}
+
+// authorize asks authz whether the caller of ctx may get inv's
+// subresource (the inventory itself when empty); a refusal is a Forbidden
+// error whose message starts with refusal and ends with the kind.
+func authorize(ctx context.Context, authz authorizer.Authorizer, inv busv1.NamespacedName, subresource, refusal string) error {
 	user, ok := request.UserFrom(ctx)
 	if !ok {
 		return apierrors.NewUnauthorized("no user in the request")
@@ -39,13 +61,16 @@ func mayRead(ctx context.Context, authz authorizer.Authorizer, inv busv1.Namespa
 	attrs := authorizer.AttributesRecord{
 		User: user, Verb: "get", Namespace: inv.Namespace, Name: inv.Name,
 		APIGroup: v1alpha1.Group, APIVersion: v1alpha1.GroupVersion.Version, Resource: resource.Resource,
-		ResourceRequest: true,
+		Subresource: subresource, ResourceRequest: true,
 	}
 	decision, reason, err := authz.Authorize(ctx, attrs)
 	if decision == authorizer.DecisionAllow {
 		return nil
 	}
-	msg := "reading an inventory's history needs get on the " + kind
+	msg := refusal + kind
+	if subresource != "" {
+		msg += " (" + resource.Resource + "/" + subresource + ")"
+	}
 	if reason != "" {
 		msg += ": " + reason
 	}

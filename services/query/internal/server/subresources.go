@@ -22,8 +22,8 @@ import (
 
 // subresource serves one GET subresource of inventoryhistories, or with
 // cluster of clusterinventoryhistories (rows, diff, timeline). It is a Connecter so that its handler reads the query
-// parameters itself; the caller's right to get the inventory is checked
-// before the handler runs, and the handler waits for a slot of the gate.
+// parameters itself; the caller's right to read the inventory's data
+// (mayReadData) is checked before the handler runs, and the handler waits for a slot of the gate.
 type subresource struct {
 	*backend
 	// cluster serves the subresource of clusterinventoryhistories.
@@ -51,7 +51,7 @@ func (s *subresource) NewConnectOptions() (runtime.Object, bool, string) { retur
 // handler answering the request.
 func (s *subresource) Connect(ctx context.Context, name string, _ runtime.Object, r rest.Responder) (http.Handler, error) {
 	inv := busv1.NamespacedName{Namespace: request.NamespaceValue(ctx), Name: name}
-	if err := mayRead(ctx, s.authz, inv); err != nil {
+	if err := mayReadData(ctx, s.authz, inv); err != nil {
 		return nil, err
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
