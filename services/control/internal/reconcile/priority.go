@@ -52,4 +52,3 @@ type lowQueue struct {
 func (q lowQueue) Add(r reconcile.Request) {
 	q.AddWithOpts(priorityqueue.AddOpts{Priority: new(handler.LowPriority)}, r)
 }
-
