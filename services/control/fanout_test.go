@@ -3,11 +3,13 @@ package control_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/testenv"
 )
 
 // targetController is the name controller-runtime gives the Target
@@ -15,7 +17,7 @@ import (
 const targetController = "kollecttarget"
 
 // targetMetric sums the values of the Target controller's metric name.
-func targetMetric(t *testing.T, name, label string) float64 {
+func targetMetric(t testing.TB, name, label string) float64 {
 	t.Helper()
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
@@ -50,11 +52,11 @@ func hasLabel(m *dto.Metric, name, value string) bool {
 	return false
 }
 
-// targetsIdle waits until the Target controller has nothing queued and
+// targetsIdle waits, at most within, until the Target controller has nothing queued and
 // nothing running.
-func targetsIdle(t *testing.T) {
+func targetsIdle(t testing.TB, within time.Duration) {
 	t.Helper()
-	eventually(t, "the Target controller is idle", func() error {
+	testenv.Eventually(t, within, "the Target controller is idle", func() error {
 		depth := targetMetric(t, "workqueue_depth", "name")
 		active := targetMetric(t, "controller_runtime_active_workers", "controller")
 		if depth != 0 || active != 0 {
@@ -92,13 +94,13 @@ func TestABindingReviewsOnlyTheTargetsWhoseServiceAccountItNames(t *testing.T) {
 	}
 	sa := own + "/kollect"
 	accessOf(t, own, "victim", busv1.TargetAccess{ServiceAccount: sa, Namespaces: []string{own}})
-	targetsIdle(t)
+	targetsIdle(t, 30*time.Second)
 	before := reconciles(t)
 
 	// A binding in another team's namespace naming own's ServiceAccount.
 	grantView(t, others[0], own, "kollect")
 	accessOf(t, own, "victim", busv1.TargetAccess{ServiceAccount: sa, Namespaces: []string{own, others[0]}})
-	targetsIdle(t)
+	targetsIdle(t, 30*time.Second)
 	// The victim is reconciled again once or twice (its status changes);
 	// the other teams' Targets, which the binding does not name, are not.
 	// Before F7 every Target in the cluster was.

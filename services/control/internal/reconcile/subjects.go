@@ -2,10 +2,12 @@ package reconcile
 
 import (
 	"context"
+	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -79,35 +81,66 @@ func bindingSubjects(o client.Object) []rbacv1.Subject {
 // targetsOfBinding maps a changed binding to the Targets whose
 // ServiceAccount or requester (or one of their groups) it names, not to
 // every Target, and first drops the cached answers about those subjects
-// so the reconcile asks the API server. controller-runtime calls it with
-// both the old and the new binding of an update, so a subject removed is
-// reviewed again too.
+// so the reconcile asks the API server. It gets both the old and the new
+// binding of an update, so a subject removed is reviewed again too.
+// Targets reached through a group that spans namespaces
+// (system:serviceaccounts, system:authenticated, any group of users) are
+// queued at low priority: such a binding re-reviews many Targets, and must
+// not delay one whose own ServiceAccount, user or namespace group a binding
+// names.
 func targetsOfBinding(c client.Client, cache SubjectCache) handler.EventHandler {
-	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-		subjects := bindingSubjects(o)
+	enqueue := func(ctx context.Context, q queue, objs ...client.Object) {
+		var subjects []rbacv1.Subject
+		for _, o := range objs {
+			subjects = append(subjects, bindingSubjects(o)...)
+		}
 		if cache != nil {
 			cache.Invalidate(subjects)
 		}
-		seen := map[client.ObjectKey]bool{}
-		var out []reconcile.Request
+		broad := map[client.ObjectKey]bool{}
 		for _, s := range subjects {
-			key := subjectKey(s)
-			if key == "" {
-				continue
-			}
-			var l v1alpha1.KollectTargetList
-			if err := c.List(ctx, &l, client.MatchingFields{indexSubject: key}); err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "list dependents", "changed", client.ObjectKeyFromObject(o))
-				continue
-			}
-			for i := range l.Items {
-				k := client.ObjectKeyFromObject(&l.Items[i])
-				if !seen[k] {
-					seen[k] = true
-					out = append(out, reconcile.Request{NamespacedName: k})
+			for _, k := range targetsNaming(ctx, c, s) {
+				if prev, seen := broad[k]; !seen || prev {
+					broad[k] = broadGroup(s)
 				}
 			}
 		}
-		return out
-	})
+		for k, b := range broad {
+			r := reconcile.Request{NamespacedName: k}
+			if b {
+				low(q).Add(r)
+			} else {
+				q.Add(r)
+			}
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { enqueue(ctx, q, e.Object) },
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) { enqueue(ctx, q, e.ObjectOld, e.ObjectNew) },
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { enqueue(ctx, q, e.Object) },
+	}
+}
+
+// broadGroup reports whether s is a group other than one namespace's
+// ServiceAccounts.
+func broadGroup(s rbacv1.Subject) bool {
+	return s.Kind == rbacv1.GroupKind && !strings.HasPrefix(s.Name, "system:serviceaccounts:")
+}
+
+// targetsNaming lists the Targets whose identities s names.
+func targetsNaming(ctx context.Context, c client.Client, s rbacv1.Subject) []client.ObjectKey {
+	key := subjectKey(s)
+	if key == "" {
+		return nil
+	}
+	var l v1alpha1.KollectTargetList
+	if err := c.List(ctx, &l, client.MatchingFields{indexSubject: key}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list the Targets a binding names", "subject", key)
+		return nil
+	}
+	out := make([]client.ObjectKey, 0, len(l.Items))
+	for i := range l.Items {
+		out = append(out, client.ObjectKeyFromObject(&l.Items[i]))
+	}
+	return out
 }
