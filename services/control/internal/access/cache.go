@@ -28,6 +28,9 @@ type Cache struct {
 
 	mu      sync.Mutex
 	entries map[string]cached
+	// gen counts invalidations: an answer asked before one is not kept
+	// after it, as it may predate the binding change.
+	gen uint64
 }
 
 // Default cache bounds: the TTL is well below the 2m access re-check, so
@@ -75,23 +78,30 @@ func cacheKey(id Identity, a authorizationv1.ResourceAttributes) string {
 	return b.String()
 }
 
-func (c *Cache) get(key string) (allowed, ok bool) {
+// get returns the answer kept for key, and the invalidation count to hand
+// to put with the answer the API server gives when there is none.
+func (c *Cache) get(key string) (allowed, ok bool, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	if !ok {
-		return false, false
+		return false, false, c.gen
 	}
 	if !c.now().Before(e.expires) {
 		delete(c.entries, key)
-		return false, false
+		return false, false, c.gen
 	}
-	return e.allowed, true
+	return e.allowed, true, c.gen
 }
 
-func (c *Cache) put(key string, id Identity, allowed bool) {
+// put keeps an answer asked when the invalidation count was gen, unless
+// an invalidation came since.
+func (c *Cache) put(key string, id Identity, allowed bool, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if c.entries == nil {
 		c.entries = map[string]cached{}
 	}
@@ -142,6 +152,7 @@ func (c *Cache) Invalidate(subjects []rbacv1.Subject) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	for k, e := range c.entries {
 		if users[e.user] || slices.ContainsFunc(e.groups, func(g string) bool { return groups[g] }) {
 			delete(c.entries, k)

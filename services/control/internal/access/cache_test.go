@@ -17,8 +17,8 @@ func TestCacheKeepsAnswersWithinTheirBounds(t *testing.T) {
 	fresh := func() *Cache {
 		c := NewCache(30*time.Second, 10)
 		c.Now = func() time.Time { return now }
-		c.put(list("a"), sa, true)
-		c.put(cacheKey(other, authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps"}), other, false)
+		c.put(list("a"), sa, true, 0)
+		c.put(cacheKey(other, authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps"}), other, false, 0)
 		return c
 	}
 	for _, tc := range []struct {
@@ -42,16 +42,27 @@ func TestCacheKeepsAnswersWithinTheirBounds(t *testing.T) {
 			now = time.Unix(0, 0)
 			c := fresh()
 			tc.do(c)
-			if _, ok := c.get(list("a")); ok != tc.want {
+			if _, ok, _ := c.get(list("a")); ok != tc.want {
 				t.Errorf("kept = %v, want %v", ok, tc.want)
 			}
 		})
 	}
+	t.Run("an answer asked before a binding changed is not kept after it", func(t *testing.T) {
+		now = time.Unix(0, 0)
+		c := NewCache(30*time.Second, 10)
+		key := list("b")
+		_, _, gen := c.get(key)
+		c.Invalidate([]rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "team-a", Name: "kollect"}})
+		c.put(key, sa, true, gen)
+		if _, ok, _ := c.get(key); ok {
+			t.Error("the answer asked before the invalidation is kept")
+		}
+	})
 	t.Run("the cache never holds more than its size", func(t *testing.T) {
 		now = time.Unix(0, 0)
 		c := fresh()
 		for i := range 50 {
-			c.put(list(string(rune('a'+i))), sa, true)
+			c.put(list(string(rune('a'+i))), sa, true, 0)
 		}
 		if c.Len() > 10 {
 			t.Errorf("Len = %d, want at most 10", c.Len())

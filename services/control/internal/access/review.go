@@ -79,9 +79,11 @@ func (r *Reviewer) MayGetSecret(ctx context.Context, id Identity, ns, name strin
 
 func (r *Reviewer) may(ctx context.Context, id Identity, attrs authorizationv1.ResourceAttributes) (bool, error) {
 	var key string
+	var gen uint64
 	if r.Cache != nil {
 		key = cacheKey(id, attrs)
-		if allowed, ok := r.Cache.get(key); ok {
+		var allowed, ok bool
+		if allowed, ok, gen = r.Cache.get(key); ok {
 			return allowed, nil
 		}
 	}
@@ -93,7 +95,7 @@ func (r *Reviewer) may(ctx context.Context, id Identity, attrs authorizationv1.R
 		return false, fmt.Errorf("review access of %s to %s %s in %q: %w", id.User, attrs.Verb, attrs.Resource, attrs.Namespace, err)
 	}
 	if r.Cache != nil {
-		r.Cache.put(key, id, out.Status.Allowed)
+		r.Cache.put(key, id, out.Status.Allowed, gen)
 	}
 	return out.Status.Allowed, nil
 }
