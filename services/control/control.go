@@ -252,10 +252,11 @@ func Run(ctx context.Context, c Config) error {
 	if err := mgr.Add(store); err != nil {
 		return fmt.Errorf("add report store: %w", err)
 	}
-	cs, err := kubernetes.NewForConfig(kube)
+	cs, err := kubernetes.NewForConfig(reviewConfig(kube))
 	if err != nil {
 		return fmt.Errorf("create clientset: %w", err)
 	}
+	cache := access.NewCache(access.DefaultCacheTTL, access.DefaultCacheSize)
 	deps := &reconcile.Deps{
 		Client: mgr.GetClient(), KV: kv, Reports: store, Prober: probe.New(nc, c.ProbeTimeout),
 		Recorder: reconcile.ReleaseRecorder{EventRecorder: mgr.GetEventRecorder("kollect-control"),
@@ -264,7 +265,7 @@ func Run(ctx context.Context, c Config) error {
 			DefaultServiceAccount: c.DefaultServiceAccount, AccessRecheck: c.AccessRecheck,
 			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs, MinExportInterval: c.MinExportInterval,
 			Quotas: c.Limits.quotas()},
-		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper()},
+		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper(), Cache: cache}, AccessCache: cache,
 	}
 	if c.VerifyRequesters {
 		deps.Requesters = sealer
@@ -286,6 +287,23 @@ func Run(ctx context.Context, c Config) error {
 		return fmt.Errorf("add bus guardian: %w", err)
 	}
 	return mgr.Start(ctx)
+}
+
+// Access reviews have a rate limiter of their own, above the rest of
+// control's: a burst of them (a new namespace, a revoked binding) does not
+// hold up status writes, nor writes them. SubjectAccessReviews are answered
+// from the API server's memory.
+const (
+	reviewQPS   = 100
+	reviewBurst = 200
+)
+
+// reviewConfig is kube with the access reviews' rate limits, unless kube's
+// are higher.
+func reviewConfig(kube *rest.Config) *rest.Config {
+	c := rest.CopyConfig(kube)
+	c.QPS, c.Burst = max(c.QPS, reviewQPS), max(c.Burst, reviewBurst)
+	return c
 }
 
 func newManager(c Config, kube *rest.Config, certDir string, log logr.Logger) (manager.Manager, error) {

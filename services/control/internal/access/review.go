@@ -39,6 +39,9 @@ type Reviewer struct {
 	Kube kubernetes.Interface
 	// Mapper maps a kind to its resource and scope.
 	Mapper meta.RESTMapper
+	// Cache, when set, remembers answers; the webhook's reviewers leave
+	// it nil so that admission always asks the API server.
+	Cache *Cache
 }
 
 // Mapping returns the resource of kind gvk and whether it is namespaced; an
@@ -75,12 +78,24 @@ func (r *Reviewer) MayGetSecret(ctx context.Context, id Identity, ns, name strin
 }
 
 func (r *Reviewer) may(ctx context.Context, id Identity, attrs authorizationv1.ResourceAttributes) (bool, error) {
+	var key string
+	var gen uint64
+	if r.Cache != nil {
+		key = cacheKey(id, attrs)
+		var allowed, ok bool
+		if allowed, ok, gen = r.Cache.get(key); ok {
+			return allowed, nil
+		}
+	}
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User: id.User, Groups: id.Groups, UID: id.UID, Extra: id.Extra, ResourceAttributes: &attrs,
 	}}
 	out, err := r.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
 	if err != nil {
 		return false, fmt.Errorf("review access of %s to %s %s in %q: %w", id.User, attrs.Verb, attrs.Resource, attrs.Namespace, err)
+	}
+	if r.Cache != nil {
+		r.Cache.put(key, id, out.Status.Allowed, gen)
 	}
 	return out.Status.Allowed, nil
 }

@@ -76,6 +76,10 @@ type Deps struct {
 	Policy Policy
 	// Access reviews what a Target's ServiceAccount may list.
 	Access AccessReviewer
+	// AccessCache, when set, is the cache behind Access: a binding change
+	// drops the answers about its subjects before their Targets are
+	// reviewed again.
+	AccessCache SubjectCache
 	// Requesters verifies the requester the webhook recorded on Targets
 	// and sinks; nil skips the requester check (--verify-requesters=false).
 	Requesters *requester.Sealer

@@ -12,7 +12,8 @@ import (
 	"kollect.dev/kollect/api/v1alpha1"
 )
 
-// Field indexes, so a Profile or sink change finds the objects naming it.
+// Field indexes, so a Profile, sink or binding change finds the objects
+// depending on it.
 const (
 	// indexProfile is "<namespace>/<name>" of the Profile a target names.
 	indexProfile = "kollect.dev/profile"
@@ -21,7 +22,7 @@ const (
 	indexSink = "kollect.dev/sink"
 )
 
-func indexes(ctx context.Context, mgr manager.Manager) error {
+func indexes(ctx context.Context, mgr manager.Manager, d *Deps) error {
 	fi := mgr.GetFieldIndexer()
 	add := func(obj client.Object, name string, f client.IndexerFunc) error {
 		if err := fi.IndexField(ctx, obj, name, f); err != nil {
@@ -32,6 +33,11 @@ func indexes(ctx context.Context, mgr manager.Manager) error {
 	if err := add(&v1alpha1.KollectTarget{}, indexProfile, func(o client.Object) []string {
 		t := o.(*v1alpha1.KollectTarget)
 		return []string{t.Namespace + "/" + t.Spec.ProfileRef.Name}
+	}); err != nil {
+		return err
+	}
+	if err := add(&v1alpha1.KollectTarget{}, indexSubject, func(o client.Object) []string {
+		return d.targetSubjects(o.(*v1alpha1.KollectTarget))
 	}); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -30,7 +31,7 @@ type Events interface {
 
 // Setup registers the field indexes and every reconciler with mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) error {
-	if err := indexes(ctx, mgr); err != nil {
+	if err := indexes(ctx, mgr, d); err != nil {
 		return err
 	}
 	if err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectProfile{}).Complete(&ProfileReconciler{Deps: d, Extract: opts}); err != nil {
@@ -82,17 +83,25 @@ func channel(ev Events, kind busv1.Kind) source.Source {
 // busy inventory costs the API server at most one update per this period.
 const ReportCoalesce = time.Second
 
+// TargetConcurrency is how many Targets control reconciles at once: their
+// access reviews wait on the API server, not on control's CPU.
+const TargetConcurrency = 8
+
 func setupTargets(mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) error {
 	c := mgr.GetClient()
-	// A Target's access depends on the namespaces it selects and on RBAC
-	// anywhere: a new namespace or a changed binding reviews every Target
-	// again (roles edited in place are caught by the periodic re-check).
+	// A Target's access depends on the namespaces it selects and on RBAC:
+	// a new namespace reviews every Target again (behind other work, at low
+	// priority), a changed binding only the Targets whose ServiceAccount or
+	// requester it names (roles edited in place are caught by the periodic
+	// re-check, also at low priority). Reviews run TargetConcurrency at a
+	// time.
 	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectTarget{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: TargetConcurrency}).
 		Watches(&v1alpha1.KollectProfile{}, mapList(c, &v1alpha1.KollectTargetList{}, indexProfile, nsName)).
 		Watches(&v1alpha1.KollectScope{}, mapList(c, &v1alpha1.KollectTargetList{}, "", inNamespace)).
-		Watches(&corev1.Namespace{}, mapList(c, &v1alpha1.KollectTargetList{}, "", everything)).
-		Watches(&rbacv1.RoleBinding{}, mapList(c, &v1alpha1.KollectTargetList{}, "", everything)).
-		Watches(&rbacv1.ClusterRoleBinding{}, mapList(c, &v1alpha1.KollectTargetList{}, "", everything)).
+		Watches(&corev1.Namespace{}, lowPriority(mapList(c, &v1alpha1.KollectTargetList{}, "", everything))).
+		Watches(&rbacv1.RoleBinding{}, targetsOfBinding(c, d.AccessCache)).
+		Watches(&rbacv1.ClusterRoleBinding{}, targetsOfBinding(c, d.AccessCache)).
 		WatchesRawSource(channel(ev, busv1.KindTarget)).
 		Complete(&TargetReconciler{Deps: d, Extract: opts})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
@@ -36,7 +37,9 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		func(ctx context.Context, obj *v1alpha1.KollectTarget, res *ctrl.Result) (err error) {
 			// Access is checked again periodically: RBAC can change without
 			// an event control sees (a ClusterRole edited, an aggregated rule).
-			res.RequeueAfter = r.Policy.AccessRecheck
+			// The periodic re-check waits behind changes (a revoked binding,
+			// a new Target) in the priority queue.
+			res.RequeueAfter, res.Priority = r.Policy.AccessRecheck, new(handler.LowPriority)
 			if err := r.requesterAllows(ctx, obj); err != nil {
 				return err
 			}

@@ -1,0 +1,146 @@
+package reconcile
+
+import (
+	"context"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/access"
+	"kollect.dev/kollect/services/control/internal/requester"
+)
+
+// indexSubject is each RBAC subject whose bindings decide a Target's
+// access: "user:<name>" or "group:<name>" of the ServiceAccount it acts as
+// and of its verified requester.
+const indexSubject = "kollect.dev/subject"
+
+// SubjectCache drops the cached answers about the identities a binding
+// names; access.Cache implements it.
+type SubjectCache interface {
+	Invalidate(subjects []rbacv1.Subject)
+}
+
+// targetSubjects are the index values of t.
+func (d *Deps) targetSubjects(t *v1alpha1.KollectTarget) []string {
+	var ids []access.Identity
+	name := t.Spec.ServiceAccountName
+	if name == "" {
+		name = d.Policy.DefaultServiceAccount
+	}
+	if name != "" {
+		ids = append(ids, access.ServiceAccount(t.Namespace, name))
+	}
+	if d.Requesters != nil {
+		_, o, _ := requester.Of(t, d.Policy.DefaultServiceAccount)
+		if rec, ok := d.Requesters.Verify(o, t.Annotations); ok {
+			ids = append(ids, rec.Identity())
+		}
+	}
+	var out []string
+	for _, id := range ids {
+		out = append(out, "user:"+id.User)
+		for _, g := range id.Groups {
+			out = append(out, "group:"+g)
+		}
+	}
+	return out
+}
+
+// subjectKey is the index value a binding's subject matches.
+func subjectKey(s rbacv1.Subject) string {
+	switch s.Kind {
+	case rbacv1.UserKind:
+		return "user:" + s.Name
+	case rbacv1.GroupKind:
+		return "group:" + s.Name
+	case rbacv1.ServiceAccountKind:
+		return "user:" + access.ServiceAccount(s.Namespace, s.Name).User
+	}
+	return ""
+}
+
+// bindingSubjects returns the subjects of a RoleBinding or
+// ClusterRoleBinding.
+func bindingSubjects(o client.Object) []rbacv1.Subject {
+	switch b := o.(type) {
+	case *rbacv1.RoleBinding:
+		return b.Subjects
+	case *rbacv1.ClusterRoleBinding:
+		return b.Subjects
+	}
+	return nil
+}
+
+// targetsOfBinding maps a changed binding to the Targets whose
+// ServiceAccount or requester (or one of their groups) it names, not to
+// every Target, and first drops the cached answers about those subjects
+// so the reconcile asks the API server. It gets both the old and the new
+// binding of an update, so a subject removed is reviewed again too.
+// Targets reached through a group that spans namespaces
+// (system:serviceaccounts, system:authenticated, any group of users) are
+// queued at low priority: such a binding re-reviews many Targets, and must
+// not delay one whose own ServiceAccount, user or namespace group a binding
+// names.
+func targetsOfBinding(c client.Client, cache SubjectCache) handler.EventHandler {
+	enqueue := func(ctx context.Context, q queue, objs ...client.Object) {
+		var subjects []rbacv1.Subject
+		for _, o := range objs {
+			subjects = append(subjects, bindingSubjects(o)...)
+		}
+		if cache != nil {
+			cache.Invalidate(subjects)
+		}
+		broad := map[client.ObjectKey]bool{}
+		for _, s := range subjects {
+			for _, k := range targetsNaming(ctx, c, s) {
+				if prev, seen := broad[k]; !seen || prev {
+					broad[k] = broadGroup(s)
+				}
+			}
+		}
+		for k, b := range broad {
+			r := reconcile.Request{NamespacedName: k}
+			if b {
+				low(q).Add(r)
+			} else {
+				q.Add(r)
+			}
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { enqueue(ctx, q, e.Object) },
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) { enqueue(ctx, q, e.ObjectOld, e.ObjectNew) },
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { enqueue(ctx, q, e.Object) },
+	}
+}
+
+// broadGroup reports whether s is a group other than one namespace's
+// ServiceAccounts.
+func broadGroup(s rbacv1.Subject) bool {
+	return s.Kind == rbacv1.GroupKind && !strings.HasPrefix(s.Name, "system:serviceaccounts:")
+}
+
+// targetsNaming lists the Targets whose identities s names.
+func targetsNaming(ctx context.Context, c client.Client, s rbacv1.Subject) []client.ObjectKey {
+	key := subjectKey(s)
+	if key == "" {
+		return nil
+	}
+	var l v1alpha1.KollectTargetList
+	if err := c.List(ctx, &l, client.MatchingFields{indexSubject: key}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list the Targets a binding names", "subject", key)
+		return nil
+	}
+	out := make([]client.ObjectKey, 0, len(l.Items))
+	for i := range l.Items {
+		out = append(out, client.ObjectKeyFromObject(&l.Items[i]))
+	}
+	return out
+}

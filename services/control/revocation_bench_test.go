@@ -1,0 +1,162 @@
+package control_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
+)
+
+// BenchmarkRevocation measures, on the real API server, how long a revoked
+// RoleBinding takes to reach a Target's config entry while control is busy
+// reviewing every other Target: revTenants namespaces, each with
+// revPerTenant Targets acting as the namespace's own ServiceAccount and
+// selecting revShared shared namespaces where one RoleBinding per namespace
+// grants every tenant's ServiceAccount. Two loads are measured:
+//
+//   - wave: a ClusterRoleBinding naming the group system:serviceaccounts
+//     changes just before the revocation, so every Target is reviewed again
+//     with a cold cache, at the revocation's own priority (the worst case);
+//     s/wave is how long that full re-review takes.
+//   - namespace: a namespace is created just before (every Target is
+//     reviewed again behind the revocation, at low priority, like the
+//     periodic re-check).
+//
+// Run it alone: go test ./services/control -run '^$' -bench Revocation -benchtime 1x
+func BenchmarkRevocation(b *testing.B) {
+	const revTenants, revPerTenant, revShared = 20, 5, 40
+	ctx := b.Context()
+	c := shared.kube.Client
+	var tenants, sharedNS []string
+	for i := range revTenants {
+		ns := fmt.Sprintf("rev-tenant-%02d", i)
+		tenants = append(tenants, ns)
+		mustCreate(b, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	var subjects []rbacv1.Subject
+	for _, ns := range tenants {
+		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "kollect"})
+	}
+	if err := viewRole(); err != nil {
+		b.Fatal(err)
+	}
+	for i := range revShared {
+		ns := fmt.Sprintf("rev-shared-%02d", i)
+		sharedNS = append(sharedNS, ns)
+		mustCreate(b, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		mustCreate(b, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenants"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "kollect-test-view"},
+			Subjects: subjects})
+	}
+	for _, ns := range tenants {
+		mustCreate(b, profile(ns, "cms", configMaps))
+		for i := range revPerTenant {
+			tg := targetObj(ns, fmt.Sprintf("t%d", i), "cms")
+			tg.Spec.IncludedNamespaces = sharedNS
+			mustCreate(b, tg)
+		}
+	}
+	victim := tenants[0]
+	waitAccess(b, victim, "t0", func(a *busv1.TargetAccess) bool { return len(a.Namespaces) == revShared })
+	targetsIdle(b, 10*time.Minute)
+
+	revoke := func(i int) time.Duration {
+		var rb rbacv1.RoleBinding
+		if err := c.Get(ctx, client.ObjectKey{Namespace: sharedNS[i], Name: "tenants"}, &rb); err != nil {
+			b.Fatal(err)
+		}
+		rb.Subjects = slices.DeleteFunc(rb.Subjects, func(s rbacv1.Subject) bool { return s.Namespace == victim })
+		start := time.Now()
+		if err := c.Update(ctx, &rb); err != nil {
+			b.Fatal(err)
+		}
+		waitAccess(b, victim, "t0", func(a *busv1.TargetAccess) bool { return !slices.Contains(a.Namespaces, sharedNS[i]) })
+		return time.Since(start)
+	}
+
+	sars := reviews(b)
+	// The wave: a binding of a role granting nothing Kollect reviews to
+	// every ServiceAccount drops every answer and queues every Target.
+	mustCreate(b, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "rev-nothing"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Verbs: []string{"get"}, Resources: []string{"nothing"}}}})
+	start := time.Now()
+	mustCreate(b, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "rev-all-serviceaccounts"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "rev-nothing"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccounts"}}})
+	wave := revoke(0)
+	targetsIdle(b, 10*time.Minute)
+	b.ReportMetric(wave.Seconds(), "s/revocation-in-wave")
+	b.ReportMetric(time.Since(start).Seconds(), "s/wave")
+	b.ReportMetric(reviews(b)-sars, "reviews/wave")
+
+	mustCreate(b, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rev-new"}})
+	b.ReportMetric(revoke(1).Seconds(), "s/revocation-behind-namespace")
+	targetsIdle(b, 10*time.Minute)
+	b.ReportMetric(float64(revTenants*revPerTenant), "targets")
+	b.ReportMetric(float64(revShared), "namespaces")
+}
+
+func mustCreate(b *testing.B, obj client.Object) {
+	b.Helper()
+	if err := shared.kube.Client.Create(b.Context(), obj); err != nil {
+		b.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+func waitAccess(b *testing.B, ns, name string, ok func(*busv1.TargetAccess) bool) {
+	b.Helper()
+	testenv.Eventually(b, 10*time.Minute, "access of "+ns+"/"+name, func() error {
+		e, err := shared.kv.Get(context.Background(), bus.ConfigKey(ref(busv1.KindTarget, ns, name)))
+		if err != nil {
+			return err
+		}
+		var cfg busv1.TargetConfig
+		if err := json.Unmarshal(e.Value(), &cfg); err != nil {
+			return err
+		}
+		if cfg.Access == nil || !ok(cfg.Access) {
+			return fmt.Errorf("access = %+v", cfg.Access)
+		}
+		return nil
+	}, testenv.Every(20*time.Millisecond))
+}
+
+// reviews is how many SubjectAccessReviews the API server has answered.
+func reviews(b *testing.B) float64 {
+	b.Helper()
+	cs, err := kubernetes.NewForConfig(shared.kube.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n float64
+	for _, l := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(l, "apiserver_request_total{") || !strings.Contains(l, `resource="subjectaccessreviews"`) {
+			continue
+		}
+		f := strings.Fields(l)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += v
+	}
+	return n
+}
