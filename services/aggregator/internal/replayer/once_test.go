@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go/jetstream"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -118,6 +119,7 @@ func TestAFinishedReplayNeverRunsAgain(t *testing.T) {
 	c.Metrics.BindAddress, c.Metrics.HealthProbeBindAddress = "0", "0"
 	c.Leader.Enabled, c.Webhook.Port = false, 0
 	c.BusCheckInterval, c.Log = time.Hour, logr.Discard()
+	c.VerifyRequesters = false // no webhook records requesters here (F6 has its own tests)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- control.Run(ctx, c) }()
@@ -135,6 +137,13 @@ func TestAFinishedReplayNeverRunsAgain(t *testing.T) {
 		}
 	}
 	mk(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}})
+	// A replay runs as the namespace's ServiceAccount, which may get
+	// the inventory (SECURITY-3 F14), as docs/replay.md tells teams.
+	mk(&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "replay"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{v1alpha1.GroupVersion.Group}, Resources: []string{"kollectinventories"}, Verbs: []string{"get"}}}})
+	mk(&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "replay"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "replay"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "team-a", Name: "kollect"}}})
 	for _, s := range []string{"live", "fresh"} {
 		mk(&v1alpha1.KollectSnapshotSink{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: s},
 			Spec: v1alpha1.KollectSnapshotSinkSpec{Type: "git", Endpoint: "https://git.example.com/" + s + ".git"}})
