@@ -105,7 +105,7 @@ func TestOnlyTheAPIServerTalksToTheWebhook(t *testing.T) {
 	}
 
 	t.Run("a caller without the API server's certificate is refused at the handshake", func(t *testing.T) {
-		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the test checks the client side only
+		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 		url := fmt.Sprintf("https://127.0.0.1:%d/validate-kollect-dev", wh.Port)
 		resp, err := hc.Post(url, "application/json", bytes.NewReader([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`)))
 		if err == nil {
