@@ -141,6 +141,10 @@ func TestNetworkPoliciesAreOnAndAdmitOnlyTheirPeers(t *testing.T) {
 			[]string{"networkPolicy.queryFrom[0].ipBlock.cidr=172.18.0.0/24"}, "query", "https", stranger, false},
 		{"with queryFrom, the API server calls the query service", "ci/full-values.yaml",
 			[]string{"networkPolicy.queryFrom[0].ipBlock.cidr=172.18.0.0/24"}, "query", "https", apiServer, true},
+		{"with webhookFrom, a pod cannot post forged reviews to the webhook", "",
+			[]string{"networkPolicy.webhookFrom[0].ipBlock.cidr=172.18.0.0/24"}, "control", "webhook", stranger, false},
+		{"with webhookFrom, the API server calls the webhook", "",
+			[]string{"networkPolicy.webhookFrom[0].ipBlock.cidr=172.18.0.0/24"}, "control", "webhook", apiServer, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

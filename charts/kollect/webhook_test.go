@@ -71,6 +71,30 @@ func TestControlsWebhookFlagsNameTheChartsObjects(t *testing.T) {
 			t.Errorf("Secret %s is not mounted at --webhook-cert-dir %q", secret, c.CertDir)
 		}
 	})
+	t.Run("client CA: control reads the ConfigMap named by control.webhook.clientCA from --webhook-client-ca-file", func(t *testing.T) {
+		objs := decode(t, render(t, "", "control.webhook.clientCA.name=apiserver-client-ca"))
+		c := controlConfig(t, objs).Webhook
+		spec := find(t, objs, "Deployment", "kollect-control").Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+		var volume string
+		for _, v := range spec["volumes"].([]any) {
+			if cm, ok := v.(map[string]any)["configMap"].(map[string]any); ok && cm["name"] == "apiserver-client-ca" {
+				volume = v.(map[string]any)["name"].(string)
+			}
+		}
+		mounted := false
+		for _, m := range spec["containers"].([]any)[0].(map[string]any)["volumeMounts"].([]any) {
+			m := m.(map[string]any)
+			mounted = mounted || (m["name"] == volume && m["mountPath"].(string)+"/ca.crt" == c.ClientCAFile)
+		}
+		if volume == "" || !mounted {
+			t.Errorf("ConfigMap apiserver-client-ca is not mounted where --webhook-client-ca-file %q reads", c.ClientCAFile)
+		}
+	})
+	t.Run("no client CA: control answers any caller, which the NetworkPolicy alone limits", func(t *testing.T) {
+		if c := controlConfig(t, decode(t, render(t, ""))).Webhook; c.ClientCAFile != "" || c.ReviewRate <= 0 || c.ReviewBurst <= 0 {
+			t.Errorf("default webhook config %+v: want no client CA and a review rate limit", c)
+		}
+	})
 }
 
 // grants reports whether a Role or ClusterRole grants verb on resource (by name or all).

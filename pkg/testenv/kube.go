@@ -63,6 +63,23 @@ func NewKube() (*Kube, error) { return newKube("", nil, true) }
 // the cluster: the fault suite kills it.
 func NewRestartableKube(certDir string) (*Kube, error) { return newKube(certDir, nil, true) }
 
+// StartKubeWithFlags is StartKube with flags added to kube-apiserver's,
+// for example an --admission-control-config-file that has it present a
+// client certificate to webhooks.
+func StartKubeWithFlags(t testing.TB, flags map[string]string) *Kube {
+	t.Helper()
+	k, err := newKube("", flags, true)
+	if err != nil {
+		t.Fatalf("start kube-apiserver: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := k.Stop(); err != nil {
+			t.Errorf("stop kube-apiserver: %v", err)
+		}
+	})
+	return k
+}
+
 // StartBareKube is StartKube without Kollect's CRDs: a fresh cluster, for
 // the tests of what installs them.
 func StartBareKube(t testing.TB) *Kube {

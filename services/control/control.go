@@ -318,6 +318,10 @@ func newManager(c Config, kube *rest.Config, certDir string, log logr.Logger) (m
 		}
 		lock = l
 	}
+	tlsOpts, err := c.Webhook.tlsOptions()
+	if err != nil {
+		return nil, err
+	}
 	skip := true
 	mgr, err := ctrl.NewManager(kube, manager.Options{
 		Scheme: scheme(), Logger: log,
@@ -330,7 +334,7 @@ func newManager(c Config, kube *rest.Config, certDir string, log logr.Logger) (m
 		LeaseDuration:                       &c.Leader.LeaseDuration, RenewDeadline: &c.Leader.RenewDeadline, RetryPeriod: &c.Leader.RetryPeriod,
 		Controller: config.Controller{SkipNameValidation: &skip},
 		WebhookServer: webhook.NewServer(webhook.Options{
-			Host: c.Webhook.Host, Port: max(c.Webhook.Port, 0), CertDir: certDir,
+			Host: c.Webhook.Host, Port: max(c.Webhook.Port, 0), CertDir: certDir, TLSOpts: tlsOpts,
 		}),
 	})
 	if err != nil {

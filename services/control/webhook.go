@@ -2,6 +2,8 @@ package control
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,6 +45,18 @@ type WebhookConfig struct {
 	// Hosts are the names and addresses the self-managed certificate is
 	// valid for (the webhook Service's DNS names).
 	Hosts []string
+	// ClientCAFile is a PEM bundle of the CA that signs the API server's
+	// client certificate (--admission-control-config-file); when set the
+	// webhook refuses, at the TLS handshake, every caller without a
+	// certificate it signed. Empty admits any caller (the chart's
+	// NetworkPolicy is then the only limit on who reaches the port).
+	ClientCAFile string
+	// ReviewRate and ReviewBurst size the token bucket of each caller
+	// (the requesting user when the API server's certificate vouches for
+	// it, the remote address otherwise); a caller over it is answered 429
+	// before any access review. A rate of zero or less disables the limit.
+	ReviewRate  float64
+	ReviewBurst int
 }
 
 func defaultWebhookConfig() WebhookConfig {
@@ -51,7 +66,8 @@ func defaultWebhookConfig() WebhookConfig {
 	}
 	return WebhookConfig{ //nolint:gosec // G101: the certificate Secret's name, not a credential
 		Port: 9443, Namespace: ns, Secret: "kollect-control-webhook-cert", ConfigName: "kollect-control",
-		Hosts: []string{"kollect-control-webhook." + ns + ".svc", "kollect-control-webhook." + ns + ".svc.cluster.local"},
+		Hosts:      []string{"kollect-control-webhook." + ns + ".svc", "kollect-control-webhook." + ns + ".svc.cluster.local"},
+		ReviewRate: 100, ReviewBurst: 500,
 	}
 }
 
@@ -61,6 +77,10 @@ func (w *WebhookConfig) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&w.Namespace, "webhook-secret-namespace", w.Namespace, "Namespace of the self-managed certificate Secret.")
 	fs.StringVar(&w.Secret, "webhook-secret", w.Secret, "Secret holding the self-managed certificate.")
 	fs.StringVar(&w.ConfigName, "webhook-config-name", w.ConfigName, "ValidatingWebhookConfiguration to inject the CA into.")
+	fs.StringVar(&w.ClientCAFile, "webhook-client-ca-file", w.ClientCAFile,
+		"PEM CA bundle that signs the API server's client certificate; callers without one are refused (empty: any caller).")
+	fs.Float64Var(&w.ReviewRate, "webhook-review-rate", w.ReviewRate, "Admission reviews per second allowed to each caller (0 disables the limit).")
+	fs.IntVar(&w.ReviewBurst, "webhook-review-burst", w.ReviewBurst, "Admission reviews a caller may send at once.")
 	fs.Func("webhook-hosts", "Comma-separated names of the self-managed certificate.", func(s string) error {
 		w.Hosts = strings.Split(s, ",")
 		return nil
@@ -101,7 +121,10 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 		Egress: p, Extract: opts,
 		AllowCrossNamespaceSecretRefs: deps.Policy.AllowCrossNamespaceSecretRefs, MinExportInterval: deps.Policy.MinExportInterval,
 		Quotas: deps.Policy.Quotas, DefaultServiceAccount: deps.Policy.DefaultServiceAccount}
-	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v})
+	if w.ReviewRate > 0 {
+		v.Limiter = &admission.Limiter{Rate: rate.Limit(w.ReviewRate), Burst: max(w.ReviewBurst, 1), Max: maxReviewCallers}
+	}
+	mgr.GetWebhookServer().Register(admission.Path, &webhook.Admission{Handler: v, WithContextFunc: admission.WithCaller})
 	mgr.GetWebhookServer().Register(admission.StampPath, &webhook.Admission{Handler: &admission.Stamper{
 		Sealer: sealer, DefaultServiceAccount: deps.Policy.DefaultServiceAccount}})
 	if ca == nil || w.ConfigName == "" {
@@ -127,6 +150,28 @@ func (w WebhookConfig) register(ctx context.Context, mgr manager.Manager, kube *
 	return mgr.Add(&admission.Keeper{Client: c, Namespace: w.Namespace, Secret: w.Secret, Dir: certDir,
 		ConfigName: w.ConfigName, Hosts: w.Hosts, Every: time.Hour, Expiry: expiry, Log: mgr.GetLogger().WithName("webhook-cert"),
 		Injected: ca})
+}
+
+// maxReviewCallers bounds the token buckets the webhook keeps.
+const maxReviewCallers = 10000
+
+// tlsOptions require the API server's client certificate when a client CA
+// is configured.
+func (w WebhookConfig) tlsOptions() ([]func(*tls.Config), error) {
+	if w.ClientCAFile == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(w.ClientCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("read webhook client CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("read webhook client CA %s: no PEM certificate", w.ClientCAFile)
+	}
+	return []func(*tls.Config){func(c *tls.Config) {
+		c.ClientCAs, c.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}}, nil
 }
 
 // sealer returns the requester sealer with control's key, which every

@@ -69,6 +69,7 @@ func installWebhook(ctx context.Context, kube *testenv.Kube) (control.WebhookCon
 	if err := kube.Client.Create(ctx, mwc); err != nil {
 		return control.WebhookConfig{}, err
 	}
+	d := control.DefaultConfig().Webhook
 	return control.WebhookConfig{Port: port, Host: "127.0.0.1", Namespace: "default", Secret: "kollect-control-webhook-cert",
-		ConfigName: vwc.Name, Hosts: []string{"127.0.0.1"}}, nil
+		ConfigName: vwc.Name, Hosts: []string{"127.0.0.1"}, ReviewRate: d.ReviewRate, ReviewBurst: d.ReviewBurst}, nil
 }

@@ -76,7 +76,7 @@ func TestWebhookCrossNamespaceSelection(t *testing.T) {
 	}{
 		{"a user who may not list in another namespace cannot include it",
 			func(tg *v1alpha1.KollectTarget) { tg.Spec.IncludedNamespaces = []string{ns, "kube-system"} },
-			"may not list configmaps in namespace kube-system"},
+			"may not list configmaps in one of the namespaces listed"},
 		{"a user who may not list cluster-wide cannot rely on the all-namespaces default",
 			func(tg *v1alpha1.KollectTarget) { tg.Spec.IncludedNamespaces = nil },
 			"cluster-wide"},

@@ -53,6 +53,11 @@ service's own flag set.
 - --requester-key-secret={{ $full }}-control-requester-key
 {{- if $c.webhook.enabled }}
 - --webhook-port={{ $c.webhook.port }}
+- --webhook-review-rate={{ $c.webhook.reviewRate }}
+- --webhook-review-burst={{ $c.webhook.reviewBurst }}
+{{- if $c.webhook.clientCA.name }}
+- --webhook-client-ca-file=/etc/kollect/webhook-client-ca/{{ $c.webhook.clientCA.key }}
+{{- end }}
 {{- if $c.webhook.certManager.enabled }}
 - --webhook-cert-dir=/etc/kollect/webhook-certs
 {{- else }}

@@ -69,7 +69,7 @@ func targetVectors() []vector {
 			}},
 			vector{"a Target naming team-b for " + tc.what + " is denied by the webhook", func(t *testing.T) {
 				c := asAlice(t)
-				denied(t, tryApply(t, c, targetYAML, target("named-"+tc.name+"-admission", tc.profile, "includedNamespaces: [team-b]", true)...), denyNamed)
+				denied(t, tryApply(t, c, targetYAML, target("named-"+tc.name+"-admission", tc.profile, "includedNamespaces: [team-b]", true)...), denyListed)
 			}},
 		)
 	}

@@ -28,6 +28,7 @@ func TestTenantBoundaries(t *testing.T) {
 		{"an inventory's rows need a grant of their own", historyVectors()},
 		{"a service's metrics need a token allowed to read them", scrapeVectors()},
 		{"a sink's forged history does not verify against the bus", forgeVectors()},
+		{"the webhook is no oracle and no flood target", webhookVectors()},
 		{"egress with the in-cluster opt-in still refuses metadata, the deny list and redirects into it", egressVectors()},
 	}
 	t.Run("with the in-cluster sinks opt-in", func(t *testing.T) {

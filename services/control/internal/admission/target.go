@@ -24,6 +24,9 @@ type Reader = client.Reader
 // that the requesting user may list the kind in every namespace it reaches
 // beyond its own.
 func (v *Validator) target(ctx context.Context, req admission.Request, t *v1alpha1.KollectTarget) (string, error) {
+	if n := len(t.Spec.IncludedNamespaces); n > MaxIncludedNamespaces {
+		return fmt.Sprintf("spec.includedNamespaces: %d namespaces, more than the %d allowed", n, MaxIncludedNamespaces), nil
+	}
 	if err := t.Spec.ProfileRef.DecodeError(); err != nil {
 		return fmt.Sprintf("spec.profileRef: %v", err), nil
 	}
@@ -87,6 +90,12 @@ func (v *Validator) crossNamespace(ctx context.Context, req admission.Request, t
 			return fmt.Sprintf("spec: selecting namespaces by label or, with no namespace filter, every namespace needs "+
 				"permission to list %s cluster-wide, which %s does not have; set includedNamespaces: [%s]",
 				m.Resource.Resource, req.UserInfo.Username, t.Namespace), nil
+		}
+		if !callerOf(ctx).verified {
+			// The body's user may not be the sender: do not say which
+			// namespace answered, so that the webhook is no oracle.
+			return fmt.Sprintf("spec.includedNamespaces: %s may not list %s in one of the namespaces listed",
+				req.UserInfo.Username, m.Resource.Resource), nil
 		}
 		return fmt.Sprintf("spec.includedNamespaces: %s may not list %s in namespace %s",
 			req.UserInfo.Username, m.Resource.Resource, ns), nil

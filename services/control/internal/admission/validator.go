@@ -5,6 +5,7 @@ import (
 
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -58,7 +59,12 @@ type Validator struct {
 	// object over one (or over its Scope's tightening) is refused, naming
 	// the limit and the usage.
 	Quotas policy.Quotas
+	// Limiter throttles reviews per caller; nil admits every request to
+	// review.
+	Limiter *Limiter
 }
+
+var errTooManyReviews = errors.New("too many admission reviews from this caller; retry later")
 
 // Handle admits or refuses one create or update. An update that leaves
 // spec as it was (finalizers, labels, annotations) is admitted without
@@ -67,6 +73,9 @@ type Validator struct {
 func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Operation == admissionv1.Update && sameSpec(req.OldObject.Raw, req.Object.Raw) {
 		return admission.Allowed("spec unchanged")
+	}
+	if v.Limiter != nil && !v.Limiter.Allow(callerOf(ctx).key(req)) {
+		return admission.Errored(http.StatusTooManyRequests, errTooManyReviews)
 	}
 	var msg string
 	var err error
