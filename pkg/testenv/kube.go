@@ -41,7 +41,14 @@ func Scheme() *runtime.Scheme {
 // binaries are missing.
 func StartKube(t testing.TB) *Kube {
 	t.Helper()
-	k, err := NewKube()
+	return startKube(t, nil, true)
+}
+
+// startKube starts the control plane for a test (newKube's flags and crds)
+// and stops it when the test ends.
+func startKube(t testing.TB, flags map[string]string, crds bool) *Kube {
+	t.Helper()
+	k, err := newKube("", flags, crds)
 	if err != nil {
 		t.Fatalf("start kube-apiserver: %v", err)
 	}
@@ -68,32 +75,14 @@ func NewRestartableKube(certDir string) (*Kube, error) { return newKube(certDir,
 // client certificate to webhooks.
 func StartKubeWithFlags(t testing.TB, flags map[string]string) *Kube {
 	t.Helper()
-	k, err := newKube("", flags, true)
-	if err != nil {
-		t.Fatalf("start kube-apiserver: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := k.Stop(); err != nil {
-			t.Errorf("stop kube-apiserver: %v", err)
-		}
-	})
-	return k
+	return startKube(t, flags, true)
 }
 
 // StartBareKube is StartKube without Kollect's CRDs: a fresh cluster, for
 // the tests of what installs them.
 func StartBareKube(t testing.TB) *Kube {
 	t.Helper()
-	k, err := newKube("", nil, false)
-	if err != nil {
-		t.Fatalf("start kube-apiserver: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := k.Stop(); err != nil {
-			t.Errorf("stop kube-apiserver: %v", err)
-		}
-	})
-	return k
+	return startKube(t, nil, false)
 }
 
 // newKube starts the control plane, with flags added to kube-apiserver's
