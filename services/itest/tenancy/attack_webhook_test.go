@@ -36,8 +36,8 @@ func webhookVectors() []vector {
 			}
 			review := admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 				Request: &admissionv1.AdmissionRequest{UID: types.UID("forged"), Namespace: "team-a", Name: "forged",
-					Kind:     metav1.GroupVersionKind{Group: "kollect.dev", Version: "v1alpha1", Kind: "KollectTarget"},
-					Resource: metav1.GroupVersionResource{Group: "kollect.dev", Version: "v1alpha1", Resource: "kollecttargets"},
+					Kind:      metav1.GroupVersionKind{Group: "kollect.dev", Version: "v1alpha1", Kind: "KollectTarget"},
+					Resource:  metav1.GroupVersionResource{Group: "kollect.dev", Version: "v1alpha1", Resource: "kollecttargets"},
 					Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw},
 					UserInfo: authenticationv1.UserInfo{Username: "system:serviceaccount:ci:deployer", Groups: []string{"system:masters"}}}}
 			body, err := json.Marshal(review)
