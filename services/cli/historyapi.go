@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
+	"kollect.dev/kollect/services/cli/internal/devbus"
 )
 
 // historyAPI reads one inventory's history through the Kubernetes API
@@ -28,6 +30,10 @@ import (
 type historyAPI struct {
 	rc  rest.Interface
 	inv busv1.NamespacedName
+	// cfg is the context's client configuration; dev is true once the
+	// client reads from `kollect dev`'s history API instead (devQuery).
+	cfg *rest.Config
+	dev bool
 }
 
 // clusterInventoryFlag is the flag naming a KollectClusterInventory
@@ -70,16 +76,47 @@ func newHistoryAPI(kube *kubeFlags, inv busv1.NamespacedName) (*historyAPI, erro
 	if err != nil {
 		return nil, err
 	}
+	rc, err := rawClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &historyAPI{rc: rc, inv: inv, cfg: cfg}, nil
+}
+
+// rawClient returns a client of absolute paths for cfg.
+func rawClient(cfg *rest.Config) (rest.Interface, error) {
 	// The dynamic client's JSON serializer, not a clientset: the everyday binary links no
 	// typed client (TestEverydayCLILinksNoServiceOrSDK).
 	c := dynamic.ConfigFor(cfg)
 	c.GroupVersion = &schema.GroupVersion{}
 	c.APIPath = "/"
-	rc, err := rest.RESTClientFor(c)
-	if err != nil {
-		return nil, err
+	return rest.RESTClientFor(c)
+}
+
+// devQuery switches h to the history API that `kollect dev` serves on
+// this machine for the context's API server (devbus.Query), when one
+// runs: a cluster's API server cannot reach it, so the CLI calls it
+// directly, with the context's credentials, trusting only the
+// certificate that kollect dev made for its run.
+func (h *historyAPI) devQuery() (bool, error) {
+	if h.dev || h.cfg == nil {
+		return false, nil
 	}
-	return &historyAPI{rc: rc, inv: inv}, nil
+	q, ok, err := devbus.ReadQuery(h.cfg.Host)
+	if err != nil || !ok {
+		return false, err
+	}
+	c := rest.CopyConfig(h.cfg)
+	c.Host = q.URL
+	c.TLSClientConfig.CAData, c.TLSClientConfig.CAFile = []byte(q.CA), ""
+	c.TLSClientConfig.Insecure, c.TLSClientConfig.ServerName = false, ""
+	c.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil } // loopback
+	rc, err := rawClient(c)
+	if err != nil {
+		return false, err
+	}
+	h.rc, h.dev = rc, true
+	return true, nil
 }
 
 // what names the inventory for messages.
@@ -120,6 +157,13 @@ func (h *historyAPI) get(ctx context.Context, path string, q url.Values, v any) 
 	}
 	res := req.Do(ctx)
 	b, err := res.Raw()
+	if err != nil && noQueryAPI(res.Error()) {
+		if ok, derr := h.devQuery(); derr != nil {
+			return fmt.Errorf("history of %s: %w", h.what(), derr)
+		} else if ok {
+			return h.get(ctx, path, q, v)
+		}
+	}
 	if err != nil {
 		return h.explain(res.Error()) // the Status the server sent, when it sent one
 	}
@@ -134,10 +178,17 @@ func (h *historyAPI) explain(err error) error {
 	switch {
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("history of %s: %w (reading it needs get on the %s and on the query.kollect.dev resources)", h.what(), err, h.kind())
-	case apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource"):
-		return fmt.Errorf("history of %s: the cluster serves no query.kollect.dev API (is the chart's query service installed?): %w", h.what(), err)
+	case noQueryAPI(err):
+		return fmt.Errorf("history of %s: the cluster serves no query.kollect.dev API: install the chart with query.enabled=true "+
+			"(the default), or run kollect dev, which serves it on this machine: %w", h.what(), err)
 	}
 	return fmt.Errorf("history of %s: %w", h.what(), err)
+}
+
+// noQueryAPI reports whether err is the API server's answer for a group it
+// does not serve.
+func noQueryAPI(err error) bool {
+	return apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource")
 }
 
 // revisions reads every revision, page by page.

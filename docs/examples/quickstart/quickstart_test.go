@@ -93,7 +93,10 @@ func TestGettingStarted(t *testing.T) {
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig,
 		"PATH="+filepath.Dir(kubectl)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"GIT_TERMINAL_PROMPT=0")
+		"GIT_TERMINAL_PROMPT=0",
+		// kollect dev's files for the CLI, this test's own.
+		"KOLLECT_DEV_BUS_FILE="+filepath.Join(t.TempDir(), "dev-bus.json"),
+		"KOLLECT_DEV_QUERY_FILE="+filepath.Join(t.TempDir(), "dev-query.json"))
 	cmd.WaitDelay = 30 * time.Second
 	out, err := cmd.CombinedOutput()
 	dev, _ := os.ReadFile(devLog)

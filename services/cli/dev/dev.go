@@ -92,6 +92,9 @@ type Options struct {
 	// password are written (mode 0600) for the kollect CLI; empty is
 	// devbus.Path(). Unused with NATSURL.
 	BusFile string
+	// Query, when Query.Serve, also serves the history API
+	// (query.kollect.dev) on 127.0.0.1 (query.go).
+	Query QueryOptions
 
 	// busUser and busPassword authenticate the services to the embedded
 	// bus.
@@ -205,6 +208,13 @@ func Run(ctx context.Context, o Options) error {
 			}
 			return nil
 		})
+	}
+	if o.Query.Serve {
+		q, err := o.Query.start(ctx, g, js, o.Rest, serviceLog(o.Log, busv1.ServiceQuery))
+		if err != nil {
+			return err
+		}
+		defer q.remove()
 	}
 	if o.Ready != nil {
 		o.Ready(url)

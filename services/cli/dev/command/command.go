@@ -28,7 +28,8 @@ type devFlags struct {
 	kubeconfig, context, natsURL, natsDir string
 	natsCredentials                       string
 	natsPort, verbosity, metricsPort      int
-	allowInCluster, installCRDs           bool
+	queryPort                             int
+	allowInCluster, installCRDs, query    bool
 	extract                               extract.Options
 	allowLinkLocal, allowFile             bool
 	denyCIDRs                             egress.Prefixes
@@ -51,7 +52,7 @@ func Main(ctx context.Context, args []string, s Streams) int {
 
 // NewCommand returns the `kollect-dev` command.
 func NewCommand(s Streams) *cobra.Command {
-	f := devFlags{natsPort: 4222, process: app.DefaultProcess()}
+	f := devFlags{natsPort: 4222, query: true, process: app.DefaultProcess()}
 	cmd := &cobra.Command{
 		Use:           "kollect-dev",
 		SilenceUsage:  true,
@@ -61,7 +62,10 @@ func NewCommand(s Streams) *cobra.Command {
 one process, on an embedded NATS JetStream server (127.0.0.1:4222 unless --nats-port or --nats-url),
 against the current kubeconfig context. The embedded bus admits only a user whose password is drawn
 for each run and written (mode 0600) to ~/.config/kollect/dev-bus.json, or $KOLLECT_DEV_BUS_FILE,
-where kollect snapshots, deadletters and replay find it. It is for people with a cluster who want Kollect running
+where kollect snapshots, deadletters and replay find it. It also serves the history API
+(query.kollect.dev) on 127.0.0.1, authenticating and authorizing callers through the cluster's API
+server, and writes its address to ~/.config/kollect/dev-query.json ($KOLLECT_DEV_QUERY_FILE), where
+kollect history, diff and get --at find it when the cluster serves no query API. It is for people with a cluster who want Kollect running
 without installing it: apply Profiles, Targets, sinks and Inventories with kubectl and watch them
 export. The admission webhook is not served (the API server cannot reach this process); the CRDs'
 own validation still applies. Ctrl-C stops everything.
@@ -95,6 +99,8 @@ It is its own binary, kollect-dev, because it links every service and sink SDK; 
 		"namespaces whose sinks without spec.secretRef may use this process's cloud identity (AWS default chain, Google ADC); * for all")
 	fl.BoolVar(&f.installCRDs, "install-crds", false, "apply the kollect.dev CustomResourceDefinitions first (server-side apply)")
 	fl.IntVarP(&f.verbosity, "verbosity", "v", 0, "log verbosity: 0 info, 1 debug")
+	fl.BoolVar(&f.query, "query", f.query, "serve the history API (kollect history, diff, get --at) on 127.0.0.1")
+	fl.IntVar(&f.queryPort, "query-port", 0, "port of the history API on 127.0.0.1; 0 picks a free one")
 	fl.IntVar(&f.metricsPort, "metrics-port", 0, "serve each service's /metrics on 127.0.0.1 from this port on "+
 		"(control, collector, aggregator, snapshot, database, event exporter); 0 serves none")
 	gfs := flag.NewFlagSet("process", flag.ContinueOnError)
@@ -111,9 +117,19 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.kubeconfig
-	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
+	rc, err := loader.ClientConfig()
 	if err != nil {
 		return &climain.ExitError{Code: 2, Err: fmt.Errorf("load kubeconfig: %w", err)}
+	}
+	query := dev.QueryOptions{Serve: f.query, Port: f.queryPort}
+	if f.query {
+		path, cleanup, err := writeContextKubeconfig(loader, f.context)
+		if err != nil {
+			return &climain.ExitError{Code: 2, Err: err}
+		}
+		defer cleanup()
+		query.Kubeconfig = path
 	}
 	zc := zap.NewDevelopmentConfig()
 	zc.Level = zap.NewAtomicLevelAt(app.LogLevel(f.verbosity))
@@ -140,7 +156,7 @@ func runDev(ctx context.Context, s Streams, f devFlags) error {
 	}
 	err = dev.Run(ctx, dev.Options{Rest: rc, NATSURL: f.natsURL, NATSCredentials: f.natsCredentials, NATSDir: f.natsDir, NATSPort: f.natsPort,
 		AllowInClusterSinks: f.allowInCluster, AllowLinkLocalSinks: f.allowLinkLocal, DenySinkCIDRs: f.denyCIDRs,
-		AllowFileSinks: f.allowFile, Extract: f.extract, Log: zapr.NewLogger(z), MetricsPort: f.metricsPort,
+		AllowFileSinks: f.allowFile, Extract: f.extract, Log: zapr.NewLogger(z), MetricsPort: f.metricsPort, Query: query,
 		CredentialPolicy: backend.CredentialPolicy{AllowCrossNamespaceSecretRefs: f.allowCrossNamespaceSecretRefs,
 			AmbientNamespaces: ambient},
 		Ready: func(url string) {

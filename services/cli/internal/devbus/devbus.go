@@ -58,12 +58,21 @@ func Write(path string, c Credentials) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := writePrivate(path, data); err != nil {
 		return fmt.Errorf("write the dev bus credentials: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dev-bus-*")
+	return nil
+}
+
+// writePrivate replaces the file at path whole with data, mode 0600, its
+// folder 0700 when created.
+func writePrivate(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dev-*")
 	if err != nil {
-		return fmt.Errorf("write the dev bus credentials: %w", err)
+		return err
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }()
 	err = tmp.Chmod(0o600)
@@ -77,7 +86,7 @@ func Write(path string, c Credentials) error {
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
-		return fmt.Errorf("write the dev bus credentials %s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
