@@ -99,7 +99,7 @@ func TestTheReadmesHelmRouteInstallsWhatMakeImagesPushes(t *testing.T) {
 	lines := strings.Split(strings.ReplaceAll(blocks["helm"], "\\\n", ""), "\n")
 	var push, tag string
 	var installs, applies int
-	helm, err := testenv.Tool("helm")
+	helm, err := testenv.Tool("bin/helm")
 	if err != nil {
 		t.Fatal(err)
 	}

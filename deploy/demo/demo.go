@@ -122,10 +122,13 @@ func Run(ctx context.Context, out io.Writer, o Options) error {
 	step("everything is running; press Ctrl-C to stop")
 	select {
 	case <-ctx.Done():
-		return nil
-	case err := <-exits:
-		return err
-	case err := <-queryExits:
-		return err
+	case err = <-exits:
+	case err = <-queryExits:
 	}
+	if ctx.Err() != nil {
+		// Ctrl-C: a process that ended with it is part of stopping, not a
+		// failure (make demo exits 0).
+		return nil
+	}
+	return err
 }
