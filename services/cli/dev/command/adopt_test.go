@@ -51,7 +51,7 @@ func TestTheCRDChartAdoptsTheCRDsKollectDevInstalled(t *testing.T) {
 	if err == nil || !strings.Contains(out, "invalid ownership metadata") {
 		t.Fatalf("helm install over CRDs it did not create: err %v, output\n%s\nwant Helm's invalid ownership metadata refusal (else the docs' --take-ownership step is moot)", err, out)
 	}
-	if out, err := helm("upgrade", "--install", "kollect-crds", chart, "--take-ownership"); err != nil {
+	if out, err := helm("upgrade", "--install", "kollect-crds", chart, "--take-ownership", "--create-namespace"); err != nil {
 		t.Fatalf("helm upgrade --install --take-ownership: %v\n%s", err, out)
 	}
 	c, err := apiextensions.NewForConfig(kube.Env.Config)
