@@ -14,7 +14,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -45,6 +44,7 @@ that revision to that sink, as kollect replay does. Like snapshots and replay it
 	connect := func() (*busConn, error) { return dialBus(natsURL) }
 
 	var output, family string
+	var noHeaders bool
 	list := &cobra.Command{
 		Use:   "list [NAMESPACE/INVENTORY | INVENTORY]",
 		Short: "List dead letters, oldest first",
@@ -65,10 +65,11 @@ that revision to that sink, as kollect replay does. Like snapshots and replay it
 			if err != nil {
 				return &climain.ExitError{Code: 1, Err: err}
 			}
-			return printDeadLetters(s.Out, dls, output)
+			return printDeadLetters(s.Out, dls, output, noHeaders)
 		},
 	}
 	list.Flags().StringVarP(&output, "output", "o", "table", "table, wide, json, yaml or ndjson")
+	noHeadersFlag(list, &noHeaders)
 	list.Flags().StringVar(&family, "family", "", "only this sink family: snapshot, database or event")
 	_ = list.RegisterFlagCompletionFunc("family", fixedCompletions([]string{"snapshot", "database", "event"}))
 	_ = list.RegisterFlagCompletionFunc("output", fixedCompletions(formats))
@@ -88,7 +89,7 @@ that revision to that sink, as kollect replay does. Like snapshots and replay it
 			if format == "table" {
 				format = "yaml"
 			}
-			return printDeadLetters(s.Out, *dl, format)
+			return printDeadLetters(s.Out, *dl, format, false)
 		},
 	}
 	show.Flags().StringVarP(&output, "output", "o", "yaml", "yaml or json")
@@ -233,7 +234,7 @@ func listDeadLetters(ctx context.Context, js jetstream.JetStream, filter string)
 }
 
 // printDeadLetters prints v, one deadLetter (show) or a list of them.
-func printDeadLetters(out io.Writer, v any, format string) error {
+func printDeadLetters(out io.Writer, v any, format string, noHeaders bool) error {
 	dls, _ := v.([]deadLetter)
 	if one, ok := v.(deadLetter); ok {
 		dls = []deadLetter{one}
@@ -242,7 +243,7 @@ func printDeadLetters(out io.Writer, v any, format string) error {
 	}
 	switch format {
 	case "table", "wide":
-		w := printers.GetNewTabWriter(out)
+		w := newTable(out, noHeaders)
 		header := "SEQ\tTIME\tINVENTORY\tSINK\tREVISION\tREASON"
 		if format == "wide" {
 			header += "\tMESSAGE"
