@@ -36,9 +36,10 @@ func newDeadLettersCommand(s Streams) *cobra.Command {
 		Short:   "List, show and retry the snapshot events exporters gave up on",
 		Long: `deadletters reads the bus's dead-letter stream (` + bus.StreamDeadLetters + `): the snapshot events an
 exporter terminated after a permanent failure (ExportRejected, SinkConfigPending, EventUndecodable;
-see docs/troubleshooting.md), each with the sink, the revision and the reason. retry re-delivers
-that revision to that sink, as kollect replay does. Like snapshots and replay it talks to NATS
-(--nats-url).`,
+see docs/troubleshooting.md), each with the sink, the revision and the reason. Like snapshots it
+reads NATS directly (--nats-url): a kollect dev tool, or for an operator holding bus credentials.
+retry publishes that revision to that sink again as the deprecated kollect replay --nats-url does,
+on the loopback bus of kollect dev only; on a cluster, kollect replay creates a KollectReplay.`,
 	}
 	cmd.PersistentFlags().StringVar(&natsURL, "nats-url", natsURL, "NATS server URL of the bus")
 	connect := func() (*busConn, error) { return dialBus(natsURL) }

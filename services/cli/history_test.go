@@ -74,6 +74,7 @@ func TestHistoryDiffAndGetAtThroughTheAPIServer(t *testing.T) {
 			{[]string{"history", "shop/workloads", "--no-headers"},
 				"1     2026-01-05T09:00:00Z   change   3     3     0     0\n2     2026-01-06T09:00:00Z   change   3     1     1     1\n"},
 			{[]string{"history", "shop/workloads", "-o", "jsonpath={.items[*].revision}"}, "1 2"},
+			{[]string{"history", "shop/workloads", "-o", "jsonpath={.items[-1:].revision}"}, "2"},
 			{[]string{"history", "shop/workloads", "-o", "custom-columns=REV:.revision,ADDED:.added"}, "REV   ADDED\n1     3\n2     1\n"},
 			{[]string{"diff", "shop/workloads", "--from", "1", "--no-headers"},
 				"changed   shop   Deployment   api     image: api:1 -> api:2\nadded     shop   Deployment   cache   \nremoved   shop   Deployment   web     \n"},
