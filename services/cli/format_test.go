@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,9 +95,9 @@ func TestTemplatesAndNoHeaders(t *testing.T) {
 func TestNoHeadersDropsTheHeaderAndItsWidth(t *testing.T) {
 	var out bytes.Buffer
 	w := newTable(&out, true)
-	w.Write([]byte("A-VERY-LONG-HEADER\t"))
-	w.Write([]byte("B\nx\ty\n"))
-	w.Write([]byte("xx\tyy\n"))
+	fmt.Fprint(w, "A-VERY-LONG-HEADER\t") // a header written in pieces
+	fmt.Fprint(w, "B\nx\ty\n")
+	fmt.Fprint(w, "xx\tyy\n")
 	if err := w.Flush(); err != nil || out.String() != "x     y\nxx    yy\n" {
 		t.Errorf("%q (%v)", out.String(), err)
 	}
