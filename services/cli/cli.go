@@ -29,6 +29,13 @@ func (s Streams) now() time.Time {
 
 // NewCommand returns the root `kollect` command.
 func NewCommand(s Streams) *cobra.Command {
+	root, _ := newRoot(s)
+	return root
+}
+
+// newRoot returns the root command and its -v flag, which Main resets.
+func newRoot(s Streams) (*cobra.Command, *verbosity) {
+	v := &verbosity{}
 	root := &cobra.Command{
 		Use:   "kollect",
 		Short: "Collect a declared inventory of Kubernetes objects",
@@ -39,23 +46,29 @@ krew plugin it runs as kubectl kollect.`,
 		Version:       currentBuild().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			v.apply(s.Err)
+		},
 	}
 	root.SetVersionTemplate("kollect {{.Version}}\n")
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	kube := newKubeFlags()
 	kube.addFlags(root.PersistentFlags())
+	v.addFlags(root.PersistentFlags())
 	registerKubeCompletions(root, kube)
-	root.AddCommand(newCollectCommand(s, kube), newGetCommand(s, kube), newValidateCommand(s), newInitCommand(s), newMigrateCommand(s),
+	root.AddCommand(newCollectCommand(s, kube), newGetCommand(s, kube), newValidateCommand(s), newInitCommand(s, kube), newMigrateCommand(s),
 		newSnapshotsCommand(s), newReplayCommand(s, kube), newDeadLettersCommand(s), newDevCommand(s), newChecksumCommand(s),
 		newVerifyCommand(s), newHistoryCommand(s, kube), newDiffCommand(s, kube))
 	root.AddCommand(newVersionCommand(s))
-	return root
+	return root, v
 }
 
 // Main runs the command line with args and returns the process exit status.
 func Main(ctx context.Context, args []string, s Streams) int {
-	return climain.Run(ctx, NewCommand(s), args, s.Err, "kollect")
+	root, v := newRoot(s)
+	defer v.reset()
+	return climain.Run(ctx, root, args, s.Err, "kollect")
 }
 
 // isTerminal reports whether w is a terminal, for progress lines.

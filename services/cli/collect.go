@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"kollect.dev/kollect/services/cli/climain"
 
@@ -17,7 +19,8 @@ import (
 type collectFlags struct {
 	opts          collect.Options
 	config        string
-	output        string // -o: a format (or, deprecated, a folder)
+	output        string // -o: a format
+	noHeaders     bool
 	format        string // --format, deprecated alias of -o
 	outputDir     string
 	allNamespaces bool
@@ -62,12 +65,13 @@ Exit status: 0 all collected, 1 partial, 2 nothing collected or invalid input.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "folder (or file) of Kollect custom resources")
-	fl.StringVarP(&f.output, "output", "o", "", "output format: "+formatList+" (default ndjson, table with --kind)")
+	fl.StringVarP(&f.output, "output", "o", "", "output format: "+validFormats(true, false)+" (default ndjson, table with --kind); a folder is --output-dir")
 	fl.StringVar(&f.outputDir, "output-dir", "", "write the files a Git snapshot sink would commit into this folder, one subfolder per context")
 	fl.StringVar(&f.format, "format", "", "output format")
 	fl.StringVar(&f.opts.Layout, "layout", "document", "files under --output-dir: document, perResource or split, as a Git snapshot sink's layout.mode")
 	fl.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "collect from every namespace the Targets select (with --kind: every namespace)")
 	fl.Int64Var(&f.opts.PageSize, "page-size", 500, "objects per list request")
+	noHeadersFlag(cmd, &f.noHeaders)
 	f.adhoc.bind(cmd)
 	bindExtractFlags(cmd, &f.opts.Extract)
 	_ = fl.MarkHidden("format") // deprecated: resolveOutput warns on standard error
@@ -82,6 +86,9 @@ Exit status: 0 all collected, 1 partial, 2 nothing collected or invalid input.`,
 func runCollect(cmd *cobra.Command, s Streams, kube *kubeFlags, f *collectFlags) error {
 	format, err := f.resolveOutput(s)
 	if err != nil {
+		if ee, ok := errors.AsType[*climain.ExitError](err); ok {
+			return ee
+		}
 		return &climain.ExitError{Code: collect.ExitNothing, Err: err}
 	}
 	opts := f.opts
@@ -114,16 +121,16 @@ func runCollect(cmd *cobra.Command, s Streams, kube *kubeFlags, f *collectFlags)
 		}
 		cols = f.adhoc.columns()
 	}
-	if format == "" {
-		format = "ndjson"
+	if format.name == "" {
+		format.name = "ndjson"
 		if f.config == "" && f.outputDir == "" {
-			format = "table"
+			format.name = "table"
 		}
 	}
 	if isProgressTerminal(s.Err) {
 		opts.Progress = s.Err
 	}
-	code, err := collectTo(cmd, s, objs, opts, format, cols)
+	code, err := collectTo(cmd, s, objs, opts, format, cols, f.noHeaders)
 	if opts.Progress != nil {
 		fmt.Fprint(s.Err, "\r\033[K")
 	}
@@ -133,43 +140,40 @@ func runCollect(cmd *cobra.Command, s Streams, kube *kubeFlags, f *collectFlags)
 	return nil
 }
 
-// resolveOutput reads -o, --format and --output-dir, keeping the old
-// spellings: -o DIR (and -o -) for the folder, --format for the format.
-func (f *collectFlags) resolveOutput(s Streams) (string, error) {
-	format := f.output
-	if format != "" && !slices.Contains(formats, format) {
-		if f.outputDir != "" {
-			return "", fmt.Errorf("-o/--output %q: must be one of %s", format, formatList)
-		}
-		if format != "-" {
-			fmt.Fprintf(s.Err, "Flag -o/--output as a folder has been deprecated, use --output-dir %s\n", format)
-			f.outputDir = format
-		} else {
-			fmt.Fprintln(s.Err, "Flag -o/--output - has been deprecated, standard output is the default")
-		}
-		format = ""
-	}
+// resolveOutput reads -o (and --format, its deprecated spelling) and
+// --output-dir. -o takes a format only: anything else is exit status 2
+// with the valid list (files go to --output-dir). The zero format is the
+// command's default.
+func (f *collectFlags) resolveOutput(s Streams) (outputFormat, error) {
+	value := f.output
 	if f.format != "" {
 		fmt.Fprintln(s.Err, "Flag --format has been deprecated, use -o/--output")
-		if format != "" && format != f.format {
-			return "", fmt.Errorf("-o/--output %q and --format %q disagree", format, f.format)
+		if value != "" && value != f.format {
+			return outputFormat{}, fmt.Errorf("-o/--output %q and --format %q disagree", value, f.format)
 		}
-		format = f.format
-		if !slices.Contains(formats, format) {
-			return "", fmt.Errorf("--format %q: must be one of %s", format, formatList)
+		value = f.format
+	}
+	var out outputFormat
+	if value != "" {
+		var err error
+		if out, err = parseOutput(value, true, false); err != nil {
+			if ee, ok := errors.AsType[*climain.ExitError](err); ok && !strings.Contains(value, "=") {
+				return outputFormat{}, fmt.Errorf("%w (files go to --output-dir DIR)", ee.Err)
+			}
+			return outputFormat{}, err
 		}
 	}
 	if f.outputDir != "" {
-		if format == "table" || format == "wide" {
-			return "", fmt.Errorf("-o/--output %q: files under --output-dir are ndjson, json or yaml", format)
+		if out.name != "" && !slices.Contains([]string{"ndjson", "json", "yaml"}, out.name) {
+			return outputFormat{}, fmt.Errorf("-o/--output %q: files under --output-dir are ndjson, json or yaml", value)
 		}
 		f.opts.Output = f.outputDir
 	}
-	f.opts.Format = format
-	if format == "table" || format == "wide" {
-		f.opts.Format = "ndjson"
+	f.opts.Format = out.name
+	if out.name != "" && !slices.Contains([]string{"ndjson", "json", "yaml"}, out.name) {
+		f.opts.Format = "ndjson" // read back into a table or a template
 	}
-	return format, nil
+	return out, nil
 }
 
 // isProgressTerminal reports whether progress lines (with ANSI erase) belong

@@ -174,9 +174,9 @@ func TestCollect(t *testing.T) {
 		}
 	})
 
-	t.Run("writes the snapshot files a local sink would into --output", func(t *testing.T) {
+	t.Run("writes the snapshot files a local sink would into --output-dir", func(t *testing.T) {
 		out := t.TempDir()
-		code, _, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg, "--output", out, "--format", "json")
+		code, _, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg, "--output-dir", out, "-o", "json")
 		if code != collect.ExitOK {
 			t.Fatalf("exit %d, stderr: %s", code, stderr)
 		}
@@ -194,7 +194,7 @@ func TestCollect(t *testing.T) {
 		}
 	})
 
-	t.Run("--output holds exactly the files tree.Render makes of the collected envelope", func(t *testing.T) {
+	t.Run("--output-dir holds exactly the files tree.Render makes of the collected envelope", func(t *testing.T) {
 		code, stdout, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg)
 		if code != collect.ExitOK {
 			t.Fatalf("exit %d, stderr: %s", code, stderr)
@@ -209,8 +209,8 @@ func TestCollect(t *testing.T) {
 			for _, format := range []string{"yaml", "ndjson"} {
 				t.Run(layout+" "+format, func(t *testing.T) {
 					out := t.TempDir()
-					code, _, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg, "--output", out,
-						"--format", format, "--layout", layout)
+					code, _, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg, "--output-dir", out,
+						"-o", format, "--layout", layout)
 					if code != collect.ExitOK {
 						t.Fatalf("exit %d, stderr: %s", code, stderr)
 					}
@@ -231,7 +231,7 @@ func TestCollect(t *testing.T) {
 	})
 
 	t.Run("an unknown --layout is invalid input", func(t *testing.T) {
-		code, _, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg, "--output", t.TempDir(), "--layout", "tree")
+		code, _, stderr := run(t, "collect", "--config", dir, "--kubeconfig", kcfg, "--output-dir", t.TempDir(), "--layout", "tree")
 		if code != collect.ExitNothing || !strings.Contains(stderr, "--layout") {
 			t.Errorf("exit %d, stderr %s; want 2 naming --layout", code, stderr)
 		}

@@ -8,13 +8,19 @@ import (
 )
 
 // registerCompletions adds dynamic completion to the flags of cmd that it
-// has: formats, layouts, and the kubeconfig's contexts, clusters, users and
+// has: formats (with the templates of get, collect and history), layouts, and the kubeconfig's contexts, clusters, users and
 // namespaces (read from the cluster, when it answers).
 func registerCompletions(cmd *cobra.Command, kube *kubeFlags) {
 	fixed := map[string][]string{
 		"output": formats,
 		"format": formats,
 		"layout": {"document", "perResource", "split"},
+	}
+	switch cmd.Name() {
+	case "get":
+		fixed["output"] = append(slices.Clone(formats), "name", "jsonpath=", "jsonpath-file=", "custom-columns=")
+	case "collect", "history":
+		fixed["output"] = append(slices.Clone(formats), "jsonpath=", "jsonpath-file=", "custom-columns=")
 	}
 	for name, values := range fixed {
 		if cmd.Flags().Lookup(name) != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -37,14 +36,16 @@ func newDeadLettersCommand(s Streams) *cobra.Command {
 		Short:   "List, show and retry the snapshot events exporters gave up on",
 		Long: `deadletters reads the bus's dead-letter stream (` + bus.StreamDeadLetters + `): the snapshot events an
 exporter terminated after a permanent failure (ExportRejected, SinkConfigPending, EventUndecodable;
-see docs/troubleshooting.md), each with the sink, the revision and the reason. retry re-delivers
-that revision to that sink, as kollect replay does. Like snapshots and replay it talks to NATS
-(--nats-url).`,
+see docs/troubleshooting.md), each with the sink, the revision and the reason. Like snapshots it
+reads NATS directly (--nats-url): a kollect dev tool, or for an operator holding bus credentials.
+retry publishes that revision to that sink again as the deprecated kollect replay --nats-url does,
+on the loopback bus of kollect dev only; on a cluster, kollect replay creates a KollectReplay.`,
 	}
 	cmd.PersistentFlags().StringVar(&natsURL, "nats-url", natsURL, "NATS server URL of the bus")
 	connect := func() (*busConn, error) { return dialBus(natsURL) }
 
 	var output, family string
+	var noHeaders bool
 	list := &cobra.Command{
 		Use:   "list [NAMESPACE/INVENTORY | INVENTORY]",
 		Short: "List dead letters, oldest first",
@@ -65,10 +66,11 @@ that revision to that sink, as kollect replay does. Like snapshots and replay it
 			if err != nil {
 				return &climain.ExitError{Code: 1, Err: err}
 			}
-			return printDeadLetters(s.Out, dls, output)
+			return printDeadLetters(s.Out, dls, output, noHeaders)
 		},
 	}
 	list.Flags().StringVarP(&output, "output", "o", "table", "table, wide, json, yaml or ndjson")
+	noHeadersFlag(list, &noHeaders)
 	list.Flags().StringVar(&family, "family", "", "only this sink family: snapshot, database or event")
 	_ = list.RegisterFlagCompletionFunc("family", fixedCompletions([]string{"snapshot", "database", "event"}))
 	_ = list.RegisterFlagCompletionFunc("output", fixedCompletions(formats))
@@ -88,7 +90,7 @@ that revision to that sink, as kollect replay does. Like snapshots and replay it
 			if format == "table" {
 				format = "yaml"
 			}
-			return printDeadLetters(s.Out, *dl, format)
+			return printDeadLetters(s.Out, *dl, format, false)
 		},
 	}
 	show.Flags().StringVarP(&output, "output", "o", "yaml", "yaml or json")
@@ -233,7 +235,7 @@ func listDeadLetters(ctx context.Context, js jetstream.JetStream, filter string)
 }
 
 // printDeadLetters prints v, one deadLetter (show) or a list of them.
-func printDeadLetters(out io.Writer, v any, format string) error {
+func printDeadLetters(out io.Writer, v any, format string, noHeaders bool) error {
 	dls, _ := v.([]deadLetter)
 	if one, ok := v.(deadLetter); ok {
 		dls = []deadLetter{one}
@@ -242,7 +244,7 @@ func printDeadLetters(out io.Writer, v any, format string) error {
 	}
 	switch format {
 	case "table", "wide":
-		w := printers.GetNewTabWriter(out)
+		w := newTable(out, noHeaders)
 		header := "SEQ\tTIME\tINVENTORY\tSINK\tREVISION\tREASON"
 		if format == "wide" {
 			header += "\tMESSAGE"

@@ -5,18 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 
 	"kollect.dev/kollect/services/cli/climain"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
 )
 
-type diffFlags struct{ from, to, output, cluster string }
+type diffFlags struct {
+	from, to, output, cluster string
+	noHeaders                 bool
+}
 
 func newDiffCommand(s Streams, kube *kubeFlags) *cobra.Command {
 	f := diffFlags{output: "table"}
@@ -51,14 +52,15 @@ revisions of a KollectClusterInventory instead (you need get on it).`,
 	cmd.Flags().StringVar(&f.from, "from", "", "earlier revision, or RFC 3339 time (default: the revision before --to)")
 	cmd.Flags().StringVar(&f.to, "to", "", "later revision, or RFC 3339 time (default: the latest)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", f.output, "output format: "+formatList)
+	noHeadersFlag(cmd, &f.noHeaders)
 	cmd.Flags().StringVar(&f.cluster, clusterInventoryFlag, "", "compare revisions of this KollectClusterInventory (instead of NAMESPACE/NAME)")
 	registerCompletions(cmd, kube)
 	return cmd
 }
 
 func runDiff(ctx context.Context, s Streams, kube *kubeFlags, args []string, f diffFlags) error {
-	if !slices.Contains(formats, f.output) {
-		return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
+	if _, err := parseOutput(f.output, false, false); err != nil {
+		return err
 	}
 	q := url.Values{}
 	for _, p := range []struct{ flag, name, v string }{{"--from", "from", f.from}, {"--to", "to", f.to}} {
@@ -94,13 +96,13 @@ func runDiff(ctx context.Context, s Streams, kube *kubeFlags, args []string, f d
 		fmt.Fprintln(s.Err, "No changes.")
 		return nil
 	}
-	return printChanges(s, d.Items, f.output == "wide")
+	return printChanges(s, d.Items, f.output == "wide", f.noHeaders)
 }
 
 // printChanges prints one line per row change: what, which object, and
 // the attributes that differ.
-func printChanges(s Streams, items []queryv1.RowChange, wide bool) error {
-	w := printers.GetNewTabWriter(s.Out)
+func printChanges(s Streams, items []queryv1.RowChange, wide, noHeaders bool) error {
+	w := newTable(s.Out, noHeaders)
 	header := "CHANGE\tNAMESPACE\tKIND\tNAME\tATTRIBUTES"
 	if wide {
 		header = "CHANGE\tTARGET\tNAMESPACE\tKIND\tNAME\tUID\tATTRIBUTES"

@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/dynamic"
 
 	"kollect.dev/kollect/api/v1alpha1"
@@ -30,7 +34,7 @@ type getKind struct {
 var getKinds = []getKind{
 	{names: []string{"inventories", "inventory", "inv", "kinv"},
 		namespaced: []string{"kollectinventories"}, cluster: []string{"kollectclusterinventories"},
-		columns: []column{readyColumn, reasonColumn, intColumn("ITEMS", "status", "itemCount"),
+		columns: []column{readyColumn, syncedColumn, reasonColumn, intColumn("ITEMS", "status", "itemCount"),
 			intColumn("REVISIONS", "status", "history", "revisions"), bytesColumn("BUS BYTES", "status", "history", "bytes"),
 			ageColumn("LAST EXPORT", "status", "lastExportTime"), ageColumn("AGE", "metadata", "creationTimestamp")}},
 	{names: []string{"sinks", "sink"},
@@ -53,6 +57,8 @@ func findGetKind(name string) (getKind, bool) {
 type getFlags struct {
 	output        string
 	allNamespaces bool
+	noHeaders     bool
+	selector      string
 	// at and revision read an inventory's rows from its history (at a
 	// time, or a revision) instead of listing objects.
 	at, revision string
@@ -64,14 +70,19 @@ type getFlags struct {
 func newGetCommand(s Streams, kube *kubeFlags) *cobra.Command {
 	var f getFlags
 	cmd := &cobra.Command{
-		Use:   "get (inventories | sinks | targets) [NAME] [-n NAMESPACE | -A] [-o table|wide|json|yaml|ndjson] [--at TIME | --revision N] [--cluster-inventory NAME]",
+		Use:   "get (inventories | sinks | targets) [NAME | NAMESPACE/NAME] [-n NAMESPACE | -A] [-l SELECTOR] [-o FORMAT] [--at TIME | --revision N] [--cluster-inventory NAME]",
 		Short: "List Kollect inventories, sinks or targets with their status, as kubectl get does",
 		Long: `get lists the inventories, sinks (snapshot, database and event) or targets of a namespace
 (-n, default the context's) or of every namespace (-A, which adds the cluster inventories and
 cluster targets), with the Ready condition's status and reason; inventories also show what they
 keep on the bus (REVISIONS retained and BUS BYTES, from status.history, as of the aggregator's
 last trim: what counts against the namespace's quotas). -o wide adds its message;
--o json and -o yaml print the objects as a List, -o ndjson one object per line.
+-o json and -o yaml print the objects as a List, -o ndjson one object per line, -o name
+TYPE/NAME, -o jsonpath=TEMPLATE what the template selects (from the one object named, else from
+the List) and -o custom-columns=HEADER:PATH,... one line per object, as kubectl does.
+
+An object is named NAME (in -n's namespace), NAMESPACE/NAME, or TYPE/NAME (inventory/workloads).
+-l selects objects by label, as kubectl get -l does.
 
 With --at TIME (RFC 3339) or --revision N, get inventory NAMESPACE/NAME prints the inventory's
 rows as they were then, from the history the cluster keeps (query.kollect.dev, through the API
@@ -83,6 +94,12 @@ one row per line, -o json and -o yaml the revision with its rows.`,
 
   # sinks of namespace shop, with the Ready message
   kollect get sinks -n shop -o wide
+
+  # the names of the inventories labelled team=shop, one per line, for a script
+  kollect get inventories -A -l team=shop -o custom-columns=NAME:.metadata.name --no-headers
+
+  # one inventory's item count
+  kollect get inventory shop/workloads -o jsonpath='{.status.itemCount}'
 
   # one target as YAML
   kollect get target images -n shop -o yaml
@@ -107,7 +124,9 @@ one row per line, -o json and -o yaml the revision with its rows.`,
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 	}
-	cmd.Flags().StringVarP(&f.output, "output", "o", "table", "output format: "+formatList)
+	cmd.Flags().StringVarP(&f.output, "output", "o", "table", "output format: "+validFormats(true, true)+" (--at and --revision: "+formatList+")")
+	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "label selector of the objects listed (app=web,tier!=db), as kubectl get -l")
+	noHeadersFlag(cmd, &f.noHeaders)
 	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list every namespace, and the cluster-scoped inventories and targets")
 	cmd.Flags().StringVar(&f.at, "at", "", "print an inventory's rows as they were at this RFC 3339 time (from its history)")
 	cmd.Flags().StringVar(&f.revision, "revision", "", "print an inventory's rows at this revision (from its history)")
@@ -118,45 +137,88 @@ one row per line, -o json and -o yaml the revision with its rows.`,
 }
 
 func runGet(ctx context.Context, s Streams, kube *kubeFlags, f getFlags, args []string) error {
+	args, err := splitTypeName(args)
+	if err != nil {
+		return usageError(err)
+	}
 	k, ok := findGetKind(args[0])
 	if !ok {
-		return &climain.ExitError{Code: 2, Err: fmt.Errorf("get %q: want inventories, sinks or targets", args[0])}
-	}
-	if !slices.Contains(formats, f.output) {
-		return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", f.output, formatList)}
+		return usageError(fmt.Errorf("get %q: want inventories, sinks or targets", args[0]))
 	}
 	if f.at != "" || f.revision != "" {
+		if f.selector != "" {
+			return usageError(errors.New("-l/--selector lists objects; --at and --revision read one inventory"))
+		}
+		if _, err := parseOutput(f.output, false, false); err != nil {
+			return err
+		}
 		return runGetAt(ctx, s, kube, k, f, args)
 	}
+	out, err := parseOutput(f.output, true, true)
+	if err != nil {
+		return err
+	}
 	if f.cluster != "" {
-		return &climain.ExitError{Code: 2, Err: fmt.Errorf("--%s: reads a history, with --at or --revision", clusterInventoryFlag)}
+		return usageError(fmt.Errorf("--%s: reads a history, with --at or --revision", clusterInventoryFlag))
 	}
 	ns, explicit, err := kube.namespace()
 	if err != nil {
-		return &climain.ExitError{Code: 2, Err: err}
+		return usageError(err)
+	}
+	var name string
+	if len(args) == 2 {
+		name = args[1]
+		if prefix, n, ok := strings.Cut(name, "/"); ok {
+			if prefix == "" || n == "" || strings.Contains(n, "/") {
+				return usageError(fmt.Errorf("%s %q: want NAME or NAMESPACE/NAME", k.names[0], name))
+			}
+			if explicit && prefix != ns {
+				return usageError(fmt.Errorf("%s %q is in namespace %s, -n/--namespace says %s", k.names[0], name, prefix, ns))
+			}
+			if f.allNamespaces {
+				return usageError(fmt.Errorf("%s %q names its namespace: drop -A/--all-namespaces", k.names[0], name))
+			}
+			ns, name, explicit = prefix, n, true
+		}
 	}
 	if explicit && f.allNamespaces {
-		return &climain.ExitError{Code: 2, Err: fmt.Errorf("-n/--namespace and -A/--all-namespaces exclude each other")}
+		return usageError(fmt.Errorf("-n/--namespace and -A/--all-namespaces exclude each other"))
+	}
+	opts := metav1.ListOptions{Limit: 500}
+	if f.selector != "" {
+		if name != "" {
+			return usageError(errors.New("name an object or select objects with -l/--selector, not both"))
+		}
+		sel, err := labels.Parse(f.selector)
+		if err != nil {
+			return usageError(fmt.Errorf("-l/--selector %q: %w", f.selector, err))
+		}
+		opts.LabelSelector = sel.String()
+	}
+	if name != "" {
+		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 	}
 	if f.allNamespaces {
 		ns = metav1.NamespaceAll
 	}
 	dyn, err := kube.dynamic()
 	if err != nil {
-		return &climain.ExitError{Code: 2, Err: err}
+		return usageError(err)
 	}
-	items, err := k.list(ctx, dyn, ns, f.allNamespaces)
+	items, err := k.list(ctx, dyn, ns, f.allNamespaces, opts)
 	if err != nil {
 		return &climain.ExitError{Code: 1, Err: err}
 	}
-	if len(args) == 2 {
-		items = slices.DeleteFunc(items, func(u unstructured.Unstructured) bool { return u.GetName() != args[1] })
-		if len(items) == 0 {
-			return &climain.ExitError{Code: 1, Err: fmt.Errorf("%s %q not found", k.names[0], args[1])}
-		}
+	if name != "" && len(items) == 0 {
+		return &climain.ExitError{Code: 1, Err: fmt.Errorf("%s %q not found", k.names[0], name)}
 	}
-	switch f.output {
-	case "table", "wide":
+	return printGot(s, out, k, items, f, ns, name != "")
+}
+
+// printGot prints the objects get listed in format out.
+func printGot(s Streams, out outputFormat, k getKind, items []unstructured.Unstructured, f getFlags, ns string, named bool) error {
+	switch {
+	case out.name == "table" || out.name == "wide":
 		if len(items) == 0 {
 			where := "in " + ns + " namespace"
 			if f.allNamespaces {
@@ -165,18 +227,48 @@ func runGet(ctx context.Context, s Streams, kube *kubeFlags, f getFlags, args []
 			fmt.Fprintf(s.Err, "No %s found %s.\n", k.names[0], where)
 			return nil
 		}
-		return printObjects(s.Out, items, k.columns, f.allNamespaces, f.output == "wide", s.now())
+		return printObjects(s.Out, items, k.columns, f.allNamespaces, out.name == "wide", f.noHeaders, s.now())
+	case out.name == "name":
+		for i := range items {
+			if err := (&printers.NamePrinter{}).PrintObj(&items[i], s.Out); err != nil {
+				return err
+			}
+		}
+		return nil
+	case out.template():
+		objs := make([]map[string]any, len(items))
+		for i := range items {
+			objs[i] = items[i].Object
+		}
+		return printTemplate(s.Out, out, objs, named, f.noHeaders)
 	}
-	return printList(s.Out, items, f.output)
+	return printList(s.Out, items, out.name)
+}
+
+// splitTypeName reads kubectl's TYPE/NAME spelling of get's arguments
+// (inventory/workloads, inventory/shop/workloads): TYPE and NAME.
+func splitTypeName(args []string) ([]string, error) {
+	kind, name, ok := strings.Cut(args[0], "/")
+	if !ok {
+		return args, nil
+	}
+	if len(args) > 1 {
+		return nil, fmt.Errorf("%q names a TYPE/NAME already: drop %q", args[0], args[1])
+	}
+	if name == "" {
+		return nil, fmt.Errorf("%q: want TYPE/NAME", args[0])
+	}
+	return []string{kind, name}, nil
 }
 
 // list reads the kind's resources in ns ("" for all), plus the
-// cluster-scoped ones when all, sorted by namespace and name.
-func (k getKind) list(ctx context.Context, dyn dynamic.Interface, ns string, all bool) ([]unstructured.Unstructured, error) {
+// cluster-scoped ones when all, sorted by namespace and name; base holds
+// the selectors and the page size.
+func (k getKind) list(ctx context.Context, dyn dynamic.Interface, ns string, all bool, base metav1.ListOptions) ([]unstructured.Unstructured, error) {
 	var items []unstructured.Unstructured
 	read := func(resource, ns string) error {
 		gvr := schema.GroupVersionResource{Group: v1alpha1.GroupVersion.Group, Version: v1alpha1.GroupVersion.Version, Resource: resource}
-		opts := metav1.ListOptions{Limit: 500}
+		opts := base
 		for {
 			l, err := dyn.Resource(gvr).Namespace(ns).List(ctx, opts)
 			if err != nil {
@@ -229,7 +321,7 @@ func (k *kubeFlags) objectNames(kind string) []string {
 	if err != nil {
 		return nil
 	}
-	items, err := gk.list(context.Background(), dyn, ns, false)
+	items, err := gk.list(context.Background(), dyn, ns, false, metav1.ListOptions{Limit: 500})
 	if err != nil {
 		return nil
 	}
@@ -253,7 +345,7 @@ func (k *kubeFlags) qualifiedNames(kind, by string) []string {
 	if err != nil {
 		return nil
 	}
-	items, err := gk.list(context.Background(), dyn, ns, false)
+	items, err := gk.list(context.Background(), dyn, ns, false, metav1.ListOptions{Limit: 500})
 	if err != nil {
 		return nil
 	}
@@ -276,7 +368,7 @@ func (k *kubeFlags) clusterInventoryNames() []string {
 		return nil
 	}
 	gk, _ := findGetKind("inventories")
-	items, err := getKind{cluster: gk.cluster}.list(context.Background(), dyn, "", true)
+	items, err := getKind{cluster: gk.cluster}.list(context.Background(), dyn, "", true, metav1.ListOptions{Limit: 500})
 	if err != nil {
 		return nil
 	}

@@ -54,5 +54,5 @@ func runGetAt(ctx context.Context, s Streams, kube *kubeFlags, k getKind, f getF
 	r := rows.Revision
 	fmt.Fprintf(s.Err, "%s: revision %d of %s, %d rows\n", h.what(), r.Revision, r.Time.UTC().Format("2006-01-02T15:04:05Z"), r.ItemCount)
 	rec := collect.Record{Inventory: h.inv.String(), Envelope: busv1.Envelope{Items: rows.Items}}
-	return printRows(s.Out, []collect.Record{rec}, nil, f.output == "wide")
+	return printRows(s.Out, []collect.Record{rec}, nil, f.output == "wide", f.noHeaders)
 }

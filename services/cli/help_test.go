@@ -83,7 +83,9 @@ current-context: staging
 	}{
 		{"contexts of the kubeconfig by prefix", []string{"collect", "--kubeconfig", kcfg, "--context", "prod"}, "prod-eu\nprod-us\n:4\n"},
 		{"clusters of the kubeconfig", []string{"get", "--kubeconfig", kcfg, "--cluster", ""}, "c1\n:4\n"},
-		{"output formats of collect", []string{"collect", "-o", ""}, "ndjson\njson\nyaml\ntable\nwide\n:4\n"},
+		{"output formats of collect", []string{"collect", "-o", ""}, "ndjson\njson\nyaml\ntable\nwide\njsonpath=\njsonpath-file=\ncustom-columns=\n:4\n"},
+		{"templates of get", []string{"get", "inventories", "-o", "j"}, "json\njsonpath=\njsonpath-file=\n:4\n"},
+		{"output formats of diff", []string{"diff", "-o", "j"}, "json\n:4\n"},
 		{"layouts", []string{"collect", "--layout", "p"}, "perResource\n:4\n"},
 		{"kinds of get", []string{"get", "s"}, "sinks\n:4\n"},
 		{"families of deadletters list", []string{"deadletters", "list", "--family", ""}, "snapshot\ndatabase\nevent\n:4\n"},

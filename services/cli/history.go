@@ -3,25 +3,24 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"kollect.dev/kollect/services/cli/climain"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/printers"
 )
 
 func newHistoryCommand(s Streams, kube *kubeFlags) *cobra.Command {
-	output, cluster := "table", ""
+	output, cluster, noHeaders := "table", "", false
 	cmd := &cobra.Command{
-		Use:   "history (NAMESPACE/NAME | NAME | --cluster-inventory NAME) [-o table|wide|json|yaml|ndjson]",
+		Use:   "history (NAMESPACE/NAME | NAME | --cluster-inventory NAME) [-o FORMAT]",
 		Short: "List an inventory's revisions through the Kubernetes API",
 		Long: `history lists the revisions the bus keeps for an inventory, oldest first: revision, time,
 why it was published, item count, rows added, changed and removed since the revision before, and
 (-o wide) checksums. It reads query.kollect.dev through the API server with your kubeconfig's
 credentials: you see an inventory's history only if you may get that KollectInventory. Periodic
 re-exports repeat a revision and are not listed. --cluster-inventory NAME reads the history of a
-KollectClusterInventory instead (you need get on it).`,
+KollectClusterInventory instead (you need get on it). -o jsonpath=TEMPLATE and
+-o custom-columns=HEADER:PATH,... read the revisions as a List of InventoryRevision.`,
 		Example: `  # revisions of inventory workloads in namespace shop
   kollect history shop/workloads
 
@@ -32,7 +31,7 @@ KollectClusterInventory instead (you need get on it).`,
   kollect history --cluster-inventory fleet`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHistory(cmd.Context(), s, kube, args, cluster, output)
+			return runHistory(cmd.Context(), s, kube, args, cluster, output, noHeaders)
 		},
 		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -41,15 +40,17 @@ KollectClusterInventory instead (you need get on it).`,
 			return filterPrefix(kube.qualifiedNames("inventories", ""), prefix), cobra.ShellCompDirectiveNoFileComp
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", output, "output format: "+formatList)
+	cmd.Flags().StringVarP(&output, "output", "o", output, "output format: "+validFormats(true, false))
+	noHeadersFlag(cmd, &noHeaders)
 	cmd.Flags().StringVar(&cluster, clusterInventoryFlag, "", "read the history of this KollectClusterInventory (instead of NAMESPACE/NAME)")
 	registerCompletions(cmd, kube)
 	return cmd
 }
 
-func runHistory(ctx context.Context, s Streams, kube *kubeFlags, args []string, cluster, output string) error {
-	if !slices.Contains(formats, output) {
-		return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", output, formatList)}
+func runHistory(ctx context.Context, s Streams, kube *kubeFlags, args []string, cluster, output string, noHeaders bool) error {
+	format, err := parseOutput(output, true, false)
+	if err != nil {
+		return err
 	}
 	inv, err := historyTarget(kube, args, cluster)
 	if err != nil {
@@ -63,13 +64,20 @@ func runHistory(ctx context.Context, s Streams, kube *kubeFlags, args []string, 
 	if err != nil {
 		return &climain.ExitError{Code: 1, Err: err}
 	}
+	if format.template() {
+		items, err := asMaps(revs)
+		if err != nil {
+			return err
+		}
+		return printTemplate(s.Out, format, items, false, noHeaders)
+	}
 	switch output {
 	case "ndjson":
 		return printNDJSON(s.Out, revs)
 	case "json", "yaml":
 		return printDoc(s.Out, map[string]any{"apiVersion": "v1", "kind": "List", "items": revs}, output)
 	}
-	w := printers.GetNewTabWriter(s.Out)
+	w := newTable(s.Out, noHeaders)
 	header := "REVISION\tTIME\tREASON\tITEMS\tADDED\tCHANGED\tREMOVED"
 	if output == "wide" {
 		header += "\tCHECKSUM\tPREVIOUS"

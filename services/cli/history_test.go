@@ -66,6 +66,26 @@ func TestHistoryDiffAndGetAtThroughTheAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("history with --no-headers, jsonpath and custom-columns, as kubectl", func(t *testing.T) {
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"history", "shop/workloads", "--no-headers"},
+				"1     2026-01-05T09:00:00Z   change   3     3     0     0\n2     2026-01-06T09:00:00Z   change   3     1     1     1\n"},
+			{[]string{"history", "shop/workloads", "-o", "jsonpath={.items[*].revision}"}, "1 2"},
+			{[]string{"history", "shop/workloads", "-o", "jsonpath={.items[-1:].revision}"}, "2"},
+			{[]string{"history", "shop/workloads", "-o", "custom-columns=REV:.revision,ADDED:.added"}, "REV   ADDED\n1     3\n2     1\n"},
+			{[]string{"diff", "shop/workloads", "--from", "1", "--no-headers"},
+				"changed   shop   Deployment   api     image: api:1 -> api:2\nadded     shop   Deployment   cache   \nremoved   shop   Deployment   web     \n"},
+		} {
+			out, errOut, code := run(tc.args...)
+			if code != 0 || out != tc.want {
+				t.Errorf("%v: exit %d, stdout %q, stderr %s; want %q", tc.args, code, out, errOut, tc.want)
+			}
+		}
+	})
+
 	t.Run("diff between times prints the changed attributes", func(t *testing.T) {
 		out, errOut, code := run("diff", "workloads", "-n", "shop", "--from", monday.Format(time.RFC3339), "--to", "2")
 		if code != 0 {

@@ -19,14 +19,15 @@ type initFlags struct {
 	attrs, sinks                     []string
 }
 
-func newInitCommand(s Streams) *cobra.Command {
+func newInitCommand(s Streams, kube *kubeFlags) *cobra.Command {
 	var f initFlags
 	cmd := &cobra.Command{
-		Use:   "init --kind KIND -n NAMESPACE --sink TYPE=VALUE",
+		Use:   "init --kind KIND [-n NAMESPACE] --sink TYPE=VALUE",
 		Short: "Write a first Profile, Target, sink and Inventory for one kind",
 		Long: `init writes the resources of a first inventory: a KollectProfile extracting --attr from each
 object of --kind (by default the images of kinds that run containers, the labels of others), a
-Role, RoleBinding and KollectTarget that collect that kind in the namespace, the sinks named by
+Role, RoleBinding and KollectTarget that collect that kind in the namespace (-n, default the
+kubeconfig context's, read offline), the sinks named by
 --sink (git=HTTPS_URL: a Git repository, one file per object; postgres=SECRET: a PostgreSQL table,
 the DSN in the Secret's key dsn) and a KollectInventory bound to them. It works offline and prints
 the manifests, or writes one file per part into --output-dir; kollect validate accepts them.
@@ -37,15 +38,21 @@ Kind.version.group for any other (Certificate.v1.cert-manager.io).`,
     --sink postgres=postgres --output-dir kollect/
   kollect init --kind deploy -n shop --sink postgres=postgres | kubectl apply -f -`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(s, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ns, _, err := kube.namespace() // -n, else the context's; offline
+			if err != nil {
+				return &climain.ExitError{Code: 2, Err: fmt.Errorf("init: no -n/--namespace, and no kubeconfig context to take it from: %w", err)}
+			}
+			f.namespace = ns
+			return runInit(s, f)
+		},
 	}
 	cmd.Flags().StringVar(&f.kind, "kind", "", "kind to collect: deployments.apps, deploy, ... or Kind.version.group")
-	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace of the resources, and the one collected")
 	cmd.Flags().StringVar(&f.name, "name", "", "name of the Profile, Target and Inventory (default: the kind's resource, e.g. deployments)")
 	cmd.Flags().StringArrayVar(&f.attrs, "attr", nil, "attribute NAME=JSONPATH or NAME=cel:EXPR (repeatable; default: images or labels)")
 	cmd.Flags().StringArrayVar(&f.sinks, "sink", nil, "sink git=HTTPS_URL or postgres=SECRET (repeatable, one of each type)")
 	cmd.Flags().StringVar(&f.outputDir, "output-dir", "", "write 10-profile.yaml ... 40-inventory.yaml into this folder instead of printing")
-	for _, r := range []string{"kind", "namespace", "sink"} {
+	for _, r := range []string{"kind", "sink"} {
 		_ = cmd.MarkFlagRequired(r)
 	}
 	return cmd

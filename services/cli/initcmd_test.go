@@ -64,6 +64,40 @@ func TestInitScaffoldsWhatValidateAccepts(t *testing.T) {
 	}
 }
 
+// TestInitTakesTheContextsNamespace: without -n, init scaffolds into the
+// kubeconfig context's namespace, as kubectl does; -n wins; with no
+// kubeconfig at all it asks for -n.
+func TestInitTakesTheContextsNamespace(t *testing.T) {
+	kcfg := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kcfg, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c1, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u1, user: {token: x}}]
+contexts: [{name: shop, context: {cluster: c1, user: u1, namespace: shop}}]
+current-context: shop
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--kubeconfig", kcfg}, "namespace: shop\n"},
+		{[]string{"--kubeconfig", kcfg, "-n", "tools"}, "namespace: tools\n"},
+	} {
+		code, stdout, stderr := run(t, append([]string{"init", "--kind", "deploy", "--sink", "postgres=pg"}, tc.args...)...)
+		if code != 0 || !strings.Contains(stdout, tc.want) || strings.Contains(stdout, "namespace: default") {
+			t.Errorf("%v: exit %d, stderr %s; want every object in %q:\n%s", tc.args, code, stderr, tc.want, stdout)
+		}
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("HOME", t.TempDir())
+	code, _, stderr := run(t, "init", "--kind", "deploy", "--sink", "postgres=pg")
+	if code != 2 || !strings.Contains(stderr, "no -n/--namespace, and no kubeconfig context") {
+		t.Errorf("no kubeconfig: exit %d, stderr %q; want 2 asking for -n", code, stderr)
+	}
+}
+
 func TestInitRefusesWhatItCannotScaffold(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,11 +74,35 @@ func TestKubectlConventions(t *testing.T) {
 		}
 	})
 
-	t.Run("the old spellings still work, with a deprecation warning", func(t *testing.T) {
+	t.Run("-o is a format, never a folder; --format still works, with a deprecation warning", func(t *testing.T) {
 		out := t.TempDir()
-		code, _, stderr := run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "--output", out, "--format", "yaml")
-		if code != collect.ExitOK || !strings.Contains(stderr, "use --output-dir") || !strings.Contains(stderr, "--format has been deprecated") {
+		code, stdout, stderr := run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "--output", out)
+		if code != collect.ExitNothing || stdout != "" || !strings.Contains(stderr, "must be one of ndjson, json, yaml, table, wide, jsonpath=TEMPLATE") ||
+			!strings.Contains(stderr, "files go to --output-dir DIR") {
+			t.Fatalf("-o FOLDER: exit %d, stderr %s; want 2 with the formats", code, stderr)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Fatalf("-o FOLDER wrote %v", entries)
+		}
+		code, _, stderr = run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "--output-dir", out, "--format", "yaml")
+		if code != collect.ExitOK || !strings.Contains(stderr, "--format has been deprecated") {
 			t.Fatalf("exit %d, stderr %s", code, stderr)
+		}
+	})
+
+	t.Run("collect prints its records with jsonpath and custom-columns, its tables with --no-headers", func(t *testing.T) {
+		code, stdout, stderr := run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "-n", "team-b",
+			"-o", "custom-columns=INVENTORY:.inventory,ITEMS:.envelope.itemCount,NAMES:.envelope.items[*].name")
+		if want := "INVENTORY          ITEMS   NAMES\nteam-a/workloads   1       api\n"; code != collect.ExitOK || stdout != want {
+			t.Fatalf("custom-columns: exit %d, stdout %q, want %q, stderr %s", code, stdout, want, stderr)
+		}
+		code, stdout, stderr = run(t, "collect", "--kubeconfig", kcfg, "--config", dir, "-n", "team-a", "-o", "jsonpath={.items[*].envelope.items[*].name}")
+		if want := "web worker"; code != collect.ExitOK || stdout != want {
+			t.Fatalf("jsonpath: exit %d, stdout %q, want %q, stderr %s", code, stdout, want, stderr)
+		}
+		code, stdout, stderr = run(t, "collect", "--kubeconfig", kcfg, "-n", "team-a", "--kind", "deployments.apps", "--attr", image, "--no-headers")
+		if want := "team-a   web      nginx:1.27\nteam-a   worker   worker:3\n"; code != collect.ExitOK || stdout != want {
+			t.Fatalf("--no-headers: exit %d, stdout %q, want %q, stderr %s", code, stdout, want, stderr)
 		}
 	})
 
@@ -128,6 +153,56 @@ func TestKubectlConventions(t *testing.T) {
 		if code := cli.Main(ctx, []string{"get", "inventory", "nope", "-n", "team-a", "--kubeconfig", kcfg}, streams); code != 1 {
 			t.Fatalf("a missing name: exit %d", code)
 		}
+		t.Run("as kubectl get: NS/NAME, TYPE/NAME, -l, -o name, jsonpath, custom-columns, --no-headers", func(t *testing.T) {
+			for _, tc := range []struct {
+				args []string
+				code int
+				want string
+			}{
+				{[]string{"get", "inventory", "team-a/workloads", "-o", "name"}, 0, "kollectinventory.kollect.dev/workloads\n"},
+				{[]string{"get", "inventory", "workloads", "-n", "team-a", "-o", "name"}, 0, "kollectinventory.kollect.dev/workloads\n"},
+				{[]string{"get", "inventory/workloads", "-n", "team-a", "-o", "name"}, 0, "kollectinventory.kollect.dev/workloads\n"},
+				{[]string{"get", "inventory/team-a/workloads", "-o", "jsonpath={.status.itemCount}"}, 0, "3"},
+				{[]string{"get", "inventory", "team-a/workloads", "-n", "team-a", "-o", "jsonpath={.metadata.namespace}/{.metadata.name}"}, 0, "team-a/workloads"},
+				{[]string{"get", "inventories", "-A", "-o", "jsonpath={.items[*].metadata.name}"}, 0, "fleet workloads"},
+				{[]string{"get", "inventories", "-A", "-l", "team=a", "-o", "name"}, 0, "kollectinventory.kollect.dev/workloads\n"},
+				{[]string{"get", "inventories", "-A", "-l", "team in (a,b)", "--no-headers", "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name,ITEMS:.status.itemCount"}, 0,
+					"team-a   workloads   3\n"},
+				{[]string{"get", "inventories", "-A", "-o", "custom-columns=NAME:.metadata.name,TEAM:.metadata.labels.team"}, 0,
+					"NAME        TEAM\nfleet       <none>\nworkloads   a\n"},
+				{[]string{"get", "inventories", "-A", "-l", "team=b"}, 0, ""},
+				{[]string{"get", "inventory", "team-b/workloads"}, 1, ""},
+				{[]string{"get", "inventory", "team-b/workloads", "-n", "team-a"}, 2, ""},
+				{[]string{"get", "inventory", "workloads", "-n", "team-a", "-l", "team=a"}, 2, ""},
+				{[]string{"get", "inventories", "-l", "team in (a"}, 2, ""},
+			} {
+				out.Reset()
+				errOut.Reset()
+				code := cli.Main(ctx, append(tc.args, "--kubeconfig", kcfg), streams)
+				if code != tc.code || out.String() != tc.want {
+					t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out.String(), errOut.String(), tc.code, tc.want)
+				}
+			}
+			out.Reset()
+			if code := cli.Main(ctx, []string{"get", "inventories", "-A", "--no-headers", "--kubeconfig", kcfg}, streams); code != 0 {
+				t.Fatalf("--no-headers: exit %d, stderr %s", code, errOut.String())
+			}
+			golden.Check(t, filepath.Join("testdata", "get-inventories--A--no-headers.golden"), out.Bytes())
+		})
+		t.Run("-v 6 logs each request to the API server on standard error, as kubectl's", func(t *testing.T) {
+			out.Reset()
+			errOut.Reset()
+			if code := cli.Main(ctx, []string{"get", "inventories", "-n", "team-a", "-v", "6", "--kubeconfig", kcfg}, streams); code != 0 {
+				t.Fatalf("exit %d, stderr %s", code, errOut.String())
+			}
+			if !strings.Contains(errOut.String(), "/apis/kollect.dev/v1alpha1/namespaces/team-a/kollectinventories") || !strings.Contains(errOut.String(), "200 OK") {
+				t.Fatalf("stderr %q: want the request and its status", errOut.String())
+			}
+			errOut.Reset()
+			if code := cli.Main(ctx, []string{"get", "inventories", "-n", "team-a", "--kubeconfig", kcfg}, streams); code != 0 || errOut.Len() != 0 {
+				t.Fatalf("without -v: exit %d, stderr %q; want no log", code, errOut.String())
+			}
+		})
 	})
 }
 
@@ -154,7 +229,7 @@ func getFixtures(ctx context.Context, t *testing.T, k *testenv.Kube) time.Time {
 	ready := func(status metav1.ConditionStatus, reason, msg string) []metav1.Condition {
 		return []metav1.Condition{{Type: "Ready", Status: status, Reason: reason, Message: msg, LastTransitionTime: metav1.Now()}}
 	}
-	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Name: "workloads", Namespace: "team-a"}}
+	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Name: "workloads", Namespace: "team-a", Labels: map[string]string{"team": "a"}}}
 	cinv := &v1alpha1.KollectClusterInventory{ObjectMeta: metav1.ObjectMeta{Name: "fleet"}}
 	cinv.Spec.TargetRefs = []string{"images"}
 	sink := &v1alpha1.KollectDatabaseSink{ObjectMeta: metav1.ObjectMeta{Name: "pg", Namespace: "team-a"}}
@@ -170,7 +245,8 @@ func getFixtures(ctx context.Context, t *testing.T, k *testenv.Kube) time.Time {
 		status func() error
 	}{
 		{func() error { return k.Client.Create(ctx, inv) }, func() error {
-			inv.Status.Conditions = ready(metav1.ConditionFalse, "ExportFailed", "database/pg: connection refused")
+			inv.Status.Conditions = append(ready(metav1.ConditionFalse, "ExportFailed", "database/pg: connection refused"),
+				metav1.Condition{Type: "Synced", Status: metav1.ConditionTrue, Reason: "Synced", LastTransitionTime: metav1.Now()})
 			inv.Status.ItemCount = 3
 			inv.Status.History = &v1alpha1.HistoryStatus{Revisions: 12, OldestRevision: 4, Bytes: 5_400_000}
 			return k.Client.Status().Update(ctx, inv)

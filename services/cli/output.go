@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/services/cli/internal/collect"
@@ -22,10 +21,12 @@ var formats = []string{"ndjson", "json", "yaml", "table", "wide"}
 var formatList = strings.Join(formats, ", ")
 
 // collectTo runs collect.Run and writes its records in format: the records
-// themselves for ndjson, json and yaml, a table of rows for table and wide.
-// cols are the attribute columns of an ad-hoc collection (nil for a folder).
-func collectTo(cmd *cobra.Command, s Streams, objs []manifests.Object, opts collect.Options, format string, cols []string) (int, error) {
-	if format != "table" && format != "wide" {
+// themselves for ndjson, json and yaml, a table of rows for table and wide,
+// what a jsonpath or custom-columns template selects of the records (a List
+// of them). cols are the attribute columns of an ad-hoc collection (nil for
+// a folder).
+func collectTo(cmd *cobra.Command, s Streams, objs []manifests.Object, opts collect.Options, format outputFormat, cols []string, noHeaders bool) (int, error) {
+	if format.name != "table" && format.name != "wide" && !format.template() {
 		return collect.Run(cmd.Context(), objs, opts, s.Out)
 	}
 	pr, pw := io.Pipe()
@@ -53,17 +54,45 @@ func collectTo(cmd *cobra.Command, s Streams, objs []manifests.Object, opts coll
 		recs = append(recs, r)
 	}
 	res := <-done
-	if err := printRows(s.Out, recs, cols, format == "wide"); err != nil {
+	if err := printRecords(s.Out, recs, cols, format, noHeaders); err != nil {
 		return collect.ExitPartial, err
 	}
 	return res.code, res.err
+}
+
+// printRecords prints records read back from collect.Run as a table of
+// rows or with a template.
+func printRecords(out io.Writer, recs []collect.Record, cols []string, format outputFormat, noHeaders bool) error {
+	if !format.template() {
+		return printRows(out, recs, cols, format.name == "wide", noHeaders)
+	}
+	items, err := asMaps(recs)
+	if err != nil {
+		return err
+	}
+	return printTemplate(out, format, items, false, noHeaders)
+}
+
+// asMaps turns values into their JSON objects, for templates.
+func asMaps[T any](values []T) ([]map[string]any, error) {
+	out := make([]map[string]any, len(values))
+	for i := range values {
+		b, err := json.Marshal(values[i])
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // printRows prints the rows of recs as kubectl prints a list: a header and
 // one aligned line per row. CONTEXT appears when rows come from more than
 // one context (always with wide), NAMESPACE unless every row is
 // cluster-scoped.
-func printRows(out io.Writer, recs []collect.Record, cols []string, wide bool) error {
+func printRows(out io.Writer, recs []collect.Record, cols []string, wide, noHeaders bool) error {
 	contexts := map[string]bool{}
 	namespaced := false
 	for _, r := range recs {
@@ -93,7 +122,7 @@ func printRows(out io.Writer, recs []collect.Record, cols []string, wide bool) e
 	if cols == nil && wide {
 		header = append(header, "ATTRIBUTES")
 	}
-	w := printers.GetNewTabWriter(out)
+	w := newTable(out, noHeaders)
 	fmt.Fprintln(w, strings.Join(header, "\t"))
 	for _, r := range recs {
 		for _, row := range r.Envelope.Items {

@@ -21,11 +21,11 @@ func TestDevRunsKollectDevWithItsArguments(t *testing.T) {
 	}
 	t.Setenv("PATH", dir)
 	var out, errOut bytes.Buffer
-	code := Main(context.Background(), []string{"dev", "--install-crds", "--context", "kind-a", "--help"}, Streams{Out: &out, Err: &errOut})
+	code := Main(context.Background(), []string{"dev", "--install-crds", "--context", "kind-a", "-v", "1", "--help"}, Streams{Out: &out, Err: &errOut})
 	if code != 3 {
 		t.Errorf("exit %d, want kollect-dev's 3 (stderr %q)", code, errOut.String())
 	}
-	if got, want := out.String(), "args: --install-crds --context kind-a --help\n"; got != want {
+	if got, want := out.String(), "args: --install-crds --context kind-a -v 1 --help\n"; got != want {
 		t.Errorf("stdout %q, want %q", got, want)
 	}
 	if errOut.String() != "warn\n" {

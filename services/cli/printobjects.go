@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 )
 
@@ -21,10 +20,15 @@ type column struct {
 }
 
 func condition(u *unstructured.Unstructured, field string) string {
+	return conditionOf(u, "Ready", field)
+}
+
+// conditionOf reads a field of the condition of type typ.
+func conditionOf(u *unstructured.Unstructured, typ, field string) string {
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
-		if ok && m["type"] == "Ready" {
+		if ok && m["type"] == typ {
 			s, _ := m[field].(string)
 			return s
 		}
@@ -34,6 +38,10 @@ func condition(u *unstructured.Unstructured, field string) string {
 
 var readyColumn = column{"READY", func(u *unstructured.Unstructured, _ time.Time) string {
 	return orNone(condition(u, "status"), "Unknown")
+}}
+
+var syncedColumn = column{"SYNCED", func(u *unstructured.Unstructured, _ time.Time) string {
+	return orNone(conditionOf(u, "Synced", "status"), "Unknown")
 }}
 
 var reasonColumn = column{"REASON", func(u *unstructured.Unstructured, _ time.Time) string {
@@ -117,11 +125,11 @@ func orNone(s, none string) string {
 
 // printObjects prints items as kubectl get does: NAMESPACE (with -A), NAME,
 // the kind's columns, and MESSAGE with wide.
-func printObjects(out io.Writer, items []unstructured.Unstructured, cols []column, all, wide bool, now time.Time) error {
+func printObjects(out io.Writer, items []unstructured.Unstructured, cols []column, all, wide, noHeaders bool, now time.Time) error {
 	if wide {
 		cols = append(cols[:len(cols):len(cols)], messageColumn)
 	}
-	w := printers.GetNewTabWriter(out)
+	w := newTable(out, noHeaders)
 	var header []string
 	if all {
 		header = append(header, "NAMESPACE")

@@ -9,7 +9,6 @@ import (
 	"kollect.dev/kollect/services/cli/climain"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/history"
@@ -28,7 +27,7 @@ type snapshotEntry struct {
 
 func newSnapshotsCommand(s Streams) *cobra.Command {
 	natsURL := "nats://127.0.0.1:4222"
-	output := "table"
+	output, noHeaders := "table", false
 	cmd := &cobra.Command{
 		Use:   "snapshots NAMESPACE/NAME | NAME",
 		Short: "List the snapshot events on the bus for an inventory (kollect dev tool; use kollect history)",
@@ -44,8 +43,8 @@ through the Kubernetes API with your own credentials and RBAC.`,
   kollect snapshots team-a/workloads -o json | jq '.[-1].checksum'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !validSnapshotsFormat(output) {
-				return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: want %s", output, formatList)}
+			if _, err := parseOutput(output, false, false); err != nil {
+				return err
 			}
 			inv := parseInventory(args[0])
 			nc, js, err := connectBus(natsURL)
@@ -57,27 +56,19 @@ through the Kubernetes API with your own credentials and RBAC.`,
 			if err != nil {
 				return &climain.ExitError{Code: 1, Err: err}
 			}
-			return printSnapshots(s.Out, inv, entries, output)
+			return printSnapshots(s.Out, inv, entries, output, noHeaders)
 		},
 	}
 	cmd.Flags().StringVar(&natsURL, "nats-url", natsURL, "NATS server URL of the bus")
 	cmd.Flags().StringVarP(&output, "output", "o", output, "table, wide, json, yaml or ndjson")
+	noHeadersFlag(cmd, &noHeaders)
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions(formats))
 	return cmd
 }
 
-func validSnapshotsFormat(f string) bool {
-	for _, v := range formats {
-		if f == v {
-			return true
-		}
-	}
-	return false
-}
-
 // printSnapshots writes entries in format: a table (wide adds the
 // sequence), a JSON or YAML list, or one JSON object per line.
-func printSnapshots(out io.Writer, inv busv1.NamespacedName, entries []history.Entry, format string) error {
+func printSnapshots(out io.Writer, inv busv1.NamespacedName, entries []history.Entry, format string, noHeaders bool) error {
 	list := make([]snapshotEntry, 0, len(entries))
 	for _, e := range entries {
 		list = append(list, snapshotEntry{Inventory: inv, Sequence: e.Sequence, Revision: e.Revision, Time: e.Time.UTC(),
@@ -89,7 +80,7 @@ func printSnapshots(out io.Writer, inv busv1.NamespacedName, entries []history.E
 	case "json", "yaml":
 		return printDoc(out, list, format)
 	}
-	w := printers.GetNewTabWriter(out)
+	w := newTable(out, noHeaders)
 	header := "REVISION\tTIME\tITEMS\tCHECKSUM\tREASON"
 	if format == "wide" {
 		header += "\tSEQUENCE"
