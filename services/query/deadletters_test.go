@@ -74,7 +74,7 @@ func grantDeadLetters(ctx context.Context, t *testing.T, e *querytest.Env) {
 	for _, ns := range []string{"team-a", "team-b"} {
 		objs = append([]client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}}, objs...)
 		objs = append(objs, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "dead-letter-readers", Namespace: ns},
-			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "dead-letter-reader"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "dead-letter-reader"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}, {Kind: rbacv1.UserKind, Name: "bob"}}})
 	}
 	for _, o := range objs {
