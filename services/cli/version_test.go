@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
 )
 
 func TestVersion(t *testing.T) {
