@@ -27,12 +27,6 @@ var (
 	clusterDeadLettersResource = schema.GroupResource{Group: queryv1.Group, Resource: queryv1.ResourceClusterDeadLetters}
 )
 
-// deadLetterScan bounds the dead letters one list request reads from the
-// bus: past it, a page ends early (fewer items than its limit, with a
-// continue token), so that a caller who may read few of the stream's dead
-// letters never makes the server read the whole stream in one request.
-const deadLetterScan = 1000
-
 // deadLettersREST serves deadletters: list (a namespace's, or with no
 // namespace every namespaced inventory's; the label selectors
 // kollect.dev/inventory=NAME and kollect.dev/family=FAMILY narrow the
@@ -177,7 +171,7 @@ func (s *deadLettersREST) list(ctx context.Context, opts *metainternalversion.Li
 	allowed := map[busv1.NamespacedName]bool{}
 	next := c.From + 1
 	for scanned := 0; ; scanned++ {
-		if scanned == deadLetterScan {
+		if scanned == max(s.limits.DeadLetterScan, size) {
 			out.Continue = cursor{From: next - 1}.encode()
 			return out, nil
 		}
