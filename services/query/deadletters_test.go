@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/query/querytest"
 )
 
@@ -198,6 +201,23 @@ func TestDeadLettersThroughTheKubernetesAPIServer(t *testing.T) {
 			if code := get(t, mallory, p, &st); code != http.StatusForbidden {
 				t.Errorf("mallory GET %s: status %d, want 403", p, code)
 			}
+		}
+	})
+
+	t.Run("kubectl get prints a table", func(t *testing.T) {
+		kubectl, err := testenv.Tool("envtest/kubectl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", e.Kubeconfig, "--as", "alice", "get", "deadletters",
+			"-n", "team-a", "-l", queryv1.LabelFamily+"=snapshot").CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl: %v\n%s", err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], "NAME") || !strings.Contains(lines[0], "REASON") ||
+			!strings.HasPrefix(lines[1], strconv.FormatUint(seqs[4], 10)+" ") || !strings.Contains(lines[1], "snapshot/s") {
+			t.Errorf("kubectl get deadletters:\n%s", out)
 		}
 	})
 
