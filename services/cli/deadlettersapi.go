@@ -40,9 +40,10 @@ type deadLetterScope struct {
 	inventory, family string
 }
 
-// path is the API path of the namespaced (cluster false) or cluster
-// resource, in ns when set, and what follows it.
-func deadLetterPath(cluster bool, ns string, name string) string {
+// deadLetterPath is the API path of the namespaced (cluster false) or
+// cluster resource, in ns when set (every namespace's when empty), and of
+// the dead letter name when set.
+func deadLetterPath(cluster bool, ns, name string) string {
 	p := "/apis/" + queryv1.GroupVersion.String() + "/"
 	switch {
 	case cluster:
@@ -176,8 +177,11 @@ func (a *deadLetterAPI) one(ctx context.Context, ns string, seq uint64) (*queryv
 	name := strconv.FormatUint(seq, 10)
 	var d queryv1.DeadLetter
 	err := a.get(ctx, deadLetterPath(false, ns, name), nil, &d)
-	if err == nil || !apierrors.IsNotFound(err) {
-		return &d, err
+	if err == nil {
+		return &d, nil
+	}
+	if !apierrors.IsNotFound(err) || noQueryAPI(err) {
+		return nil, err
 	}
 	if cerr := a.get(ctx, deadLetterPath(true, "", name), nil, &d); cerr == nil {
 		return &d, nil
