@@ -142,6 +142,19 @@ func TestDeadLettersThroughTheAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("retry --wait follows the KollectReplay until it finished", func(t *testing.T) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			finishReplay(t, e.Kube.Client, "shop", "retry-wait", v1alpha1.ReplaySucceeded)
+		}()
+		code, stdout, stderr := dl("retry", "shop/1", "--name", "retry-wait", "--wait", "--timeout", "1m")
+		<-done
+		if code != 0 || !strings.Contains(stdout, "Succeeded: 2 of 2 revisions delivered") {
+			t.Fatalf("retry --wait: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
+
 	t.Run("RBAC applies: reading needs the query resource and the inventory, retrying needs kollectreplays", func(t *testing.T) {
 		if code, _, stderr := dl("list", "-n", "shop", "--as", "bob"); code != 1 || !strings.Contains(stderr, "forbidden") {
 			t.Fatalf("bob lists: exit %d, stderr %s", code, stderr)
