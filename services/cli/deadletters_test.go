@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
 	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
+	"kollect.dev/kollect/pkg/testenv"
 	"kollect.dev/kollect/services/query/querytest"
 )
 
@@ -182,4 +184,19 @@ func TestDeadLettersThroughTheAPIServer(t *testing.T) {
 			t.Fatalf("alice retries without create on kollectreplays: exit %d, stderr %s", code, stderr)
 		}
 	})
+}
+
+// TestDeadLettersWithoutAQueryAPI runs kollect deadletters against an API
+// server that serves no query.kollect.dev and no kollect dev: every
+// command says how to get one.
+func TestDeadLettersWithoutAQueryAPI(t *testing.T) {
+	t.Setenv("KOLLECT_DEV_QUERY_FILE", filepath.Join(t.TempDir(), "none.json"))
+	k := testenv.StartKube(t)
+	kcfg := kubeconfig(t, k)
+	for _, args := range [][]string{{"list", "-n", "shop"}, {"show", "shop/1"}, {"retry", "shop/1"}} {
+		code, _, stderr := run(t, append([]string{"deadletters", "--kubeconfig", kcfg}, args...)...)
+		if code != 1 || !strings.Contains(stderr, "serves no query.kollect.dev API") || !strings.Contains(stderr, "kollect dev") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
 }
