@@ -96,6 +96,30 @@ func testHistoryRoles(t *testing.T, cs kubernetes.Interface) {
 			}
 		})
 	}
+	// Dead letters: view and the history reader list them (the query service then asks
+	// for get on each one's inventory, as for revisions).
+	for _, user := range []string{"view", "reader"} {
+		t.Run(user+" may list query.kollect.dev deadletters", func(t *testing.T) {
+			err := testenv.Poll(ctx, 30*time.Second, func() error {
+				r := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User: user, Groups: []string{"system:authenticated"},
+					ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Group: queryv1.Group,
+						Resource: queryv1.ResourceDeadLetters, Namespace: "team-a"},
+				}}
+				out, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, r, metav1.CreateOptions{})
+				if err != nil {
+					return err
+				}
+				if !out.Status.Allowed {
+					return fmt.Errorf("%s may not list deadletters in team-a", user)
+				}
+				return nil
+			}, testenv.Every(100*time.Millisecond))
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }
 
 // userMay asks the API server whether user may get team-a's KollectInventory apps, or its

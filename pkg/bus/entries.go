@@ -49,8 +49,10 @@ func subjectEntries() []SubjectEntry {
 		{
 			Pattern: "kollect.deadletter.<family>.<namespace>.<inventory>",
 			Example: DeadLetterSubject(busv1.FamilyDatabase, exampleCluster),
-			Purpose: "A snapshot event the family's exporter terminated after a permanent failure.",
+			Purpose: "A snapshot event the family's exporter terminated after a permanent failure. The query " +
+				"service reads them (read-only) to serve query.kollect.dev's deadletters to whoever may get the inventory.",
 			Message: "DeadLetter", Stream: StreamDeadLetters, Publishers: exporters,
+			Subscribers: services(busv1.ServiceQuery),
 		},
 	}
 }

@@ -127,7 +127,8 @@ func serviceSubjects(s busv1.Service) []string {
 			"$JS.API.STREAM.PURGE."+StreamSnapshots, "$KV."+BucketExportState+".>")
 	case busv1.ServiceQuery:
 		// Read-only: the snapshot history and the objects its events
-		// reference, nothing else (no status, no keys).
+		// reference, nothing else (no status, no keys); the dead letters
+		// come from subjectReads (it subscribes to them).
 		return append(streamRead(StreamSnapshots), streamRead(ObjectStoreStreamName(ObjectStoreEnvelopes))...)
 	}
 	f, _ := exporterFamily(s)

@@ -30,6 +30,7 @@ func TestPermissionsAllowEachServiceItsWorkAndNoMore(t *testing.T) {
 		{"the aggregator reads rows, publishes snapshots and stores envelopes", aggregatorPublishesSnapshots},
 		{"an exporter consumes snapshots, reads envelopes and writes its own state", exporterConsumesSnapshots},
 		{"control asks an exporter for a connection test and reads status", controlTestsConnections},
+		{"the query service reads dead letters and may not write them", queryReadsDeadLetters},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) { s.run(t, as) })
@@ -172,4 +173,18 @@ func controlTestsConnections(t *testing.T, as func(busv1.Service) serviceConn) {
 	}
 	c.noViolation(t)
 	exp.noViolation(t)
+}
+
+func queryReadsDeadLetters(t *testing.T, as func(busv1.Service) serviceConn) {
+	ctx := testContext(t)
+	c := as(busv1.ServiceQuery)
+	dead := must[jetstream.Stream](t, "bind dead letters")(c.js.Stream(ctx, StreamDeadLetters))
+	m := must[*jetstream.RawStreamMsg](t, "read a namespace's next dead letter")(dead.GetMsg(ctx, 1,
+		jetstream.WithGetMsgSubject(DeadLetterSubjectFilter("*", EncodeToken(permInv.Namespace), "*"))))
+	if m.Subject != DeadLetterSubject(busv1.FamilySnapshot, permInv) {
+		t.Errorf("read %s, want the exporter's dead letter", m.Subject)
+	}
+	c.noViolation(t)
+	c.denied(t, DeadLetterSubject(busv1.FamilySnapshot, permInv))
+	c.denied(t, SnapshotSubject(permInv))
 }

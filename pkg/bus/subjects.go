@@ -105,3 +105,11 @@ func ParseDeadLetterSubject(s string) (busv1.Family, busv1.NamespacedName, error
 	}
 	return busv1.Family(v[0]), busv1.NamespacedName{Namespace: v[1], Name: v[2]}, nil
 }
+
+// DeadLetterSubjectFilter returns the dead-letter subjects of the given
+// tokens, each already encoded (EncodeToken) or the wildcard "*":
+// DeadLetterSubjectFilter("*", EncodeToken("team-a"), "*") matches the
+// dead letters of every inventory of team-a.
+func DeadLetterSubjectFilter(familyTok, namespaceTok, inventoryTok string) string {
+	return strings.Join([]string{Root, kindDeadLetter, familyTok, namespaceTok, inventoryTok}, ".")
+}

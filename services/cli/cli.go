@@ -58,7 +58,7 @@ krew plugin it runs as kubectl kollect.`,
 	v.addFlags(root.PersistentFlags())
 	registerKubeCompletions(root, kube)
 	root.AddCommand(newCollectCommand(s, kube), newGetCommand(s, kube), newValidateCommand(s), newInitCommand(s, kube), newMigrateCommand(s),
-		newSnapshotsCommand(s), newReplayCommand(s, kube), newDeadLettersCommand(s), newDevCommand(s), newChecksumCommand(s),
+		newSnapshotsCommand(s), newReplayCommand(s, kube), newDeadLettersCommand(s, kube), newDevCommand(s), newChecksumCommand(s),
 		newVerifyCommand(s), newHistoryCommand(s, kube), newDiffCommand(s, kube))
 	root.AddCommand(newVersionCommand(s))
 	return root, v

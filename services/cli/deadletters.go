@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,127 +10,191 @@ import (
 
 	"kollect.dev/kollect/services/cli/climain"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
-	"kollect.dev/kollect/pkg/bus"
+	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
 )
 
-// deadLetter is one message of the dead-letter stream, as the command
-// prints it.
-type deadLetter struct {
-	Sequence  uint64               `json:"sequence"`
-	Family    busv1.Family         `json:"family"`
-	Inventory busv1.NamespacedName `json:"inventory"`
-	Letter    busv1.DeadLetter     `json:"deadLetter"`
-}
-
-func newDeadLettersCommand(s Streams) *cobra.Command {
-	natsURL := "nats://127.0.0.1:4222"
+func newDeadLettersCommand(s Streams, kube *kubeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "deadletters (list | show SEQ | retry SEQ)",
 		Aliases: []string{"deadletter", "dl"},
 		Short:   "List, show and retry the snapshot events exporters gave up on",
-		Long: `deadletters reads the bus's dead-letter stream (` + bus.StreamDeadLetters + `): the snapshot events an
-exporter terminated after a permanent failure (ExportRejected, SinkConfigPending, EventUndecodable;
-see docs/troubleshooting.md), each with the sink, the revision and the reason. Like snapshots it
-reads NATS directly (--nats-url): a kollect dev tool, or for an operator holding bus credentials.
-retry publishes that revision to that sink again as the deprecated kollect replay --nats-url does,
-on the loopback bus of kollect dev only; on a cluster, kollect replay creates a KollectReplay.`,
+		Long: `deadletters reads the dead letters of the inventories you may get: the snapshot events an exporter
+terminated after a permanent failure (ExportRejected, SinkConfigPending, EventUndecodable; see
+docs/troubleshooting.md), each with the sink, the revision and the reason. It reads them through the
+Kubernetes API server with the kubeconfig's credentials (query.kollect.dev's deadletters, served by
+the chart's query service; under kollect dev, from the one it runs on this machine): RBAC applies,
+and no NATS connection or bus credentials are needed. retry creates a KollectReplay of the dead
+letter's revision to its sink, as kollect replay does, so RBAC and the API server's audit log cover
+it.`,
 	}
-	cmd.PersistentFlags().StringVar(&natsURL, "nats-url", natsURL, "NATS server URL of the bus")
-	connect := func() (*busConn, error) { return dialBus(natsURL) }
-
-	var output, family string
-	var noHeaders bool
+	var (
+		output, family, cluster string
+		all, noHeaders          bool
+	)
 	list := &cobra.Command{
 		Use:   "list [NAMESPACE/INVENTORY | INVENTORY]",
 		Short: "List dead letters, oldest first",
-		Example: `  kollect deadletters list --nats-url nats://127.0.0.1:4222
-  kollect deadletters list team-a/workloads --family database -o json`,
+		Long: `list prints the dead letters of the namespace's inventories (-n, or the context's namespace), of one
+inventory (NAMESPACE/INVENTORY, or INVENTORY in -n's namespace), of every namespace and the cluster
+inventories (-A), or of the cluster inventories (--cluster-inventory NAME, or '*' for all of them).
+Only the dead letters of inventories you may get are listed.`,
+		Example: `  kollect deadletters list -n team-a
+  kollect deadletters list team-a/workloads --family database -o json
+  kollect deadletters list -A -o wide`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			filter, err := deadLetterFilter(family, args)
+			sc, err := deadLetterListScope(kube, args, family, cluster, all)
 			if err != nil {
 				return &climain.ExitError{Code: 2, Err: err}
 			}
-			c, err := connect()
+			api, err := newDeadLetterAPI(kube)
 			if err != nil {
 				return &climain.ExitError{Code: 2, Err: err}
 			}
-			defer c.close()
-			dls, err := listDeadLetters(cmd.Context(), c.js, filter)
+			dls, err := api.list(cmd.Context(), sc)
 			if err != nil {
 				return &climain.ExitError{Code: 1, Err: err}
 			}
-			return printDeadLetters(s.Out, dls, output, noHeaders)
+			return printDeadLetters(s.Out, dls, output, false, noHeaders)
 		},
 	}
 	list.Flags().StringVarP(&output, "output", "o", "table", "table, wide, json, yaml or ndjson")
 	noHeadersFlag(list, &noHeaders)
 	list.Flags().StringVar(&family, "family", "", "only this sink family: snapshot, database or event")
+	list.Flags().BoolVarP(&all, "all-namespaces", "A", false, "every namespace's inventories, and the cluster inventories")
+	list.Flags().StringVar(&cluster, clusterInventoryFlag, "", "a KollectClusterInventory's dead letters ('*': every cluster inventory's)")
 	_ = list.RegisterFlagCompletionFunc("family", fixedCompletions([]string{"snapshot", "database", "event"}))
 	_ = list.RegisterFlagCompletionFunc("output", fixedCompletions(formats))
 
 	show := &cobra.Command{
-		Use:     "show SEQ",
-		Short:   "Print one dead letter (YAML, or -o json)",
-		Example: `  kollect deadletters show 42`,
-		Args:    cobra.ExactArgs(1),
+		Use:   "show [NAMESPACE/]SEQ",
+		Short: "Print one dead letter (YAML, or -o json)",
+		Long: `show prints the dead letter SEQ (the sequence list prints) of an inventory of NAMESPACE (-n, or the
+context's namespace), or of a cluster inventory.`,
+		Example: `  kollect deadletters show 42 -n team-a
+  kollect deadletters show team-a/42 -o json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dl, c, err := oneDeadLetter(cmd.Context(), connect, args[0])
+			dl, err := oneDeadLetter(cmd, kube, args[0])
 			if err != nil {
 				return err
 			}
-			defer c.close()
 			format := output
 			if format == "table" {
 				format = "yaml"
 			}
-			return printDeadLetters(s.Out, *dl, format, false)
+			return printDeadLetters(s.Out, []queryv1.DeadLetter{*dl}, format, true, false)
 		},
 	}
 	show.Flags().StringVarP(&output, "output", "o", "yaml", "yaml or json")
 
+	f := replayFlags{timeout: 30 * time.Minute}
 	retry := &cobra.Command{
-		Use:   "retry SEQ",
-		Short: "Re-deliver a dead letter's revision to its sink (as kollect replay)",
-		Long: `retry publishes the dead letter's snapshot revision again, addressed to the sink binding that
-refused it, marked as a replay (see kollect replay). Fix the cause first (the Secret, the sink's
-permissions): a permanent failure fails again. A dead letter that names no sink or revision cannot
-be retried; use kollect replay.`,
-		Example: `  kollect deadletters retry 42`,
+		Use:   "retry [NAMESPACE/]SEQ [--wait]",
+		Short: "Re-deliver a dead letter's revision to its sink (a KollectReplay)",
+		Long: `retry creates a KollectReplay of the dead letter's inventory, sink and revision, exactly as
+kollect replay --inventory NAMESPACE/NAME --sink FAMILY/NAME --revision N does: creating it needs
+the edit role of the namespace (a cluster inventory's replay is created in the sink's namespace),
+and the API server's audit log records who asked. --wait follows its status until it succeeds (exit
+0) or fails (exit 1). Fix the cause first (the Secret, the sink's permissions): a permanent failure
+fails again. A dead letter that names no sink or revision cannot be retried; use kollect replay.`,
+		Example: `  kollect deadletters retry 42 -n team-a --wait`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dl, c, err := oneDeadLetter(cmd.Context(), connect, args[0])
+			dl, err := oneDeadLetter(cmd, kube, args[0])
 			if err != nil {
 				return err
 			}
-			c.close()
-			if dl.Letter.Sink == nil || dl.Letter.Revision == 0 {
-				return &climain.ExitError{Code: 1, Err: fmt.Errorf("dead letter %d names no sink or revision; use kollect replay --inventory %s --sink FAMILY/NAME", dl.Sequence, dl.Inventory)}
+			inv := deadLetterInventory(dl)
+			if dl.Sink == nil || dl.Revision == 0 {
+				return &climain.ExitError{Code: 1, Err: fmt.Errorf("dead letter %d names no sink or revision; use kollect replay --inventory %s --sink FAMILY/NAME",
+					dl.Sequence, inventoryArg(inv))}
 			}
-			return runReplay(cmd.Context(), s, replayFlags{natsURL: natsURL, inventory: inventoryArg(dl.Inventory),
-				sink: string(dl.Letter.Sink.Family) + "/" + dl.Letter.Sink.Name, revision: dl.Letter.Revision}, true)
+			r := f
+			r.inventory, r.sink, r.revision = inventoryArg(inv), dl.Sink.BindingName(), dl.Revision
+			if inv.Namespace == "" {
+				r.sink = string(dl.Sink.Family) + "/" + dl.Sink.Namespace + "/" + dl.Sink.Name
+			}
+			return runReplayObject(cmd.Context(), s, kube, r)
 		},
 	}
+	retry.Flags().StringVar(&f.name, "name", "", "name of the KollectReplay (default: generated from the inventory's)")
+	retry.Flags().BoolVar(&f.wait, "wait", false, "wait until the replay succeeded or failed")
+	retry.Flags().DurationVar(&f.timeout, "timeout", f.timeout, "how long --wait waits")
 	cmd.AddCommand(list, show, retry)
 	return cmd
 }
 
-// busConn is an open bus connection.
-type busConn struct {
-	js    jetstream.JetStream
-	close func()
+// deadLetterListScope resolves list's arguments and flags.
+func deadLetterListScope(kube *kubeFlags, args []string, family, cluster string, all bool) (deadLetterScope, error) {
+	sc := deadLetterScope{family: family, all: all}
+	if family != "" && !validFamily(busv1.Family(family)) {
+		return sc, fmt.Errorf("--family %q: must be snapshot, database or event", family)
+	}
+	ns, explicit, err := kube.namespace()
+	if err != nil {
+		return sc, err
+	}
+	switch {
+	case all && (explicit || cluster != ""):
+		return sc, errors.New("-A/--all-namespaces excludes -n/--namespace and --" + clusterInventoryFlag)
+	case cluster != "" && len(args) > 0:
+		return sc, fmt.Errorf("--%s %q and the inventory %q: name one", clusterInventoryFlag, cluster, args[0])
+	case cluster != "":
+		if strings.Contains(cluster, "/") {
+			return sc, fmt.Errorf("--%s %q: a cluster inventory's name has no namespace", clusterInventoryFlag, cluster)
+		}
+		sc.cluster = true
+		if cluster != "*" {
+			sc.inventory = cluster
+		}
+		return sc, nil
+	case all && len(args) > 0:
+		return sc, errors.New("-A/--all-namespaces lists every inventory's: name no inventory")
+	case len(args) > 0:
+		if n, name, ok := strings.Cut(args[0], "/"); ok {
+			ns, sc.inventory = n, name
+		} else {
+			sc.inventory = args[0]
+		}
+		if ns == "" || sc.inventory == "" {
+			return sc, fmt.Errorf("inventory %q: want NAMESPACE/NAME or NAME (a cluster inventory: --%s NAME)", args[0], clusterInventoryFlag)
+		}
+	}
+	sc.namespace = ns
+	return sc, nil
 }
 
-func dialBus(url string) (*busConn, error) {
-	nc, js, err := connectBus(url)
-	if err != nil {
-		return nil, err
+// oneDeadLetter reads the dead letter [NAMESPACE/]SEQ names.
+func oneDeadLetter(cmd *cobra.Command, kube *kubeFlags, arg string) (*queryv1.DeadLetter, error) {
+	ns, seqArg, ok := strings.Cut(arg, "/")
+	if !ok {
+		seqArg = arg
+		var err error
+		if ns, _, err = kube.namespace(); err != nil {
+			return nil, &climain.ExitError{Code: 2, Err: err}
+		}
 	}
-	return &busConn{js: js, close: nc.Close}, nil
+	seq, err := strconv.ParseUint(seqArg, 10, 64)
+	if err != nil || seq == 0 || ns == "" {
+		return nil, &climain.ExitError{Code: 2, Err: fmt.Errorf("%q: want SEQ or NAMESPACE/SEQ, SEQ the sequence deadletters list prints", arg)}
+	}
+	api, err := newDeadLetterAPI(kube)
+	if err != nil {
+		return nil, &climain.ExitError{Code: 2, Err: err}
+	}
+	dl, err := api.one(cmd.Context(), ns, seq)
+	if err != nil {
+		return nil, &climain.ExitError{Code: 1, Err: err}
+	}
+	return dl, nil
+}
+
+func deadLetterInventory(d *queryv1.DeadLetter) busv1.NamespacedName {
+	return busv1.NamespacedName{Namespace: d.Namespace, Name: d.Inventory}
 }
 
 func inventoryArg(inv busv1.NamespacedName) string {
@@ -142,105 +204,14 @@ func inventoryArg(inv busv1.NamespacedName) string {
 	return inv.Namespace + "/" + inv.Name
 }
 
-// deadLetterFilter is the subject filter of --family and an inventory.
-func deadLetterFilter(family string, args []string) (string, error) {
-	if family != "" && !validFamily(busv1.Family(family)) {
-		return "", fmt.Errorf("--family %q: must be snapshot, database or event", family)
-	}
-	if len(args) == 0 {
-		if family == "" {
-			return bus.DeadLetterSubjects, nil
+// printDeadLetters prints dls; one prints a single object (show) rather
+// than a list.
+func printDeadLetters(out io.Writer, dls []queryv1.DeadLetter, format string, one, noHeaders bool) error {
+	for i := range dls {
+		dls[i].APIVersion, dls[i].Kind = queryv1.GroupVersion.String(), "DeadLetter"
+		if dls[i].Namespace == "" {
+			dls[i].Kind = "ClusterDeadLetter"
 		}
-		return strings.TrimSuffix(bus.DeadLetterSubjects, ">") + family + ".>", nil
-	}
-	subject := bus.DeadLetterSubject("*", parseInventory(args[0]))
-	if family != "" {
-		subject = bus.DeadLetterSubject(busv1.Family(family), parseInventory(args[0]))
-	}
-	return subject, nil
-}
-
-func oneDeadLetter(ctx context.Context, connect func() (*busConn, error), arg string) (*deadLetter, *busConn, error) {
-	seq, err := strconv.ParseUint(arg, 10, 64)
-	if err != nil || seq == 0 {
-		return nil, nil, &climain.ExitError{Code: 2, Err: fmt.Errorf("SEQ %q: want the sequence number deadletters list prints", arg)}
-	}
-	c, err := connect()
-	if err != nil {
-		return nil, nil, &climain.ExitError{Code: 2, Err: err}
-	}
-	st, err := c.js.Stream(ctx, bus.StreamDeadLetters)
-	if err != nil {
-		c.close()
-		return nil, nil, &climain.ExitError{Code: 1, Err: fmt.Errorf("open %s: %w", bus.StreamDeadLetters, err)}
-	}
-	m, err := st.GetMsg(ctx, seq)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		c.close()
-		return nil, nil, &climain.ExitError{Code: 1, Err: fmt.Errorf("dead letter %d not found (evicted, or never written)", seq)}
-	} else if err != nil {
-		c.close()
-		return nil, nil, &climain.ExitError{Code: 1, Err: fmt.Errorf("get dead letter %d: %w", seq, err)}
-	}
-	dl, err := decodeDeadLetter(m.Subject, m.Sequence, m.Data)
-	if err != nil {
-		c.close()
-		return nil, nil, &climain.ExitError{Code: 1, Err: err}
-	}
-	return dl, c, nil
-}
-
-func decodeDeadLetter(subject string, seq uint64, data []byte) (*deadLetter, error) {
-	fam, inv, err := bus.ParseDeadLetterSubject(subject)
-	if err != nil {
-		return nil, fmt.Errorf("dead letter %d: %w", seq, err)
-	}
-	dl := &deadLetter{Sequence: seq, Family: fam, Inventory: inv}
-	if err := json.Unmarshal(data, &dl.Letter); err != nil {
-		return nil, fmt.Errorf("decode dead letter %d: %w", seq, err)
-	}
-	return dl, nil
-}
-
-// listDeadLetters reads every dead letter on filter, oldest first.
-func listDeadLetters(ctx context.Context, js jetstream.JetStream, filter string) ([]deadLetter, error) {
-	c, err := js.OrderedConsumer(ctx, bus.StreamDeadLetters, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{filter}, DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", bus.StreamDeadLetters, err)
-	}
-	info, err := c.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", bus.StreamDeadLetters, err)
-	}
-	var out []deadLetter
-	for pending := info.NumPending; pending > 0; {
-		m, err := c.Next(jetstream.FetchContext(ctx))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", bus.StreamDeadLetters, err)
-		}
-		md, err := m.Metadata()
-		if err != nil {
-			return nil, err
-		}
-		dl, err := decodeDeadLetter(m.Subject(), md.Sequence.Stream, m.Data())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *dl)
-		pending = md.NumPending
-	}
-	return out, nil
-}
-
-// printDeadLetters prints v, one deadLetter (show) or a list of them.
-func printDeadLetters(out io.Writer, v any, format string, noHeaders bool) error {
-	dls, _ := v.([]deadLetter)
-	if one, ok := v.(deadLetter); ok {
-		dls = []deadLetter{one}
-	} else if dls == nil {
-		v = []deadLetter{} // [] rather than null
 	}
 	switch format {
 	case "table", "wide":
@@ -252,13 +223,13 @@ func printDeadLetters(out io.Writer, v any, format string, noHeaders bool) error
 		fmt.Fprintln(w, header)
 		for _, d := range dls {
 			sink := string(d.Family) + "/<any>"
-			if d.Letter.Sink != nil {
-				sink = string(d.Letter.Sink.Family) + "/" + d.Letter.Sink.Name
+			if d.Sink != nil {
+				sink = d.Sink.BindingName()
 			}
-			line := fmt.Sprintf("%d\t%s\t%s\t%s\t%d\t%s", d.Sequence, d.Letter.Time.UTC().Format(time.RFC3339),
-				inventoryArg(d.Inventory), sink, d.Letter.Revision, orNone(d.Letter.Reason, "<none>"))
+			line := fmt.Sprintf("%d\t%s\t%s\t%s\t%d\t%s", d.Sequence, d.Time.UTC().Format(time.RFC3339),
+				inventoryArg(deadLetterInventory(&d)), sink, d.Revision, orNone(d.Reason, "<none>"))
 			if format == "wide" {
-				line += "\t" + orNone(d.Letter.Message, "<none>")
+				line += "\t" + orNone(d.Message, "<none>")
 			}
 			fmt.Fprintln(w, line)
 		}
@@ -266,7 +237,10 @@ func printDeadLetters(out io.Writer, v any, format string, noHeaders bool) error
 	case "ndjson":
 		return printNDJSON(out, dls)
 	case "json", "yaml":
-		return printDoc(out, v, format)
+		if one && len(dls) == 1 {
+			return printDoc(out, &dls[0], format)
+		}
+		return printDoc(out, dls, format)
 	}
 	return &climain.ExitError{Code: 2, Err: fmt.Errorf("-o/--output %q: must be one of %s", format, formatList)}
 }

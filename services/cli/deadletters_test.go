@@ -1,106 +1,202 @@
-package cli
+package cli_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	queryv1 "kollect.dev/kollect/api/query/v1alpha1"
+	"kollect.dev/kollect/api/v1alpha1"
 	"kollect.dev/kollect/pkg/bus"
-	"kollect.dev/kollect/pkg/history"
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/query/querytest"
 )
 
-func TestDeadLettersListShowRetry(t *testing.T) {
-	n := testenv.StartNATS(t)
+// TestDeadLettersThroughTheAPIServer runs kollect deadletters list, show
+// and retry against the query service behind a real kube-apiserver, with
+// the kubeconfig's credentials and no bus connection: retry creates a
+// KollectReplay.
+func TestDeadLettersThroughTheAPIServer(t *testing.T) {
 	ctx := context.Background()
-	if err := bus.Provision(ctx, n.JS, bus.DefaultOptions()); err != nil {
-		t.Fatal(err)
+	e := querytest.Start(t)
+	for _, ns := range []string{"shop", "ops"} {
+		namespace(ctx, t, e.Kube.Client, ns, nil)
 	}
-	inv := busv1.NamespacedName{Namespace: "team-a", Name: "inv"}
-	pg := busv1.Binding{SinkRef: busv1.SinkRef{Family: busv1.FamilyDatabase, Namespace: "team-a", Name: "pg"}, SinkGeneration: 1}
-	kv, err := n.JS.KeyValue(ctx, bus.BucketConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := json.Marshal(busv1.InventoryConfig{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name, Generation: 1, Bindings: []busv1.Binding{pg}})
-	if _, err := kv.Put(ctx, bus.ConfigKey(bus.ConfigRef{Kind: busv1.KindInventory, Namespace: inv.Namespace, Name: inv.Name}), cfg); err != nil {
-		t.Fatal(err)
-	}
-	env := busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Inventory: inv, Revision: 7, Checksum: "sum7", Items: []busv1.Row{}}
-	ev, _ := json.Marshal(busv1.SnapshotEvent{Inventory: inv, Revision: 7, Checksum: "sum7", Reason: busv1.ReasonChange,
-		CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Envelope: &env, Bindings: []busv1.Binding{pg}})
-	if _, err := n.JS.Publish(ctx, bus.SnapshotSubject(inv), ev); err != nil {
-		t.Fatal(err)
-	}
+	workloads, fleet := busv1.NamespacedName{Namespace: "shop", Name: "workloads"}, busv1.NamespacedName{Name: "fleet"}
+	pg := busv1.SinkRef{Family: busv1.FamilyDatabase, Namespace: "shop", Name: "pg"}
+	opsPG := busv1.SinkRef{Family: busv1.FamilyDatabase, Namespace: "ops", Name: "pg"}
 	at := time.Date(2026, 1, 1, 0, 5, 0, 0, time.UTC)
-	for _, dl := range []busv1.DeadLetter{
-		{Subject: bus.SnapshotSubject(inv), StreamSequence: 1, Sink: &pg.SinkRef, Revision: 7, Time: at,
-			Outcome: busv1.Outcome{Reason: "ExportRejected", Message: "database/pg: permission denied for table inventory"}},
-		{Subject: bus.SnapshotSubject(inv), StreamSequence: 1, Time: at.Add(time.Minute),
-			Outcome: busv1.Outcome{Reason: "EventUndecodable", Message: "decode snapshot event: unexpected end of JSON input"}},
+	var seqs []uint64
+	for _, l := range []struct {
+		inv busv1.NamespacedName
+		dl  busv1.DeadLetter
+	}{
+		{workloads, busv1.DeadLetter{Sink: &pg, Revision: 7, Time: at,
+			Outcome: busv1.Outcome{Reason: "ExportRejected", Message: "database/pg: permission denied for table inventory"}}},
+		{workloads, busv1.DeadLetter{Time: at.Add(time.Minute),
+			Outcome: busv1.Outcome{Reason: "EventUndecodable", Message: "decode snapshot event: unexpected end of JSON input"}}},
+		{fleet, busv1.DeadLetter{Sink: &opsPG, Revision: 3, Time: at.Add(2 * time.Minute),
+			Outcome: busv1.Outcome{Reason: "ExportRejected", Message: "database/pg: permission denied"}}},
 	} {
-		b, _ := json.Marshal(dl)
-		if _, err := n.JS.Publish(ctx, bus.DeadLetterSubject(busv1.FamilyDatabase, inv), b); err != nil {
+		l.dl.Subject = bus.SnapshotSubject(l.inv)
+		b, err := json.Marshal(l.dl)
+		if err != nil {
 			t.Fatal(err)
 		}
+		ack, err := e.NATS.JS.Publish(ctx, bus.DeadLetterSubject(busv1.FamilyDatabase, l.inv), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, ack.Sequence)
 	}
-	run := func(args ...string) (int, string, string) {
-		var out, errOut bytes.Buffer
-		code := Main(ctx, append(args, "--nats-url", n.URL), Streams{Out: &out, Err: &errOut})
-		return code, out.String(), errOut.String()
+	dl := func(args ...string) (int, string, string) {
+		return run(t, append([]string{"deadletters", "--kubeconfig", e.Kubeconfig}, args...)...)
 	}
 
-	code, stdout, stderr := run("deadletters", "list", "-o", "wide")
-	want := `SEQ   TIME                   INVENTORY    SINK             REVISION   REASON             MESSAGE
-1     2026-01-01T00:05:00Z   team-a/inv   database/pg      7          ExportRejected     database/pg: permission denied for table inventory
-2     2026-01-01T00:06:00Z   team-a/inv   database/<any>   0          EventUndecodable   decode snapshot event: unexpected end of JSON input
+	t.Run("list reads a namespace's dead letters through the API server", func(t *testing.T) {
+		code, stdout, stderr := dl("list", "-n", "shop", "-o", "wide")
+		want := `SEQ   TIME                   INVENTORY        SINK             REVISION   REASON             MESSAGE
+1     2026-01-01T00:05:00Z   shop/workloads   database/pg      7          ExportRejected     database/pg: permission denied for table inventory
+2     2026-01-01T00:06:00Z   shop/workloads   database/<any>   0          EventUndecodable   decode snapshot event: unexpected end of JSON input
 `
-	if code != 0 || stdout != want {
-		t.Fatalf("list: exit %d, stderr %s, got\n%s\nwant\n%s", code, stderr, stdout, want)
-	}
-	if code, stdout, _ := run("deadletters", "list", "other/inv"); code != 0 || strings.Count(stdout, "\n") != 1 {
-		t.Fatalf("list of another inventory: exit %d:\n%s", code, stdout)
-	}
-	if code, stdout, _ := run("deadletters", "list", "--family", "snapshot", "-o", "json"); code != 0 || strings.TrimSpace(stdout) != "[]" {
-		t.Fatalf("list of another family: exit %d:\n%s", code, stdout)
-	}
-	if code, stdout, stderr := run("deadletters", "show", "1"); code != 0 || !strings.Contains(stdout, "reason: ExportRejected") ||
-		!strings.Contains(stdout, "revision: 7") {
-		t.Fatalf("show: exit %d, stderr %s:\n%s", code, stderr, stdout)
-	}
-	if code, _, stderr := run("deadletters", "show", "9"); code != 1 || !strings.Contains(stderr, "not found") {
-		t.Fatalf("show of a missing letter: exit %d, stderr %s", code, stderr)
-	}
-	if code, _, stderr := run("deadletters", "retry", "2"); code != 1 || !strings.Contains(stderr, "names no sink") {
-		t.Fatalf("retry without sink: exit %d, stderr %s", code, stderr)
-	}
-	if code, stdout, stderr := run("deadletters", "retry", "1"); code != 0 || !strings.Contains(stdout, "replayed revision 7") {
-		t.Fatalf("retry: exit %d, stderr %s, stdout %s", code, stderr, stdout)
-	}
-	evs, err := history.Events(ctx, n.JS, inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(evs) != 2 || evs[1].Event.Replay == nil || evs[1].Event.Revision != 7 || len(evs[1].Event.Bindings) != 1 || evs[1].Event.Bindings[0] != pg {
-		t.Fatalf("events after retry: %+v", evs)
-	}
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if d := cmp.Diff(want, stdout); d != "" {
+			t.Errorf("list (-want +got):\n%s", d)
+		}
+	})
+
+	t.Run("an inventory, a family, every namespace and the cluster inventories", func(t *testing.T) {
+		for _, tc := range []struct {
+			args []string
+			want []uint64
+		}{
+			{[]string{"list", "shop/workloads"}, seqs[:2]},
+			{[]string{"list", "workloads", "-n", "shop", "--family", "snapshot"}, nil},
+			{[]string{"list", "shop/other"}, nil},
+			{[]string{"list", "-A"}, seqs},
+			{[]string{"list", "--cluster-inventory", "fleet"}, seqs[2:]},
+		} {
+			code, stdout, stderr := dl(append(tc.args, "-o", "json")...)
+			var got []queryv1.DeadLetter
+			if code != 0 || json.Unmarshal([]byte(stdout), &got) != nil {
+				t.Fatalf("%v: exit %d, stderr %s:\n%s", tc.args, code, stderr, stdout)
+			}
+			var gotSeqs []uint64
+			for _, d := range got {
+				gotSeqs = append(gotSeqs, d.Sequence)
+			}
+			if d := cmp.Diff(tc.want, gotSeqs); d != "" {
+				t.Errorf("%v (-want +got):\n%s", tc.args, d)
+			}
+		}
+	})
+
+	t.Run("show prints one, found by sequence in the namespace or among the cluster inventories'", func(t *testing.T) {
+		if code, stdout, stderr := dl("show", "shop/1"); code != 0 || !strings.Contains(stdout, "reason: ExportRejected") ||
+			!strings.Contains(stdout, "revision: 7") || !strings.Contains(stdout, "kind: DeadLetter") {
+			t.Fatalf("show: exit %d, stderr %s:\n%s", code, stderr, stdout)
+		}
+		if code, stdout, stderr := dl("show", "3", "-n", "shop", "-o", "json"); code != 0 || !strings.Contains(stdout, `"inventory": "fleet"`) {
+			t.Fatalf("show of a cluster inventory's: exit %d, stderr %s:\n%s", code, stderr, stdout)
+		}
+		if code, _, stderr := dl("show", "9", "-n", "shop"); code != 1 || !strings.Contains(stderr, "not found") {
+			t.Fatalf("show of a missing letter: exit %d, stderr %s", code, stderr)
+		}
+	})
+
+	t.Run("retry creates a KollectReplay of the inventory, sink and revision", func(t *testing.T) {
+		if code, _, stderr := dl("retry", "shop/2"); code != 1 || !strings.Contains(stderr, "names no sink") {
+			t.Fatalf("retry without sink: exit %d, stderr %s", code, stderr)
+		}
+		for _, tc := range []struct {
+			arg, name, ns string
+			want          v1alpha1.KollectReplaySpec
+		}{
+			{"shop/1", "retry-pg", "shop", v1alpha1.KollectReplaySpec{InventoryRef: v1alpha1.ReplayInventoryRef{Kind: "KollectInventory", Name: "workloads"},
+				Sink: "database/pg", Revision: new(int64(7))}},
+			{"shop/3", "retry-fleet", "ops", v1alpha1.KollectReplaySpec{InventoryRef: v1alpha1.ReplayInventoryRef{Kind: "KollectClusterInventory", Name: "fleet"},
+				Sink: "database/ops/pg", Revision: new(int64(3))}},
+		} {
+			code, stdout, stderr := dl("retry", tc.arg, "--name", tc.name)
+			if code != 0 || stdout != "kollectreplay "+tc.ns+"/"+tc.name+" created\n" {
+				t.Fatalf("retry %s: exit %d, stdout %q, stderr %q", tc.arg, code, stdout, stderr)
+			}
+			var got v1alpha1.KollectReplay
+			if err := e.Kube.Client.Get(ctx, types.NamespacedName{Namespace: tc.ns, Name: tc.name}, &got); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got.Spec); d != "" {
+				t.Errorf("retry %s: spec (-want +got):\n%s", tc.arg, d)
+			}
+		}
+	})
+
+	t.Run("retry --wait follows the KollectReplay until it finished", func(t *testing.T) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			finishReplay(t, e.Kube.Client, "shop", "retry-wait", v1alpha1.ReplaySucceeded)
+		}()
+		code, stdout, stderr := dl("retry", "shop/1", "--name", "retry-wait", "--wait", "--timeout", "1m")
+		<-done
+		if code != 0 || !strings.Contains(stdout, "Succeeded: 2 of 2 revisions delivered") {
+			t.Fatalf("retry --wait: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
+
+	t.Run("RBAC applies: reading needs the query resource and the inventory, retrying needs kollectreplays", func(t *testing.T) {
+		if code, _, stderr := dl("list", "-n", "shop", "--as", "bob"); code != 1 || !strings.Contains(stderr, "forbidden") {
+			t.Fatalf("bob lists: exit %d, stderr %s", code, stderr)
+		}
+		reader := []client.Object{
+			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "dead-letters", Namespace: "shop"}, Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{queryv1.Group}, Resources: []string{queryv1.ResourceDeadLetters}, Verbs: []string{"get", "list"}},
+				{APIGroups: []string{v1alpha1.Group}, Resources: []string{"kollectinventories"}, Verbs: []string{"get"}},
+			}},
+			&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "dead-letters", Namespace: "shop"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "dead-letters"},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "alice"}}},
+		}
+		for _, o := range reader {
+			if err := e.Kube.Client.Create(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, stdout, stderr := dl("list", "-n", "shop", "--as", "alice", "-o", "json")
+		if code != 0 || strings.Count(stdout, `"sequence"`) != 2 {
+			t.Fatalf("alice lists: exit %d, stderr %s:\n%s", code, stderr, stdout)
+		}
+		if code, _, stderr := dl("retry", "shop/"+strconv.FormatUint(seqs[0], 10), "--as", "alice"); code != 1 ||
+			!strings.Contains(stderr, "create KollectReplay") || !strings.Contains(stderr, "forbidden") {
+			t.Fatalf("alice retries without create on kollectreplays: exit %d, stderr %s", code, stderr)
+		}
+	})
 }
 
-func TestVersion(t *testing.T) {
-	var out, errOut bytes.Buffer
-	if code := Main(context.Background(), []string{"version", "-o", "json"}, Streams{Out: &out, Err: &errOut}); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
-	}
-	var b buildInfo
-	if err := json.Unmarshal(out.Bytes(), &b); err != nil || b.Version == "" || b.GoVersion == "" || !strings.Contains(b.Platform, "/") {
-		t.Fatalf("version -o json = %s (%v)", out.String(), err)
-	}
-	out.Reset()
-	if code := Main(context.Background(), []string{"--version"}, Streams{Out: &out, Err: &errOut}); code != 0 || out.String() != "kollect "+b.Version+" ("+b.Commit+")\n" {
-		t.Fatalf("--version: exit %d: %q", code, out.String())
+// TestDeadLettersWithoutAQueryAPI runs kollect deadletters against an API
+// server that serves no query.kollect.dev and no kollect dev: every
+// command says how to get one.
+func TestDeadLettersWithoutAQueryAPI(t *testing.T) {
+	t.Setenv("KOLLECT_DEV_QUERY_FILE", filepath.Join(t.TempDir(), "none.json"))
+	k := testenv.StartKube(t)
+	kcfg := kubeconfig(t, k)
+	for _, args := range [][]string{{"list", "-n", "shop"}, {"show", "shop/1"}, {"retry", "shop/1"}} {
+		code, _, stderr := run(t, append([]string{"deadletters", "--kubeconfig", kcfg}, args...)...)
+		if code != 1 || !strings.Contains(stderr, "serves no query.kollect.dev API") || !strings.Contains(stderr, "kollect dev") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.Kubeconfig, "kubeconfig", s.Kubeconfig,
 		"Path of the kubeconfig of the Kubernetes API server that authenticates and authorizes callers; empty uses the in-cluster service account.")
 	fs.IntVar(&s.Limits.Revisions, "max-revisions-per-page", s.Limits.Revisions,
-		"Most revisions one list page holds (a larger limit is capped), and timeline entries one page holds (a larger limit is refused with 400).")
+		"Most revisions or dead letters one list page holds (a larger limit is capped), and timeline entries one page holds (a larger limit is refused with 400).")
 	fs.IntVar(&s.Limits.Rows, "max-rows-per-page", s.Limits.Rows,
 		"Most rows (or diff entries) one page holds; a larger limit is refused with 400.")
 	fs.IntVar(&s.Limits.DefaultRows, "default-rows-per-page", s.Limits.DefaultRows, "Rows per page when the caller asks for no limit.")

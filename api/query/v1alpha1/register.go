@@ -26,6 +26,12 @@ const (
 	// inventory with history, the parent of the same subresources as
 	// ResourceHistories; cluster-scoped.
 	ResourceClusterHistories = "clusterinventoryhistories"
+	// ResourceDeadLetters lists the dead letters of a namespace's
+	// inventories (DeadLetter); get one by its sequence.
+	ResourceDeadLetters = "deadletters"
+	// ResourceClusterDeadLetters lists the cluster inventories' dead
+	// letters (ClusterDeadLetter); cluster-scoped.
+	ResourceClusterDeadLetters = "clusterdeadletters"
 	// SubresourceRows is a revision's rows (Rows).
 	SubresourceRows = "rows"
 	// SubresourceDiff is the difference between two revisions (Diff).
@@ -51,7 +57,8 @@ const LabelInventory = "kollect.dev/inventory"
 // AddToScheme registers the kinds of query.kollect.dev/v1alpha1 with s.
 func AddToScheme(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion, &InventoryRevision{}, &InventoryRevisionList{}, &InventoryHistory{}, &InventoryHistoryList{},
-		&ClusterInventoryRevision{}, &ClusterInventoryRevisionList{}, &ClusterInventoryHistory{}, &ClusterInventoryHistoryList{})
+		&ClusterInventoryRevision{}, &ClusterInventoryRevisionList{}, &ClusterInventoryHistory{}, &ClusterInventoryHistoryList{},
+		&DeadLetter{}, &DeadLetterList{}, &ClusterDeadLetter{}, &ClusterDeadLetterList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

@@ -37,10 +37,12 @@ type Env struct {
 }
 
 // Limits are the query service's limits in Start: pages small, so that
-// tests page with a handful of rows, and diffs of at most 40 rows.
+// tests page with a handful of rows, diffs of at most 40 rows, and a
+// dead-letter list reads at most 4 dead letters a page.
 var Limits = func() server.Limits {
 	l := server.DefaultLimits()
 	l.Revisions, l.Rows, l.DefaultRows, l.DiffRows = 3, 2, 2, 40
+	l.DeadLetterScan = 4
 	return l
 }()
 

@@ -62,10 +62,10 @@ func NewCommand(s Streams) *cobra.Command {
 one process, on an embedded NATS JetStream server (127.0.0.1:4222 unless --nats-port or --nats-url),
 against the current kubeconfig context. The embedded bus admits only a user whose password is drawn
 for each run and written (mode 0600) to ~/.config/kollect/dev-bus.json, or $KOLLECT_DEV_BUS_FILE,
-where kollect snapshots, deadletters and replay find it. It also serves the history API
+where kollect snapshots and replay --nats-url find it. It also serves the history API
 (query.kollect.dev) on 127.0.0.1, authenticating and authorizing callers through the cluster's API
 server, and writes its address to ~/.config/kollect/dev-query.json ($KOLLECT_DEV_QUERY_FILE), where
-kollect history, diff and get --at find it when the cluster serves no query API. It is for people with a cluster who want Kollect running
+kollect history, diff, get --at and deadletters find it when the cluster serves no query API. It is for people with a cluster who want Kollect running
 without installing it: apply Profiles, Targets, sinks and Inventories with kubectl and watch them
 export. The admission webhook is not served (the API server cannot reach this process); the CRDs'
 own validation still applies. Ctrl-C stops everything.

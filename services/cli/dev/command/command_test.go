@@ -22,6 +22,7 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/testenv"
+	"kollect.dev/kollect/services/cli"
 	"kollect.dev/kollect/services/cli/dev"
 	"kollect.dev/kollect/services/cli/internal/devbus"
 )
@@ -51,6 +52,7 @@ func (s *syncBuffer) String() string {
 // process's profiles on --pprof-bind-address.
 func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
 	t.Setenv(devbus.EnvFile, filepath.Join(t.TempDir(), "dev-bus.json"))
+	t.Setenv(devbus.EnvQueryFile, filepath.Join(t.TempDir(), "dev-query.json"))
 	kube := testenv.StartKube(t)
 	pg := testenv.StartPostgres(t)
 	dsn := pg.CreateDatabase(t, "dev")
@@ -107,6 +109,18 @@ func TestDevExportsFromAKubeconfigAndStopsOnCancel(t *testing.T) {
 		}
 		return nil
 	}, testenv.Every(100*time.Millisecond))
+	// kollect deadletters reads the history API kollect dev serves on
+	// loopback (the cluster serves none), with the kubeconfig's
+	// credentials and no bus connection.
+	testenv.Eventually(t, 30*time.Second, "kollect deadletters through kollect dev's query API", func() error {
+		var out, errOut bytes.Buffer
+		code := cli.Main(ctx, []string{"--kubeconfig", kubeconfig, "deadletters", "list", "-n", "shop", "-o", "json"},
+			cli.Streams{Out: &out, Err: &errOut})
+		if code != 0 || strings.TrimSpace(out.String()) != "[]" {
+			return fmt.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+		}
+		return nil
+	})
 	if !strings.Contains(stderr.String(), "CRDs applied") || !strings.Contains(stderr.String(), "all services running") {
 		t.Errorf("stderr lacks the progress lines:\n%s", stderr.String())
 	}

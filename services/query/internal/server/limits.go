@@ -12,9 +12,14 @@ import (
 // Limits bound what one request reads and returns, and how many requests
 // read rows at once.
 type Limits struct {
-	// Revisions is the most revisions (list) or timeline entries a page
-	// holds, and the default page size of both.
+	// Revisions is the most revisions or dead letters (lists) or timeline
+	// entries a page holds, and the default page size of each.
 	Revisions int
+	// DeadLetterScan is the most dead letters one list request reads from
+	// the bus: past it, the page ends early (fewer items than its limit,
+	// with a continue token), so that a caller who may read few of the
+	// stream's dead letters never makes one request read the whole stream.
+	DeadLetterScan int
 	// Rows is the most rows or row changes a page holds; DefaultRows is the
 	// page size when the request names none.
 	Rows, DefaultRows int
@@ -32,7 +37,7 @@ type Limits struct {
 
 // DefaultLimits are the limits of the chart's defaults.
 func DefaultLimits() Limits {
-	return Limits{Revisions: 500, Rows: 5000, DefaultRows: 500, DiffRows: 200_000, TimelineSpan: 31 * 24 * time.Hour,
+	return Limits{Revisions: 500, DeadLetterScan: 1000, Rows: 5000, DefaultRows: 500, DiffRows: 200_000, TimelineSpan: 31 * 24 * time.Hour,
 		ConcurrentReads: 8, Wait: 2 * time.Second}
 }
 

@@ -20,7 +20,8 @@ func newScheme() (*runtime.Scheme, serializer.CodecFactory) {
 	s.AddKnownTypes(internal, &queryv1.InventoryRevision{}, &queryv1.InventoryRevisionList{},
 		&queryv1.InventoryHistory{}, &queryv1.InventoryHistoryList{},
 		&queryv1.ClusterInventoryRevision{}, &queryv1.ClusterInventoryRevisionList{},
-		&queryv1.ClusterInventoryHistory{}, &queryv1.ClusterInventoryHistoryList{})
+		&queryv1.ClusterInventoryHistory{}, &queryv1.ClusterInventoryHistoryList{},
+		&queryv1.DeadLetter{}, &queryv1.DeadLetterList{}, &queryv1.ClusterDeadLetter{}, &queryv1.ClusterDeadLetterList{})
 	must(s.SetVersionPriority(queryv1.GroupVersion))
 	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
 	unversioned := schema.GroupVersion{Group: "", Version: "v1"}

@@ -95,6 +95,10 @@ func New(js jetstream.JetStream, o Options) (*genericapiserver.GenericAPIServer,
 		storage[r.histories+"/"+queryv1.SubresourceDiff] = sub(r.cluster, serveDiff)
 		storage[r.histories+"/"+queryv1.SubresourceTimeline] = sub(r.cluster, serveTimeline)
 	}
+	// The inventories' dead letters, read-only, from the dead-letter stream.
+	dead := &deadLetterStream{js: js}
+	storage[queryv1.ResourceDeadLetters] = &deadLettersREST{backend: b, stream: dead}
+	storage[queryv1.ResourceClusterDeadLetters] = &deadLettersREST{backend: b, cluster: true, stream: dead}
 	info.VersionedResourcesStorageMap[queryv1.GroupVersion.Version] = storage
 	if err := srv.InstallAPIGroup(&info); err != nil {
 		return nil, fmt.Errorf("install %s: %w", queryv1.GroupVersion, err)

@@ -91,3 +91,46 @@ func (s *historiesREST) ConvertToTable(_ context.Context, obj, _ runtime.Object)
 	}
 	return t, nil
 }
+
+var deadLetterColumns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: "The dead letter's sequence."},
+	{Name: "Time", Type: "string", Format: "date-time", Description: "When the exporter gave up."},
+	{Name: "Inventory", Type: "string", Description: "The inventory."},
+	{Name: "Sink", Type: "string", Description: "The binding whose delivery failed."},
+	{Name: "Revision", Type: "integer", Description: "The revision that failed."},
+	{Name: "Reason", Type: "string", Description: "Why."},
+	{Name: "Message", Type: "string", Description: "The failure.", Priority: 1},
+}
+
+// ConvertToTable is kubectl get's table of dead letters.
+func (s *deadLettersREST) ConvertToTable(_ context.Context, obj, _ runtime.Object) (*metav1.Table, error) {
+	t := &metav1.Table{ColumnDefinitions: deadLetterColumns}
+	var items []queryv1.DeadLetter
+	switch o := obj.(type) {
+	case *queryv1.DeadLetter:
+		items = []queryv1.DeadLetter{*o}
+	case *queryv1.DeadLetterList:
+		items, t.Continue = o.Items, o.Continue
+	case *queryv1.ClusterDeadLetter:
+		items = []queryv1.DeadLetter{queryv1.DeadLetter(*o)}
+	case *queryv1.ClusterDeadLetterList:
+		t.Continue = o.Continue
+		for i := range o.Items {
+			items = append(items, queryv1.DeadLetter(o.Items[i]))
+		}
+	default:
+		return nil, fmt.Errorf("convert %T to a table: not a dead letter", obj)
+	}
+	for i := range items {
+		d := &items[i]
+		sink := string(d.Family) + "/<any>"
+		if d.Sink != nil {
+			sink = d.Sink.BindingName()
+		}
+		t.Rows = append(t.Rows, metav1.TableRow{Object: runtime.RawExtension{Object: d}, Cells: []any{
+			d.Name, d.Time.UTC().Format("2006-01-02T15:04:05Z"), d.Inventory, sink,
+			strconv.FormatUint(d.Revision, 10), d.Reason, d.Message,
+		}})
+	}
+	return t, nil
+}
