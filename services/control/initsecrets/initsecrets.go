@@ -63,7 +63,8 @@ func Run(ctx context.Context, cl client.Client, c Config) error {
 
 // EnsureNATSUsers creates the Secret ns/name with a random password for
 // each user, or adds one for each user it lacks; it never changes a
-// password it holds.
+// password it holds. A Secret a Helm release rendered (an older chart) gets
+// Helm's keep policy, so that upgrading to this chart does not delete it.
 func EnsureNATSUsers(ctx context.Context, cl client.Client, ns, name string, users []string, labels map[string]string) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		var s corev1.Secret
@@ -88,8 +89,9 @@ func EnsureNATSUsers(ctx context.Context, cl client.Client, ns, name string, use
 		}
 		missing := slices.DeleteFunc(slices.Clone(users), func(u string) bool { return len(s.Data[u]) > 0 })
 		if len(missing) == 0 {
-			return nil
+			return keep(ctx, cl, &s)
 		}
+		keepAnnotation(&s)
 		if s.Data == nil {
 			s.Data = map[string][]byte{}
 		}
@@ -116,7 +118,7 @@ func EnsureServingCert(ctx context.Context, cl client.Client, ns, name string, h
 			return fmt.Errorf("get serving certificate Secret %s/%s: %w", ns, name, err)
 		}
 		if !create && usable(s.Data, hosts) {
-			return nil
+			return keep(ctx, cl, &s)
 		}
 		data, err := generate(hosts)
 		if err != nil {
@@ -131,6 +133,7 @@ func EnsureServingCert(ctx context.Context, cl client.Client, ns, name string, h
 			}
 		} else {
 			s.Data = data
+			keepAnnotation(&s)
 			err = cl.Update(ctx, &s)
 		}
 		if err != nil && !apierrors.IsConflict(err) {
@@ -167,6 +170,35 @@ func InjectAPIServiceCA(ctx context.Context, cl client.Client, name, ns, secret 
 	}
 	if err := cl.Patch(ctx, api, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return fmt.Errorf("set the caBundle of APIService %s: %w", name, err)
+	}
+	return nil
+}
+
+// Annotations of a Secret an older chart rendered: Helm deletes it on the
+// upgrade that no longer renders it, unless it carries the keep policy.
+const (
+	helmReleaseAnnotation = "meta.helm.sh/release-name"
+	helmPolicyAnnotation  = "helm.sh/resource-policy"
+)
+
+// keepAnnotation marks s, when a Helm release owns it, with Helm's keep
+// policy, and reports whether it changed s.
+func keepAnnotation(s *corev1.Secret) bool {
+	if s.Annotations[helmReleaseAnnotation] == "" || s.Annotations[helmPolicyAnnotation] == "keep" {
+		return false
+	}
+	s.Annotations[helmPolicyAnnotation] = "keep"
+	return true
+}
+
+// keep writes the keep policy on a Secret an older chart rendered, so that
+// the upgrade to a chart that leaves it to this package does not delete it.
+func keep(ctx context.Context, cl client.Client, s *corev1.Secret) error {
+	if !keepAnnotation(s) {
+		return nil
+	}
+	if err := cl.Update(ctx, s); err != nil {
+		return fmt.Errorf("keep Secret %s/%s across the Helm upgrade: %w", s.Namespace, s.Name, err)
 	}
 	return nil
 }

@@ -75,6 +75,22 @@ func TestInitSecretsAgainstTheAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("Secrets an older chart rendered are kept, with Helm's keep policy", func(t *testing.T) {
+		old := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "old-nats-users",
+			Annotations: map[string]string{"meta.helm.sh/release-name": "kollect"}},
+			Data: map[string][]byte{"control": []byte("old-password")}}
+		if err := cl.Create(ctx, old); err != nil {
+			t.Fatal(err)
+		}
+		if err := initsecrets.EnsureNATSUsers(ctx, cl, ns, "old-nats-users", []string{"control"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		got := secret("old-nats-users")
+		if got.Annotations["helm.sh/resource-policy"] != "keep" || string(got.Data["control"]) != "old-password" {
+			t.Errorf("annotations %v, data %q: want the keep policy and the old password", got.Annotations, got.Data)
+		}
+	})
+
 	t.Run("the serving certificate is made once and replaced only when it does not fit", func(t *testing.T) {
 		if err := initsecrets.EnsureServingCert(ctx, cl, ns, "kollect-query-cert", hosts, nil); err != nil {
 			t.Fatal(err)
