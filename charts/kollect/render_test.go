@@ -57,7 +57,7 @@ func TestTemplate(t *testing.T) {
 			absent: []string{"ClusterRoleBinding/kollect-event-exporter"}},
 		{set: "external-nats",
 			present: []string{"Deployment/kollect-control"},
-			absent:  []string{"StatefulSet/kollect-nats", "Secret/kollect-nats-users", "ConfigMap/kollect-nats", "Job/kollect-init-secrets-pre"}},
+			absent:  []string{"StatefulSet/kollect-nats", "Secret/kollect-nats-users", "ConfigMap/kollect-nats"}},
 		{set: "fleet", present: []string{"ServiceMonitor/kollect"}},
 		{set: "nats-tls",
 			present: []string{"Certificate/kollect-nats-server", "Certificate/kollect-nats-client", "Certificate/kollect-nats-ca",
