@@ -13,6 +13,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"kollect.dev/kollect/services/control/initsecrets"
 )
 
 // valuesSmall is the trial profile docs/install.md and NOTES name.
@@ -194,6 +196,26 @@ func TestInitSecretsJobsMakeWhatTheChartNoLongerRenders(t *testing.T) {
 		names, _, _ := unstructured.NestedStringSlice(rules[1].(map[string]any), "resourceNames")
 		if !slices.Equal(names, []string{"kollect-nats-users", mount}) {
 			t.Errorf("the Job may get and update %v, want exactly its two Secrets", names)
+		}
+	})
+	t.Run("every values set renders Jobs whose args init-secrets accepts", func(t *testing.T) {
+		jobs := 0
+		for _, name := range setNames() {
+			for _, o := range decode(t, render(t, valuesSets[name])) {
+				if o.GetKind() != "Job" {
+					continue
+				}
+				jobs++
+				args := containerArgs(t, o)
+				if args[0] != initsecrets.Command {
+					t.Errorf("%s values: Job %s runs %v, want the %s subcommand", name, o.GetName(), args, initsecrets.Command)
+				} else if err := initsecrets.CheckArgs(args[1:]); err != nil {
+					t.Errorf("%s values: Job %s: %v", name, o.GetName(), err)
+				}
+			}
+		}
+		if jobs == 0 {
+			t.Fatal("no values set renders a Job: the check would prove nothing")
 		}
 	})
 	t.Run("cert-manager sets the caBundle: no post Job", func(t *testing.T) {

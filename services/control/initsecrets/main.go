@@ -104,3 +104,11 @@ func split(s string) []string {
 	}
 	return out
 }
+
+// CheckArgs reports whether args (those after the subcommand) are flags
+// init-secrets accepts with valid values: the chart's tests check the Jobs
+// they render with it.
+func CheckArgs(args []string) error {
+	_, _, err := parse(args, io.Discard)
+	return err
+}
