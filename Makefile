@@ -89,17 +89,24 @@ FAULT_FLAGS ?=
 faults: tools ## Fault injection: crash points, kill -9 and peer faults while changes flow, 20 runs each at 10k objects (FAULT_FLAGS=-short|-runs N|-only NAME); report in loadtest/results/faults-<date>.md.
 	$(GO) run ./loadtest/cmd/faults $(FAULT_FLAGS)
 
-IMAGE_VERSION ?= $(if $(VERSION),$(VERSION),v0.0.0-dev)
-images: ## Build the container images without a daemon into dist/images (OCI layout); PUSH=registry/prefix pushes them, COSIGN_KEY=file signs the pushed images (docs/images.md).
-	$(GO) run ./deploy/images/cmd -version $(IMAGE_VERSION) -out dist/images $(if $(PUSH),-push $(PUSH)) $(if $(COSIGN_KEY),-cosign-key $(COSIGN_KEY) -tools $(TOOLS_DIR)) $(IMAGES_FLAGS)
+# CHART_TAG is the image tag the checked-out chart installs by default: v<appVersion> of
+# charts/kollect/Chart.yaml (templates/_helpers.tpl, kollect.imageTag). make images and make
+# release default to it, so that `helm install` of this checkout pulls what they build and push;
+# TAG= (or VERSION=) overrides it, and then set image.tag to the same (docs/images.md).
+CHART_TAG := v$(patsubst v%,%,$(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' charts/kollect/Chart.yaml))
+TAG ?= $(if $(VERSION),$(VERSION),$(CHART_TAG))
+.PHONY: image-tag
+image-tag: ## Print the tag make images and make release use (TAG=, VERSION=, else the chart's v<appVersion>).
+	@echo $(TAG)
+images: ## Build the container images without a daemon into dist/images (OCI layout), tagged $(TAG); PUSH=registry/prefix pushes them, COSIGN_KEY=file signs the pushed images (docs/images.md).
+	$(GO) run ./deploy/images/cmd -version $(TAG) -out dist/images $(if $(PUSH),-push $(PUSH)) $(if $(COSIGN_KEY),-cosign-key $(COSIGN_KEY) -tools $(TOOLS_DIR)) $(IMAGES_FLAGS)
 
 .PHONY: e2e-cluster
 e2e-cluster: tools ## Opt-in, as root: a real single-node cluster (kubelet, containerd) runs the Helm install; report in loadtest/results/e2e-cluster.md (docs/e2e-cluster.md).
 	@bash deploy/e2e/run.sh $(E2E_FLAGS)
 
-release: tools ## Build a signed release into dist/: make release VERSION=vX.Y.Z [RELEASE_FLAGS=...] (docs/release.md).
-	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
-	$(GO) run ./deploy/release/cmd -version $(VERSION) -out dist $(RELEASE_FLAGS)
+release: tools ## Build a signed release into dist/: make release [VERSION=vX.Y.Z, default the chart's v<appVersion>] [RELEASE_FLAGS=...] (docs/release.md).
+	$(GO) run ./deploy/release/cmd -version $(TAG) -out dist $(RELEASE_FLAGS)
 
 publish: tools ## Push a built release (dist/) to a registry and sign its images: make publish REGISTRY=registry/prefix COSIGN_KEY=file (docs/release.md).
 	@[ -n "$(REGISTRY)" ] && [ -n "$(COSIGN_KEY)" ] || { echo "usage: make publish REGISTRY=registry/prefix COSIGN_KEY=cosign.key"; exit 2; }

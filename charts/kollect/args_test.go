@@ -73,7 +73,8 @@ func containerArgs(t *testing.T, d *unstructured.Unstructured) []string {
 func containerEnv(d *unstructured.Unstructured) map[string]string {
 	cs, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
 	env := map[string]string{}
-	for _, e := range cs[0].(map[string]any)["env"].([]any) {
+	list, _ := cs[0].(map[string]any)["env"].([]any) // a Job's container may have none
+	for _, e := range list {
 		e := e.(map[string]any)
 		v, _ := e["value"].(string)
 		if v == "" {

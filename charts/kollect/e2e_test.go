@@ -32,8 +32,9 @@ import (
 // the test fills, sinks on loopback allowed, and no webhook (the API server cannot reach a
 // webhook Service from here; admission rules are covered by control's own tests). Without the
 // webhook no requester is recorded, so the requester check (docs/security.md, F6; control's
-// requester tests) is off too, or the sinks naming Secrets would never run.
-var e2eSets = []string{
+// requester tests) is off too, or the sinks naming Secrets would never run. The query service is
+// off: it needs the API server to proxy to it (services/query and the chart's apiserver tests).
+var e2eSets = []string{"query.enabled=false",
 	"nats.replicas=1", "nats.auth.existingSecret=e2e-nats-users", "allowInClusterSinks=true",
 	"control.webhook.enabled=false", "control.tenancy.verifyRequesters=false", "exporters.snapshot.enabled=false", "exporters.event.enabled=false",
 }

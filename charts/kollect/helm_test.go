@@ -30,6 +30,7 @@ var valuesSets = map[string]string{
 	"external-nats": "ci/external-nats-values.yaml",
 	"fleet":         "ci/fleet-values.yaml",
 	"nats-tls":      "ci/nats-tls-values.yaml",
+	"small":         valuesSmall,
 }
 
 // setNames returns the keys of valuesSets in a stable order.

@@ -18,10 +18,10 @@ const kustomizeBase = "deploy/kustomize/base"
 
 const kustomization = `# Generated from charts/kollect by ` + "`make kustomize`" + ` (helm template with the chart's
 # default values, release "kollect", namespace kollect-system): do not edit; a test fails when
-# it is stale. The one difference from a Helm install: the NATS users Secret is not generated.
-# Create kollect-nats-users in kollect-system first, one URL-safe password per service
-# (control, collector, aggregator, snapshot-exporter, database-exporter, event-exporter), e.g.
-# with a secretGenerator in your overlay (docs/install.md).
+# it is stale. The chart's Helm hooks are plain Jobs here: kollect-init-secrets-pre creates the
+# NATS users' Secret (kollect-nats-users) and the query certificate when they do not exist,
+# kollect-init-secrets-post sets the query APIService's caBundle; the pods that need them start
+# once they exist (docs/install.md).
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
@@ -61,7 +61,7 @@ func kustomizeFiles(t *testing.T) map[string][]byte {
 		}
 		crds = append(crds, b...)
 	}
-	objs := string(render(t, "", "nats.auth.existingSecret=kollect-nats-users"))
+	objs := string(render(t, ""))
 	objs = helmChartLabel.ReplaceAllString(objs, "")
 	objs = managedByHelm.ReplaceAllString(objs, "$1 kustomize")
 	return map[string][]byte{

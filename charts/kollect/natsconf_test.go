@@ -44,7 +44,7 @@ func TestNATSConfigGivesEachServiceItsBusPermissions(t *testing.T) {
 		{name: "an administrator provisions the bus", sets: []string{"query.enabled=true", "control.provisionBus=false"}},
 	}
 	t.Run("without the query service there is no query user (an existing users Secret lacks its key)", func(t *testing.T) {
-		for _, u := range parseNATSConf(t).Users {
+		for _, u := range parseNATSConf(t, "query.enabled=false").Users {
 			if u.Username == string(busv1.ServiceQuery) {
 				t.Errorf("nats.conf has the query user with query.enabled=false")
 			}

@@ -39,7 +39,8 @@ var (
 
 // checkNotes runs `helm install --dry-run` of every values set against the API server and
 // checks its NOTES: every Deployment is listed, every object a kubectl command names is one the
-// release renders, and every repository file it names exists.
+// release renders, every repository file it names exists (docs/examples/in-cluster included),
+// and the next steps are the self-contained in-cluster example.
 func checkNotes(t *testing.T, kubeconfig string) {
 	for _, name := range setNames() {
 		t.Run("NOTES of the "+name+" values name only what the release installs", func(t *testing.T) {
@@ -73,6 +74,25 @@ func checkNotes(t *testing.T, kubeconfig string) {
 			}
 			if slices.Contains([]string{"nats-tls", "default"}, name) && !strings.Contains(notes, "Bus: NATS JetStream") {
 				t.Errorf("NOTES do not describe the bus:\n%s", notes)
+			}
+			// The next steps apply only objects that become Ready on a bare cluster, and name the
+			// trial profile and, with the query service, how history is read and who may read it.
+			for _, want := range []string{"kubectl apply -f docs/examples/in-cluster/", "kubectl get kollectinventories -A",
+				"charts/kollect/values-small.yaml"} {
+				if !strings.Contains(notes, want) {
+					t.Errorf("NOTES lack %q", want)
+				}
+			}
+			if strings.Contains(notes, "docs/examples/00-") || strings.Contains(notes, "docs/examples/40-") {
+				t.Error("NOTES apply the numbered examples, which need sinks and Secrets a bare cluster has not")
+			}
+			if rendered["clusterrole/kollect-query-history-reader"] {
+				for _, want := range []string{"kollect history kollect-demo/demo", "--clusterrole=kollect-query-history-reader",
+					"kubectl get apiservice v1alpha1.query.kollect.dev"} {
+					if !strings.Contains(notes, want) {
+						t.Errorf("NOTES with the query service lack %q", want)
+					}
+				}
 			}
 		})
 	}

@@ -71,7 +71,7 @@ exporters:
 		"kollect-database-exporter": {"iam.gke.io/gcp-service-account": "kollect@project.iam.gserviceaccount.com"},
 	}
 	for _, o := range objs {
-		if o.GetKind() != "ServiceAccount" {
+		if o.GetKind() != "ServiceAccount" || o.GetAnnotations()["helm.sh/hook"] != "" { // the hook Jobs' own
 			continue
 		}
 		if diff := cmp.Diff(want[o.GetName()], o.GetAnnotations()); diff != "" {

@@ -55,6 +55,15 @@ func testRBAC(t *testing.T, cs kubernetes.Interface, a *applier) {
 			{sa: "kollect-aggregator", verb: "get", group: "coordination.k8s.io", resource: "leases", ns: namespace, allowed: false},
 			{sa: "kollect-aggregator", verb: "get", resource: "secrets", ns: namespace, allowed: false},
 			{sa: "kollect-aggregator", verb: "get", group: kollect, resource: "kollectinventories", ns: "team-a", allowed: false},
+			// the init-secrets hook Jobs make two Secrets and the APIService's caBundle, nothing else.
+			{sa: "kollect-init-secrets", verb: "create", resource: "secrets", ns: namespace, allowed: true},
+			{sa: "kollect-init-secrets", verb: "update", resource: "secrets", ns: namespace, name: "kollect-nats-users", allowed: true},
+			{sa: "kollect-init-secrets", verb: "get", resource: "secrets", ns: namespace, name: "kollect-query-cert", allowed: true},
+			{sa: "kollect-init-secrets", verb: "get", resource: "secrets", ns: namespace, name: "kollect-control-requester-key", allowed: false},
+			{sa: "kollect-init-secrets", verb: "list", resource: "secrets", ns: namespace, allowed: false},
+			{sa: "kollect-init-secrets", verb: "create", resource: "secrets", ns: "team-a", allowed: false},
+			{sa: "kollect-init-secrets", verb: "patch", group: "apiregistration.k8s.io", resource: "apiservices", name: "v1alpha1.query.kollect.dev", allowed: true},
+			{sa: "kollect-init-secrets", verb: "patch", group: "apiregistration.k8s.io", resource: "apiservices", name: "v1.apps", allowed: false},
 		})
 		for _, e := range []string{"kollect-snapshot-exporter", "kollect-database-exporter", "kollect-event-exporter"} {
 			checkAccess(t, cs, namespace, []access{

@@ -160,11 +160,12 @@ const readmeHead = `# Kollect Helm chart
 
 Chart version %s, Kollect %s, Kubernetes %s.
 
-It installs control, the collector, the aggregator and the snapshot, database and event
-exporters (one Deployment each, one ServiceAccount and RBAC each), NATS JetStream (a
-StatefulSet, or an external NATS), the validating webhook, and optionally a ServiceMonitor,
-PrometheusRule, NetworkPolicies and exporter HPAs. Its ` + "`crds/`" + ` folder installs the CRDs on a
-first install only; the kollect-crds chart upgrades them.
+It installs control, the collector, the aggregator, the query service (history through the API
+server) and the snapshot, database and event exporters (one Deployment each, one ServiceAccount
+and RBAC each), NATS JetStream (a StatefulSet, or an external NATS), the validating webhook, and
+optionally a ServiceMonitor, PrometheusRule, NetworkPolicies and exporter HPAs. Its ` + "`crds/`" + ` folder
+installs the CRDs on a first install only; the kollect-crds chart upgrades them. Nothing it
+renders is random: hook Jobs make the NATS passwords and the query certificate in the cluster.
 
 ## Install
 
@@ -172,6 +173,10 @@ first install only; the kollect-crds chart upgrades them.
 # from a checkout of https://github.com/kollect-dev/kollect
 helm upgrade --install kollect-crds charts/kollect-crds -n kollect-system --create-namespace
 helm upgrade --install kollect charts/kollect -n kollect-system --skip-crds
+# a trial cluster (kind, minikube): one replica of everything, no volumes
+helm upgrade --install kollect charts/kollect -n kollect-system --skip-crds -f charts/kollect/values-small.yaml
+# images you built and pushed (make images PUSH=<registry>/<path>)
+helm upgrade --install kollect charts/kollect -n kollect-system --skip-crds --set image.registry=<registry>/<path>
 # or from an OCI registry the charts were pushed to (helm push kollect-<version>.tgz oci://<registry>/<path>)
 helm upgrade --install kollect oci://<registry>/<path>/kollect --version <version> -n kollect-system
 ` + "```" + `
@@ -179,15 +184,16 @@ helm upgrade --install kollect oci://<registry>/<path>/kollect --version <versio
 Check it:
 
 ` + "```sh" + `
-kubectl -n kollect-system rollout status deploy -l app.kubernetes.io/instance=kollect
+kubectl -n kollect-system wait --for=condition=Available deployment -l app.kubernetes.io/instance=kollect --timeout=5m
 kubectl -n kollect-system rollout status statefulset/kollect-nats
-kubectl api-resources --api-group=kollect.dev
+kubectl get apiservice v1alpha1.query.kollect.dev
 ` + "```" + `
 
-Then declare a KollectProfile, a KollectTarget, a sink and a KollectInventory
-(docs/getting-started.md); ` + "`kubectl get kollect -A`" + ` lists every Kollect object.
-docs/install.md explains the values by topic: cloud identity (IRSA, Workload Identity), NATS
-TLS, external NATS, fleets, in-cluster sinks, webhook certificates, upgrades.
+Then apply the self-contained example, docs/examples/in-cluster/ (an inventory without a sink),
+and read it with ` + "`kubectl get kollectinventories -A`" + ` and ` + "`kollect history kollect-demo/demo`" + `.
+docs/install.md explains the values by topic: small installs, your own images, credentials made
+in the cluster, cloud identity (IRSA, Workload Identity), NATS TLS, external NATS, fleets,
+in-cluster sinks, webhook certificates, monitoring, upgrades.
 
 ## Values
 

@@ -3,6 +3,7 @@ package release
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -30,4 +31,23 @@ func stampChartImages(chartYAML, version string) error {
 		return fmt.Errorf("stamp chart images: %s has an artifacthub.io/images annotation without a ghcr.io/kollect-dev image", chartYAML)
 	}
 	return os.WriteFile(chartYAML, []byte(chartImageLine.ReplaceAllString(s, "${1}:"+version)), 0o644) //nolint:gosec // G306: a chart file, world-readable like the rest of the chart
+}
+
+// chartAppVersion is the appVersion line of a Chart.yaml.
+var chartAppVersion = regexp.MustCompile(`(?m)^appVersion:\s*"?([^"\s]+)"?\s*$`)
+
+// ChartTag is the image tag the kollect chart of the work tree repo installs
+// by default: v<appVersion> of charts/kollect/Chart.yaml (the chart's
+// kollect.imageTag; `make image-tag` prints the same). make images, and this
+// package's images command without -version, tag what they build with it.
+func ChartTag(repo string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(repo, "charts", "kollect", "Chart.yaml")) //nolint:gosec // G304: the work tree's chart
+	if err != nil {
+		return "", fmt.Errorf("read the chart's appVersion: %w", err)
+	}
+	m := chartAppVersion.FindSubmatch(b)
+	if m == nil {
+		return "", fmt.Errorf("charts/kollect/Chart.yaml of %s has no appVersion", repo)
+	}
+	return "v" + strings.TrimPrefix(string(m[1]), "v"), nil
 }

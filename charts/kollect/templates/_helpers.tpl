@@ -1,10 +1,22 @@
 {{/* Names, labels, images and the bus address shared by every template. */}}
 
+{{/* kollect.chartName: the chart's name, or nameOverride (app.kubernetes.io/name). */}}
+{{- define "kollect.chartName" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+kollect.fullname: the prefix of every object's name: fullnameOverride, else the release name
+when it contains the chart's name (nameOverride), else <release>-<name>.
+*/}}
 {{- define "kollect.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- $name := include "kollect.chartName" . -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 40 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
 {{- end -}}
 {{- end -}}
 
@@ -24,7 +36,7 @@ kollect.dev/cluster: {{ . | quote }}
 {{- end -}}
 
 {{- define "kollect.selectorLabels" -}}
-app.kubernetes.io/name: kollect
+app.kubernetes.io/name: {{ include "kollect.chartName" .root }}
 app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .component }}
 {{- end -}}
@@ -32,6 +44,27 @@ app.kubernetes.io/component: {{ .component }}
 {{/* kollect.name: <fullname>-<component>. */}}
 {{- define "kollect.name" -}}
 {{- printf "%s-%s" (include "kollect.fullname" .root) .component -}}
+{{- end -}}
+
+{{/*
+kollect.serviceAccount: the ServiceAccount of a component; call with (dict "root" $ "component"
+<name>). <service>.serviceAccount.create (default true) makes <fullname>-<component>, or name;
+create false uses name, an existing ServiceAccount (default: the namespace's "default").
+*/}}
+{{- define "kollect.serviceAccount" -}}
+{{- $svc := get (include "kollect.services" .root | fromYaml) .component -}}
+{{- $sa := dict -}}
+{{- if $svc }}{{ $sa = dig "serviceAccount" dict (include "kollect.serviceValues" (dict "root" .root "svc" $svc) | fromYaml) }}{{ end -}}
+{{- if dig "create" true $sa -}}
+{{- default (include "kollect.name" .) (get $sa "name") -}}
+{{- else -}}
+{{- default "default" (get $sa "name") -}}
+{{- end -}}
+{{- end -}}
+
+{{/* kollect.imageTag: image.tag, else v<appVersion> (the tag releases and make images push). */}}
+{{- define "kollect.imageTag" -}}
+{{- .Values.image.tag | default (printf "v%s" (trimPrefix "v" .Chart.AppVersion)) -}}
 {{- end -}}
 
 {{/* kollect.image: the image of binary .binary. */}}
@@ -43,7 +76,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- else if $digest -}}
 {{- printf "%s/%s@%s" $img.registry .binary $digest -}}
 {{- else -}}
-{{- printf "%s/%s:%s" $img.registry .binary (default .root.Chart.AppVersion $img.tag) -}}
+{{- printf "%s/%s:%s" $img.registry .binary (include "kollect.imageTag" .root) -}}
 {{- end -}}
 {{- end -}}
 

@@ -49,3 +49,37 @@ topologySpreadConstraints:
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/*
+kollect.scheduling: nodeSelector, tolerations and affinity of a pod; call with (dict "root" $
+"sv" <the component's values> "ctx" <labels context, for the default anti-affinity; omit for
+none>). Each of the component's own values wins over the chart-wide one (nodeSelector,
+tolerations, affinity); without either affinity, a service's replicas prefer different nodes.
+*/}}
+{{- define "kollect.scheduling" -}}
+{{- $v := .root.Values -}}
+{{- with .sv.nodeSelector | default $v.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .sv.tolerations | default $v.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .sv.affinity | default $v.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- else }}
+{{- with .ctx }}
+affinity:
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- include "kollect.selectorLabels" . | nindent 14 }}
+{{- end }}
+{{- end }}
+{{- end -}}

@@ -16,7 +16,7 @@ import (
 func main() {
 	var o release.ImagesOptions
 	var platforms, binaries string
-	flag.StringVar(&o.Version, "version", "v0.0.0-dev", "image tag and stamped version, vMAJOR.MINOR.PATCH[-pre]")
+	flag.StringVar(&o.Version, "version", "", "image tag and stamped version, vMAJOR.MINOR.PATCH[-pre] (default: v<appVersion> of -repo's charts/kollect, the tag the chart installs)")
 	flag.StringVar(&o.Repo, "repo", ".", "git work tree to build from")
 	flag.StringVar(&o.Commit, "commit", "HEAD", "git revision to build (its tree, not the work tree's files)")
 	flag.StringVar(&o.Out, "out", "dist/images", "OCI image layout folder to write (emptied first)")
@@ -37,6 +37,12 @@ func main() {
 	for _, p := range ps {
 		if p.OS != "linux" {
 			fmt.Fprintf(os.Stderr, "images: platform %s: images run on linux/<arch>\n", p)
+			os.Exit(2)
+		}
+	}
+	if o.Version == "" {
+		if o.Version, err = release.ChartTag(o.Repo); err != nil {
+			fmt.Fprintln(os.Stderr, "images:", err)
 			os.Exit(2)
 		}
 	}
