@@ -27,6 +27,7 @@ type report struct {
 	steps      []string
 	components []string
 	peak       map[string]int64 // namespace/pod -> the pod cgroup's peak memory (bytes)
+	notes      []string         // what the run measured or stood in for, one sentence each
 }
 
 func newReport(t *testing.T, path string) *report {
@@ -113,6 +114,12 @@ func (r *report) markdown(failed bool) string {
 		fmt.Fprintf(&b, "- %s\n", v)
 	}
 	fmt.Fprintf(&b, "\n## Steps\n\n| step | took | result |\n|---|---|---|\n%s\n", strings.Join(r.steps, "\n"))
+	if len(r.notes) > 0 {
+		fmt.Fprintf(&b, "\n## Notes\n\n")
+		for _, n := range r.notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
 	fmt.Fprintf(&b, "\n## Peak memory of each pod\n\nThe pod cgroup's `memory.max_usage_in_bytes` (cgroups v1; includes the page cache the pod caused),\n")
 	fmt.Fprintf(&b, "sampled after the install and after the upgrade; a pod replaced by the rollout keeps its last sample.\n\n")
 	names := make([]string, 0, len(r.peak))
