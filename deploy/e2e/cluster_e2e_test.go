@@ -176,7 +176,7 @@ func natsPVs(t *testing.T, c *e2e.Cluster, dir, prefix string, n int) {
 		if err := os.MkdirAll(path, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chmod(path, 0o777); err != nil { //nolint:gosec // G302: a volume for UID 65532
+		if err := os.Chmod(path, 0o777); err != nil { // a volume for UID 65532
 			t.Fatal(err)
 		}
 		hostPath := corev1.HostPathDirectory

@@ -111,7 +111,7 @@ func hostHas(ip net.IP) (bool, error) {
 }
 
 func ipCmd(args ...string) error {
-	if b, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+	if b, err := exec.Command("ip", args...).CombinedOutput(); err != nil { //nolint:gosec // G204: ip with our arguments
 		return fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(b)))
 	}
 	return nil

@@ -198,7 +198,7 @@ func (s *scenario) readmeCleanup(t *testing.T) {
 
 // kubectlErr runs kubectl and returns its output and error, for waits that retry.
 func kubectlErr(t *testing.T, kubeconfig, bin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(t.Context(), bin, args...) //nolint:gosec // G204: the tool cache's kubectl
+	cmd := exec.CommandContext(t.Context(), bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -34,7 +34,7 @@ func newReport(t *testing.T, path string) *report {
 	r := &report{start: time.Now(), peak: map[string]int64{}, loadStart: loadAverage()}
 	if path != "" {
 		t.Cleanup(func() {
-			if err := os.WriteFile(path, []byte(r.markdown(t.Failed())), 0o644); err != nil { //nolint:gosec // G306: a report
+			if err := os.WriteFile(path, []byte(r.markdown(t.Failed())), 0o644); err != nil {
 				t.Errorf("write the report: %v", err)
 			}
 			t.Logf("report written to %s", path)
@@ -58,7 +58,7 @@ func (r *report) step(t *testing.T, name string, fn func(t *testing.T)) bool {
 // versions records the components' versions.
 func (r *report) versions(t *testing.T, c *e2e.Cluster, kubectl string) {
 	out := func(bin string, args ...string) string {
-		b, err := exec.Command(bin, args...).CombinedOutput() //nolint:gosec // G204: our tools
+		b, err := exec.Command(bin, args...).CombinedOutput()
 		if err != nil {
 			return "unknown (" + err.Error() + ")"
 		}

@@ -55,7 +55,7 @@ func TestTheInClusterExampleBecomesReady(t *testing.T) {
 	busFile := filepath.Join(t.TempDir(), "dev-bus.json")
 	busURL := startServices(t, dev.Options{Rest: kube.Config, NATSPort: -1, BusFile: busFile})
 
-	apply := exec.CommandContext(t.Context(), kubectl, "apply", "-f", "docs/examples/in-cluster/") //nolint:gosec // G204: the tool cache's kubectl
+	apply := exec.CommandContext(t.Context(), kubectl, "apply", "-f", "docs/examples/in-cluster/")
 	apply.Dir, apply.Env = root, append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	out, err := apply.CombinedOutput()
 	if err != nil {
