@@ -28,8 +28,10 @@ type scenario struct {
 	workloads           int
 	// dir is the cluster's work folder; tag the image.tag of the imported build.
 	dir, tag string
-	// crds says the kollect-crds release is installed (by the README's route).
-	crds bool
+	// crds says the kollect-crds release is installed (by the README's route); notes is
+	// what its helm install printed.
+	crds  bool
+	notes string
 }
 
 func (s *scenario) helmArgs(verb string, extra ...string) []string {
