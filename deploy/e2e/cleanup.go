@@ -25,7 +25,8 @@ func (c *Cluster) removeContainers(ctx context.Context) error {
 	}
 	var errs []error
 	for _, id := range strings.Fields(out) {
-		if _, err := c.ctr(ctx, "tasks", "rm", "-f", id); err != nil {
+		// A task whose processes killPods ended may be gone by now: not an error.
+		if _, err := c.ctr(ctx, "tasks", "rm", "-f", id); err != nil && !strings.Contains(err.Error(), "not found") {
 			errs = append(errs, err)
 		}
 	}

@@ -115,6 +115,8 @@ func (c *Cluster) certificates(context.Context) error {
 			"kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}},
 		{"apiserver-kubelet-client", "kube-apiserver-kubelet-client", []string{"system:masters"}, nil},
 		{"admin", "kollect-e2e-admin", []string{"system:masters"}, nil},
+		// The aggregator's client certificate towards API extensions (Kollect's query service).
+		{"front-proxy-client", "front-proxy-client", nil, nil},
 		{"controller-manager", "system:kube-controller-manager", nil, nil},
 		{"scheduler", "system:kube-scheduler", nil, nil},
 		{"kube-proxy", "system:kube-proxy", nil, nil},
@@ -167,6 +169,12 @@ func (c *Cluster) startAPIServer(context.Context) error {
 		"--kubelet-client-key=" + pk("apiserver-kubelet-client.key"),
 		"--kubelet-certificate-authority=" + pk("ca.crt"), "--kubelet-preferred-address-types=InternalIP",
 		"--enable-admission-plugins=NodeRestriction", "--cert-dir=" + filepath.Join(c.cfg.Dir, "apiserver-certs"),
+		// The aggregation layer, for the query service's APIService: the API server proxies
+		// to the pods' addresses with the front-proxy certificate and the user in headers.
+		"--requestheader-client-ca-file=" + pk("ca.crt"), "--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User", "--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-", "--enable-aggregator-routing=true",
+		"--proxy-client-cert-file=" + pk("front-proxy-client.crt"), "--proxy-client-key-file=" + pk("front-proxy-client.key"),
 	})
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +22,7 @@ import (
 var (
 	reportPath = flag.String("report", "", "write the run's report (markdown) to this file")
 	layoutDir  = flag.String("images", "dist/images", "OCI layout of make images, relative to the repository")
-	nodeIP     = flag.String("node-ip", "", "the host's address pods reach it on (default: the default route's source)")
+	nodeIP     = flag.String("node-ip", e2e.DefaultNodeIP, "the node's address, which the test adds to this host (a dummy interface, else a loopback alias) and removes")
 	keep       = flag.Bool("keep", false, "leave the cluster's work folder (logs) in place")
 )
 
@@ -32,6 +31,10 @@ const (
 	natsRepo    = "kollect-e2e/nats-server"
 	natsTag     = "e2e"
 	inventories = 4
+	// buildRegistry is the image.registry the local build's images are imported under and
+	// installed from: never the chart's default, so that the install proves the value works
+	// (with the default, the pods would pull from ghcr.io and never start here).
+	buildRegistry = "e2e.kollect.test/build"
 )
 
 // TestHelmInstallOnARealNode installs the charts on a single-node cluster of real
@@ -46,10 +49,13 @@ func TestHelmInstallOnARealNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := newReport(t, *reportPath)
-	ip := *nodeIP
-	if ip == "" {
-		ip = defaultRouteIP(t)
+	addr, err := e2e.AddNodeAddress(*nodeIP)
+	if err != nil {
+		t.Fatal(err)
 	}
+	ip := addr.IP
+	t.Logf("node address %s on %s", ip, addr.Device)
+	rep.components = append(rep.components, fmt.Sprintf("node address %s/32 on %s, added by the test", ip, addr.Device))
 	dir, err := os.MkdirTemp("/var/tmp", "kollect-e2e-")
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +67,9 @@ func TestHelmInstallOnARealNode(t *testing.T) {
 			if err := c.Stop(ctx); err != nil {
 				t.Errorf("stop the cluster: %v", err)
 			}
+		}
+		if err := addr.Remove(); err != nil {
+			t.Errorf("remove the node address: %v", err)
 		}
 		if *keep || t.Failed() {
 			t.Logf("work folder (logs in %s/logs) kept", dir)
@@ -83,8 +92,11 @@ func TestHelmInstallOnARealNode(t *testing.T) {
 	if !rep.step(t, "a pod of the pause image runs and is Ready", func(t *testing.T) { smokePod(t, c) }) {
 		return
 	}
-	if !rep.step(t, "images imported: six services from the OCI layout, nats-server built here", func(t *testing.T) {
-		imgs, err := e2e.LayoutImages(filepath.Join(repo, *layoutDir), "ghcr.io/kollect-dev", chartAppVersion(t, repo))
+	// The tag the build is installed under (image.tag): the chart's appVersion and a mark
+	// of this run, which no registry has.
+	tag := "v" + chartAppVersion(t, repo) + "-e2e." + time.Now().UTC().Format("20060102150405")
+	if !rep.step(t, "images imported: the services from the OCI layout as "+buildRegistry+"/<binary>:<tag>, nats-server built here", func(t *testing.T) {
+		imgs, err := e2e.LayoutImages(filepath.Join(repo, *layoutDir), buildRegistry, tag)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,20 +111,12 @@ func TestHelmInstallOnARealNode(t *testing.T) {
 	}) {
 		return
 	}
-	natsPVs(t, c, dir, 3)
-	s := &scenario{t: t, c: c, repo: repo, helm: helm, kubectl: kubectl, rep: rep}
-	s.run()
-}
-
-// defaultRouteIP is the source address of the default route: the node's address.
-func defaultRouteIP(t *testing.T) string {
-	t.Helper()
-	conn, err := net.Dial("udp", "192.0.2.255:9") // no packet is sent: it only picks a route
-	if err != nil {
-		t.Fatalf("find the node's address (set -node-ip): %v", err)
+	s := &scenario{t: t, c: c, repo: repo, helm: helm, kubectl: kubectl, rep: rep, dir: dir, tag: tag}
+	if !s.readmeRoute() {
+		return
 	}
-	defer conn.Close()
-	return conn.LocalAddr().(*net.UDPAddr).IP.String()
+	natsPVs(t, c, dir, "e2e-nats", 3)
+	s.run()
 }
 
 func chartAppVersion(t *testing.T, repo string) string {
@@ -165,18 +169,18 @@ func smokePod(t *testing.T, c *e2e.Cluster) {
 
 // natsPVs creates n hostPath PersistentVolumes without a class for NATS's claims (the
 // node has no provisioner), their folders writable by the images' nonroot user.
-func natsPVs(t *testing.T, c *e2e.Cluster, dir string, n int) {
+func natsPVs(t *testing.T, c *e2e.Cluster, dir, prefix string, n int) {
 	t.Helper()
 	for i := range n {
-		path := filepath.Join(dir, fmt.Sprintf("pv/nats-%d", i))
+		path := filepath.Join(dir, fmt.Sprintf("pv/%s-%d", prefix, i))
 		if err := os.MkdirAll(path, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chmod(path, 0o777); err != nil { //nolint:gosec // G302: a volume for UID 65532
+		if err := os.Chmod(path, 0o777); err != nil { // a volume for UID 65532
 			t.Fatal(err)
 		}
 		hostPath := corev1.HostPathDirectory
-		pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("e2e-nats-%d", i)},
+		pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i)},
 			Spec: corev1.PersistentVolumeSpec{
 				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: mustQuantity("10Gi")},
 				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},

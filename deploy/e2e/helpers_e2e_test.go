@@ -25,7 +25,7 @@ import (
 // run runs a tool (helm, kubectl) against the cluster and returns its output.
 func run(t *testing.T, kubeconfig, bin string, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), bin, args...) //nolint:gosec // G204: the tool cache's helm and kubectl
+	cmd := exec.CommandContext(t.Context(), bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -57,7 +57,7 @@ func forward(t *testing.T, addr, target string) string {
 					return
 				}
 				defer u.Close()
-				go func() { _, _ = io.Copy(u, c); u.(*net.TCPConn).CloseWrite() }()
+				go func() { _, _ = io.Copy(u, c); _ = u.(*net.TCPConn).CloseWrite() }()
 				_, _ = io.Copy(c, u)
 			}()
 		}

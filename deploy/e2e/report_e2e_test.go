@@ -27,13 +27,14 @@ type report struct {
 	steps      []string
 	components []string
 	peak       map[string]int64 // namespace/pod -> the pod cgroup's peak memory (bytes)
+	notes      []string         // what the run measured or stood in for, one sentence each
 }
 
 func newReport(t *testing.T, path string) *report {
 	r := &report{start: time.Now(), peak: map[string]int64{}, loadStart: loadAverage()}
 	if path != "" {
 		t.Cleanup(func() {
-			if err := os.WriteFile(path, []byte(r.markdown(t.Failed())), 0o644); err != nil { //nolint:gosec // G306: a report
+			if err := os.WriteFile(path, []byte(r.markdown(t.Failed())), 0o644); err != nil {
 				t.Errorf("write the report: %v", err)
 			}
 			t.Logf("report written to %s", path)
@@ -57,7 +58,7 @@ func (r *report) step(t *testing.T, name string, fn func(t *testing.T)) bool {
 // versions records the components' versions.
 func (r *report) versions(t *testing.T, c *e2e.Cluster, kubectl string) {
 	out := func(bin string, args ...string) string {
-		b, err := exec.Command(bin, args...).CombinedOutput() //nolint:gosec // G204: our tools
+		b, err := exec.Command(bin, args...).CombinedOutput()
 		if err != nil {
 			return "unknown (" + err.Error() + ")"
 		}
@@ -113,6 +114,12 @@ func (r *report) markdown(failed bool) string {
 		fmt.Fprintf(&b, "- %s\n", v)
 	}
 	fmt.Fprintf(&b, "\n## Steps\n\n| step | took | result |\n|---|---|---|\n%s\n", strings.Join(r.steps, "\n"))
+	if len(r.notes) > 0 {
+		fmt.Fprintf(&b, "\n## Notes\n\n")
+		for _, n := range r.notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
 	fmt.Fprintf(&b, "\n## Peak memory of each pod\n\nThe pod cgroup's `memory.max_usage_in_bytes` (cgroups v1; includes the page cache the pod caused),\n")
 	fmt.Fprintf(&b, "sampled after the install and after the upgrade; a pod replaced by the rollout keeps its last sample.\n\n")
 	names := make([]string, 0, len(r.peak))
