@@ -28,29 +28,47 @@ func rowsOf(a string, values ...any) []busv1.Row {
 
 func TestColumnTypeOf(t *testing.T) {
 	tests := []struct {
-		name   string
-		values []any
-		prev   objectstore.ColumnType
-		want   objectstore.ColumnType
+		name     string
+		values   []any
+		declared string
+		prev     objectstore.ColumnType
+		want     objectstore.ColumnType
 	}{
-		{"whole numbers are double", []any{float64(3), float64(1)}, "", objectstore.ColumnDouble},
-		{"fractions are double", []any{0.5, float64(2)}, "", objectstore.ColumnDouble},
-		{"Go integers are double", []any{int64(1 << 40), 7}, "", objectstore.ColumnDouble},
-		{"json numbers are double", []any{json.Number("12"), json.Number("1e3")}, "", objectstore.ColumnDouble},
-		{"strings are string", []any{"a", "b"}, "", objectstore.ColumnString},
-		{"booleans are boolean", []any{true, false}, "", objectstore.ColumnBoolean},
-		{"lists are json", []any{[]any{float64(1)}, []any{}}, "", objectstore.ColumnJSON},
-		{"maps are json", []any{map[string]any{"a": "b"}}, "", objectstore.ColumnJSON},
-		{"values of two kinds are json", []any{"x", float64(7)}, "", objectstore.ColumnJSON},
-		{"a previous type does not override the values", []any{"x"}, objectstore.ColumnDouble, objectstore.ColumnString},
-		{"missing values keep the previous file's type", []any{nil, nil}, objectstore.ColumnDouble, objectstore.ColumnDouble},
-		{"an empty file keeps the previous file's type", nil, objectstore.ColumnBoolean, objectstore.ColumnBoolean},
-		{"missing values without a previous file are string", []any{nil}, "", objectstore.ColumnString},
-		{"an unknown previous type counts as none", []any{nil}, "int64", objectstore.ColumnString},
+		{"whole numbers are double", []any{float64(3), float64(1)}, "", "", objectstore.ColumnDouble},
+		{"fractions are double", []any{0.5, float64(2)}, "", "", objectstore.ColumnDouble},
+		{"Go integers are double", []any{int64(1 << 40), 7}, "", "", objectstore.ColumnDouble},
+		{"json numbers are double", []any{json.Number("12"), json.Number("1e3")}, "", "", objectstore.ColumnDouble},
+		{"strings are string", []any{"a", "b"}, "", "", objectstore.ColumnString},
+		{"booleans are boolean", []any{true, false}, "", "", objectstore.ColumnBoolean},
+		{"lists are json", []any{[]any{float64(1)}, []any{}}, "", "", objectstore.ColumnJSON},
+		{"maps are json", []any{map[string]any{"a": "b"}}, "", "", objectstore.ColumnJSON},
+		{"values of two kinds are json", []any{"x", float64(7)}, "", "", objectstore.ColumnJSON},
+		{"a previous type does not override the values", []any{"x"}, "", objectstore.ColumnDouble, objectstore.ColumnString},
+		{"missing values keep the previous file's type", []any{nil, nil}, "", objectstore.ColumnDouble, objectstore.ColumnDouble},
+		{"an empty file keeps the previous file's type", nil, "", objectstore.ColumnBoolean, objectstore.ColumnBoolean},
+		{"missing values without a previous file are string", []any{nil}, "", "", objectstore.ColumnString},
+		{"an unknown previous type counts as none", []any{nil}, "", "int32", objectstore.ColumnString},
+		{"missing values keep a previous int64", []any{nil}, "", objectstore.ColumnInt64, objectstore.ColumnInt64},
+		// declared types
+		{"int is int64", []any{float64(3), int64(1 << 60), json.Number("-9223372036854775808")}, "int", "", objectstore.ColumnInt64},
+		{"int without values is int64", []any{nil}, "int", objectstore.ColumnDouble, objectstore.ColumnInt64},
+		{"int in an empty file is int64", nil, "int", "", objectstore.ColumnInt64},
+		{"a fraction in an int is inferred", []any{float64(3), 0.5}, "int", "", objectstore.ColumnDouble},
+		{"a redacted int is inferred", []any{float64(3), map[string]any{"redacted": true}}, "int", "", objectstore.ColumnJSON},
+		{"the list of a wildcard int is inferred", []any{[]any{float64(3)}}, "int", "", objectstore.ColumnJSON},
+		{"an int beyond int64 is inferred", []any{float64(1 << 63)}, "int", "", objectstore.ColumnDouble},
+		{"float is double", []any{float64(3), 0.5}, "float", "", objectstore.ColumnDouble},
+		{"bool is boolean", []any{true}, "bool", "", objectstore.ColumnBoolean},
+		{"bool without values is boolean", nil, "bool", objectstore.ColumnString, objectstore.ColumnBoolean},
+		{"string is string", []any{"a"}, "string", "", objectstore.ColumnString},
+		{"list is json", []any{[]any{"a"}}, "list", "", objectstore.ColumnJSON},
+		{"map is json", nil, "map", "", objectstore.ColumnJSON},
+		{"any is inferred", []any{float64(3)}, "any", "", objectstore.ColumnDouble},
+		{"an unknown declared type is inferred", []any{float64(3)}, "decimal", "", objectstore.ColumnDouble},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := objectstore.ColumnTypeOf(rowsOf("x", tt.values...), "x", tt.prev); got != tt.want {
+			if got := objectstore.ColumnTypeOf(rowsOf("x", tt.values...), "x", tt.declared, tt.prev); got != tt.want {
 				t.Errorf("ColumnTypeOf = %s, want %s", got, tt.want)
 			}
 		})
