@@ -43,8 +43,8 @@ func TestSnapshotsCarryTheirTargetsAttributeTypes(t *testing.T) {
 	db := busv1.AttributeTypes{"v": "int", "image": "any"}
 	b.putTypedRow(mkRow("team-a", "web", "w1", 3), web)
 	b.putTypedRow(mkRow("team-a", "db", "d1", 4), db)
-	b.putTypedRow(mkRow("team-b", "web", "x1", 5), busv1.AttributeTypes{"v": "float"}) // another namespace
-	last := b.putTypedRow(mkRow("", "web", "c1", 6), busv1.AttributeTypes{"v": "bool"})  // a ClusterTarget
+	b.putTypedRow(mkRow("team-b", "web", "x1", 5), busv1.AttributeTypes{"v": "float"})  // another namespace
+	last := b.putTypedRow(mkRow("", "web", "c1", 6), busv1.AttributeTypes{"v": "bool"}) // a ClusterTarget
 	waitFor(t, "every row applied", func() bool { return e.rowsRev.Load() >= last })
 	waitFor(t, "the snapshot of two rows", func() bool {
 		evs := b.history(key("team-a", "inv"))
