@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -67,6 +68,8 @@ func s3ParquetColumn(ctx context.Context, t *testing.T, bucket, prefix, cluster 
 					out.Values = append(out.Values, v.Int64())
 				case v.Kind() == parquet.Double:
 					out.Values = append(out.Values, v.Double())
+				case v.Kind() == parquet.Boolean:
+					out.Values = append(out.Values, v.Boolean())
 				default:
 					out.Values = append(out.Values, v.String())
 				}
@@ -75,4 +78,75 @@ func s3ParquetColumn(ctx context.Context, t *testing.T, bucket, prefix, cluster 
 		_ = pages.Close()
 	}
 	return out, nil
+}
+
+// TestParquetColumnsHaveTheProfilesTypes: the types a Profile declares
+// reach the Parquet file through the whole system (collector, aggregator,
+// exporter): int is an INT64 column with exact values, float a DOUBLE,
+// bool a BOOLEAN, string a BYTE_ARRAY; an attribute of type any stays
+// inferred (a whole number is a DOUBLE).
+func TestParquetColumnsHaveTheProfilesTypes(t *testing.T) {
+	t.Parallel()
+	ns := namespace(t, "typed-cols", nil)
+	s3 := s3Server(t)
+	s3.CreateBucket(t, "typed")
+	secret(t, ns, "s3", map[string]string{"accessKeyID": s3.AccessKey, "secretAccessKey": s3.SecretKey})
+	apply(t, `
+apiVersion: kollect.dev/v1alpha1
+kind: KollectProfile
+metadata: {name: typed, namespace: $ns}
+spec:
+  targetGVK: {group: apps, version: v1, kind: Deployment}
+  attributes:
+  - {name: replicas, path: $.spec.replicas, type: int}
+  - {name: half, path: "cel:double(object.spec.replicas) / 2.0", type: float}
+  - {name: scaled, path: "cel:object.spec.replicas > 2", type: bool}
+  - {name: image, path: "$.spec.template.spec.containers[0].image", type: string}
+  - {name: untyped, path: $.spec.replicas}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectTarget
+metadata: {name: deployments, namespace: $ns}
+spec:
+  profileRef: {name: typed}
+  includedNamespaces: [$ns]
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectSnapshotSink
+metadata: {name: lake, namespace: $ns}
+spec:
+  type: s3
+  endpoint: $s3/typed/lake
+  secretRef: {name: s3}
+  serialization: {format: parquet}
+  objectStore: {hotAttributes: [replicas, half, scaled, image, untyped]}
+---
+apiVersion: kollect.dev/v1alpha1
+kind: KollectInventory
+metadata: {name: apps, namespace: $ns}
+spec:
+  snapshotSinkRefs: [lake]
+`, "$ns", ns, "$s3", s3.Endpoint)
+	deployment{ns: ns, name: "api", images: []string{"api:1"}, replicas: 2}.create(t)
+	deployment{ns: ns, name: "web", images: []string{"web:1"}, replicas: 3}.create(t)
+	inv := busv1.NamespacedName{Namespace: ns, Name: "apps"}
+	want := map[string]parquetColumn{
+		"attr_replicas": {Pointer: "int64", Physical: "INT64", Values: []any{int64(2), int64(3)}},
+		"attr_half":     {Pointer: "double", Physical: "DOUBLE", Values: []any{1.0, 1.5}},
+		"attr_scaled":   {Pointer: "boolean", Physical: "BOOLEAN", Values: []any{false, true}},
+		"attr_image":    {Pointer: "string", Physical: "BYTE_ARRAY", Values: []any{"api:1", "web:1"}},
+		"attr_untyped":  {Pointer: "double", Physical: "DOUBLE", Values: []any{2.0, 3.0}},
+	}
+	for col, w := range want {
+		eventually(t, waitFor, col, func() error {
+			got, err := s3ParquetColumn(t.Context(), t, "typed", "lake", "default", inv, col)
+			if err != nil {
+				return err
+			}
+			if d := cmp.Diff(w, got); d != "" {
+				return fmt.Errorf("%s (-want +got):\n%s", col, d)
+			}
+			return nil
+		}, ns+"/apps")
+	}
 }
