@@ -102,11 +102,33 @@ func fits(rows []busv1.Row, a string, t ColumnType) bool {
 		return true
 	}
 	for i := range rows {
-		if _, err := t.value(rows[i].Attributes[a]); err != nil {
+		if !t.accepts(rows[i].Attributes[a]) {
 			return false
 		}
 	}
 	return true
+}
+
+// accepts reports whether value converts v (nil included) to t, without
+// converting it.
+func (t ColumnType) accepts(v any) bool {
+	if v == nil {
+		return true
+	}
+	var ok bool
+	switch t {
+	case ColumnString:
+		_, ok = v.(string)
+	case ColumnBoolean:
+		_, ok = v.(bool)
+	case ColumnInt64:
+		_, ok = integer(v)
+	case ColumnDouble:
+		_, ok = number(v)
+	case ColumnJSON:
+		ok = true
+	}
+	return ok
 }
 
 // kindOf is the column type of one non-null value.
