@@ -87,3 +87,27 @@ func TestSnapshotsCarryTheirTargetsAttributeTypes(t *testing.T) {
 		t.Errorf("without types: checksum %s (with types %s), types %v", got.Checksum, sum, got.AttributeTypes)
 	}
 }
+
+// TestPeriodicEventsCarryTheAttributeTypes: a periodic re-export carries
+// the types too, so a sink that writes it types its columns alike.
+func TestPeriodicEventsCarryTheAttributeTypes(t *testing.T) {
+	b := newBed(t, nil)
+	b.putInventory(nsInventory("team-a", "inv", binding("often", 50*time.Millisecond)))
+	b.putTypedRow(mkRow("team-a", "web", "u1", 1), busv1.AttributeTypes{"v": "int"})
+	e, stop := b.startStoppable(Options{Settle: 10 * time.Millisecond})
+	waitFor(t, "the first snapshot and a periodic event", func() bool { return e.events.Load() >= 2 })
+	stop()
+	evs := b.history(key("team-a", "inv"))
+	var periodic int
+	for _, s := range evs {
+		if s.Event.Reason == busv1.ReasonPeriodic {
+			periodic++
+		}
+		if d := cmp.Diff(busv1.AttributeTypes{"v": "int"}, s.Event.AttributeTypes); d != "" {
+			t.Errorf("%s event of revision %d: attribute types (-want +got):\n%s", s.Event.Reason, s.Event.Revision, d)
+		}
+	}
+	if periodic == 0 {
+		t.Errorf("no periodic event among %d", len(evs))
+	}
+}
