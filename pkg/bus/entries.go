@@ -19,7 +19,8 @@ func subjectEntries() []SubjectEntry {
 			Purpose: "Every snapshot of one inventory: on a material change, on each binding's periodic re-export, " +
 				"on deletion. Header Nats-Msg-Id is `<namespace>.<inventory>.<revision>.<reason>.<createdAt ns>` (SnapshotMsgID). " +
 				"Each event and its envelope carry `previousChecksum`, the checksum of the revision published before (empty for the first), " +
-				"read back from the last event after a restart.",
+				"read back from the last event after a restart. Each event also carries `attributeTypes`, the declared attribute " +
+				"types merged over the Targets whose rows the inventory selects (sent beside each row in its RowEntry).",
 			Message: "SnapshotEvent", Stream: StreamSnapshots,
 			Publishers: services(busv1.ServiceAggregator), Subscribers: withExporters(busv1.ServiceAggregator),
 		},

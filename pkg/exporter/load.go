@@ -104,10 +104,12 @@ func (rt *runtime) deferLoad(snap *sink.Snapshot, j *job, cluster string, now ti
 	}
 }
 
-// header is ev's envelope without items.
+// header is ev's envelope without items (with the event's attribute
+// types).
 func header(ev *busv1.SnapshotEvent) busv1.Envelope {
 	return busv1.Envelope{SchemaVersion: busv1.SchemaVersion, Checksum: ev.Checksum, PreviousChecksum: ev.PreviousChecksum,
-		Revision: ev.Revision, Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: ev.ItemCount}
+		Revision: ev.Revision, Generation: ev.Generation, Inventory: ev.Inventory, ItemCount: ev.ItemCount,
+		AttributeTypes: ev.AttributeTypes}
 }
 
 // delta returns the delta that moves a binding whose export state is st to

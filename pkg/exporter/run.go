@@ -2,7 +2,6 @@ package exporter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -212,7 +211,7 @@ func (rt *runtime) dispatch(m jetstream.Msg) {
 	inv, err := bus.ParseSnapshotSubject(m.Subject())
 	var ev busv1.SnapshotEvent
 	if err == nil {
-		err = json.Unmarshal(m.Data(), &ev)
+		err = busv1.Unmarshal(m.Data(), &ev) // exact large integers in rows
 	}
 	if err == nil && ev.Inventory != inv {
 		err = fmt.Errorf("event names inventory %s, subject %s", ev.Inventory, inv)

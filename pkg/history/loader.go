@@ -215,24 +215,33 @@ func decodeChunk(b []byte, v any) error {
 }
 
 // Envelope returns the full envelope of ev: inline, assembled from its
-// manifest's chunks, or read from a legacy envelope object.
+// manifest's chunks, or read from a legacy envelope object. Its
+// AttributeTypes are the event's.
 func (l *Loader) Envelope(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.Envelope, error) {
+	var env *busv1.Envelope
+	var err error
 	switch {
 	case ev.Envelope != nil:
-		return ev.Envelope, nil
+		env = ev.Envelope
 	case ev.ManifestRef != nil:
-		return l.assemble(ctx, ev)
+		env, err = l.assemble(ctx, ev)
 	case ev.EnvelopeRef != nil:
-		return l.legacy(ctx, ev)
+		env, err = l.legacy(ctx, ev)
+	default:
+		return nil, fmt.Errorf("read envelope of %s revision %d: event has neither envelope nor reference", ev.Inventory, ev.Revision)
 	}
-	return nil, fmt.Errorf("read envelope of %s revision %d: event has neither envelope nor reference", ev.Inventory, ev.Revision)
+	if env != nil {
+		env.AttributeTypes = ev.AttributeTypes
+	}
+	return env, err
 }
 
 func (l *Loader) assemble(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.Envelope, error) {
 	items := make([]busv1.Row, 0, ev.ItemCount)
 	err := l.eachChunk(ctx, ev, func(b []byte) error {
 		var rows []busv1.Row
-		err := decodeChunk(b, &rows)
+		list := make([]byte, 0, len(b)+2)
+		err := busv1.Unmarshal(append(append(append(list, '['), b...), ']'), &rows)
 		items = append(items, rows...)
 		return err
 	})
@@ -253,7 +262,7 @@ func (l *Loader) legacy(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.En
 		return nil, fmt.Errorf("read envelope %s/%s: %d bytes, reference says %d", ref.Bucket, ref.Name, len(b), ref.Size)
 	}
 	var env busv1.Envelope
-	if err := json.Unmarshal(b, &env); err != nil {
+	if err := busv1.Unmarshal(b, &env); err != nil {
 		return nil, fmt.Errorf("decode envelope %s/%s: %w", ref.Bucket, ref.Name, err)
 	}
 	if env.Checksum != ev.Checksum || env.Revision != ev.Revision {
@@ -307,7 +316,11 @@ func (l *Loader) getJSON(ctx context.Context, ref *busv1.ObjectRef, what string,
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	decode := json.Unmarshal
+	if _, ok := v.(*busv1.Delta); ok {
+		decode = busv1.Unmarshal // exact large integers
+	}
+	if err := decode(b, v); err != nil {
 		return fmt.Errorf("decode %s %s/%s: %w", what, ref.Bucket, ref.Name, err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -65,7 +64,7 @@ func Last(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName)
 		return nil, fmt.Errorf("read last snapshot of %s: %w", inv, err)
 	}
 	var ev busv1.SnapshotEvent
-	if err := json.Unmarshal(m.Data, &ev); err != nil {
+	if err := busv1.Unmarshal(m.Data, &ev); err != nil { // exact large integers
 		return nil, fmt.Errorf("decode snapshot event %d of %s: %w", m.Sequence, inv, err)
 	}
 	return &Stored{Sequence: m.Sequence, Event: ev}, nil
@@ -78,7 +77,7 @@ func Events(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedNam
 	var out []Stored
 	err := scan(ctx, js, inv, func(seq uint64, data []byte) error {
 		var ev busv1.SnapshotEvent
-		if err := json.Unmarshal(data, &ev); err != nil {
+		if err := busv1.Unmarshal(data, &ev); err != nil { // exact large integers
 			return fmt.Errorf("decode snapshot event %d of %s: %w", seq, inv, err)
 		}
 		out = append(out, Stored{Sequence: seq, Event: ev})

@@ -185,7 +185,7 @@ func AtIn(ctx context.Context, s jetstream.Stream, inv busv1.NamespacedName, seq
 		return nil, fmt.Errorf("read snapshot event %d of %s: it is on another subject: %w", seq, inv, ErrNotFound)
 	}
 	var ev busv1.SnapshotEvent
-	if err := json.Unmarshal(m.Data, &ev); err != nil {
+	if err := busv1.Unmarshal(m.Data, &ev); err != nil { // exact large integers
 		return nil, fmt.Errorf("decode snapshot event %d of %s: %w", seq, inv, err)
 	}
 	return &Stored{Sequence: seq, Event: ev}, nil

@@ -23,6 +23,11 @@ type Compiled struct {
 	// Metrics are the Profile's spec.metrics, the gauges the collector
 	// exports from the rows.
 	Metrics []v1alpha1.ProfileMetric
+	// AttributeTypes is the JSON of the Profile's declared attribute types
+	// (busv1.AttributeTypes: every attribute's, any for one without),
+	// which the collector writes beside each row; nil when the Profile
+	// has no attributes.
+	AttributeTypes []byte
 
 	selector  *selection.Selector
 	extractor *extract.Extractor
@@ -48,6 +53,9 @@ func Compile(cfg busv1.TargetConfig, opts extract.Options) (*Compiled, error) {
 		return nil, fmt.Errorf("decode selection of %s %s: %w", cfg.Kind, ref, err)
 	}
 	c := &Compiled{Config: cfg, GVK: gvk, Metrics: prof.Metrics}
+	if c.AttributeTypes, err = attributeTypes(prof.Attributes); err != nil {
+		return nil, fmt.Errorf("encode attribute types of %s %s: %w", cfg.Kind, ref, err)
+	}
 	spec.Extract = opts
 	sel, errs := selection.Compile(spec)
 	if len(errs) > 0 {
@@ -113,4 +121,21 @@ func (c *Compiled) Namespace(ns selection.Namespace) bool {
 		return false
 	}
 	return c.selector.Namespace(ns)
+}
+
+// attributeTypes returns the JSON of attrs' declared types (canonical: keys
+// sorted), nil when there is no attribute.
+func attributeTypes(attrs []v1alpha1.Attribute) ([]byte, error) {
+	if len(attrs) == 0 {
+		return nil, nil
+	}
+	m := make(busv1.AttributeTypes, len(attrs))
+	for _, a := range attrs {
+		t := string(a.Type)
+		if t == "" {
+			t = string(v1alpha1.AttributeAny)
+		}
+		m[a.Name] = t
+	}
+	return json.Marshal(m)
 }

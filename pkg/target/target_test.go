@@ -143,3 +143,14 @@ func TestABareProfileRefCompilesLikeAnObject(t *testing.T) {
 		t.Errorf("the target passed in was changed: profileRef %s", b)
 	}
 }
+
+// TestCompiledCarriesTheDeclaredAttributeTypes: the collector writes the
+// Profile's declared types beside each row; an attribute without a type is
+// any (the API default).
+func TestCompiledCarriesTheDeclaredAttributeTypes(t *testing.T) {
+	c := compiled(t, &v1alpha1.KollectTarget{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "apps"},
+		Spec: v1alpha1.KollectTargetSpec{ProfileRef: v1alpha1.ProfileReference{Name: "images"}}}, nil)
+	if got, want := string(c.AttributeTypes), `{"apiToken":"any","image":"string"}`; got != want {
+		t.Errorf("attribute types %s, want %s", got, want)
+	}
+}

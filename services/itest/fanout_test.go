@@ -131,7 +131,28 @@ spec:
 		}
 		repo.waitDocument(t, "inventory/"+ns+"/apps.yaml", want, ns+"/apps")
 	}
+	// The Profile declares replicas int: its Parquet column is an INT64
+	// (the declared type travels from the collector to the file).
+	checkReplicas := func(step string, want ...int64) {
+		t.Helper()
+		eventually(t, waitFor, step+": attr_replicas column", func() error {
+			got, err := s3ParquetColumn(t.Context(), t, "fanout", "lake", "default", inv, "attr_replicas")
+			if err != nil {
+				return err
+			}
+			wantCol := parquetColumn{Pointer: "int64", Physical: "INT64", Values: []any{}}
+			for _, v := range want {
+				wantCol.Values = append(wantCol.Values, v)
+			}
+			if d := cmp.Diff(wantCol, got, cmpopts.EquateEmpty()); d != "" {
+				return fmt.Errorf("attr_replicas (-want +got):\n%s", d)
+			}
+			return nil
+		}, ns+"/apps")
+	}
 	checkAll("initial export", rows(2, 3))
+	checkReplicas("initial export", 2, 3)
 	update(t, ns, "api", func(d *appsv1.Deployment) { n := int32(5); d.Spec.Replicas = &n })
 	checkAll("after a scale", rows(5, 3))
+	checkReplicas("after a scale", 5, 3)
 }

@@ -47,6 +47,11 @@ type Envelope struct {
 	// Items are the rows in canonical order (see CompareRows); serialised as
 	// [] when empty, never null.
 	Items []Row `json:"items"`
+	// AttributeTypes are the snapshot event's AttributeTypes, which the
+	// exporter's loader copies here for sinks with typed columns. They are
+	// not part of the envelope document of docs/contract.md (never
+	// serialised) nor of its checksum.
+	AttributeTypes AttributeTypes `json:"-"`
 }
 
 // Stamp returns a copy of e addressed to one sink: its cluster and the export

@@ -72,4 +72,10 @@ type RowEntry struct {
 	TargetGeneration int64 `json:"targetGeneration"`
 	// ObservedAt is when the collector extracted the row.
 	ObservedAt time.Time `json:"observedAt"`
+	// AttributeTypes are the declared types of the attributes of the
+	// Target's Profile, every attribute's (any included) and only
+	// attributes': not part of the row's content, so not of its checksum.
+	// Absent in entries of collectors that predate them (the aggregator
+	// then knows no types for the Target).
+	AttributeTypes AttributeTypes `json:"attributeTypes,omitempty"`
 }

@@ -43,6 +43,13 @@ type SnapshotEvent struct {
 	// store when the envelope is not inline: the items are its chunks. Events
 	// published before manifests existed carry EnvelopeRef instead.
 	ManifestRef *ObjectRef `json:"manifestRef,omitempty"`
+	// AttributeTypes are the declared types of the snapshot's attributes,
+	// merged over the Profiles of the Targets whose rows it holds (see
+	// MergeAttributeTypes): sinks with typed columns type them by it.
+	// Omitted when no attribute has one type declared by every Target, and
+	// in events of releases before types were carried. Not part of the
+	// checksum.
+	AttributeTypes AttributeTypes `json:"attributeTypes,omitempty"`
 	// Delta is the change against the previous snapshot of this inventory,
 	// for exporters that apply only what changed; nil for the first snapshot,
 	// when the aggregator no longer has the base, and during a bulk arrival

@@ -28,6 +28,7 @@ func (e *Engine) publishChange(ctx context.Context, st *invState, sum string, re
 		}
 	} else {
 		ev.ItemCount = st.view.Len()
+		ev.AttributeTypes = e.rows.AttributeTypes(st.cfg)
 		c = e.content(st, &ev)
 	}
 	r, err := e.publish(ctx, st, ev, c)
@@ -85,7 +86,8 @@ func (e *Engine) reload(st *invState) {
 func (e *Engine) publishPeriodic(ctx context.Context, st *invState, b busv1.Binding, now time.Time) bool {
 	ev := busv1.SnapshotEvent{Inventory: st.name, InventoryUID: st.cfg.UID, Revision: st.last.revision, Generation: st.last.generation,
 		Checksum: st.last.checksum, PreviousChecksum: st.last.previous, ItemCount: st.last.itemCount, CreatedAt: st.nextCreatedAt(now),
-		Reason: busv1.ReasonPeriodic, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy}
+		Reason: busv1.ReasonPeriodic, Bindings: []busv1.Binding{b}, DeletionPolicy: st.cfg.DeletionPolicy,
+		AttributeTypes: e.rows.AttributeTypes(st.cfg)}
 	r, err := e.publish(ctx, st, ev, publish.Content{Reuse: &st.body})
 	if err != nil {
 		e.failed(st, err, now)

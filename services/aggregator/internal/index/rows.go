@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
@@ -23,6 +24,9 @@ type Row struct {
 	TargetName, Namespace, UID string
 	// Raw is the row's canonical JSON.
 	Raw []byte
+	// Types are the declared attribute types sent with the row (nil:
+	// none), until Rows.Put makes them its Target's and clears them.
+	Types busv1.AttributeTypes
 	// boundary is snapshot.Boundary(Sort): the row ends a chunk.
 	boundary bool
 }
@@ -38,7 +42,8 @@ type identity struct {
 
 // entry is the part of a busv1.RowEntry the aggregator reads.
 type entry struct {
-	Row json.RawMessage `json:"row"`
+	Row   json.RawMessage      `json:"row"`
+	Types busv1.AttributeTypes `json:"attributeTypes"`
 }
 
 // escaped marks JSON that encoding/json's HTML escaping produced: a
@@ -65,7 +70,12 @@ func ParseEntry(value []byte) (*Row, error) {
 		}
 		raw = c
 	}
-	return FromRaw(raw)
+	r, err := FromRaw(raw)
+	if err != nil {
+		return nil, err
+	}
+	r.Types = e.Types
+	return r, nil
 }
 
 // FromRaw returns the Row of one row's canonical JSON.
@@ -85,14 +95,32 @@ func FromRaw(raw []byte) (*Row, error) {
 }
 
 // Rows holds every current row by key and by Target namespace ("" for
-// ClusterTargets), the unit an inventory selects from.
+// ClusterTargets), the unit an inventory selects from, and the declared
+// attribute types of each Target that has rows.
 type Rows struct {
-	byNS map[string]map[busv1.RowKey]*Row
-	n    int
+	byNS    map[string]map[busv1.RowKey]*Row
+	n       int
+	targets map[busv1.RowKey]*target
+}
+
+// target is what Rows knows of one Target: its rows and the attribute
+// types its latest row written came with.
+type target struct {
+	rows  int
+	types busv1.AttributeTypes
+}
+
+// targetOf is the key of a row's Target in Rows.targets: the row key
+// without its uid.
+func targetOf(key busv1.RowKey) busv1.RowKey {
+	key.UID = ""
+	return key
 }
 
 // NewRows returns an empty Rows.
-func NewRows() *Rows { return &Rows{byNS: map[string]map[busv1.RowKey]*Row{}} }
+func NewRows() *Rows {
+	return &Rows{byNS: map[string]map[busv1.RowKey]*Row{}, targets: map[busv1.RowKey]*target{}}
+}
 
 // Len is the number of rows.
 func (x *Rows) Len() int { return x.n }
@@ -107,11 +135,21 @@ func (x *Rows) Put(r *Row) (old *Row, changed bool) {
 		x.byNS[ns] = m
 	}
 	old = m[r.Key]
+	t := x.targets[targetOf(r.Key)]
+	if t == nil {
+		t = &target{}
+		x.targets[targetOf(r.Key)] = t
+	}
+	if !maps.Equal(t.types, r.Types) {
+		t.types = r.Types
+	}
+	r.Types = nil
 	if old != nil && bytes.Equal(old.Raw, r.Raw) {
 		return old, false
 	}
 	if old == nil {
 		x.n++
+		t.rows++
 	}
 	m[r.Key] = r
 	return old, true
@@ -127,6 +165,11 @@ func (x *Rows) Delete(key busv1.RowKey) *Row {
 	}
 	delete(m, key)
 	x.n--
+	if t := x.targets[targetOf(key)]; t != nil {
+		if t.rows--; t.rows <= 0 {
+			delete(x.targets, targetOf(key))
+		}
+	}
 	if len(m) == 0 {
 		delete(x.byNS, ns)
 	}
@@ -162,6 +205,19 @@ func (x *Rows) each(cfg *busv1.InventoryConfig, f func(*Row)) {
 	for _, r := range x.byNS[ns] {
 		f(r)
 	}
+}
+
+// AttributeTypes returns the declared attribute types of the snapshot of
+// inv: the types of the Targets whose rows inv may select, merged
+// (busv1.MergeAttributeTypes).
+func (x *Rows) AttributeTypes(inv *busv1.InventoryConfig) busv1.AttributeTypes {
+	var sets []busv1.AttributeTypes
+	for key, t := range x.targets {
+		if t.types != nil && Affects(inv, key) {
+			sets = append(sets, t.types)
+		}
+	}
+	return busv1.MergeAttributeTypes(sets...)
 }
 
 func namespaceOf(key busv1.RowKey) string {

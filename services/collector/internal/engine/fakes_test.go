@@ -138,7 +138,7 @@ type memRows struct {
 
 func newMemRows() *memRows { return &memRows{rows: map[busv1.RowKey]busv1.Row{}} }
 
-func (r *memRows) Put(_ context.Context, row busv1.Row, _ int64) (bool, error) {
+func (r *memRows) Put(_ context.Context, row busv1.Row, _ int64, _ []byte) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rows[row.Key()] = row

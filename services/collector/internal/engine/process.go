@@ -118,7 +118,7 @@ func (e *Engine) drop(ctx context.Context, ts *targetState, key busv1.RowKey) er
 // (retryRow) and counts the writes that land.
 func (e *Engine) putRow(ctx context.Context, ts *targetState, row busv1.Row) error {
 	failpoint.Hit("collector.beforeRowPut")
-	wrote, err := e.cfg.Rows.Put(ctx, row, ts.cfg.Generation)
+	wrote, err := e.cfg.Rows.Put(ctx, row, ts.cfg.Generation, ts.compiled.AttributeTypes)
 	if wrote {
 		failpoint.Hit("collector.afterRowPut") // sent, not yet acknowledged
 	}

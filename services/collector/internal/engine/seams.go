@@ -83,7 +83,7 @@ type RowHolder interface {
 // RowWriter writes rows; each call reports whether it sent anything (a row
 // already held unchanged, or a delete of an absent row, sends nothing).
 type RowWriter interface {
-	Put(ctx context.Context, row busv1.Row, targetGeneration int64) (bool, error)
+	Put(ctx context.Context, row busv1.Row, targetGeneration int64, attributeTypes []byte) (bool, error)
 	Delete(ctx context.Context, key busv1.RowKey) (bool, error)
 }
 

@@ -44,7 +44,7 @@ func TestAFailedPutLandsTheLatestContentOnceTheBusRecovers(t *testing.T) {
 			if err := lastIs(seen(), "app:2"); err != nil {
 				t.Error(err)
 			}
-			if wrote, err := s.Put(ctx, row("web", "u1", "app:2"), 1); err != nil || wrote {
+			if wrote, err := s.Put(ctx, row("web", "u1", "app:2"), 1, nil); err != nil || wrote {
 				t.Errorf("Put of the landed content = %v, %v; want no write", wrote, err)
 			}
 			if got := s.Count("team-a", "web"); got != 1 {
@@ -128,7 +128,7 @@ func TestLastWriteWinsUnderABurstOfUpdatesToOneKey(t *testing.T) {
 	for k := range keys {
 		wg.Go(func() { // one writer per key, as the engine processes an object once at a time
 			for v := range versions {
-				if _, err := s.Put(ctx, row("web", fmt.Sprintf("u%d", k), fmt.Sprintf("app:%d", v)), 1); err != nil {
+				if _, err := s.Put(ctx, row("web", fmt.Sprintf("u%d", k), fmt.Sprintf("app:%d", v)), 1, nil); err != nil {
 					t.Error(err)
 					return
 				}
@@ -154,7 +154,7 @@ func TestLastWriteWinsUnderABurstOfUpdatesToOneKey(t *testing.T) {
 		if got := entry.Row.Attributes["image"]; got != last {
 			t.Errorf("%s holds %v, want the last write %s", r.UID, got, last)
 		}
-		if wrote, err := s.Put(ctx, r, 1); err != nil || wrote {
+		if wrote, err := s.Put(ctx, r, 1, nil); err != nil || wrote {
 			t.Errorf("Put of the last write again = %v, %v; want no write", wrote, err)
 		}
 	}

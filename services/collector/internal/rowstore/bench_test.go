@@ -60,7 +60,7 @@ func BenchmarkPut(b *testing.B) {
 		for w := range 4 {
 			wg.Go(func() {
 				for i := w; i < benchRows; i += 4 {
-					if _, err := s.Put(ctx, loadRow(iteration, i), 1); err != nil {
+					if _, err := s.Put(ctx, loadRow(iteration, i), 1, nil); err != nil {
 						b.Error(err)
 						return
 					}

@@ -38,7 +38,7 @@ func TestStoredRowBytesAreCanonical(t *testing.T) {
 	ctx, n, kv := rowsBucket(t)
 	s := open(ctx, t, n, kv)
 	r := htmlRow()
-	if _, err := s.Put(ctx, r, 3); err != nil {
+	if _, err := s.Put(ctx, r, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	flush(ctx, t, s)
@@ -77,30 +77,56 @@ func TestStoredRowBytesAreCanonical(t *testing.T) {
 func TestEncodeEntryMatchesRowEntry(t *testing.T) {
 	r := htmlRow()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	for _, types := range []busv1.AttributeTypes{nil, {"replicas": "int", "image": "string", "x": "any"}} {
+		var typesJSON []byte
+		if types != nil {
+			var err error
+			if typesJSON, err = json.Marshal(types); err != nil {
+				t.Fatal(err)
+			}
+		}
+		buf := new(bytes.Buffer)
+		raw, h, err := encodeRow(buf, &r, typesJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := canonical(t, &r); !bytes.Equal(raw, want) {
+			t.Errorf("row\n got %s\nwant %s", raw, want)
+		}
+		got, err := encodeEntry(buf, 7, at, typesJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(busv1.RowEntry{Row: r, TargetGeneration: 7, ObservedAt: at, AttributeTypes: types}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte{'\n'})) {
+			t.Errorf("entry\n got %s\nwant %s", got, want.Bytes())
+		}
+		// the hash a restarted collector reads back is the one it wrote
+		if stored, err := storedHash(got); err != nil || stored != h {
+			t.Errorf("stored hash %x (%v), written %x", stored, err, h)
+		}
+	}
+	// encodeEntry writes RowEntry's four fields: a new one must be added there.
+	if n := reflect.TypeFor[busv1.RowEntry]().NumField(); n != 4 {
+		t.Errorf("RowEntry has %d fields, encodeEntry writes 4", n)
+	}
+}
+
+// TestTypesAreContent: a change of the declared types alone writes the row
+// again, so the aggregator learns the new types.
+func TestTypesAreContent(t *testing.T) {
 	buf := new(bytes.Buffer)
-	raw, _, err := encodeRow(buf, &r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := canonical(t, &r); !bytes.Equal(raw, want) {
-		t.Errorf("row\n got %s\nwant %s", raw, want)
-	}
-	got, err := encodeEntry(buf, 7, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	enc := json.NewEncoder(&want)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(busv1.RowEntry{Row: r, TargetGeneration: 7, ObservedAt: at}); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte{'\n'})) {
-		t.Errorf("entry\n got %s\nwant %s", got, want.Bytes())
-	}
-	// encodeEntry writes RowEntry's three fields: a new one must be added there.
-	if n := reflect.TypeFor[busv1.RowEntry]().NumField(); n != 3 {
-		t.Errorf("RowEntry has %d fields, encodeEntry writes 3", n)
+	r := htmlRow()
+	_, none, _ := encodeRow(buf, &r, nil)
+	_, asInt, _ := encodeRow(buf, &r, []byte(`{"replicas":"int"}`))
+	_, asFloat, _ := encodeRow(buf, &r, []byte(`{"replicas":"float"}`))
+	if none == asInt || asInt == asFloat || none == asFloat {
+		t.Errorf("hashes %x %x %x: a change of the types alone is no change", none, asInt, asFloat)
 	}
 }
 
@@ -119,10 +145,10 @@ func TestOpenRewritesRowsAnOlderCollectorEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := open(ctx, t, n, kv)
-	if wrote, err := s.Put(ctx, r, 1); err != nil || !wrote {
+	if wrote, err := s.Put(ctx, r, 1, nil); err != nil || !wrote {
 		t.Errorf("Put of an escaped row = %v, %v; want it written again, canonical", wrote, err)
 	}
-	if wrote, err := s.Put(ctx, plain, 1); err != nil || wrote {
+	if wrote, err := s.Put(ctx, plain, 1, nil); err != nil || wrote {
 		t.Errorf("Put of a row already canonical = %v, %v; want no write", wrote, err)
 	}
 }

@@ -102,7 +102,7 @@ func (q *requeuer) set(r busv1.Row) {
 }
 
 func (q *requeuer) put(r busv1.Row) {
-	if _, err := q.s.Put(q.ctx, r, 1); err != nil && q.ctx.Err() == nil {
+	if _, err := q.s.Put(q.ctx, r, 1, nil); err != nil && q.ctx.Err() == nil {
 		select {
 		case q.errs <- err:
 		default:

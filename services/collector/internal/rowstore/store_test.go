@@ -72,19 +72,19 @@ func TestPutWritesOnlyChangedRows(t *testing.T) {
 	ctx, n, kv := rowsBucket(t)
 	s := open(ctx, t, n, kv)
 	r := row("web", "u1", "nginx:1")
-	if wrote, err := s.Put(ctx, r, 1); err != nil || !wrote {
+	if wrote, err := s.Put(ctx, r, 1, nil); err != nil || !wrote {
 		t.Fatalf("first Put = %v, %v; want a write", wrote, err)
 	}
 	flush(ctx, t, s)
 	rev := revisionOf(ctx, t, kv, r)
-	if wrote, err := s.Put(ctx, row("web", "u1", "nginx:1"), 1); err != nil || wrote {
+	if wrote, err := s.Put(ctx, row("web", "u1", "nginx:1"), 1, nil); err != nil || wrote {
 		t.Fatalf("identical Put = %v, %v; want no write", wrote, err)
 	}
 	flush(ctx, t, s)
 	if got := revisionOf(ctx, t, kv, r); got != rev {
 		t.Errorf("identical Put changed the bucket revision from %d to %d", rev, got)
 	}
-	if wrote, err := s.Put(ctx, row("web", "u1", "nginx:2"), 1); err != nil || !wrote {
+	if wrote, err := s.Put(ctx, row("web", "u1", "nginx:2"), 1, nil); err != nil || !wrote {
 		t.Fatalf("changed Put = %v, %v; want a write", wrote, err)
 	}
 }
@@ -93,7 +93,7 @@ func TestOpenLoadsWhatAnEarlierCollectorWrote(t *testing.T) {
 	ctx, n, kv := rowsBucket(t)
 	first := open(ctx, t, n, kv)
 	for _, r := range []busv1.Row{row("web", "u1", "a"), row("web", "u2", "b"), row("db", "u3", "c")} {
-		if _, err := first.Put(ctx, r, 1); err != nil {
+		if _, err := first.Put(ctx, r, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,7 +109,7 @@ func TestOpenLoadsWhatAnEarlierCollectorWrote(t *testing.T) {
 	if keys := second.Keys("team-a", "web"); len(keys) != 1 || keys[0].UID != "u1" {
 		t.Errorf("Keys(team-a, web) = %v, want only u1", keys)
 	}
-	if wrote, err := second.Put(ctx, row("web", "u1", "a"), 2); err != nil || wrote {
+	if wrote, err := second.Put(ctx, row("web", "u1", "a"), 2, nil); err != nil || wrote {
 		t.Errorf("Put of an unchanged row after reopening = %v, %v; want no write", wrote, err)
 	}
 }
@@ -118,7 +118,7 @@ func TestDeleteRemovesTheRowOnce(t *testing.T) {
 	ctx, n, kv := rowsBucket(t)
 	s := open(ctx, t, n, kv)
 	r := row("web", "u1", "a")
-	if _, err := s.Put(ctx, r, 1); err != nil {
+	if _, err := s.Put(ctx, r, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	if deleted, err := s.Delete(ctx, r.Key()); err != nil || !deleted {
@@ -138,11 +138,11 @@ func TestCountAndTargetsFollowPutsAndDeletes(t *testing.T) {
 	s := open(ctx, t, n, kv)
 	cluster := busv1.Row{TargetName: "nodes", Name: "n1", UID: "u9", Version: "v1", Kind: "Node"}
 	for _, r := range []busv1.Row{row("web", "u1", "a"), row("web", "u2", "b"), row("db", "u3", "c"), cluster} {
-		if _, err := s.Put(ctx, r, 1); err != nil {
+		if _, err := s.Put(ctx, r, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.Put(ctx, row("web", "u1", "changed"), 1); err != nil {
+	if _, err := s.Put(ctx, row("web", "u1", "changed"), 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Delete(ctx, row("db", "u3", "c").Key()); err != nil {

@@ -13,7 +13,7 @@ func TestAStoreHoldsOnlyTheTargetsItLoads(t *testing.T) {
 	writer := open(ctx, t, n, kv)
 	cluster := busv1.Row{TargetName: "nodes", Name: "n1", UID: "u9", Version: "v1", Kind: "Node"}
 	for _, r := range []busv1.Row{row("web", "u1", "a"), row("web", "u2", "b"), row("db", "u3", "c"), cluster} {
-		if _, err := writer.Put(ctx, r, 1); err != nil {
+		if _, err := writer.Put(ctx, r, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,7 +40,7 @@ func TestAStoreHoldsOnlyTheTargetsItLoads(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"web": 2, "db": 0, "nodes": 1, "total": 3}, counts()); diff != "" {
 		t.Errorf("after loading web and nodes (-want +got):\n%s", diff)
 	}
-	if wrote, err := s.Put(ctx, row("web", "u1", "a"), 1); err != nil || wrote {
+	if wrote, err := s.Put(ctx, row("web", "u1", "a"), 1, nil); err != nil || wrote {
 		t.Errorf("Put of a loaded unchanged row = %v, %v; want no write", wrote, err)
 	}
 	s.Forget([]busv1.NamespacedName{web})

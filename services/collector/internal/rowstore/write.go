@@ -18,13 +18,14 @@ import (
 // ended: nothing is written any more.
 var ErrClosed = errors.New("rows store closed")
 
-// Put writes row unless the bus holds, or is being sent, the same content.
-// It reports whether it sent a write; the write lands asynchronously (see
-// OnFailure).
-func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64) (bool, error) {
+// Put writes row, with the declared attribute types of its Target's
+// Profile (the JSON of a busv1.AttributeTypes, nil for none), unless the
+// bus holds, or is being sent, the same content. It reports whether it sent
+// a write; the write lands asynchronously (see OnFailure).
+func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64, types []byte) (bool, error) {
 	buf := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(buf)
-	_, h, err := encodeRow(buf, &row)
+	_, h, err := encodeRow(buf, &row, types)
 	if err != nil {
 		return false, err
 	}
@@ -35,7 +36,7 @@ func (s *Store) Put(ctx context.Context, row busv1.Row, targetGeneration int64) 
 	if same {
 		return false, nil
 	}
-	data, err := encodeEntry(buf, targetGeneration, s.now().UTC())
+	data, err := encodeEntry(buf, targetGeneration, s.now().UTC(), types)
 	if err != nil {
 		return false, fmt.Errorf("encode row %s: %w", bus.RowKey(key), err)
 	}

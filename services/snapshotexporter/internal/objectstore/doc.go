@@ -27,8 +27,12 @@
 // *.parquet) from reading the pointer as data. Revision files are kept as
 // history; deleting the inventory (deletionPolicy Delete) removes the whole
 // folder. Columns and types are in parquet.go and coltype.go: an attr_
-// column's type depends on the JSON kind of its values only (every number a
-// double), and a column without values keeps the type the pointer recorded.
+// column's type is the attribute's declared Profile type, which the
+// snapshot carries (Envelope.AttributeTypes: int is int64, float double,
+// bool boolean, string string, list and map JSON), when every value fits
+// it; otherwise it depends on the JSON kind of its values only (every
+// number a double), and a column without values keeps the type the pointer
+// recorded.
 //
 // Folders of the layout before the part_ keys (cluster=<c>/ns=<ns>/name=<inv>/)
 // are left in place as history; the first write of an inventory in the new

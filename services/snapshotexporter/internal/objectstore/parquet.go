@@ -36,7 +36,7 @@ type hotColumn struct {
 
 // ParquetSchema returns the schema of env's Parquet file: the fixed columns
 // and one optional attr_<name> column per hot attribute, of the type
-// ColumnTypeOf gives it (prev holds the types of the inventory's previous
+// ColumnTypeOf gives it from the attribute's declared type in env (prev holds the types of the inventory's previous
 // file, by column name). Columns are in name order (parquet.Group sorts its
 // fields).
 func (l *Layout) ParquetSchema(env *busv1.Envelope, prev map[string]ColumnType) (*parquet.Schema, []hotColumn) {
@@ -48,7 +48,7 @@ func (l *Layout) ParquetSchema(env *busv1.Envelope, prev map[string]ColumnType) 
 	g["attributes"] = parquet.JSON()
 	hot := make([]hotColumn, 0, len(l.HotAttributes))
 	for _, a := range l.HotAttributes {
-		t := ColumnTypeOf(env.Items, a, prev[AttributeColumnPrefix+a])
+		t := ColumnTypeOf(env.Items, a, env.AttributeTypes[a], prev[AttributeColumnPrefix+a])
 		g[AttributeColumnPrefix+a] = parquet.Optional(t.node())
 		hot = append(hot, hotColumn{attr: a, typ: t})
 	}

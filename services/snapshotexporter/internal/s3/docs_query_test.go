@@ -92,6 +92,9 @@ func TestDocQueries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// the declared types of the example's Profile, as the aggregator
+		// puts them on the snapshot event
+		env.AttributeTypes = busv1.AttributeTypes{"image": "string", "replicas": "int", "cpu": "float"}
 		objectstoretest.Write(t, s, sink.Snapshot{Envelope: env.Stamp(spec.Cluster, time.Now())})
 	}
 	local := t.TempDir()
@@ -126,17 +129,18 @@ func TestDocQueries(t *testing.T) {
 				{"prod-eu-1", "team-a", "web", "team-a", "api-1", 0.5},
 				{"prod-eu-1", "team-a", "web", "team-a", "api-3", 1.5},
 			}},
+		// replicas is declared int: a BIGINT (getRowsJson gives BIGINT as strings)
 		{Columns: []string{"cluster", "inventory_namespace", "inventory_name", "namespace", "name", "attr_replicas"},
-			Types: []string{"VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "DOUBLE"},
+			Types: []string{"VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "BIGINT"},
 			Rows: [][]any{
-				{"prod-eu-1", "team-a", "batch", "team-a", "job-1", 1.0},
-				{"prod-eu-1", "team-a", "web", "team-a", "api-1", 3.0},
-				{"prod-eu-1", "team-a", "web", "team-a", "api-1", 3.0},
-				{"prod-eu-1", "team-a", "web", "team-a", "api-2", 3.0},
-				{"prod-eu-1", "team-a", "web", "team-a", "api-3", 3.0},
+				{"prod-eu-1", "team-a", "batch", "team-a", "job-1", "1"},
+				{"prod-eu-1", "team-a", "web", "team-a", "api-1", "3"},
+				{"prod-eu-1", "team-a", "web", "team-a", "api-1", "3"},
+				{"prod-eu-1", "team-a", "web", "team-a", "api-2", "3"},
+				{"prod-eu-1", "team-a", "web", "team-a", "api-3", "3"},
 			}},
 		{Columns: []string{"name", "type"}, Types: []string{"VARCHAR", "VARCHAR"},
-			Rows: [][]any{{"attr_cpu", "DOUBLE"}, {"attr_image", "BYTE_ARRAY"}, {"attr_replicas", "DOUBLE"}}},
+			Rows: [][]any{{"attr_cpu", "DOUBLE"}, {"attr_image", "BYTE_ARRAY"}, {"attr_replicas", "INT64"}}},
 		// Past revisions: web's revisions, then revision 1 read back.
 		{Columns: []string{"revision", "item_count"}, Types: []string{"INTEGER", "INTEGER"},
 			Rows: [][]any{{1.0, 2.0}, {2.0, 2.0}}},
@@ -151,7 +155,7 @@ func TestDocQueries(t *testing.T) {
 	glob := "s3://data-lake/kollect/inventory/part_cluster=*/*/*/*.parquet"
 	queries = append(queries, "DESCRIBE SELECT * FROM read_parquet('"+glob+"', hive_partitioning = true)")
 	want = append(want, queryResult{Columns: []string{"column_name", "column_type"}, Rows: [][]any{
-		{"attr_cpu", "DOUBLE"}, {"attr_image", "VARCHAR"}, {"attr_replicas", "DOUBLE"}, {"attributes", "JSON"},
+		{"attr_cpu", "DOUBLE"}, {"attr_image", "VARCHAR"}, {"attr_replicas", "BIGINT"}, {"attributes", "JSON"},
 		{"cluster", "VARCHAR"}, {"exported_at", "TIMESTAMP WITH TIME ZONE"}, {"group", "VARCHAR"},
 		{"inventory_name", "VARCHAR"}, {"inventory_namespace", "VARCHAR"}, {"kind", "VARCHAR"}, {"name", "VARCHAR"},
 		{"namespace", "VARCHAR"}, {"target_name", "VARCHAR"}, {"target_namespace", "VARCHAR"}, {"uid", "VARCHAR"},

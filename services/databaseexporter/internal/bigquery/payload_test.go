@@ -1,0 +1,36 @@
+package bigquery
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	busv1 "kollect.dev/kollect/api/bus/v1"
+)
+
+// TestPayloadKeepsProfileIntsExact: BigQuery has no typed attribute
+// columns, so a Profile int reaches the attributes JSON column as a JSON
+// integer; decoded from the bus as exporters decode it, one beyond 2^53
+// stays exact (PARSE_JSON then holds an INT64).
+func TestPayloadKeepsProfileIntsExact(t *testing.T) {
+	var rows []busv1.Row
+	in := `[{"targetNamespace":"a","targetName":"t","namespace":"a","name":"n","uid":"u","group":"","version":"v1",` +
+		`"kind":"Pod","attributes":{"replicas":9007199254740993,"cpu":0.5,"ready":true}}]`
+	if err := busv1.Unmarshal([]byte(in), &rows); err != nil {
+		t.Fatal(err)
+	}
+	b, err := payload(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line stagedRow
+	if err := json.Unmarshal(b, &line); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"cpu":0.5,"ready":true,"replicas":9007199254740993}`; line.Attributes != want {
+		t.Errorf("attributes %s, want %s", line.Attributes, want)
+	}
+	if strings.Count(string(b), "\n") != 1 {
+		t.Errorf("payload %q is not one line", b)
+	}
+}
