@@ -103,11 +103,11 @@ func (r *report) markdown(failed bool) string {
 	var b strings.Builder
 	result := "every step passed"
 	if failed {
-		result = "a step failed: the run stopped there"
+		result = "a step failed (the steps below say which; a failed install or export step ends the run)"
 	}
 	fmt.Fprintf(&b, "# make e2e-cluster: the Helm install on a real single-node cluster\n\n")
-	fmt.Fprintf(&b, "Run %s, %s in %s. Result: %s.\n", r.start.UTC().Format("2006-01-02 15:04 MST"),
-		"deploy/e2e TestHelmInstallOnARealNode", time.Since(r.start).Round(time.Second), result)
+	fmt.Fprintf(&b, "Run %s, %s in %s, at commit %s. Result: %s.\n", r.start.UTC().Format("2006-01-02 15:04 MST"),
+		"deploy/e2e TestHelmInstallOnARealNode", time.Since(r.start).Round(time.Second), commit(), result)
 	fmt.Fprintf(&b, "Load average (1, 5, 15 min) %s at the start and %s at the end, on %d cores.\n", r.loadStart, loadAverage(), runtime.NumCPU())
 	fmt.Fprintf(&b, "How it runs and what each step does: docs/e2e-cluster.md.\n\n## Components\n\n")
 	for _, v := range r.components {
@@ -135,6 +135,20 @@ func (r *report) markdown(failed bool) string {
 		fmt.Fprintf(&b, "| (no sample: the run ended before the install) | |\n")
 	}
 	return b.String()
+}
+
+// commit is the checked-out commit, with "+changes" when the work tree differs from it.
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	// The report itself, written by the previous run, is no change of the code.
+	if err := exec.Command("git", "diff", "--quiet", "HEAD", "--", ":/", ":(exclude,top)loadtest/results").Run(); err != nil {
+		c += "+changes"
+	}
+	return c
 }
 
 // loadAverage is the machine's 1, 5 and 15 minute load averages.

@@ -37,6 +37,8 @@ type scenario struct {
 func (s *scenario) helmArgs(verb string, extra ...string) []string {
 	args := []string{verb, "kollect", filepath.Join(s.repo, "charts/kollect"), "--namespace", ns,
 		"--set", "image.registry=" + buildRegistry, "--set", "image.tag=" + s.tag,
+		// The PostgreSQL sink is forwarded on the node's address, a private one (10.123.0.1).
+		"--set", "allowInClusterSinks=true",
 		"--set", "nats.image.repository=" + natsRepo, "--set", "nats.image.tag=" + natsTag}
 	return append(args, extra...)
 }
