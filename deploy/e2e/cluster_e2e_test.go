@@ -27,7 +27,7 @@ var (
 )
 
 const (
-	ns          = "kollect"
+	ns          = "kollect-system" // the README's and docs/install.md's namespace
 	natsRepo    = "kollect-e2e/nats-server"
 	natsTag     = "e2e"
 	inventories = 4

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,20 +19,6 @@ import (
 
 // readmeBudget is the issue's bound from `helm install` to a Ready first inventory.
 const readmeBudget = 10 * time.Minute
-
-// smallValuesStandIn stands in for charts/kollect/values-small.yaml while that file is not on
-// this branch: one replica of every service, one NATS server, the query service on.
-const smallValuesStandIn = `# stand-in for charts/kollect/values-small.yaml (written by deploy/e2e)
-control: {replicas: 1}
-collector: {replicas: 1}
-aggregator: {replicas: 1}
-exporters:
-  snapshot: {replicas: 1}
-  database: {replicas: 1}
-  event: {replicas: 1}
-query: {enabled: true, replicas: 1}
-nats: {replicas: 1}
-`
 
 // notesApply finds the `kubectl apply -f X [-f Y...]` commands of the chart's NOTES (lines
 // continued with a backslash joined first); notesFile the paths of one.
@@ -60,57 +47,111 @@ func (s *scenario) readmeRoute() bool {
 	return ok && rep.step(t, "the README's example deleted and the release uninstalled (kollect-crds stays)", s.readmeCleanup)
 }
 
-func (s *scenario) readmeInstall(t *testing.T) {
-	values := filepath.Join(s.repo, "charts/kollect/values-small.yaml")
-	if _, err := os.Stat(values); err != nil {
-		values = filepath.Join(s.dir, "values-small.yaml")
-		writeFile(t, values, smallValuesStandIn)
-		s.rep.notes = append(s.rep.notes, "charts/kollect/values-small.yaml was absent: the README route used the stand-in of deploy/e2e/readme_e2e_test.go (one replica each, one NATS, query on).")
-		t.Logf("charts/kollect/values-small.yaml absent: a stand-in with one replica each and one NATS")
+// readmeBlock is README.md's helm route, the block after `<!-- readme-test: helm -->`
+// (docs/readme_test.go checks its images and renders it without a kubelet).
+var readmeBlock = regexp.MustCompile("(?s)<!-- readme-test: helm -->\n```\\w*\n(.*?)```")
+
+// readmeCommands returns the README's helm route, one command per line (continuations joined).
+func readmeCommands(t *testing.T, repo string) [][]string {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	m := readmeBlock.FindStringSubmatch(string(page))
+	if m == nil {
+		t.Fatal("README.md has no <!-- readme-test: helm --> block")
+	}
+	var cmds [][]string
+	for _, line := range strings.Split(strings.ReplaceAll(m[1], "\\\n", " "), "\n") {
+		if line, _, _ = strings.Cut(line, "#"); strings.TrimSpace(line) != "" {
+			cmds = append(cmds, strings.Fields(line))
+		}
+	}
+	return cmds
+}
+
+// readmeInstall runs the README's helm route as it is written, with three substitutions:
+// `make images PUSH=...` is the image build and import of the steps before (the same builder,
+// deploy/images), so the helm install names the imported build (image.registry and image.tag
+// of this run) and the NATS image built here; paths are the repository's. The kubectl apply
+// is retried while control's webhook has no endpoint yet; the route must reach a Synced
+// inventory within readmeBudget of the first helm install.
+func (s *scenario) readmeInstall(t *testing.T) {
 	natsPVs(t, s.c, s.dir, "e2e-small-nats", 1)
-	t0 := time.Now()
-	run(t, s.c.Admin, s.helm, "install", "kollect-crds", filepath.Join(s.repo, "charts/kollect-crds"))
-	s.crds = true
-	s.notes = run(t, s.c.Admin, s.helm, "install", "kollect", filepath.Join(s.repo, "charts/kollect"), "--namespace", ns, "--create-namespace",
-		"-f", values, "--set", "image.registry="+buildRegistry, "--set", "image.tag="+s.tag,
-		"--set", "nats.image.repository="+natsRepo, "--set", "nats.image.tag="+natsTag)
-	// The NOTES' first step: the rollout of control, whose webhook admits the example.
-	waitFor(t, readmeBudget, "deployment control Ready", func() error {
-		d, err := s.c.Client.AppsV1().Deployments(ns).Get(t.Context(), componentDeployment(t, s.c, "control"), metav1.GetOptions{})
-		if err != nil {
-			return err
+	kollect := filepath.Join(s.dir, "kollect")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", kollect, "./cmd/kollect")
+	build.Dir = s.repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/kollect: %v\n%s", err, out)
+	}
+	var t0 time.Time
+	var history string
+	for _, c := range readmeCommands(t, s.repo) {
+		args := s.repoPaths(c[1:])
+		switch {
+		case c[0] == "make" && len(c) > 1 && c[1] == "images":
+			// Built and imported by the steps before.
+		case c[0] == "helm" && len(c) > 3 && c[1] == "install":
+			if t0.IsZero() {
+				t0 = time.Now()
+			}
+			for i := range args {
+				if strings.HasPrefix(args[i], "image.registry=") {
+					args[i] = "image.registry=" + buildRegistry
+				}
+			}
+			if c[2] == "kollect" {
+				args = append(args, "--set", "image.tag="+s.tag, "--set", "nats.image.repository="+natsRepo, "--set", "nats.image.tag="+natsTag)
+			}
+			out := run(t, s.c.Admin, s.helm, args...)
+			if c[2] == "kollect-crds" {
+				s.crds = true
+			} else {
+				s.notes = out
+			}
+		case c[0] == "kubectl" && len(c) > 1 && c[1] == "apply":
+			waitFor(t, readmeBudget, "kubectl "+strings.Join(c[1:], " "), func() error {
+				_, err := kubectlErr(t, s.c.Admin, s.kubectl, args...)
+				return err
+			})
+		case c[0] == "kubectl":
+			if _, err := kubectlErr(t, s.c.Admin, s.kubectl, args...); err != nil {
+				t.Fatalf("%v%s", err, podProblems(t.Context(), s.c.Client, ns))
+			}
+		case c[0] == "./kollect":
+			history = run(t, s.c.Admin, kollect, args...)
+		default:
+			t.Fatalf("the README's helm route has a command this test does not know: %s", strings.Join(c, " "))
 		}
-		if d.Status.ReadyReplicas < 1 {
-			return fmt.Errorf("%d ready replicas%s", d.Status.ReadyReplicas, podProblems(t.Context(), s.c.Client, ns))
-		}
-		return nil
-	})
-	// The NOTES' next step (readmeNotes checks they name this folder), retried while the
-	// webhook has no endpoint yet.
-	waitFor(t, 2*time.Minute, "kubectl apply -f "+inClusterExample, func() error {
-		_, err := kubectlErr(t, s.c.Admin, s.kubectl, "apply", "-f", filepath.Join(s.repo, inClusterExample)+"/")
-		return err
-	})
-	waitFor(t, readmeBudget-time.Since(t0), "inventory kollect-demo/demo Ready and Synced with 2 items", func() error {
-		out, err := kubectlErr(t, s.c.Admin, s.kubectl, "-n", "kollect-demo", "get", "kinv", "demo", "-o",
-			`jsonpath={.status.itemCount} {.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Synced")].status}`)
-		if err != nil {
-			return err
-		}
-		if strings.TrimSpace(out) != "2 True True" {
-			return fmt.Errorf("items, Ready, Synced: %q%s", out, podProblems(t.Context(), s.c.Client, ns))
-		}
-		return nil
-	})
+	}
+	if t0.IsZero() || s.notes == "" || history == "" {
+		t.Fatalf("the README's helm route installed no chart or read no history")
+	}
 	took := time.Since(t0)
-	s.rep.notes = append(s.rep.notes, fmt.Sprintf("README route: `helm install kollect-crds` to the in-cluster inventory Ready (2 items) took %v (bound: %v).", took.Round(time.Second), readmeBudget))
-	t.Logf("helm install to a Ready inventory: %v", took.Round(time.Second))
+	s.rep.notes = append(s.rep.notes, fmt.Sprintf("README route: from the first `helm install` to the in-cluster inventory Synced took %v (bound: %v); then `kollect history kollect-demo/demo` printed:\n\n```\n%s```", took.Round(time.Second), readmeBudget, history))
+	t.Logf("helm install to a Synced inventory: %v; kollect history:\n%s", took.Round(time.Second), history)
 	if took > readmeBudget {
-		t.Errorf("helm install to a Ready inventory took %v, more than %v", took.Round(time.Second), readmeBudget)
+		t.Errorf("helm install to a Synced inventory took %v, more than %v", took.Round(time.Second), readmeBudget)
+	}
+	if !strings.HasPrefix(history, "REVISION") || strings.Count(history, "\n") < 2 {
+		t.Errorf("kollect history printed no revision:\n%s", history)
 	}
 	s.checkImages(t)
 	s.rep.sample(t, s.c)
+}
+
+// repoPaths makes the arguments that name a file or folder of the repository absolute.
+func (s *scenario) repoPaths(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if strings.HasPrefix(a, "charts/") || strings.HasPrefix(a, "docs/") {
+			if _, err := os.Stat(filepath.Join(s.repo, a)); err == nil {
+				out[i] = filepath.Join(s.repo, a) + map[bool]string{true: "/"}[strings.HasSuffix(a, "/")]
+			}
+		}
+	}
+	return out
 }
 
 // readmeNotes checks that every `kubectl apply -f` the chart's NOTES print names the in-cluster

@@ -47,7 +47,7 @@ func (s *scenario) run() {
 	t, rep := s.t, s.rep
 	ok := rep.step(t, "helm install kollect (defaults + image.registry/tag and the NATS image); every Deployment and the NATS StatefulSet Ready", func(t *testing.T) {
 		if !s.crds {
-			run(t, s.c.Admin, s.helm, "install", "kollect-crds", filepath.Join(s.repo, "charts/kollect-crds"))
+			run(t, s.c.Admin, s.helm, "install", "kollect-crds", filepath.Join(s.repo, "charts/kollect-crds"), "--namespace", ns, "--create-namespace")
 		}
 		run(t, s.c.Admin, s.helm, s.helmArgs("install", "--create-namespace")...)
 		d := waitFor(t, 8*time.Minute, "every workload Ready", func() error { return workloadsReady(t.Context(), s.c.Client, ns) })
@@ -183,7 +183,7 @@ func (s *scenario) upgrade(t *testing.T) {
 func (s *scenario) uninstall(t *testing.T) {
 	ctx := t.Context()
 	run(t, s.c.Admin, s.helm, "uninstall", "kollect", "--namespace", ns, "--wait", "--timeout", "3m")
-	run(t, s.c.Admin, s.helm, "uninstall", "kollect-crds")
+	run(t, s.c.Admin, s.helm, "uninstall", "kollect-crds", "--namespace", ns)
 	waitFor(t, 3*time.Minute, "no pods in "+ns, func() error {
 		pods, err := s.c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
