@@ -144,7 +144,7 @@ func TestTheReadmesHelmRouteInstallsWhatMakeImagesPushes(t *testing.T) {
 		case f[0] == "kubectl" && f[1] == "apply":
 			applies++
 			run(t, root, []string{"KUBECONFIG=" + kubeconfig}, kubectl, f[1:]...)
-		case f[0] == "kubectl" && f[1] == "-n" || f[0] == "./kollect":
+		case f[0] == "kubectl" && (f[1] == "-n" || f[1] == "wait") || f[0] == "./kollect":
 			// Waiting for Synced and reading history need every service
 			// running: deploy/e2e runs these on a real node.
 		default:

@@ -178,6 +178,9 @@ func (h *historyAPI) explain(err error) error {
 	switch {
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("history of %s: %w (reading it needs get on the %s and on the query.kollect.dev resources)", h.what(), err, h.kind())
+	case apierrors.IsServiceUnavailable(err):
+		return fmt.Errorf("history of %s: the query service is not available (yet): %w; kubectl get apiservice v1alpha1.query.kollect.dev "+
+			"says why, kubectl wait --for=condition=Available apiservice/v1alpha1.query.kollect.dev waits for it", h.what(), err)
 	case noQueryAPI(err):
 		return fmt.Errorf("history of %s: the cluster serves no query.kollect.dev API: install the chart with query.enabled=true "+
 			"(the default), or run kollect dev, which serves it on this machine: %w", h.what(), err)
