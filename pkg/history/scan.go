@@ -44,22 +44,6 @@ func Scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName,
 // scan calls fn with the stream sequence and data of every message on
 // inv's snapshot subject, oldest first.
 func scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName, fn func(seq uint64, data []byte) error) error {
-	c, err := js.OrderedConsumer(ctx, bus.StreamSnapshots, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{bus.SnapshotSubject(inv)}, DeliverPolicy: jetstream.DeliverAllPolicy,
-		// The server drops the consumer this long after the scan (not the
-		// library's 5 minutes): a busy reader leaves few behind.
-		InactiveThreshold: scanInactiveThreshold,
-	})
-	if err != nil {
-		return fmt.Errorf("read history of %s: %w", inv, err)
-	}
-	info, err := c.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("read history of %s: %w", inv, err)
-	}
-	if info.NumPending == 0 {
-		return nil
-	}
 	stream, err := js.Stream(ctx, bus.StreamSnapshots)
 	if err != nil {
 		return fmt.Errorf("read history of %s: %w", inv, err)
@@ -68,14 +52,57 @@ func scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName,
 	if err != nil || end == 0 {
 		return err
 	}
+	var done uint64 // the last sequence delivered
+	stalls := 0
+	for {
+		before := done
+		more, err := scanFrom(ctx, js, stream, inv, done, end, fn, &done)
+		if err != nil || !more {
+			return err
+		}
+		// The consumer delivered nothing for scanIdle while the subject
+		// still holds events after done: read on with a new one from there.
+		if done > before {
+			stalls = 0
+		} else if stalls++; stalls >= scanStalls {
+			return fmt.Errorf("read history of %s: no event after sequence %d arrived in %d tries of %s", inv, done, scanStalls, scanIdle)
+		}
+	}
+}
+
+// scanFrom reads inv's subject after sequence after with one ordered
+// consumer, up to end, recording each delivered sequence in done. more
+// says the consumer stalled with events still left after *done.
+func scanFrom(ctx context.Context, js jetstream.JetStream, stream jetstream.Stream, inv busv1.NamespacedName,
+	after, end uint64, fn func(seq uint64, data []byte) error, done *uint64,
+) (more bool, err error) {
+	cfg := jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{bus.SnapshotSubject(inv)}, DeliverPolicy: jetstream.DeliverAllPolicy,
+		// The server drops the consumer this long after the scan (not the
+		// library's 5 minutes): a busy reader leaves few behind.
+		InactiveThreshold: scanInactiveThreshold,
+	}
+	if after > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, after+1
+	}
+	c, err := js.OrderedConsumer(ctx, bus.StreamSnapshots, cfg)
+	if err != nil {
+		return false, fmt.Errorf("read history of %s: %w", inv, err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read history of %s: %w", inv, err)
+	}
+	if info.NumPending == 0 {
+		return false, nil
+	}
 	// One pull per few messages, not per message: an ordered consumer's
 	// Next recreates the consumer on the server for every message.
 	it, err := c.Messages(jetstream.PullMaxMessagesWithBytesLimit(scanBuffer, scanPullBytes(js)))
 	if err != nil {
-		return fmt.Errorf("read history of %s: %w", inv, err)
+		return false, fmt.Errorf("read history of %s: %w", inv, err)
 	}
 	defer it.Stop()
-	var done uint64 // the last sequence delivered
 	for {
 		wait, cancel := context.WithTimeout(ctx, scanIdle)
 		m, err := it.Next(jetstream.NextContext(wait))
@@ -83,29 +110,27 @@ func scan(ctx context.Context, js jetstream.JetStream, inv busv1.NamespacedName,
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			// Nothing came: the events left may have been deleted since
 			// the scan began (a trim, a superseded periodic event). It is
-			// over when the subject holds nothing after what was read.
+			// over when the subject holds nothing after what was read;
+			// else the caller reads on with a new consumer.
 			last, err := lastSeq(ctx, stream, inv)
 			if err != nil {
-				return err
+				return false, err
 			}
-			if last <= done {
-				return nil
-			}
-			continue
+			return last > *done, nil
 		}
 		if err != nil {
-			return fmt.Errorf("read history of %s: %w", inv, err)
+			return false, fmt.Errorf("read history of %s: %w", inv, err)
 		}
 		md, err := m.Metadata()
 		if err != nil {
-			return fmt.Errorf("read history of %s: %w", inv, err)
+			return false, fmt.Errorf("read history of %s: %w", inv, err)
 		}
-		done = md.Sequence.Stream
-		if err := fn(done, m.Data()); err != nil {
-			return err
+		*done = md.Sequence.Stream
+		if err := fn(*done, m.Data()); err != nil {
+			return false, err
 		}
-		if md.NumPending == 0 || done >= end {
-			return nil // what the subject held when the scan began
+		if md.NumPending == 0 || *done >= end {
+			return false, nil // what the subject held when the scan began
 		}
 	}
 }
@@ -125,6 +150,13 @@ func lastSeq(ctx context.Context, s jetstream.Stream, inv busv1.NamespacedName) 
 // scanIdle is how long a Scan waits for its next event before it checks
 // whether the events left were deleted meanwhile.
 const scanIdle = time.Second
+
+// scanStalls is how many consumers in a row a Scan lets deliver nothing
+// for scanIdle while its subject still holds events after the last one it
+// read, before it gives up with an error: a consumer that stalled (seen
+// when events were deleted under it) is replaced by one reading on from
+// there, never waited on forever.
+const scanStalls = 10
 
 // scanInactiveThreshold is how long the server keeps a Scan's consumer
 // after its last pull.
