@@ -222,7 +222,14 @@ func (l *Loader) Envelope(ctx context.Context, ev *busv1.SnapshotEvent) (*busv1.
 	var err error
 	switch {
 	case ev.Envelope != nil:
-		env = ev.Envelope
+		// The event, and so its inline envelope, is shared by every
+		// binding delivering it at once: the types go on a copy (the rows
+		// stay shared, read-only).
+		if ev.AttributeTypes == nil {
+			return ev.Envelope, nil
+		}
+		cp := *ev.Envelope
+		env = &cp
 	case ev.ManifestRef != nil:
 		env, err = l.assemble(ctx, ev)
 	case ev.EnvelopeRef != nil:
