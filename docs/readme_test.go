@@ -204,3 +204,28 @@ func normalizeTable(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestTheReadmesOutputsAreTheTestedOnes checks that the Git file and the
+// SQL row the README shows are outputs docs/getting-started.md expects,
+// which TestGettingStarted (docs/examples/quickstart) checks against a
+// real Git server and PostgreSQL.
+func TestTheReadmesOutputsAreTheTestedOnes(t *testing.T) {
+	root, _ := readmeBlocks(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(root, "docs", "getting-started.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := regexp.MustCompile("(?s)```(?:yaml|text)\n(attributes:.*?|.*?resource_name.*?)```").FindAllStringSubmatch(string(readme), -1)
+	if len(shown) != 2 {
+		t.Fatalf("README.md shows %d of the two outputs (a Git file, a SQL row)", len(shown))
+	}
+	for _, s := range shown {
+		if !strings.Contains(normalizeTable(string(page)), normalizeTable(s[1])) {
+			t.Errorf("docs/getting-started.md expects no such output; the README shows:\n%s", s[1])
+		}
+	}
+}
