@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,8 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"kollect.dev/kollect/pkg/testenv"
@@ -193,17 +192,11 @@ func verify(t *testing.T, data map[string][]byte, hosts []string) {
 	}
 }
 
-// kubeconfig writes a kubeconfig of kube's admin user.
+// kubeconfig writes the kubeconfig of kube's admin user that envtest made.
 func kubeconfig(t *testing.T, k *testenv.Kube) string {
 	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: k.Config.Host, CertificateAuthorityData: k.Config.CAData}
-	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: k.Config.CertData, ClientKeyData: k.Config.KeyData,
-		Token: k.Config.BearerToken}
-	cfg.Contexts["admin"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
-	cfg.CurrentContext = "admin"
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	if err := os.WriteFile(path, k.Env.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
