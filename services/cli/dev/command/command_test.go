@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -167,13 +168,20 @@ func get(t *testing.T, url string) string {
 }
 
 // freePortRun returns the first of n consecutive free loopback ports.
+// freePortRun returns the first of n consecutive ports free on 127.0.0.1.
+// It picks them below the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range): a port checked free there could be taken
+// by any process's outgoing connection before kollect dev binds it, a port
+// below it only by a listener that asks for it by number.
 func freePortRun(t *testing.T, n int) int {
 	t.Helper()
-	for range 50 {
-		first, err := testenv.FreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
+	low := ephemeralLow(t)
+	const floor = 10000
+	if low-floor < 10*n {
+		t.Fatalf("the ephemeral range starts at %d, too low for a run of %d ports above %d", low, n, floor)
+	}
+	for range 100 {
+		first := floor + rand.IntN(low-floor-n)
 		ok := true
 		for p := first; p < first+n && ok; p++ {
 			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
@@ -187,8 +195,26 @@ func freePortRun(t *testing.T, n int) int {
 			return first
 		}
 	}
-	t.Fatalf("no %d consecutive free ports", n)
+	t.Fatalf("no %d consecutive free ports below %d", n, low)
 	return 0
+}
+
+// ephemeralLow returns the first port of the kernel's ephemeral range.
+func ephemeralLow(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768 // Linux's default
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		t.Fatalf("ip_local_port_range: %q", b)
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil {
+		t.Fatalf("ip_local_port_range: %v", err)
+	}
+	return low
 }
 
 // rowNames returns the resource names in the sink's table, or nil while the
