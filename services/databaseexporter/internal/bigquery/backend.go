@@ -101,7 +101,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Cr
 			}
 		}
 	}
-	return &Sink{client: client, data: data, location: spec.BigQuery.Location, transactions: !b.NoTransactions, history: history,
+	return &Sink{client: client, data: data, location: spec.BigQuery.Location, transactions: !b.NoTransactions, history: history, altered: map[string]bool{},
 		ensure: spec.Provisioning == nil || spec.Provisioning.Mode != v1alpha1.ProvisionExisting}, nil
 }
 

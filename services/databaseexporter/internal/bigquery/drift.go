@@ -23,7 +23,7 @@ func (s *Sink) Drift(ctx context.Context, snap sink.Snapshot) (string, error) {
 	if err := sink.CheckRevision(env.Revision); err != nil {
 		return "", err
 	}
-	if err := s.prepare(ctx); err != nil {
+	if _, err := s.prepare(ctx, nil); err != nil {
 		return "", err
 	}
 	st, found, err := s.readState(ctx, env)

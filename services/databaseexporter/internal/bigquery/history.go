@@ -88,8 +88,10 @@ func versionText(alias string) string {
 
 // historyStatements make the scope's open versions equal to its rows in
 // the data table at env's revision and record the revision. They run after
-// the data table holds the snapshot (for a deletion: holds nothing).
-func historyStatements(data tableRef) []statement {
+// the data table holds the snapshot (for a deletion: holds nothing). A new
+// version copies the row's typed columns typed; they are not part of what
+// makes a version differ, being derived from its attributes.
+func historyStatements(data tableRef, typed []typedColumn) []statement {
 	hist, revs := data.with(data.Table+HistorySuffix), data.with(data.Table+RevisionsSuffix)
 	var sameKey []string
 	for _, c := range keyColumns {
@@ -102,6 +104,9 @@ func historyStatements(data tableRef) []statement {
 		sel = append(sel, "t.`"+c+"`")
 	}
 	sel = append(sel, "CAST(@revision AS INT64)", "CAST(NULL AS INT64)", "CAST(@exported_at AS TIMESTAMP)", "CAST(NULL AS TIMESTAMP)")
+	for _, c := range typed {
+		cols, sel = append(cols, c.Name), append(sel, "t.`"+c.Name+"`")
+	}
 	return []statement{
 		// Not a correlated NOT EXISTS: the emulator (go-zetasqlite) does
 		// not resolve the UPDATE's alias inside a subquery, and left every
@@ -118,12 +123,13 @@ func historyStatements(data tableRef) []statement {
 	}
 }
 
-// withHistory appends the history statements to stmts when on.
-func withHistory(on bool, data tableRef, stmts []statement, env busv1.Envelope) []statement {
+// withHistory appends the history statements to stmts when on; typed are
+// the typed columns both tables have.
+func withHistory(on bool, data tableRef, stmts []statement, env busv1.Envelope, typed []typedColumn) []statement {
 	if !on {
 		return stmts
 	}
-	return append(stmts, withParams(historyStatements(data), env)...)
+	return append(stmts, withParams(historyStatements(data, typed), env)...)
 }
 
 // rewindStatements discard the scope's history from env's revision on:

@@ -23,8 +23,9 @@ type stagedRow struct {
 }
 
 // payload is the newline-delimited JSON loaded into the staging table: one
-// line per row, in the envelope's order.
-func payload(rows []busv1.Row) ([]byte, error) {
+// line per row, in the envelope's order, with the value of each typed
+// column that fits it (typed.go; a missing one loads as NULL).
+func payload(rows []busv1.Row, cols []typedColumn) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -42,6 +43,34 @@ func payload(rows []busv1.Row) ([]byte, error) {
 		if err := enc.Encode(line); err != nil {
 			return nil, fmt.Errorf("encode row %s: %w", r.UID, err)
 		}
+		if err := appendTyped(&buf, r, cols); err != nil {
+			return nil, err
+		}
 	}
 	return buf.Bytes(), nil
+}
+
+// appendTyped adds the typed columns' values of r to the line buf ends
+// with: it reopens the object ("}\n") and closes it again.
+func appendTyped(buf *bytes.Buffer, r busv1.Row, cols []typedColumn) error {
+	opened := false
+	for _, c := range cols {
+		v, ok := typedValue(r.Attributes[c.Attr], c.Type)
+		if !ok {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode attribute %s of row %s: %w", c.Attr, r.UID, err)
+		}
+		if !opened {
+			buf.Truncate(buf.Len() - len("}\n"))
+			opened = true
+		}
+		fmt.Fprintf(buf, ",%q:%s", c.Name, b)
+	}
+	if opened {
+		buf.WriteString("}\n")
+	}
+	return nil
 }

@@ -8,10 +8,9 @@ import (
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
 
-// TestPayloadKeepsProfileIntsExact: BigQuery has no typed attribute
-// columns, so a Profile int reaches the attributes JSON column as a JSON
-// integer; decoded from the bus as exporters decode it, one beyond 2^53
-// stays exact (PARSE_JSON then holds an INT64).
+// TestPayloadKeepsProfileIntsExact: a Profile int reaches both the
+// attributes JSON column and its INT64 column as a JSON integer; decoded
+// from the bus as exporters decode it, one beyond 2^53 stays exact.
 func TestPayloadKeepsProfileIntsExact(t *testing.T) {
 	var rows []busv1.Row
 	in := `[{"targetNamespace":"a","targetName":"t","namespace":"a","name":"n","uid":"u","group":"","version":"v1",` +
@@ -19,7 +18,7 @@ func TestPayloadKeepsProfileIntsExact(t *testing.T) {
 	if err := busv1.Unmarshal([]byte(in), &rows); err != nil {
 		t.Fatal(err)
 	}
-	b, err := payload(rows)
+	b, err := payload(rows, declaredColumns(busv1.AttributeTypes{"replicas": "int", "cpu": "float", "ready": "bool"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +28,15 @@ func TestPayloadKeepsProfileIntsExact(t *testing.T) {
 	}
 	if want := `{"cpu":0.5,"ready":true,"replicas":9007199254740993}`; line.Attributes != want {
 		t.Errorf("attributes %s, want %s", line.Attributes, want)
+	}
+	var typed map[string]json.RawMessage
+	if err := json.Unmarshal(b, &typed); err != nil {
+		t.Fatal(err)
+	}
+	for col, want := range map[string]string{"attr_replicas": "9007199254740993", "attr_cpu": "0.5", "attr_ready": "true"} {
+		if got := string(typed[col]); got != want {
+			t.Errorf("%s %s, want %s", col, got, want)
+		}
 	}
 	if strings.Count(string(b), "\n") != 1 {
 		t.Errorf("payload %q is not one line", b)

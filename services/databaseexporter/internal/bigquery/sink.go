@@ -33,6 +33,11 @@ type Sink struct {
 
 	mu          sync.Mutex
 	provisioned bool
+	// dataColumns and historyColumns are the columns of the data and
+	// history tables, as last read or created; altered holds the typed
+	// columns ALTER TABLE was asked to add (typed.go).
+	dataColumns, historyColumns tableColumns
+	altered                     map[string]bool
 }
 
 // state is what the state table records for one (cluster, inventory). An
@@ -48,11 +53,12 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 	if err := sink.CheckRevision(env.Revision); err != nil {
 		return err
 	}
-	if err := s.prepare(ctx); err != nil {
+	cols, err := s.prepare(ctx, declaredColumns(env.AttributeTypes))
+	if err != nil {
 		return err
 	}
 	if snap.Deleted {
-		return s.run(ctx, "delete the inventory", withHistory(s.history, s.data, deleteStatements(s.data, env), env))
+		return s.run(ctx, "delete the inventory", withHistory(s.history, s.data, deleteStatements(s.data, env), env, cols))
 	}
 	st, found, err := s.readState(ctx, env)
 	if err != nil {
@@ -69,22 +75,22 @@ func (s *Sink) Write(ctx context.Context, snap sink.Snapshot) error {
 		return nil
 	case found && st.Checksum == env.Checksum && !snap.Repair:
 		return s.run(ctx, "record the state", withRewind(rewind, s.data,
-			withHistory(s.history, s.data, withParams(stateStatements(s.data), env), env), env))
+			withHistory(s.history, s.data, withParams(stateStatements(s.data), env), env, cols), env))
 	}
 	var staging tableRef
 	if len(env.Items) > 0 {
-		if staging, err = s.stage(ctx, env.Items); err != nil {
+		if staging, err = s.stage(ctx, env.Items, cols); err != nil {
 			return err
 		}
 		defer s.dropStaging(ctx, staging)
 	}
 	return s.run(ctx, "apply the snapshot", withRewind(rewind, s.data,
-		withHistory(s.history, s.data, replaceStatements(s.data, staging, env), env), env))
+		withHistory(s.history, s.data, replaceStatements(s.data, staging, env, cols), env, cols), env))
 }
 
 // stage loads rows into a new staging table and returns it.
-func (s *Sink) stage(ctx context.Context, rows []busv1.Row) (tableRef, error) {
-	body, err := payload(rows)
+func (s *Sink) stage(ctx context.Context, rows []busv1.Row, cols []typedColumn) (tableRef, error) {
+	body, err := payload(rows, cols)
 	if err != nil {
 		return tableRef{}, sink.Permanent(err)
 	}
@@ -95,12 +101,12 @@ func (s *Sink) stage(ctx context.Context, rows []busv1.Row) (tableRef, error) {
 		return tableRef{}, err
 	}
 	t := s.client.Dataset(staging.Dataset).Table(staging.Table)
-	if err := t.Create(ctx, &bigquery.TableMetadata{Schema: stagingSchema(), ExpirationTime: time.Now().Add(stagingTTL)}); err != nil {
+	if err := t.Create(ctx, &bigquery.TableMetadata{Schema: stagingSchema(cols), ExpirationTime: time.Now().Add(stagingTTL)}); err != nil {
 		return tableRef{}, classify(ctx, "create staging table "+staging.Table, err)
 	}
 	src := bigquery.NewReaderSource(bytes.NewReader(body))
 	src.SourceFormat = bigquery.JSON
-	src.Schema = stagingSchema()
+	src.Schema = stagingSchema(cols)
 	loader := t.LoaderFrom(src)
 	loader.WriteDisposition = bigquery.WriteTruncate
 	loader.Location = s.location
@@ -125,14 +131,19 @@ func (s *Sink) run(ctx context.Context, op string, stmts []statement) error {
 		stmts = []statement{script(stmts)}
 	}
 	for _, st := range stmts {
-		q := s.client.Query(st.SQL)
-		q.Parameters = st.Params
-		q.Location = s.location
-		if err := s.wait(ctx, op, func() (*bigquery.Job, error) { return q.Run(ctx) }); err != nil {
+		if err := s.exec(ctx, op, st); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// exec runs one statement (a script or a single one) as a query job.
+func (s *Sink) exec(ctx context.Context, op string, st statement) error {
+	q := s.client.Query(st.SQL)
+	q.Parameters = st.Params
+	q.Location = s.location
+	return s.wait(ctx, op, func() (*bigquery.Job, error) { return q.Run(ctx) })
 }
 
 // wait starts a job and waits for it to finish.
@@ -178,7 +189,11 @@ func (s *Sink) readState(ctx context.Context, env busv1.Envelope) (state, bool, 
 
 // Check verifies, or in ensure mode creates, the dataset and tables: a
 // request that needs the credentials, each time it is called.
-func (s *Sink) Check(ctx context.Context) error { return s.provision(ctx) }
+func (s *Sink) Check(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.provision(ctx, nil)
+}
 
 // Close closes the client.
 func (s *Sink) Close(context.Context) error {

@@ -41,13 +41,13 @@ func tableSchema() bigquery.Schema {
 }
 
 // stagingSchema is the schema of a staging table: the row columns, with
-// attributes as JSON text (parsed by the INSERT).
-func stagingSchema() bigquery.Schema {
+// attributes as JSON text (parsed by the INSERT), and the typed columns.
+func stagingSchema(cols []typedColumn) bigquery.Schema {
 	s := bigquery.Schema{}
 	for _, c := range stagedColumns {
 		s = append(s, &bigquery.FieldSchema{Name: c, Type: bigquery.StringFieldType})
 	}
-	return s
+	return append(s, columnSchema(cols)...)
 }
 
 // stateSchema is the schema of the state table.
@@ -87,10 +87,11 @@ func params(env busv1.Envelope) []bigquery.QueryParameter {
 func quoted(cols []string) string { return strings.Join(quotedList(cols), ", ") }
 
 // replaceStatements replace the inventory's rows with those of staging (no
-// INSERT when staging is empty) and record env in the state. The state is
+// INSERT when staging is empty), typed columns cols included, and record
+// env in the state. The state is
 // first marked in progress (checksum ”), so that when the statements run
 // without a transaction and stop halfway, the next write rewrites the rows.
-func replaceStatements(data, staging tableRef, env busv1.Envelope) []statement {
+func replaceStatements(data, staging tableRef, env busv1.Envelope, typed []typedColumn) []statement {
 	state := data.with(data.Table + StateSuffix)
 	stmts := []statement{
 		{SQL: "UPDATE " + state.sql() + " SET checksum = '' WHERE " + scopeSQL},
@@ -105,6 +106,7 @@ func replaceStatements(data, staging tableRef, env busv1.Envelope) []statement {
 		sel := append([]string{"CAST(@cluster AS STRING)", "CAST(@inventory_namespace AS STRING)", "CAST(@inventory_name AS STRING)"},
 			quotedList(stagedColumns[:len(stagedColumns)-1])...)
 		sel = append(sel, "PARSE_JSON(`attributes`)", "CAST(@checksum AS STRING)", "CAST(@revision AS INT64)", "CAST(@exported_at AS TIMESTAMP)")
+		cols, sel = append(cols, names(typed)...), append(sel, quotedList(names(typed))...)
 		stmts = append(stmts, statement{SQL: "INSERT INTO " + data.sql() + " (" + quoted(cols) + ") SELECT " +
 			strings.Join(sel, ", ") + " FROM " + staging.sql()})
 	}
@@ -135,6 +137,15 @@ func readStateStatement(data tableRef, env busv1.Envelope) statement {
 	state := data.with(data.Table + StateSuffix)
 	return withParams([]statement{{SQL: "SELECT revision, checksum FROM " + state.sql() + " WHERE " + scopeSQL +
 		" ORDER BY revision DESC LIMIT 1"}}, env)[0]
+}
+
+// names are the names of cols.
+func names(cols []typedColumn) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
 }
 
 // quotedList backquotes each column name.

@@ -33,6 +33,9 @@ func fixture(t *testing.T) busv1.Envelope {
 	return env.Stamp("prod-eu-1", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
+// goldenTyped are the typed columns of fixture's declared types.
+var goldenTyped = declaredColumns(busv1.AttributeTypes{"image": "string", "replicas": "int", "paused": "bool", "labels": "map"})
+
 var (
 	goldenData    = tableRef{Project: "acme-analytics", Dataset: "kollect", Table: "inventory_rows"}
 	goldenStaging = goldenData.with("inventory_rows_staging_0011223344556677")
@@ -57,22 +60,28 @@ func TestStatements(t *testing.T) {
 		stmts        []statement
 	}{
 		{"a snapshot replaces the inventory's rows from staging in one transaction", "replace-transaction.golden",
-			[]statement{script(replaceStatements(goldenData, goldenStaging, env))}},
+			[]statement{script(replaceStatements(goldenData, goldenStaging, env, nil))}},
 		{"without transactions the same statements run one by one", "replace-statements.golden",
-			replaceStatements(goldenData, goldenStaging, env)},
+			replaceStatements(goldenData, goldenStaging, env, nil)},
 		{"an empty snapshot deletes the rows and records the state without staging", "empty.golden",
-			replaceStatements(goldenData, tableRef{}, env)},
+			replaceStatements(goldenData, tableRef{}, env, nil)},
 		{"unchanged rows under a new revision only record the state", "state.golden",
 			withParams(stateStatements(goldenData), env)},
 		{"a deleted inventory loses its rows and state", "delete.golden", deleteStatements(goldenData, env)},
 		{"the state is read with parameters", "read-state.golden", []statement{readStateStatement(goldenData, env)}},
 		{"a drift check counts the inventory's rows with parameters", "count.golden", []statement{countStatement(goldenData, env)}},
 		{"history mode closes changed versions, opens new ones and records the revision after the rows", "history.golden",
-			withHistory(true, goldenData, nil, env)},
-		{"history mode adds nothing when off", "empty.golden", withHistory(false, goldenData, replaceStatements(goldenData, tableRef{}, env), env)},
+			withHistory(true, goldenData, nil, env, nil)},
+		{"history mode adds nothing when off", "empty.golden", withHistory(false, goldenData, replaceStatements(goldenData, tableRef{}, env, nil), env, goldenTyped)},
 		{"a backfill's first revision rewinds the history before the rows and the history are written", "rewind.golden",
-			withRewind(true, goldenData, withHistory(true, goldenData, nil, env), env)},
-		{"without a backfill nothing is rewound", "history.golden", withRewind(false, goldenData, withHistory(true, goldenData, nil, env), env)},
+			withRewind(true, goldenData, withHistory(true, goldenData, nil, env, nil), env)},
+		{"typed columns are inserted from staging beside the attributes JSON", "replace-typed.golden",
+			replaceStatements(goldenData, goldenStaging, env, goldenTyped)},
+		{"history mode copies the typed columns into a new version", "history-typed.golden",
+			withHistory(true, goldenData, nil, env, goldenTyped)},
+		{"missing typed columns are added, each unless it exists", "add-columns.golden",
+			[]statement{addColumnsStatement(goldenData, goldenTyped)}},
+		{"without a backfill nothing is rewound", "history.golden", withRewind(false, goldenData, withHistory(true, goldenData, nil, env, nil), env)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,16 +99,24 @@ func TestStatements(t *testing.T) {
 
 func TestPayload(t *testing.T) {
 	env := fixture(t)
-	body, err := payload(env.Items)
-	if err != nil {
-		t.Fatal(err)
+	for name, tt := range map[string]struct {
+		golden string
+		typed  []typedColumn
+	}{
+		"rows are loaded as NDJSON, one line each, attributes as JSON text": {"payload.golden", nil},
+		"typed columns follow, each where the row's value fits it":          {"payload-typed.golden", goldenTyped},
+	} {
+		t.Run(name, func(t *testing.T) {
+			body, err := payload(env.Items, tt.typed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", tt.golden), body)
+			if n := strings.Count(string(body), "\n"); n != len(env.Items) {
+				t.Errorf("payload has %d lines, want %d", n, len(env.Items))
+			}
+		})
 	}
-	t.Run("rows are loaded as NDJSON, one line each, attributes as JSON text", func(t *testing.T) {
-		golden.Check(t, filepath.Join("testdata", "payload.golden"), []byte(string(body)))
-		if n := strings.Count(string(body), "\n"); n != len(env.Items) {
-			t.Errorf("payload has %d lines, want %d", n, len(env.Items))
-		}
-	})
 }
 
 func TestIdentifiers(t *testing.T) {
