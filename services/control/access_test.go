@@ -176,3 +176,50 @@ func TestWebhookAdmitsSpecUnchangedUpdates(t *testing.T) {
 		return team.Update(t.Context(), tg)
 	}, "cluster-wide")
 }
+
+// TestARoleEditedInPlaceNarrowsAccessAtOnce: a rule removed from a Role,
+// or from a ClusterRole a group is bound to, narrows the Targets it
+// granted within the test's deadline (30 s), not at the periodic re-check
+// (2 minutes): control evaluates RBAC from its caches and watches roles.
+func TestARoleEditedInPlaceNarrowsAccessAtOnce(t *testing.T) {
+	own, viaRole, viaGroup := namespace(t), namespace(t), namespace(t)
+	sa := own + "/kollect"
+	cms := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: viaRole, Name: "cms"}, Rules: cms}
+	create(t, role)
+	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: viaRole, Name: "cms"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "cms"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: own, Name: "kollect"}}})
+	clusterRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "cms-" + viaGroup}, Rules: cms}
+	create(t, clusterRole)
+	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: viaGroup, Name: "every-serviceaccount"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccounts"}}})
+	create(t, profile(own, "cms", configMaps))
+	tg := targetObj(own, "t", "cms")
+	tg.Spec.IncludedNamespaces = []string{own, viaRole, viaGroup}
+	create(t, tg)
+	all := []string{own, viaRole, viaGroup}
+	slices.Sort(all)
+	accessOf(t, own, "t", busv1.TargetAccess{ServiceAccount: sa, Namespaces: all})
+
+	edit := func(obj client.Object, set func()) {
+		t.Helper()
+		eventually(t, "edit "+obj.GetName(), func() error {
+			if err := get(t, obj); err != nil {
+				return err
+			}
+			set()
+			return shared.kube.Client.Update(t.Context(), obj)
+		})
+	}
+	get := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}
+	edit(role, func() { role.Rules = get })
+	t.Run("a Role losing its rule", func(t *testing.T) {
+		accessOf(t, own, "t", busv1.TargetAccess{ServiceAccount: sa, Namespaces: slices.DeleteFunc(slices.Clone(all), func(ns string) bool { return ns == viaRole })})
+	})
+	edit(clusterRole, func() { clusterRole.Rules = get })
+	t.Run("a ClusterRole bound to every ServiceAccount losing its rule", func(t *testing.T) {
+		accessOf(t, own, "t", busv1.TargetAccess{ServiceAccount: sa, Namespaces: []string{own}})
+	})
+}

@@ -75,6 +75,11 @@ type Config struct {
 	// AccessRecheck is how often control reviews a Target's access again
 	// when nothing it depends on changed.
 	AccessRecheck time.Duration
+	// ServiceAccountAccess is how control answers what a Target's
+	// ServiceAccount may list: AccessRBAC from its informer caches of RBAC
+	// objects (access.RBAC), AccessReviews with SubjectAccessReviews (for
+	// clusters that grant ServiceAccounts through another authorizer).
+	ServiceAccountAccess string
 	// AllowLinkLocalSinks admits sink endpoints on link-local and cloud
 	// metadata addresses: a separate opt-in.
 	AllowLinkLocalSinks bool
@@ -117,6 +122,12 @@ type Config struct {
 // DefaultServiceAccount is the ServiceAccount a Target acts as by default.
 const DefaultServiceAccount = "kollect"
 
+// The values of --service-account-access (Config.ServiceAccountAccess).
+const (
+	AccessRBAC    = "rbac"
+	AccessReviews = "reviews"
+)
+
 // LeaderElectionID is the name of control's Lease.
 const LeaderElectionID = "kollect-control"
 
@@ -128,7 +139,7 @@ func DefaultConfig() Config {
 		Bus: app.DefaultBusOptions(), Kube: kube, ProvisionBus: true, BusCheckInterval: 10 * time.Second,
 		Metrics: app.DefaultMetricsOptions(), Leader: app.DefaultLeaderOptions(LeaderElectionID),
 		ProbeTimeout: 30 * time.Second, ProbeRetry: time.Minute,
-		DefaultServiceAccount: DefaultServiceAccount, AccessRecheck: 2 * time.Minute,
+		DefaultServiceAccount: DefaultServiceAccount, AccessRecheck: 2 * time.Minute, ServiceAccountAccess: AccessRBAC,
 		VerifyRequesters: true, RequesterKey: "kollect-control-requester-key",
 		Webhook: defaultWebhookConfig(), BusLimits: defaultBusConfig(),
 		MinExportInterval: app.DefaultMinExportInterval, Limits: defaultLimitsConfig(),
@@ -141,6 +152,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.BusCheckInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--bus-check-interval %v: must be positive", c.BusCheckInterval))
+	}
+	if c.ServiceAccountAccess != AccessRBAC && c.ServiceAccountAccess != AccessReviews {
+		errs = append(errs, fmt.Errorf("--service-account-access %q: must be %s or %s", c.ServiceAccountAccess, AccessRBAC, AccessReviews))
 	}
 	if err := errors.Join(append(errs, app.ValidateMinExportInterval(c.MinExportInterval), c.Limits.validate(), c.Bus.Validate(), c.Kube.Validate(), c.Leader.Validate())...); err != nil {
 		return fmt.Errorf("control config: %w", err)
@@ -177,6 +191,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.RequesterKey, "requester-key-secret", c.RequesterKey,
 		"Secret (in --webhook-secret-namespace) holding the key that seals requester records; created when missing.")
 	fs.DurationVar(&c.AccessRecheck, "access-recheck-interval", c.AccessRecheck, "How often each Target's access is reviewed again.")
+	fs.StringVar(&c.ServiceAccountAccess, "service-account-access", c.ServiceAccountAccess,
+		"How a Target's ServiceAccount's access is decided: rbac evaluates RBAC from control's informer caches; "+
+			"reviews asks SubjectAccessReviews (for clusters granting ServiceAccounts through a webhook or another authorizer).")
 	fs.DurationVar(&c.ProbeTimeout, "probe-timeout", c.ProbeTimeout, "Time limit of one connection test.")
 	fs.DurationVar(&c.ProbeRetry, "probe-retry", c.ProbeRetry, "Wait before retrying a failed connection test.")
 	fs.StringVar(&c.EventNamespace, "event-namespace", c.EventNamespace,
@@ -266,6 +283,9 @@ func Run(ctx context.Context, c Config) error {
 			AllowCrossNamespaceSecretRefs: c.AllowCrossNamespaceSecretRefs, MinExportInterval: c.MinExportInterval,
 			Quotas: c.Limits.quotas()},
 		Access: &access.Reviewer{Kube: cs, Mapper: mgr.GetRESTMapper(), Cache: cache}, AccessCache: cache,
+	}
+	if c.ServiceAccountAccess == AccessRBAC {
+		deps.Access.(*access.Reviewer).RBAC = &access.RBAC{Reader: mgr.GetClient()}
 	}
 	if c.VerifyRequesters {
 		deps.Requesters = sealer

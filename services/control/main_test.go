@@ -117,6 +117,9 @@ func testConfig(kube *rest.Config, natsURL string, leaderElection bool) control.
 	c.Webhook.Port = 0
 	c.EventNamespace = releaseNamespace
 	c.Webhook.Namespace = "default" // where the requester key is, as installWebhook's
+	if v := os.Getenv("KOLLECT_SERVICE_ACCOUNT_ACCESS"); v != "" {
+		c.ServiceAccountAccess = v // BenchmarkRevocation compares both
+	}
 	return c
 }
 

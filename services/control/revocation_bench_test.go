@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,9 +37,19 @@ import (
 //     reviewed again behind the revocation, at low priority, like the
 //     periodic re-check).
 //
+// Then two revocations that reach every Target, each timed until the last
+// Target's entry has lost the namespace:
+//
+//   - group: a RoleBinding granting the group system:serviceaccounts in one
+//     more shared namespace is deleted;
+//   - role: a Role every tenant is bound to in another one loses its rule
+//     (edited in place).
+//
 // Run it alone: go test ./services/control -run '^$' -bench Revocation -benchtime 1x
+// The size: KOLLECT_REVOCATION_SIZE=200x5x200 (tenants, Targets
+// per tenant, shared namespaces: 1,000 Targets × 200 namespaces).
 func BenchmarkRevocation(b *testing.B) {
-	const revTenants, revPerTenant, revShared = 20, 5, 40
+	revTenants, revPerTenant, revShared := revocationSize(b)
 	ctx := b.Context()
 	c := shared.kube.Client
 	var tenants, sharedNS []string
@@ -62,17 +73,34 @@ func BenchmarkRevocation(b *testing.B) {
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "kollect-test-view"},
 			Subjects: subjects})
 	}
+	// The namespaces of the group and role revocations.
+	byGroup, byRole := "rev-by-group", "rev-by-role"
+	mustCreate(b, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: byGroup}})
+	mustCreate(b, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: byGroup, Name: "every-serviceaccount"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "kollect-test-view"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccounts"}}})
+	mustCreate(b, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: byRole}})
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: byRole, Name: "cms"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}}}}
+	mustCreate(b, role)
+	mustCreate(b, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: byRole, Name: "tenants"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "cms"},
+		Subjects: subjects})
+	allShared := append(slices.Clone(sharedNS), byGroup, byRole)
+	setup := time.Now()
 	for _, ns := range tenants {
 		mustCreate(b, profile(ns, "cms", configMaps))
 		for i := range revPerTenant {
 			tg := targetObj(ns, fmt.Sprintf("t%d", i), "cms")
-			tg.Spec.IncludedNamespaces = sharedNS
+			tg.Spec.IncludedNamespaces = allShared
 			mustCreate(b, tg)
 		}
 	}
 	victim := tenants[0]
-	waitAccess(b, victim, "t0", func(a *busv1.TargetAccess) bool { return len(a.Namespaces) == revShared })
+	waitAccess(b, victim, "t0", func(a *busv1.TargetAccess) bool { return len(a.Namespaces) == len(allShared) })
+	waitEveryAccess(b, tenants, revPerTenant, func(a *busv1.TargetAccess) bool { return len(a.Namespaces) == len(allShared) })
 	targetsIdle(b, 10*time.Minute)
+	b.ReportMetric(time.Since(setup).Seconds(), "s/first-review")
 
 	revoke := func(i int) time.Duration {
 		var rb rbacv1.RoleBinding
@@ -106,8 +134,77 @@ func BenchmarkRevocation(b *testing.B) {
 	mustCreate(b, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rev-new"}})
 	b.ReportMetric(revoke(1).Seconds(), "s/revocation-behind-namespace")
 	targetsIdle(b, 10*time.Minute)
+
+	// Revocations that reach every Target.
+	lacks := func(ns string) func(*busv1.TargetAccess) bool {
+		return func(a *busv1.TargetAccess) bool { return !slices.Contains(a.Namespaces, ns) }
+	}
+	sars = reviews(b)
+	start = time.Now()
+	if err := c.Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: byGroup, Name: "every-serviceaccount"}}); err != nil {
+		b.Fatal(err)
+	}
+	waitEveryAccess(b, tenants, revPerTenant, lacks(byGroup))
+	b.ReportMetric(time.Since(start).Seconds(), "s/group-revocation")
+	targetsIdle(b, 10*time.Minute)
+	start = time.Now()
+	if err := c.Get(ctx, client.ObjectKeyFromObject(role), role); err != nil {
+		b.Fatal(err)
+	}
+	role.Rules[0].Verbs = []string{"get"}
+	if err := c.Update(ctx, role); err != nil {
+		b.Fatal(err)
+	}
+	waitEveryAccess(b, tenants, revPerTenant, lacks(byRole))
+	b.ReportMetric(time.Since(start).Seconds(), "s/role-edit-revocation")
+	targetsIdle(b, 10*time.Minute)
+	b.ReportMetric(reviews(b)-sars, "reviews/group+role")
 	b.ReportMetric(float64(revTenants*revPerTenant), "targets")
-	b.ReportMetric(float64(revShared), "namespaces")
+	b.ReportMetric(float64(len(allShared)), "namespaces")
+}
+
+// revocationSize reads KOLLECT_REVOCATION_SIZE, <tenants>x<Targets per
+// tenant>x<shared namespaces>; 20x5x40 without it.
+func revocationSize(b *testing.B) (tenants, perTenant, shared int) {
+	b.Helper()
+	v := os.Getenv("KOLLECT_REVOCATION_SIZE")
+	if v == "" {
+		return 20, 5, 40
+	}
+	if _, err := fmt.Sscanf(v, "%dx%dx%d", &tenants, &perTenant, &shared); err != nil || tenants < 1 || perTenant < 1 || shared < 2 {
+		b.Fatalf("KOLLECT_REVOCATION_SIZE=%q: want <tenants>x<per tenant>x<shared namespaces>, e.g. 200x5x200", v)
+	}
+	return tenants, perTenant, shared
+}
+
+// waitEveryAccess waits until the config entry of every Target t0..t<n-1>
+// of each tenant satisfies ok.
+func waitEveryAccess(b *testing.B, tenants []string, n int, ok func(*busv1.TargetAccess) bool) {
+	b.Helper()
+	pending := map[string]bool{}
+	for _, ns := range tenants {
+		for i := range n {
+			pending[ns+"/"+fmt.Sprintf("t%d", i)] = true
+		}
+	}
+	testenv.Eventually(b, 10*time.Minute, "every Target's access", func() error {
+		for k := range pending {
+			ns, name, _ := strings.Cut(k, "/")
+			e, err := shared.kv.Get(context.Background(), bus.ConfigKey(ref(busv1.KindTarget, ns, name)))
+			if err != nil {
+				return err
+			}
+			var cfg busv1.TargetConfig
+			if err := json.Unmarshal(e.Value(), &cfg); err != nil {
+				return err
+			}
+			if cfg.Access == nil || !ok(cfg.Access) {
+				return fmt.Errorf("%d Targets left, %s has %+v", len(pending), k, cfg.Access)
+			}
+			delete(pending, k)
+		}
+		return nil
+	}, testenv.Every(50*time.Millisecond))
 }
 
 func mustCreate(b *testing.B, obj client.Object) {

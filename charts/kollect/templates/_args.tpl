@@ -50,6 +50,7 @@ service's own flag set.
 - --default-service-account={{ $c.tenancy.defaultServiceAccount }}
 - --access-recheck-interval={{ $c.tenancy.accessRecheckInterval }}
 - --verify-requesters={{ $c.tenancy.verifyRequesters }}
+- --service-account-access={{ $c.tenancy.serviceAccountAccess }}
 - --requester-key-secret={{ $full }}-control-requester-key
 {{- if $c.webhook.enabled }}
 - --webhook-port={{ $c.webhook.port }}

@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,7 +29,7 @@ type Identity struct {
 // binding to system:serviceaccounts:<ns> counts as it would for a pod.
 func ServiceAccount(ns, name string) Identity {
 	return Identity{
-		User:   "system:serviceaccount:" + ns + ":" + name,
+		User:   serviceAccountPrefix + ns + ":" + name,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
 	}
 }
@@ -42,7 +43,16 @@ type Reviewer struct {
 	// Cache, when set, remembers answers; the webhook's reviewers leave
 	// it nil so that admission always asks the API server.
 	Cache *Cache
+	// RBAC, when set, answers every question about a ServiceAccount from
+	// informer caches instead of a review (see RBAC); questions about
+	// users (requesters) always go to the API server.
+	RBAC *RBAC
 }
+
+// IsServiceAccount reports whether id is a ServiceAccount's.
+func IsServiceAccount(id Identity) bool { return strings.HasPrefix(id.User, serviceAccountPrefix) }
+
+const serviceAccountPrefix = "system:serviceaccount:"
 
 // Mapping returns the resource of kind gvk and whether it is namespaced; an
 // error when the API server does not serve the kind.
@@ -78,6 +88,9 @@ func (r *Reviewer) MayGetSecret(ctx context.Context, id Identity, ns, name strin
 }
 
 func (r *Reviewer) may(ctx context.Context, id Identity, attrs authorizationv1.ResourceAttributes) (bool, error) {
+	if r.RBAC != nil && IsServiceAccount(id) {
+		return r.RBAC.Allows(ctx, id, attrs)
+	}
 	var key string
 	var gen uint64
 	if r.Cache != nil {

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"kollect.dev/kollect/api/v1alpha1"
+	"kollect.dev/kollect/services/control/internal/access"
 )
 
 // Field indexes, so a Profile, sink or binding change finds the objects
@@ -34,6 +35,9 @@ func indexes(ctx context.Context, mgr manager.Manager, d *Deps) error {
 		t := o.(*v1alpha1.KollectTarget)
 		return []string{t.Namespace + "/" + t.Spec.ProfileRef.Name}
 	}); err != nil {
+		return err
+	}
+	if err := access.IndexFields(ctx, fi); err != nil {
 		return err
 	}
 	if err := add(&v1alpha1.KollectTarget{}, indexSubject, func(o client.Object) []string {

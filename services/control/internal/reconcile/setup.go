@@ -93,8 +93,8 @@ func setupTargets(mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) er
 	// a new namespace reviews every Target again (behind other work, at low
 	// priority), a changed binding only the Targets whose ServiceAccount or
 	// requester it names (roles edited in place are caught by the periodic
-	// re-check, also at low priority). Reviews run TargetConcurrency at a
-	// time.
+	// re-check, also at low priority), and so does a role, through the
+	// bindings that refer to it. Reviews run TargetConcurrency at a time.
 	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.KollectTarget{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: TargetConcurrency}).
 		Watches(&v1alpha1.KollectProfile{}, mapList(c, &v1alpha1.KollectTargetList{}, indexProfile, nsName)).
@@ -102,6 +102,8 @@ func setupTargets(mgr ctrl.Manager, d *Deps, ev Events, opts extract.Options) er
 		Watches(&corev1.Namespace{}, lowPriority(mapList(c, &v1alpha1.KollectTargetList{}, "", everything))).
 		Watches(&rbacv1.RoleBinding{}, targetsOfBinding(c, d.AccessCache)).
 		Watches(&rbacv1.ClusterRoleBinding{}, targetsOfBinding(c, d.AccessCache)).
+		Watches(&rbacv1.Role{}, targetsOfRole(c, d.AccessCache)).
+		Watches(&rbacv1.ClusterRole{}, targetsOfRole(c, d.AccessCache)).
 		WatchesRawSource(channel(ev, busv1.KindTarget)).
 		Complete(&TargetReconciler{Deps: d, Extract: opts})
 	if err != nil {

@@ -45,79 +45,117 @@ func (d *Deps) targetSubjects(t *v1alpha1.KollectTarget) []string {
 	}
 	var out []string
 	for _, id := range ids {
-		out = append(out, "user:"+id.User)
-		for _, g := range id.Groups {
-			out = append(out, "group:"+g)
-		}
+		out = append(out, access.IdentityKeys(id)...)
 	}
 	return out
 }
 
-// subjectKey is the index value a binding's subject matches.
-func subjectKey(s rbacv1.Subject) string {
-	switch s.Kind {
-	case rbacv1.UserKind:
-		return "user:" + s.Name
-	case rbacv1.GroupKind:
-		return "group:" + s.Name
-	case rbacv1.ServiceAccountKind:
-		return "user:" + access.ServiceAccount(s.Namespace, s.Name).User
-	}
-	return ""
-}
-
 // bindingSubjects returns the subjects of a RoleBinding or
-// ClusterRoleBinding.
+// ClusterRoleBinding, a ServiceAccount without a namespace given the
+// binding's (as the API server reads it).
 func bindingSubjects(o client.Object) []rbacv1.Subject {
+	var ns string
+	var subjects []rbacv1.Subject
 	switch b := o.(type) {
 	case *rbacv1.RoleBinding:
-		return b.Subjects
+		ns, subjects = b.Namespace, b.Subjects
 	case *rbacv1.ClusterRoleBinding:
-		return b.Subjects
+		subjects = b.Subjects
 	}
-	return nil
+	out := make([]rbacv1.Subject, 0, len(subjects))
+	for _, s := range subjects {
+		if s.Kind == rbacv1.ServiceAccountKind && s.Namespace == "" {
+			s.Namespace = ns
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // targetsOfBinding maps a changed binding to the Targets whose
 // ServiceAccount or requester (or one of their groups) it names, not to
 // every Target, and first drops the cached answers about those subjects
-// so the reconcile asks the API server. It gets both the old and the new
-// binding of an update, so a subject removed is reviewed again too.
-// Targets reached through a group that spans namespaces
-// (system:serviceaccounts, system:authenticated, any group of users) are
-// queued at low priority: such a binding re-reviews many Targets, and must
-// not delay one whose own ServiceAccount, user or namespace group a binding
-// names.
+// so the reconcile asks again. It gets both the old and the new binding of
+// an update, so a subject removed is reviewed again too.
 func targetsOfBinding(c client.Client, cache SubjectCache) handler.EventHandler {
-	enqueue := func(ctx context.Context, q queue, objs ...client.Object) {
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) {
+			enqueueSubjects(ctx, c, cache, q, bindingSubjects(e.Object))
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
+			enqueueSubjects(ctx, c, cache, q, append(bindingSubjects(e.ObjectOld), bindingSubjects(e.ObjectNew)...))
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) {
+			enqueueSubjects(ctx, c, cache, q, bindingSubjects(e.Object))
+		},
+	}
+}
+
+// targetsOfRole maps a Role or ClusterRole created, edited in place or
+// deleted to the Targets whose identities the bindings referring to it
+// name, as if those bindings had changed: a rule removed from a role is
+// seen at once, not at the periodic re-check.
+func targetsOfRole(c client.Client, cache SubjectCache) handler.EventHandler {
+	enqueue := func(ctx context.Context, q queue, o client.Object) {
+		ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: o.GetName()}
+		if _, ok := o.(*rbacv1.Role); ok {
+			ref.Kind = "Role"
+		}
+		key := access.RoleKey(o.GetNamespace(), ref)
 		var subjects []rbacv1.Subject
-		for _, o := range objs {
-			subjects = append(subjects, bindingSubjects(o)...)
+		var rbs rbacv1.RoleBindingList
+		if err := c.List(ctx, &rbs, client.MatchingFields{access.IndexBindingRole: key}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "list the RoleBindings of a role", "role", key)
 		}
-		if cache != nil {
-			cache.Invalidate(subjects)
+		for i := range rbs.Items {
+			subjects = append(subjects, bindingSubjects(&rbs.Items[i])...)
 		}
-		broad := map[client.ObjectKey]bool{}
-		for _, s := range subjects {
-			for _, k := range targetsNaming(ctx, c, s) {
-				if prev, seen := broad[k]; !seen || prev {
-					broad[k] = broadGroup(s)
-				}
+		if ref.Kind == "ClusterRole" {
+			var crbs rbacv1.ClusterRoleBindingList
+			if err := c.List(ctx, &crbs, client.MatchingFields{access.IndexBindingRole: key}); err != nil {
+				ctrl.LoggerFrom(ctx).Error(err, "list the ClusterRoleBindings of a role", "role", key)
+			}
+			for i := range crbs.Items {
+				subjects = append(subjects, bindingSubjects(&crbs.Items[i])...)
 			}
 		}
-		for k, b := range broad {
-			r := reconcile.Request{NamespacedName: k}
-			if b {
-				low(q).Add(r)
-			} else {
-				q.Add(r)
-			}
-		}
+		enqueueSubjects(ctx, c, cache, q, subjects)
 	}
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { enqueue(ctx, q, e.Object) },
-		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) { enqueue(ctx, q, e.ObjectOld, e.ObjectNew) },
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) { enqueue(ctx, q, e.ObjectNew) },
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { enqueue(ctx, q, e.Object) },
+	}
+}
+
+// enqueueSubjects drops the cached answers about subjects and queues the
+// Targets whose identities they name. Targets reached only through a
+// group that spans namespaces (system:serviceaccounts,
+// system:authenticated, any group of users) are queued at low priority:
+// such a change reviews many Targets, and must not delay one whose own
+// ServiceAccount, user or namespace group a binding names.
+func enqueueSubjects(ctx context.Context, c client.Client, cache SubjectCache, q queue, subjects []rbacv1.Subject) {
+	if len(subjects) == 0 {
+		return
+	}
+	if cache != nil {
+		cache.Invalidate(subjects)
+	}
+	broad := map[client.ObjectKey]bool{}
+	for _, s := range subjects {
+		for _, k := range targetsNaming(ctx, c, s) {
+			if prev, seen := broad[k]; !seen || prev {
+				broad[k] = broadGroup(s)
+			}
+		}
+	}
+	for k, b := range broad {
+		r := reconcile.Request{NamespacedName: k}
+		if b {
+			low(q).Add(r)
+		} else {
+			q.Add(r)
+		}
 	}
 }
 
@@ -129,7 +167,7 @@ func broadGroup(s rbacv1.Subject) bool {
 
 // targetsNaming lists the Targets whose identities s names.
 func targetsNaming(ctx context.Context, c client.Client, s rbacv1.Subject) []client.ObjectKey {
-	key := subjectKey(s)
+	key := access.SubjectKey(s.Namespace, s)
 	if key == "" {
 		return nil
 	}
