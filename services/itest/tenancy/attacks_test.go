@@ -22,6 +22,7 @@ func TestTenantBoundaries(t *testing.T) {
 		{"a Target reaches only what its ServiceAccount may list", targetVectors()},
 		{"a sink uses only its own namespace's credentials", credentialVectors()},
 		{"choosing an identity needs the right to use it", identityVectors()},
+		{"a grant withdrawn is withdrawn at once", revokeVectors()},
 		{"redaction holds however a value is selected", redactionVectors()},
 		{"a Profile cannot break the collector's metrics", metricVectors()},
 		{"the platform's cluster objects reveal nothing to a tenant", platformVectors()},
