@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/pkg/bus"
@@ -62,6 +63,8 @@ func (rt *runtime) export(ctx context.Context, w *worker, j *job) error {
 	}
 	started := time.Now()
 	wctx, cancel := context.WithTimeoutCause(c.ctx, rt.cfg.WriteTimeout, errWriteTimeout)
+	// A sink logs what does not fail the write (logr.FromContextOrDiscard).
+	wctx = logr.NewContext(wctx, rt.log.WithValues("sink", w.ref.Namespace+"/"+w.ref.Name, "family", w.ref.Family, "inventory", w.inv))
 	err = write(wctx, in.sink, snap)
 	timedOut := errors.Is(context.Cause(wctx), errWriteTimeout)
 	cancel()

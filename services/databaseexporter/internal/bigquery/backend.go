@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"time"
 
 	"cloud.google.com/go/bigquery"
 	"google.golang.org/api/option"
@@ -101,7 +102,7 @@ func (b Backend) New(ctx context.Context, cfg busv1.SinkConfig, creds backend.Cr
 			}
 		}
 	}
-	return &Sink{client: client, data: data, location: spec.BigQuery.Location, transactions: !b.NoTransactions, history: history, altered: map[string]bool{},
+	return &Sink{client: client, data: data, location: spec.BigQuery.Location, transactions: !b.NoTransactions, history: history, altered: map[string]time.Time{},
 		ensure: spec.Provisioning == nil || spec.Provisioning.Mode != v1alpha1.ProvisionExisting}, nil
 }
 

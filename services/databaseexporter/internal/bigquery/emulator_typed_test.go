@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/bigquery"
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/api/iterator"
 
@@ -105,6 +107,43 @@ func TestEmulatorTypedColumns(t *testing.T) {
 			}
 			if len(got.Rows) != 2 || got.Rows[0].Attributes["ports"] == nil || got.Rows[0].Attributes["replicas"] == nil {
 				t.Errorf("attributes JSON: %+v, want every attribute", got.Rows)
+			}
+
+			// A Profile edit declares one more attribute. The next write asks for
+			// its column with ALTER TABLE, which the emulator refuses: the write
+			// still succeeds, the value is in the JSON, the refusal is logged.
+			for i := range rows {
+				rows[i].Attributes["zone"] = "eu-" + rows[i].Name
+			}
+			env, err = snapshot.Envelope(inv, 2, 1, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env.AttributeTypes = busv1.AttributeTypes{"replicas": "int", "ratio": "float", "ready": "bool", "image": "string", "ports": "list", "zone": "string"}
+			var logged []string
+			ctx := logr.NewContext(t.Context(), funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{}))
+			if err := s.Write(ctx, sink.Snapshot{Envelope: env.Stamp(sinktest.Cluster, time.Now())}); err != nil {
+				t.Fatalf("write with a new typed attribute: %v", err)
+			}
+			if len(logged) != 1 || !strings.Contains(logged[0], "attr_zone") || !strings.Contains(logged[0], "AlterTable") {
+				t.Errorf("logged %q, want one line naming attr_zone and the refused ALTER TABLE", logged)
+			}
+			got, _, err = r.Read(t.Context(), sinktest.Cluster, inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Rows) != 2 || got.Rows[0].Attributes["zone"] != "eu-a" {
+				t.Errorf("attributes JSON after the refusal: %+v, want zone in it", got.Rows)
+			}
+			if d := cmp.Diff(want, typedRows(t, r, "rows")); d != "" {
+				t.Errorf("typed values after the refusal (-want +got):\n%s", d)
+			}
+			// Asked again only after alterRetry: the next write logs nothing.
+			logged = nil
+			env, _ = snapshot.Envelope(inv, 3, 1, rows)
+			env.AttributeTypes = busv1.AttributeTypes{"zone": "string"}
+			if err := s.Write(ctx, sink.Snapshot{Envelope: env.Stamp(sinktest.Cluster, time.Now())}); err != nil || len(logged) != 0 {
+				t.Errorf("the next write: %v, logged %q; want no error and no new request", err, logged)
 			}
 		})
 	}

@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/bigquery"
+	"github.com/go-logr/logr"
 	"google.golang.org/api/googleapi"
 
 	"kollect.dev/kollect/pkg/sink"
@@ -97,9 +99,16 @@ func (s *Sink) table(ctx context.Context, name string, want *bigquery.TableMetad
 	return md.Schema, missingColumns(name, want.Schema, md.Schema)
 }
 
+// alterRetry is how long a column the server refused to add (a permanent
+// error: no bigquery.tables.update, or no ALTER TABLE) waits before it is
+// asked for again; a column added by hand meanwhile is seen then, or at a
+// restart.
+const alterRetry = time.Hour
+
 // typedColumns returns the columns of want the tables have. In ensure
-// mode it first adds the missing ones, once per sink and column: a server
-// that ignores ALTER TABLE (the emulator) is not asked again.
+// mode it first adds the missing ones. A refusal does not fail the write:
+// the attributes JSON keeps every value, so it is logged and the column
+// asked for again after alterRetry; a transient error fails it (retried).
 func (s *Sink) typedColumns(ctx context.Context, want []typedColumn) ([]typedColumn, error) {
 	tables := []tableColumns{s.dataColumns}
 	if s.history {
@@ -109,23 +118,42 @@ func (s *Sink) typedColumns(ctx context.Context, want []typedColumn) ([]typedCol
 	if !s.ensure {
 		return have, nil
 	}
-	missing = slices.DeleteFunc(missing, func(c typedColumn) bool { return s.altered[strings.ToLower(c.Name)] })
+	now := time.Now()
+	missing = slices.DeleteFunc(missing, func(c typedColumn) bool { return now.Before(s.altered[strings.ToLower(c.Name)]) })
 	if len(missing) == 0 {
 		return have, nil
 	}
-	for _, c := range missing {
-		s.altered[strings.ToLower(c.Name)] = true
+	err := s.addColumns(ctx, s.data.Table, missing, s.dataColumns)
+	if err == nil && s.history {
+		err = s.addColumns(ctx, s.data.Table+HistorySuffix, missing, s.historyColumns)
 	}
-	if err := s.addColumns(ctx, s.data.Table, missing, s.dataColumns); err != nil {
+	switch {
+	case err != nil && !alterRefused(err):
 		return nil, err
-	}
-	if s.history {
-		if err := s.addColumns(ctx, s.data.Table+HistorySuffix, missing, s.historyColumns); err != nil {
-			return nil, err
+	case err != nil:
+		for _, c := range missing {
+			s.altered[strings.ToLower(c.Name)] = now.Add(alterRetry)
 		}
+		logr.FromContextOrDiscard(ctx).Error(err, "typed attribute columns not added; their values stay in the attributes JSON column",
+			"table", s.data.Table, "columns", names(missing), "retryIn", alterRetry)
 	}
 	have, _ = present(want, tables...)
 	return have, nil
+}
+
+// alterRefused reports whether err is an answer that ALTER TABLE will not
+// run (a permanent error, or any 400 or 403 other than a rate or quota
+// limit or a concurrent change): the emulator answers its "Statement not
+// supported" with 400 jobInternalError, which elsewhere is retried.
+func alterRefused(err error) bool {
+	if sink.IsPermanent(err) {
+		return true
+	}
+	var ge *googleapi.Error
+	if !errors.As(err, &ge) || ge.Code != http.StatusBadRequest && ge.Code != http.StatusForbidden || conflict(ge.Message) {
+		return false
+	}
+	return len(ge.Errors) == 0 || !slices.Contains([]string{"rateLimitExceeded", "quotaExceeded", "jobRateLimitExceeded"}, ge.Errors[0].Reason)
 }
 
 // addColumns adds to the table name those of cols it lacks, then reads

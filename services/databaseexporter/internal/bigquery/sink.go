@@ -34,10 +34,10 @@ type Sink struct {
 	mu          sync.Mutex
 	provisioned bool
 	// dataColumns and historyColumns are the columns of the data and
-	// history tables, as last read or created; altered holds the typed
-	// columns ALTER TABLE was asked to add (typed.go).
+	// history tables, as last read or created; altered holds, per typed
+	// column the server refused to add, when to ask again (typed.go).
 	dataColumns, historyColumns tableColumns
-	altered                     map[string]bool
+	altered                     map[string]time.Time
 }
 
 // state is what the state table records for one (cluster, inventory). An

@@ -20,7 +20,8 @@ import (
 // In ensure mode a table created by a write has the columns of that
 // write's snapshot; a column declared later is added with ALTER TABLE ADD
 // COLUMN IF NOT EXISTS (nullable: the rows written before it hold NULL, and
-// so do the history versions opened before it). In existing mode columns
+// so do the history versions opened before it); a refused ALTER TABLE is
+// logged and the write goes on without the column. In existing mode columns
 // are never added: the ones the table has are written. A column's type in
 // the table wins over the declared one: a value that does not fit it
 // exactly (1.5 in an INT64 column, a string in a BOOL one) is NULL in the

@@ -1,13 +1,18 @@
 package bigquery
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"net/http"
 	"reflect"
 	"testing"
 
 	"cloud.google.com/go/bigquery"
+	"google.golang.org/api/googleapi"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
+	"kollect.dev/kollect/pkg/sink"
 )
 
 func TestDeclaredColumns(t *testing.T) {
@@ -68,6 +73,34 @@ func TestTypedValueKeepsOnlyExactFits(t *testing.T) {
 			got, ok := typedValue(tt.v, tt.t)
 			if ok != tt.ok || ok && got != tt.want {
 				t.Errorf("typedValue(%#v, %s) = %#v, %v; want %#v, %v", tt.v, tt.t, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestAlterRefusedOnlyForAnswersARetryCannotChange(t *testing.T) {
+	gerr := func(code int, reason, msg string) error {
+		return fmt.Errorf("add typed columns: %w", &googleapi.Error{Code: code, Message: msg, Errors: []googleapi.ErrorItem{{Reason: reason}}})
+	}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"no permission to update the table", gerr(http.StatusForbidden, "accessDenied", "Access Denied"), true},
+		{"a server without ALTER TABLE (the emulator's answer)", gerr(http.StatusBadRequest, "jobInternalError", "Statement not supported: AlterTableStatement"), true},
+		{"an invalid query", gerr(http.StatusBadRequest, "invalidQuery", "Syntax error"), true},
+		{"a permanent error", sink.Permanent(errors.New("refused")), true},
+		{"a rate limit", gerr(http.StatusForbidden, "rateLimitExceeded", "Exceeded rate limits: too many table update operations"), false},
+		{"a quota", gerr(http.StatusForbidden, "quotaExceeded", "Quota exceeded"), false},
+		{"a concurrent change", gerr(http.StatusBadRequest, "invalidQuery", "Transaction is aborted due to concurrent update"), false},
+		{"a server error", gerr(http.StatusInternalServerError, "backendError", "Backend error"), false},
+		{"a network error", errors.New("dial tcp: connection refused"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := alterRefused(tt.err); got != tt.want {
+				t.Errorf("alterRefused(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})
 	}
