@@ -58,6 +58,7 @@ func (s *scenario) run() {
 		s.startPostgres(t)
 	}
 	ok = ok && rep.step(t, "a Profile, Target, PostgreSQL sink and inventories export every workload's row", s.export)
+	ok = ok && rep.step(t, "NetworkPolicies on (the default), one per service; the paths they admit answer: bus, webhook, query API, metrics", s.networkPolicies)
 	ok = ok && rep.step(t, "kubectl scale the database exporter to 3: all three export a share", s.scale)
 	ok = ok && rep.step(t, "helm upgrade with a changed value rolls every Deployment; a change made meanwhile is not lost", s.upgrade)
 	if ok {
