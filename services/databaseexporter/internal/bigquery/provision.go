@@ -85,12 +85,17 @@ func (s *Sink) table(ctx context.Context, name string, want *bigquery.TableMetad
 	md, err := t.Metadata(ctx)
 	switch {
 	case isNotFound(err) && s.ensure:
-		if err := t.Create(ctx, want); isConflict(err) {
-			return s.table(ctx, name, want) // created by another replica meanwhile
-		} else if err != nil {
+		err := t.Create(ctx, want)
+		if err == nil {
+			return want.Schema, nil
+		}
+		if !isConflict(err) {
 			return nil, classify(ctx, "create table "+name, err)
 		}
-		return want.Schema, nil
+		// Created by another replica meanwhile: check it as an existing one.
+		if md, err = t.Metadata(ctx); err != nil {
+			return nil, classify(ctx, "read table "+name, err)
+		}
 	case isNotFound(err):
 		return nil, sink.Permanent(fmt.Errorf("provisioning mode existing: table %s.%s.%s does not exist", s.data.Project, s.data.Dataset, name))
 	case err != nil:
@@ -156,9 +161,13 @@ func alterRefused(err error) bool {
 	return len(ge.Errors) == 0 || !slices.Contains([]string{"rateLimitExceeded", "quotaExceeded", "jobRateLimitExceeded"}, ge.Errors[0].Reason)
 }
 
-// addColumns adds to the table name those of cols it lacks, then reads
-// its columns again into got.
+// addColumns reads the columns of the table name into got (one added by
+// another replica, or by hand, counts), adds those of cols it still lacks,
+// and reads them again.
 func (s *Sink) addColumns(ctx context.Context, name string, cols []typedColumn, got tableColumns) error {
+	if err := s.readColumns(ctx, name, got); err != nil {
+		return err
+	}
 	lacking := slices.DeleteFunc(slices.Clone(cols), func(c typedColumn) bool { return got[strings.ToLower(c.Name)] != nil })
 	if len(lacking) == 0 {
 		return nil
@@ -166,6 +175,11 @@ func (s *Sink) addColumns(ctx context.Context, name string, cols []typedColumn, 
 	if err := s.exec(ctx, "add typed columns to "+name, addColumnsStatement(s.data.with(name), lacking)); err != nil {
 		return err
 	}
+	return s.readColumns(ctx, name, got)
+}
+
+// readColumns replaces got with the columns of the table name.
+func (s *Sink) readColumns(ctx context.Context, name string, got tableColumns) error {
 	md, err := s.client.Dataset(s.data.Dataset).Table(name).Metadata(ctx)
 	if err != nil {
 		return classify(ctx, "read table "+name, err)
