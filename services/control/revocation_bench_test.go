@@ -99,8 +99,8 @@ func BenchmarkRevocation(b *testing.B) {
 	victim := tenants[0]
 	waitAccess(b, victim, "t0", func(a *busv1.TargetAccess) bool { return len(a.Namespaces) == len(allShared) })
 	waitEveryAccess(b, tenants, revPerTenant, func(a *busv1.TargetAccess) bool { return len(a.Namespaces) == len(allShared) })
-	targetsIdle(b, 10*time.Minute)
 	b.ReportMetric(time.Since(setup).Seconds(), "s/first-review")
+	settle(b)
 
 	revoke := func(i int) time.Duration {
 		var rb rbacv1.RoleBinding
@@ -126,14 +126,14 @@ func BenchmarkRevocation(b *testing.B) {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "rev-nothing"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:serviceaccounts"}}})
 	wave := revoke(0)
-	targetsIdle(b, 10*time.Minute)
+	settle(b)
 	b.ReportMetric(wave.Seconds(), "s/revocation-in-wave")
 	b.ReportMetric(time.Since(start).Seconds(), "s/wave")
 	b.ReportMetric(reviews(b)-sars, "reviews/wave")
 
 	mustCreate(b, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rev-new"}})
 	b.ReportMetric(revoke(1).Seconds(), "s/revocation-behind-namespace")
-	targetsIdle(b, 10*time.Minute)
+	settle(b)
 
 	// Revocations that reach every Target.
 	lacks := func(ns string) func(*busv1.TargetAccess) bool {
@@ -146,7 +146,7 @@ func BenchmarkRevocation(b *testing.B) {
 	}
 	waitEveryAccess(b, tenants, revPerTenant, lacks(byGroup))
 	b.ReportMetric(time.Since(start).Seconds(), "s/group-revocation")
-	targetsIdle(b, 10*time.Minute)
+	settle(b)
 	start = time.Now()
 	if err := c.Get(ctx, client.ObjectKeyFromObject(role), role); err != nil {
 		b.Fatal(err)
@@ -157,11 +157,36 @@ func BenchmarkRevocation(b *testing.B) {
 	}
 	waitEveryAccess(b, tenants, revPerTenant, lacks(byRole))
 	b.ReportMetric(time.Since(start).Seconds(), "s/role-edit-revocation")
-	targetsIdle(b, 10*time.Minute)
+	settle(b)
 	b.ReportMetric(reviews(b)-sars, "reviews/group+role")
 	b.ReportMetric(float64(revTenants*revPerTenant), "targets")
 	b.ReportMetric(float64(len(allShared)), "namespaces")
 }
+
+// settle waits up to 5 minutes for the Target controller to be idle
+// before the next measure. A controller that is not idle by then (with
+// reviews at 1,000 Targets x 200 namespaces, the periodic re-check alone
+// needs more reviews than the limiter allows) is counted in "unsettled",
+// and the next measure runs under that load.
+func settle(b *testing.B) {
+	b.Helper()
+	err := testenv.Poll(b.Context(), 5*time.Minute, func() error {
+		depth := targetMetric(b, "workqueue_depth", "name")
+		active := targetMetric(b, "controller_runtime_active_workers", "controller")
+		if depth != 0 || active != 0 {
+			return fmt.Errorf("%v queued, %v running", depth, active)
+		}
+		return nil
+	}, testenv.Every(100*time.Millisecond))
+	if err != nil {
+		b.Logf("the Target controller is not idle after 5 minutes: %v", err)
+		unsettled++
+		b.ReportMetric(float64(unsettled), "unsettled")
+	}
+}
+
+// unsettled counts the phases settle gave up on.
+var unsettled int
 
 // revocationSize reads KOLLECT_REVOCATION_SIZE, <tenants>x<Targets per
 // tenant>x<shared namespaces>; 20x5x40 without it.
