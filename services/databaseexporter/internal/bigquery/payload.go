@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 )
@@ -54,20 +55,33 @@ func payload(rows []busv1.Row, cols []typedColumn) ([]byte, error) {
 // with: it reopens the object ("}\n") and closes it again.
 func appendTyped(buf *bytes.Buffer, r busv1.Row, cols []typedColumn) error {
 	opened := false
+	var num [32]byte
 	for _, c := range cols {
 		v, ok := typedValue(r.Attributes[c.Attr], c.Type)
 		if !ok {
 			continue
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("encode attribute %s of row %s: %w", c.Attr, r.UID, err)
-		}
 		if !opened {
 			buf.Truncate(buf.Len() - len("}\n"))
 			opened = true
 		}
-		fmt.Fprintf(buf, ",%q:%s", c.Name, b)
+		buf.WriteString(`,"`)
+		buf.WriteString(c.Name) // an identifier: nothing to escape
+		buf.WriteString(`":`)
+		switch v := v.(type) {
+		case int64:
+			buf.Write(strconv.AppendInt(num[:0], v, 10))
+		case float64:
+			buf.Write(strconv.AppendFloat(num[:0], v, 'g', -1, 64)) // finite: JSON has no NaN
+		case bool:
+			buf.Write(strconv.AppendBool(num[:0], v))
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("encode attribute %s of row %s: %w", c.Attr, r.UID, err)
+			}
+			buf.Write(b)
+		}
 	}
 	if opened {
 		buf.WriteString("}\n")
