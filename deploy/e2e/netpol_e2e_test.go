@@ -45,7 +45,7 @@ func (s *scenario) networkPolicies(t *testing.T) {
 	cmd.Env = append(cmd.Environ(), "KUBECONFIG="+s.c.Admin)
 	cmd.Stdin = strings.NewReader(bad)
 	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "admission webhook") || !strings.Contains(string(out), "kube-system") {
+	if err == nil || !strings.Contains(string(out), "admission webhook") || !strings.Contains(string(out), "denied the request") {
 		t.Fatalf("the webhook path: a Target for kube-system by a team-a editor gave %v:\n%s", err, out)
 	}
 	// The query API: the API server proxies to the query service.
