@@ -180,3 +180,22 @@ func TestABurstOfReportsBecomesFewStatusWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestAnInventoryWithoutSinksIsSyncedOnceItsSnapshotIsPublished: with no
+// sink bound, Synced waits for the aggregator's first snapshot, so that
+// `kubectl wait --for=condition=Synced` followed by `kollect history` (the
+// README's route) finds a revision.
+func TestAnInventoryWithoutSinksIsSyncedOnceItsSnapshotIsPublished(t *testing.T) {
+	ns := namespace(t)
+	inv := &v1alpha1.KollectInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-sinks"}}
+	create(t, inv)
+	conds := func() []metav1.Condition { return inv.Status.Conditions }
+	eventually(t, "Synced unknown before the first snapshot", func() error {
+		return hasCondition(t, inv, conds, v1alpha1.ConditionSynced, metav1.ConditionUnknown, v1alpha1.ReasonProgressing)
+	})
+	publish(t, busv1.StatusReport{Service: busv1.ServiceAggregator, Kind: busv1.KindInventory, Namespace: ns, Name: "no-sinks",
+		Generation: 1, Inventory: &busv1.InventoryStatus{ItemCount: 2, Revision: 1, Checksum: "abc"}})
+	eventually(t, "Synced once revision 1 is published", func() error {
+		return hasCondition(t, inv, conds, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonExported)
+	})
+}

@@ -100,7 +100,18 @@ func foldInventory(obj statusObject, kind busv1.Kind, st *v1alpha1.InventoryStat
 		}
 		st.SinkExports = append(st.SinkExports, e)
 	}
-	setSynced(obj, synced, worst, worstMsg)
+	if len(bindings) == 0 {
+		// No sink: synced once the snapshot exists (its history can be
+		// read), not before the first one is published.
+		if agg == nil || agg.Revision == 0 {
+			set(obj, v1alpha1.ConditionSynced, metav1.ConditionUnknown, v1alpha1.ReasonProgressing, "waiting for the first snapshot (no sink is bound)")
+		} else {
+			set(obj, v1alpha1.ConditionSynced, metav1.ConditionTrue, v1alpha1.ReasonExported,
+				fmt.Sprintf("revision %d is published; no sink is bound", agg.Revision))
+		}
+	} else {
+		setSynced(obj, synced, worst, worstMsg)
+	}
 	switch {
 	case worst != "":
 		degraded(obj, worst, worstMsg)
