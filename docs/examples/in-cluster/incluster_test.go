@@ -79,13 +79,18 @@ func TestTheInClusterExampleBecomesReady(t *testing.T) {
 		}
 		return nil
 	})
-	var target v1alpha1.KollectTarget
-	if err := kube.Client.Get(ctx, client.ObjectKey{Namespace: "kollect-demo", Name: "deployments"}, &target); err != nil {
-		t.Fatal(err)
-	}
-	if !meta.IsStatusConditionTrue(target.Status.Conditions, v1alpha1.ConditionReady) {
-		t.Errorf("target kollect-demo/deployments not Ready: %+v", target.Status.Conditions)
-	}
+	// The Target's status folds the collector's report, which may come a
+	// moment after the aggregator published the rows it sent.
+	testenv.Eventually(t, 30*time.Second, "target kollect-demo/deployments Ready", func() error {
+		var target v1alpha1.KollectTarget
+		if err := kube.Client.Get(ctx, client.ObjectKey{Namespace: "kollect-demo", Name: "deployments"}, &target); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(target.Status.Conditions, v1alpha1.ConditionReady) {
+			return fmt.Errorf("not Ready: %+v", target.Status.Conditions)
+		}
+		return nil
+	})
 
 	checkRows(t, busURL, busFile)
 
