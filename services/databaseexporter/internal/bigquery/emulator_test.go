@@ -87,15 +87,22 @@ var dsSeq atomic.Int64
 func emulatorSink(t *testing.T, endpoint string, b Backend) (sink.Sink, string) {
 	t.Helper()
 	dataset := fmt.Sprintf("kollect_%d", dsSeq.Add(1))
+	return newEmulatorSink(t, endpoint, b, v1alpha1.BigQuerySink{Dataset: dataset, Table: "rows"}), dataset
+}
+
+// newEmulatorSink creates a sink writing to bq (its project the
+// emulator's) through b.
+func newEmulatorSink(t *testing.T, endpoint string, b Backend, bq v1alpha1.BigQuerySink) sink.Sink {
+	t.Helper()
+	bq.Project = emulatorProject
 	spec, _ := json.Marshal(v1alpha1.KollectDatabaseSinkSpec{Type: v1alpha1.DatabaseBigQuery,
-		SinkCommon: v1alpha1.SinkCommon{Cluster: sinktest.Cluster},
-		BigQuery:   &v1alpha1.BigQuerySink{Project: emulatorProject, Dataset: dataset, Table: "rows"}})
+		SinkCommon: v1alpha1.SinkCommon{Cluster: sinktest.Cluster}, BigQuery: &bq})
 	b.Egress, b.Endpoint = egress.Policy{AllowPrivate: true}, endpoint
 	s, err := b.New(t.Context(), busv1.SinkConfig{Type: "bigquery", Namespace: "kollect-system", Name: "rows", Spec: spec}, backend.MapCredentials{})
 	if err != nil {
 		t.Fatalf("new sink: %v", err)
 	}
-	return s, dataset
+	return s
 }
 
 // reader reads what the emulator stores through its own client.

@@ -3,7 +3,6 @@
 package bigquery
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,8 +16,6 @@ import (
 
 	busv1 "kollect.dev/kollect/api/bus/v1"
 	"kollect.dev/kollect/api/v1alpha1"
-	"kollect.dev/kollect/pkg/egress"
-	"kollect.dev/kollect/pkg/exporter/backend"
 	"kollect.dev/kollect/pkg/sink"
 	"kollect.dev/kollect/pkg/sink/sinktest"
 	"kollect.dev/kollect/pkg/snapshot"
@@ -43,15 +40,8 @@ func TestEmulatorTypedColumns(t *testing.T) {
 	for name, b := range map[string]Backend{"in one transaction": {}, "statement by statement": {NoTransactions: true}} {
 		t.Run(name, func(t *testing.T) {
 			dataset := fmt.Sprintf("kollect_t%d", dsSeq.Add(1))
-			spec, _ := json.Marshal(v1alpha1.KollectDatabaseSinkSpec{Type: v1alpha1.DatabaseBigQuery,
-				SinkCommon: v1alpha1.SinkCommon{Cluster: sinktest.Cluster},
-				BigQuery: &v1alpha1.BigQuerySink{Project: emulatorProject, Dataset: dataset, Table: "rows",
-					History: &v1alpha1.TableHistory{Enabled: true}}})
-			b.Egress, b.Endpoint = egress.Policy{AllowPrivate: true}, endpoint
-			s, err := b.New(t.Context(), busv1.SinkConfig{Type: "bigquery", Namespace: "kollect-system", Name: "rows", Spec: spec}, backend.MapCredentials{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := newEmulatorSink(t, endpoint, b, v1alpha1.BigQuerySink{Dataset: dataset, Table: "rows",
+				History: &v1alpha1.TableHistory{Enabled: true}})
 			// Decoded from the bus as the exporter decodes it: the big int is
 			// an int64, the others float64.
 			var rows []busv1.Row
