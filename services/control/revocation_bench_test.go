@@ -215,16 +215,12 @@ func waitEveryAccess(b *testing.B, tenants []string, n int, ok func(*busv1.Targe
 	testenv.Eventually(b, 10*time.Minute, "every Target's access", func() error {
 		for k := range pending {
 			ns, name, _ := strings.Cut(k, "/")
-			e, err := shared.kv.Get(context.Background(), bus.ConfigKey(ref(busv1.KindTarget, ns, name)))
+			a, err := accessEntry(ns, name)
 			if err != nil {
 				return err
 			}
-			var cfg busv1.TargetConfig
-			if err := json.Unmarshal(e.Value(), &cfg); err != nil {
-				return err
-			}
-			if cfg.Access == nil || !ok(cfg.Access) {
-				return fmt.Errorf("%d Targets left, %s has %+v", len(pending), k, cfg.Access)
+			if a == nil || !ok(a) {
+				return fmt.Errorf("%d Targets left, %s has %+v", len(pending), k, a)
 			}
 			delete(pending, k)
 		}
@@ -242,19 +238,28 @@ func mustCreate(b *testing.B, obj client.Object) {
 func waitAccess(b *testing.B, ns, name string, ok func(*busv1.TargetAccess) bool) {
 	b.Helper()
 	testenv.Eventually(b, 10*time.Minute, "access of "+ns+"/"+name, func() error {
-		e, err := shared.kv.Get(context.Background(), bus.ConfigKey(ref(busv1.KindTarget, ns, name)))
+		a, err := accessEntry(ns, name)
 		if err != nil {
 			return err
 		}
-		var cfg busv1.TargetConfig
-		if err := json.Unmarshal(e.Value(), &cfg); err != nil {
-			return err
-		}
-		if cfg.Access == nil || !ok(cfg.Access) {
-			return fmt.Errorf("access = %+v", cfg.Access)
+		if a == nil || !ok(a) {
+			return fmt.Errorf("access = %+v", a)
 		}
 		return nil
 	}, testenv.Every(20*time.Millisecond))
+}
+
+// accessEntry is the access in Target ns/name's config entry.
+func accessEntry(ns, name string) (*busv1.TargetAccess, error) {
+	e, err := shared.kv.Get(context.Background(), bus.ConfigKey(ref(busv1.KindTarget, ns, name)))
+	if err != nil {
+		return nil, err
+	}
+	var cfg busv1.TargetConfig
+	if err := json.Unmarshal(e.Value(), &cfg); err != nil {
+		return nil, err
+	}
+	return cfg.Access, nil
 }
 
 // reviews is how many SubjectAccessReviews the API server has answered.
