@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -123,9 +124,28 @@ func targetsOfRole(c client.Client, cache SubjectCache) handler.EventHandler {
 	}
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { enqueue(ctx, q, e.Object) },
-		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) { enqueue(ctx, q, e.ObjectNew) },
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
+			if !rulesEqual(e.ObjectOld, e.ObjectNew) {
+				enqueue(ctx, q, e.ObjectNew)
+			}
+		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { enqueue(ctx, q, e.Object) },
 	}
+}
+
+// rulesEqual reports whether two versions of a Role or ClusterRole grant
+// the same: a change of labels, annotations or managed fields (or a
+// resync) re-checks no Target.
+func rulesEqual(a, b client.Object) bool {
+	switch a := a.(type) {
+	case *rbacv1.Role:
+		b, ok := b.(*rbacv1.Role)
+		return ok && equality.Semantic.DeepEqual(a.Rules, b.Rules)
+	case *rbacv1.ClusterRole:
+		b, ok := b.(*rbacv1.ClusterRole)
+		return ok && equality.Semantic.DeepEqual(a.Rules, b.Rules)
+	}
+	return false
 }
 
 // enqueueSubjects drops the cached answers about subjects and queues the
